@@ -1,0 +1,39 @@
+/**
+ * What the domain refuses. Each carries the facts its wire body needs; http/errors.ts renders
+ * them in the shape the contract gives for the endpoint.
+ */
+export class DomainError extends Error {}
+
+export class NotFound extends DomainError {}
+
+export class DailyLimitReached extends DomainError {
+  constructor(readonly limit: number) {
+    super(`daily limit of ${limit} reached`);
+  }
+}
+
+export class FlowNotFound extends DomainError {
+  constructor(readonly trigger: string) {
+    super(`no flow ${trigger}`);
+  }
+}
+
+export class FlowHasNoSteps extends DomainError {
+  constructor(readonly flowName: string) {
+    super(`flow ${flowName} has no steps`);
+  }
+}
+
+export class AlreadySubscribed extends DomainError {
+  constructor(readonly email: string, readonly flowName: string) {
+    super(`${email} already subscribed to ${flowName}`);
+  }
+}
+
+export class NotSubscribed extends DomainError {
+  constructor(readonly email: string, readonly flowName: string) {
+    super(`${email} not subscribed to ${flowName}`);
+  }
+}
+
+export class InvalidEncryptionKey extends DomainError {}

@@ -1,0 +1,308 @@
+import type { AttachmentRecord, MessageRecord, Source } from '../storage/records.ts';
+import type { Store } from '../storage/store.ts';
+import type { Blocks } from './blocks.ts';
+import { utcDay, type Clock } from './clock.ts';
+import { blocksRecipient, simulatedOutcome } from './delivery.ts';
+import type { Caller } from './directory.ts';
+import { emailKey } from './email-address.ts';
+import { seal, unseal } from './encryption.ts';
+import { DailyLimitReached, InvalidEncryptionKey } from './errors.ts';
+import type { Events } from './events.ts';
+import { normaliseFlags } from './flags.ts';
+import { decodeId, encodeId, sesMessageId } from './ids.ts';
+import { buildMime } from './mime.ts';
+import type { Recipients } from './recipients.ts';
+
+export interface IncomingAttachment {
+  filename: string;
+  contentType: string;
+  /** A temporary file to move in (uploads), or the bytes themselves. */
+  tempPath?: string;
+  content?: Buffer;
+  contentId?: string;
+}
+
+export interface IncomingEmail {
+  source: Source;
+  /** The authenticated sender; null for anonymous SMTP. */
+  caller: Caller | null;
+  /** Defaults to the sender's address. */
+  from?: string;
+  recipient: string;
+  cc?: string[];
+  bcc?: string[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  attachments: IncomingAttachment[];
+  firstName?: string;
+  lastName?: string;
+  flags?: string[];
+  useAccountTemplate: boolean;
+  encryptionKey?: string;
+  flow?: { trigger: string; step: number };
+}
+
+export interface MessageFilter {
+  recipient?: string;
+}
+
+const BODY_HTML = 'body.html';
+const BODY_TEXT = 'body.txt';
+const RAW = 'message.eml';
+const SEALED = 'record.enc';
+
+/**
+ * The one ingestion path (design.md): API sends, SMTP messages and flow steps all end here,
+ * where the sender's rules are applied and the capture is stored.
+ */
+export class Messages {
+  private readonly timers = new Map<number, NodeJS.Timeout>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly recipients: Recipients,
+    private readonly blocks: Blocks,
+    private readonly events: Events,
+    private readonly deliveryDelayMs: number,
+  ) {
+    for (const record of store.messages.all()) if (record.status === 'pending') this.scheduleSettle(record);
+  }
+
+  /** Applies the sender's rules and captures the email; resolves once it is on disk. */
+  async ingest(email: IncomingEmail): Promise<MessageRecord> {
+    const now = this.clock.now();
+    const sender = email.caller?.sender ?? null;
+    const team = email.caller?.team.id ?? null;
+    const releaseLimit = this.reserveDailySend(email, now);
+    try {
+      // Blocked is decided on the original recipient, before any Development Mode redirect (§3).
+      const blocked = team !== null && this.blocks.isBlocked(team, email.recipient);
+      const flags = normaliseFlags(email.flags);
+      if (team !== null && !blocked) {
+        this.recipients.apply(team, email.recipient, { firstName: email.firstName, lastName: email.lastName, flags, sent: true });
+      }
+      const template = email.useAccountTemplate ? (sender?.accountTemplate ?? null) : null;
+      const html = email.html !== null && template !== null ? template.split('{{content}}').join(email.html) : email.html;
+      const redirected = sender !== null && sender.developmentMode && sender.developmentRecipient !== null;
+      const to = redirected ? [sender.developmentRecipient!] : [email.recipient];
+      const seq = ++this.store.meta.counters.message;
+      this.store.touchMeta();
+      const id = encodeId(seq);
+      const outcome = blocked ? 'failed' : simulatedOutcome(to[0]!);
+      const settled = blocked || this.deliveryDelayMs === 0;
+      const record: MessageRecord = {
+        seq,
+        id,
+        source: email.source,
+        team,
+        sender: sender?.id ?? null,
+        from: email.from ?? sender?.email ?? '',
+        recipient: email.recipient,
+        to,
+        cc: email.cc ?? [],
+        bcc: email.bcc ?? [],
+        subject: email.subject,
+        firstName: email.firstName ?? null,
+        lastName: email.lastName ?? null,
+        flags,
+        usedTemplate: html !== email.html,
+        redirected,
+        blocked,
+        status: settled ? outcome : 'pending',
+        deliverAt: settled ? null : new Date(now.getTime() + this.deliveryDelayMs).toISOString(),
+        outcome,
+        sesId: sesMessageId(now),
+        encrypted: email.encryptionKey !== undefined,
+        hasHtml: html !== null,
+        hasText: email.text !== null,
+        attachments: [],
+        flow: email.flow ?? null,
+        read: false,
+        createdAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+      };
+      await this.writeFiles(record, html, email, now);
+      this.store.messages.insert(record);
+      if (settled && blocksRecipient(outcome) && team !== null) this.blocks.block(team, to[0]!, outcome === 'bounced' ? 'bounce' : 'complaint');
+      if (!settled) this.scheduleSettle(record);
+      await this.store.flush();
+      this.events.emit('message.created', record);
+      return record;
+    } catch (error) {
+      releaseLimit();
+      throw error;
+    }
+  }
+
+  /** A /v1 email record of the team (captures from anonymous SMTP are not /v1 records). */
+  findForTeam(team: string, id: string): MessageRecord | undefined {
+    const record = this.byId(id);
+    return record && record.team === team && record.source !== 'smtp' ? this.settle(record) : undefined;
+  }
+
+  /** The team's /v1 email records, newest first, optionally to one original recipient. */
+  listForTeam(team: string, recipient?: string): MessageRecord[] {
+    const wanted = recipient === undefined ? undefined : emailKey(recipient);
+    const all = this.store.messages.all();
+    const out: MessageRecord[] = [];
+    for (let i = all.length - 1; i >= 0; i--) {
+      const r = all[i]!;
+      if (r.team !== team || r.source === 'smtp') continue;
+      if (wanted !== undefined && emailKey(r.recipient) !== wanted) continue;
+      out.push(r);
+    }
+    return out;
+  }
+
+  count(): number {
+    return this.store.messages.size;
+  }
+
+  byId(id: string): MessageRecord | undefined {
+    const seq = decodeId(id);
+    const record = seq === null ? undefined : this.store.messages.get(seq);
+    return record ? this.settle(record) : undefined;
+  }
+
+  /** Every capture, newest first, for the sandbox API. */
+  list(filter: MessageFilter): MessageRecord[] {
+    const wanted = filter.recipient === undefined ? undefined : emailKey(filter.recipient);
+    const all = this.store.messages.all();
+    const out: MessageRecord[] = [];
+    for (let i = all.length - 1; i >= 0; i--) {
+      const r = all[i]!;
+      if (wanted !== undefined && !addressesOf(r).some((a) => emailKey(a) === wanted)) continue;
+      out.push(this.settle(r));
+    }
+    return out;
+  }
+
+  /**
+   * The /v1 record body: the delivered HTML. An encrypted record needs its key; without one
+   * the sealed text is returned as it is stored (api-contract.md §3, Encryption-Key).
+   */
+  async recordBody(record: MessageRecord, encryptionKey: string | undefined): Promise<string> {
+    if (!record.encrypted) return (await this.store.blobs.readText(record.seq, BODY_HTML)) ?? '';
+    const sealed = (await this.store.blobs.readText(record.seq, SEALED)) ?? '';
+    if (encryptionKey === undefined) return sealed;
+    const clear = await unseal(sealed, encryptionKey);
+    if (clear === null) throw new InvalidEncryptionKey();
+    return clear;
+  }
+
+  html(record: MessageRecord): Promise<string | null> {
+    return record.hasHtml ? this.store.blobs.readText(record.seq, BODY_HTML) : Promise.resolve(null);
+  }
+
+  text(record: MessageRecord): Promise<string | null> {
+    return record.hasText ? this.store.blobs.readText(record.seq, BODY_TEXT) : Promise.resolve(null);
+  }
+
+  rawPath(record: MessageRecord): string {
+    return this.store.blobs.file(record.seq, RAW);
+  }
+
+  attachmentPath(record: MessageRecord, attachment: AttachmentRecord): string {
+    return this.store.blobs.file(record.seq, attachment.blob);
+  }
+
+  /** Stops the delivery timers (on shutdown). */
+  close(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  /**
+   * The daily limit (§3): every email record the sender creates through the API in the UTC day
+   * of the sandbox clock counts, blocked ones included. Reserved before anything is written so
+   * concurrent sends cannot overshoot; released if the send then fails.
+   */
+  private reserveDailySend(email: IncomingEmail, now: Date): () => void {
+    const sender = email.caller?.sender;
+    if (!sender || email.source === 'flow') return () => undefined;
+    const daily = this.store.meta.daily;
+    const day = utcDay(now);
+    if (daily.day !== day) {
+      daily.day = day;
+      daily.bySender = {};
+    }
+    const used = daily.bySender[sender.id] ?? 0;
+    if (sender.dailyLimit !== null && used >= sender.dailyLimit) throw new DailyLimitReached(sender.dailyLimit);
+    daily.bySender[sender.id] = used + 1;
+    this.store.touchMeta();
+    return () => {
+      if (daily.day === day && (daily.bySender[sender.id] ?? 0) > 0) daily.bySender[sender.id]! -= 1;
+    };
+  }
+
+  private async writeFiles(record: MessageRecord, html: string | null, email: IncomingEmail, now: Date): Promise<void> {
+    const blobs = this.store.blobs;
+    const writes: Promise<void>[] = [];
+    if (html !== null) writes.push(blobs.write(record.seq, BODY_HTML, html));
+    if (email.text !== null) writes.push(blobs.write(record.seq, BODY_TEXT, email.text));
+    if (record.encrypted) writes.push(seal(html ?? '', email.encryptionKey!).then((sealed) => blobs.write(record.seq, SEALED, sealed)));
+    email.attachments.forEach((attachment, index) => {
+      const blob = `attachment-${index}`;
+      record.attachments.push({
+        blob,
+        filename: attachment.filename,
+        contentType: attachment.contentType,
+        size: 0,
+        ...(attachment.contentId ? { contentId: attachment.contentId } : {}),
+      });
+      writes.push(attachment.tempPath ? blobs.adopt(record.seq, blob, attachment.tempPath) : blobs.write(record.seq, blob, attachment.content ?? Buffer.alloc(0)));
+    });
+    await Promise.all(writes);
+    await Promise.all(record.attachments.map(async (a) => (a.size = await blobs.size(record.seq, a.blob))));
+    const headers: Record<string, string> = { 'X-Pigeonhole-Id': record.id, 'X-Pigeonhole-Source': record.source };
+    if (record.redirected) headers['X-Original-To'] = record.recipient;
+    const raw = await buildMime({
+      messageId: `<${record.id}.${record.seq}@pigeonhole.local>`,
+      date: now,
+      from: record.from,
+      to: record.to,
+      cc: record.cc,
+      subject: record.subject,
+      html,
+      text: email.text,
+      attachments: record.attachments.map((a) => ({ ...a, path: blobs.file(record.seq, a.blob) })),
+      headers,
+    });
+    await blobs.write(record.seq, RAW, raw);
+  }
+
+  /** A pending status becomes its outcome once the delivery delay has passed (§6). */
+  private settle(record: MessageRecord): MessageRecord {
+    if (record.status !== 'pending' || record.deliverAt === null) return record;
+    if (new Date(record.deliverAt).getTime() > this.clock.now().getTime()) return record;
+    record.status = record.outcome;
+    record.deliverAt = null;
+    record.updatedAt = this.clock.now().toISOString();
+    this.store.messages.touch(record);
+    if (blocksRecipient(record.outcome) && record.team !== null) {
+      this.blocks.block(record.team, record.to[0]!, record.outcome === 'bounced' ? 'bounce' : 'complaint');
+    }
+    void this.store.flush().catch(() => undefined);
+    this.events.emit('message.status', record);
+    const timer = this.timers.get(record.seq);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(record.seq);
+    return record;
+  }
+
+  private scheduleSettle(record: MessageRecord): void {
+    const due = new Date(record.deliverAt ?? 0).getTime() - this.clock.now().getTime();
+    const timer = setTimeout(() => {
+      this.timers.delete(record.seq);
+      if (this.store.messages.get(record.seq) === record) this.settle(record);
+    }, Math.max(0, Math.min(due, 2 ** 31 - 1)));
+    timer.unref();
+    this.timers.set(record.seq, timer);
+  }
+}
+
+function addressesOf(record: MessageRecord): string[] {
+  return [record.recipient, ...record.to, ...record.cc, ...record.bcc];
+}

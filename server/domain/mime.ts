@@ -1,0 +1,43 @@
+import MailComposer from 'nodemailer/lib/mail-composer';
+
+export interface MimeAttachment {
+  filename: string;
+  contentType: string;
+  path: string;
+  contentId?: string;
+}
+
+export interface MimeInput {
+  messageId: string;
+  date: Date;
+  from: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  attachments: MimeAttachment[];
+  headers: Record<string, string>;
+}
+
+/** Builds the RFC 5322 message a recipient would receive, with nodemailer's composer. */
+export function buildMime(input: MimeInput): Promise<Buffer> {
+  const composer = new MailComposer({
+    messageId: input.messageId,
+    date: input.date,
+    from: input.from,
+    to: input.to,
+    cc: input.cc.length > 0 ? input.cc : undefined,
+    subject: input.subject,
+    html: input.html ?? undefined,
+    text: input.text ?? undefined,
+    attachments: input.attachments.map((a) => ({
+      filename: a.filename,
+      contentType: a.contentType,
+      path: a.path,
+      cid: a.contentId,
+    })),
+    headers: input.headers,
+  });
+  return composer.compile().build();
+}

@@ -1,0 +1,108 @@
+import type { Collection } from '../storage/collection.ts';
+import type { RecipientRecord } from '../storage/records.ts';
+import type { Store } from '../storage/store.ts';
+import type { Clock } from './clock.ts';
+import { emailKey } from './email-address.ts';
+import { NotFound } from './errors.ts';
+import { addFlags } from './flags.ts';
+import { encodeId } from './ids.ts';
+
+export interface RecipientChange {
+  firstName?: string;
+  lastName?: string;
+  flags?: readonly string[];
+  sent?: boolean;
+}
+
+export interface RecipientFilter {
+  email?: string;
+  flag?: string;
+}
+
+/** Recipients per team, keyed by address without regard to case (api-contract.md §5). */
+export class Recipients {
+  private readonly index = new Map<string, RecipientRecord>();
+  private readonly collection: Collection<RecipientRecord>;
+
+  constructor(private readonly store: Store, private readonly clock: Clock, private readonly onChange: (r: RecipientRecord) => void) {
+    this.collection = store.recipients;
+    for (const record of this.collection.all()) this.index.set(key(record.team, record.email), record);
+  }
+
+  find(team: string, email: string): RecipientRecord | undefined {
+    return this.index.get(key(team, email));
+  }
+
+  /** Creates or updates, and resolves once it is on disk. */
+  async upsert(team: string, email: string, change: RecipientChange): Promise<{ record: RecipientRecord; created: boolean }> {
+    const result = this.apply(team, email, change);
+    await this.store.flush();
+    return result;
+  }
+
+  /**
+   * Creates or updates in memory, to be flushed with the caller's write: given names
+   * overwrite, omitted ones are kept, flags are only added (api-contract.md §5).
+   */
+  apply(team: string, email: string, change: RecipientChange): { record: RecipientRecord; created: boolean } {
+    const now = this.clock.now().toISOString();
+    let record = this.find(team, email);
+    const created = !record;
+    if (!record) {
+      const seq = ++this.store.meta.counters.recipient;
+      this.store.touchMeta();
+      record = {
+        seq,
+        sqid: encodeId(seq),
+        team,
+        email: email.trim(),
+        firstName: '',
+        lastName: '',
+        flags: [],
+        hasBeenSentEmail: false,
+        createdAt: now,
+        updatedAt: now,
+      };
+      this.collection.insert(record);
+      this.index.set(key(team, email), record);
+    }
+    if (change.firstName !== undefined) record.firstName = change.firstName;
+    if (change.lastName !== undefined) record.lastName = change.lastName;
+    if (change.flags) addFlags(record.flags, change.flags);
+    if (change.sent) record.hasBeenSentEmail = true;
+    record.updatedAt = now;
+    if (!created) this.collection.touch(record);
+    this.onChange(record);
+    return { record, created };
+  }
+
+  async clearFlags(team: string, email: string, flags: readonly string[]): Promise<RecipientRecord> {
+    const record = this.find(team, email);
+    if (!record) throw new NotFound();
+    record.flags = record.flags.filter((flag) => !flags.includes(flag));
+    record.updatedAt = this.clock.now().toISOString();
+    this.collection.touch(record);
+    this.onChange(record);
+    await this.store.flush();
+    return record;
+  }
+
+  /** Newest first. */
+  list(team: string, filter: RecipientFilter): RecipientRecord[] {
+    const wanted = filter.email === undefined ? undefined : emailKey(filter.email);
+    const out: RecipientRecord[] = [];
+    const all = this.collection.all();
+    for (let i = all.length - 1; i >= 0; i--) {
+      const r = all[i]!;
+      if (r.team !== team) continue;
+      if (wanted !== undefined && emailKey(r.email) !== wanted) continue;
+      if (filter.flag !== undefined && !r.flags.includes(filter.flag)) continue;
+      out.push(r);
+    }
+    return out;
+  }
+}
+
+function key(team: string, email: string): string {
+  return `${team}\u0000${emailKey(email)}`;
+}

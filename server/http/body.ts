@@ -1,0 +1,157 @@
+import { rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import type { Context, Next } from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import { detail, HttpError } from './errors.ts';
+
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  contentType: string;
+  /** A temporary file: move it somewhere or it is deleted when the request ends. */
+  path: string;
+}
+
+/** A parsed request body. `form` is true for form and multipart bodies, whose values are strings. */
+export interface ParsedBody {
+  data: Record<string, unknown>;
+  form: boolean;
+  files: UploadedFile[];
+}
+
+export interface BodyOptions {
+  limit: number;
+  uploadDir: string;
+}
+
+declare module 'koa' {
+  interface DefaultState {
+    body?: ParsedBody;
+  }
+}
+
+/**
+ * Parses JSON, form-encoded and multipart bodies into ctx.state.body, with the request body
+ * errors of api-contract.md §1: 400 for malformed JSON or a JSON body that is not an object,
+ * 415 for other content types, 413 over the size limit. A request without a body (or without
+ * a content type, as the real service's framework does) parses as an empty object.
+ */
+export function bodyParser(options: BodyOptions) {
+  const tooLarge = () => detail(413, `Request body exceeds the limit of ${options.limit} bytes.`);
+  const forms = koaBody({
+    json: false,
+    text: false,
+    urlencoded: true,
+    multipart: true,
+    formLimit: options.limit,
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE, HttpMethodEnum.GET],
+    formidable: {
+      uploadDir: options.uploadDir,
+      maxFileSize: options.limit,
+      maxTotalFileSize: options.limit,
+      maxFieldsSize: options.limit,
+      allowEmptyFiles: true,
+      minFileSize: 0,
+      multiples: true,
+    },
+    onError: (error) => {
+      throw error;
+    },
+  });
+
+  return async (ctx: Context, next: Next) => {
+    const declared = Number(ctx.get('content-length') || 0);
+    if (!hasBody(ctx.req) || !ctx.get('content-type')) {
+      ctx.state.body = { data: {}, form: false, files: [] };
+      return next();
+    }
+    if (declared > options.limit) throw tooLarge();
+    if (ctx.is('json')) {
+      ctx.state.body = { data: parseJsonObject(await readText(ctx.req, options.limit, tooLarge)), form: false, files: [] };
+      return next();
+    }
+    if (!ctx.is('urlencoded', 'multipart')) throw detail(415, `Unsupported media type "${ctx.get('content-type')}" in request.`);
+    try {
+      await forms(ctx, async () => undefined);
+    } catch (error) {
+      throw formError(error, ctx.is('multipart') !== false, tooLarge);
+    }
+    const files = collectFiles(ctx.request.files);
+    ctx.state.body = { data: { ...(ctx.request.body as Record<string, unknown>) }, form: true, files };
+    try {
+      await next();
+    } finally {
+      await Promise.all(files.map((file) => rm(file.path, { force: true })));
+    }
+  };
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+async function readText(req: IncomingMessage, limit: number, tooLarge: () => HttpError): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      req.resume();
+      throw tooLarge();
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The JSON body as an object, or the framework's errors for anything else (§1). */
+function parseJsonObject(text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw detail(400, `JSON parse error - ${(error as Error).message}`);
+  }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  if (value === null) throw new HttpError(400, { non_field_errors: ['No data provided'] });
+  throw new HttpError(400, { non_field_errors: [`Invalid data. Expected a dictionary, but got ${pythonTypeName(value, text)}.`] });
+}
+
+/** The Python type name the real service's framework would report for a JSON value. */
+function pythonTypeName(value: unknown, text: string): string {
+  if (Array.isArray(value)) return 'list';
+  if (typeof value === 'string') return 'str';
+  if (typeof value === 'boolean') return 'bool';
+  return /[.eE]/.test(text) ? 'float' : 'int';
+}
+
+function formError(error: unknown, multipart: boolean, tooLarge: () => HttpError): HttpError {
+  const e = error as { status?: number; httpCode?: number; message?: string; type?: string };
+  if (e.status === 413 || e.httpCode === 413 || e.type === 'entity.too.large') return tooLarge();
+  const reason = e.message ?? 'could not be parsed';
+  return detail(400, multipart ? `Multipart form parse error - ${reason}` : `Form parse error - ${reason}`);
+}
+
+interface FormidableFile {
+  filepath: string;
+  originalFilename: string | null;
+  mimetype: string | null;
+}
+
+function collectFiles(files: unknown): UploadedFile[] {
+  if (!files || typeof files !== 'object') return [];
+  const out: UploadedFile[] = [];
+  for (const [field, value] of Object.entries(files as Record<string, FormidableFile | FormidableFile[]>)) {
+    // One file arrives as an object, several as an array (koa-body 8): normalise.
+    for (const file of Array.isArray(value) ? value : [value]) {
+      out.push({
+        field,
+        filename: file.originalFilename || 'attachment',
+        contentType: file.mimetype || 'application/octet-stream',
+        path: file.filepath,
+      });
+    }
+  }
+  return out;
+}

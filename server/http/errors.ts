@@ -1,0 +1,68 @@
+import type { Context, Next } from 'koa';
+import {
+  AlreadySubscribed,
+  DailyLimitReached,
+  FlowHasNoSteps,
+  FlowNotFound,
+  InvalidEncryptionKey,
+  NotFound,
+  NotSubscribed,
+} from '../domain/errors.ts';
+
+/** An error that owns its exact wire response. Thrown anywhere, rendered once, below. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(`HTTP ${status}`);
+  }
+}
+
+export const detail = (status: number, message: string, headers?: Record<string, string>) => new HttpError(status, { detail: message }, headers);
+
+export const notFound = () => detail(404, 'Not found.');
+
+/** Field errors: {"<field>": ["<message>"]} (api-contract.md §1). */
+export const fieldErrors = (errors: Record<string, string[]>) => new HttpError(400, errors);
+
+/** How each domain refusal reads on the wire (api-contract.md §3–§5). */
+export function fromDomain(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (error instanceof NotFound) return notFound();
+  if (error instanceof DailyLimitReached) return new HttpError(429, { error: `Daily limit of ${error.limit} emails has been reached` });
+  if (error instanceof FlowNotFound) return detail(400, `Flow with trigger '${error.trigger}' not found.`);
+  if (error instanceof FlowHasNoSteps) return detail(400, `Flow '${error.flowName}' has no steps.`);
+  if (error instanceof AlreadySubscribed) return detail(400, `Recipient '${error.email}' is already subscribed to flow '${error.flowName}'.`);
+  if (error instanceof NotSubscribed) return detail(400, `Recipient '${error.email}' is not subscribed to flow '${error.flowName}'.`);
+  if (error instanceof InvalidEncryptionKey) return detail(400, 'Invalid encryption key.');
+  return undefined;
+}
+
+export interface Logger {
+  error(message: string, error?: unknown): void;
+}
+
+/**
+ * Renders every error once. Known ones get their own body; anything else is logged and
+ * becomes a JSON 500, never an HTML page or a stack trace.
+ */
+export function errorMiddleware(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (error) {
+      const known = fromDomain(error);
+      if (known) {
+        ctx.status = known.status;
+        ctx.set(known.headers);
+        ctx.body = known.body;
+        return;
+      }
+      logger.error(`${ctx.method} ${ctx.path} failed`, error);
+      ctx.status = 500;
+      ctx.body = { detail: 'Internal server error.' };
+    }
+  };
+}

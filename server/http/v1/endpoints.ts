@@ -1,0 +1,103 @@
+import type Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import type { Caller, Directory } from '../../domain/directory.ts';
+import type { ParsedBody } from '../body.ts';
+import { detail, HttpError, notFound } from '../errors.ts';
+
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+export interface V1Context extends Context {
+  state: Context['state'] & { caller: Caller; body: ParsedBody };
+  params: Record<string, string>;
+}
+
+/** One /v1 endpoint: a row of a resource's route table. */
+export interface Endpoint {
+  method: Method;
+  path: string;
+  /** The view name the framework reports for OPTIONS. */
+  name: string;
+  /** A GET that also reads identifiers from a request body (§3, delivery). */
+  readsBody?: boolean;
+  handle: (ctx: V1Context) => Promise<void>;
+}
+
+export interface V1Deps {
+  directory: Directory;
+  parseBody: Middleware;
+}
+
+const CREDENTIALS = 'Authentication credentials were not provided.';
+const PARSES = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'];
+
+/**
+ * Mounts route tables with the real service's order of checks (§1, §2): the path is resolved
+ * first (404, and the trailing-slash rule in `v1Fallback`), then authentication (401/403),
+ * then the method (405 with Allow), then the body, then the handler.
+ */
+export function mountV1(router: Router, tables: Endpoint[][], deps: V1Deps): void {
+  const byPath = new Map<string, Endpoint[]>();
+  for (const endpoint of tables.flat()) byPath.set(endpoint.path, [...(byPath.get(endpoint.path) ?? []), endpoint]);
+  for (const [path, endpoints] of byPath) {
+    const allowed = allowedMethods(endpoints);
+    router.all(path, authenticate(deps.directory), async (ctx, next) => {
+      const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+      const endpoint = endpoints.find((e) => e.method === method);
+      if (ctx.method === 'OPTIONS') {
+        ctx.set('Allow', allowed);
+        ctx.body = { name: endpoints[0]!.name, description: '', renders: ['application/json'], parses: PARSES };
+        return;
+      }
+      if (!endpoint) throw detail(405, `Method "${ctx.method}" not allowed.`, { Allow: allowed });
+      ctx.state.endpoint = endpoint;
+      await next();
+    }, async (ctx, next) => {
+      const endpoint = ctx.state.endpoint as Endpoint;
+      if (endpoint.method !== 'GET' || endpoint.readsBody) return deps.parseBody(ctx, next);
+      ctx.state.body = { data: {}, form: false, files: [] };
+      return next();
+    }, async (ctx) => {
+      await (ctx.state.endpoint as Endpoint).handle(ctx as unknown as V1Context);
+    });
+  }
+}
+
+/**
+ * Requests the route table did not take. Under /v1, a path without its trailing slash is
+ * redirected (GET/HEAD, 301) when the slash form exists, else it is a JSON 404 (§1).
+ */
+export function v1Fallback(router: Router): Middleware {
+  return async (ctx: Context, next: Next) => {
+    if (ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) return next();
+    const slashed = `${ctx.path}/`;
+    if (!ctx.path.endsWith('/') && (ctx.method === 'GET' || ctx.method === 'HEAD') && router.match(slashed, 'GET').route) {
+      ctx.status = 301;
+      ctx.redirect(slashed + ctx.search);
+      ctx.body = { detail: `Moved permanently to ${slashed}${ctx.search}.` };
+      return;
+    }
+    throw notFound();
+  };
+}
+
+function allowedMethods(endpoints: Endpoint[]): string {
+  const methods = new Set<string>();
+  for (const e of endpoints) {
+    methods.add(e.method);
+    if (e.method === 'GET') methods.add('HEAD');
+  }
+  methods.add('OPTIONS');
+  return [...methods].join(', ');
+}
+
+/** `Authorization: Api-Key <key>` (§2): 401 unless the key is known, 403 if the team lacks flows. */
+function authenticate(directory: Directory): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const match = /^Api-Key\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+    const caller = match ? directory.byApiKey(match[1]!) : undefined;
+    if (!caller) throw new HttpError(401, { detail: CREDENTIALS }, { 'WWW-Authenticate': 'Api-Key' });
+    if (!caller.team.flowsEnabled) throw new HttpError(403, { detail: CREDENTIALS });
+    ctx.state.caller = caller;
+    await next();
+  };
+}

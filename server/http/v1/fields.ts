@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { isValidEmail } from '../../domain/email-address.ts';
+import { normaliseFlags } from '../../domain/flags.ts';
+import type { ParsedBody } from '../body.ts';
+import { fieldErrors } from '../errors.ts';
+
+/**
+ * Zod field types that read and fail like the real service's serializer fields, with its
+ * standard messages (api-contract.md §1). One schema per request; handlers get typed input.
+ */
+const REQUIRED = 'This field is required.';
+const BLANK = 'This field may not be blank.';
+const NULL = 'This field may not be null.';
+const NOT_STRING = 'Not a valid string.';
+const BAD_EMAIL = 'Enter a valid email address.';
+const BAD_BOOLEAN = 'Must be a valid boolean.';
+const EMPTY_LIST = 'This list may not be empty.';
+
+const typeError = (message: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? REQUIRED : issue.input === null ? NULL : message;
+
+/** Numbers are accepted as strings, as the serializer's CharField does. */
+const asString = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value);
+
+interface TextOptions {
+  /** Strip surrounding white space from the value (names, subjects); bodies keep theirs. */
+  trim?: boolean;
+}
+
+/** A required string that may not be blank. */
+export function requiredText({ trim = true }: TextOptions = {}) {
+  const base = z.string({ error: typeError(NOT_STRING) });
+  const checked = trim
+    ? base.trim().min(1, { error: BLANK })
+    : base.refine((s) => s.trim() !== '', { error: BLANK });
+  return z.preprocess(asString, checked);
+}
+
+/** An optional string; blank is allowed. */
+export function optionalText({ trim = true }: TextOptions = {}) {
+  const base = z.string({ error: typeError(NOT_STRING) });
+  return z.preprocess(asString, trim ? base.trim() : base).optional();
+}
+
+/** A required email address: required, then not blank, then valid. */
+export function requiredEmail() {
+  return z.preprocess(
+    asString,
+    z
+      .string({ error: typeError(NOT_STRING) })
+      .trim()
+      .min(1, { error: BLANK, abort: true })
+      .refine(isValidEmail, { error: BAD_EMAIL }),
+  );
+}
+
+const TRUE = new Set(['true', '1', 'yes', 'on']);
+const FALSE = new Set(['false', '0', 'no', 'off']);
+
+/** Booleans: true/false, 1/0, "true"/"false", "1"/"0", "yes"/"no", "on"/"off", any case. */
+export function booleanField(fallback: boolean) {
+  return z
+    .preprocess((value) => {
+      if (typeof value === 'boolean' || value === undefined) return value;
+      const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+      if (text !== undefined && TRUE.has(text)) return true;
+      if (text !== undefined && FALSE.has(text)) return false;
+      return value;
+    }, z.boolean({ error: (issue) => (issue.input === null ? NULL : BAD_BOOLEAN) }))
+    .default(fallback);
+}
+
+const flagItems = z.union([z.string(), z.array(z.string())], { error: (issue) => (issue.input === null ? NULL : NOT_STRING) });
+
+/** Flags as a list of strings or one comma-separated string, normalised (§3, §5). */
+export function optionalFlags() {
+  return flagItems.optional().transform((value) => normaliseFlags(value));
+}
+
+/** Required flags: missing is required, an empty (normalised) list is refused (§5). */
+export function requiredFlags() {
+  return z
+    .union([z.string(), z.array(z.string())], { error: typeError(NOT_STRING) })
+    .transform((value) => normaliseFlags(value))
+    .refine((flags) => flags.length > 0, { error: EMPTY_LIST });
+}
+
+/** Fields that keep every value of a repeated form field; others take the last, as QueryDict.get does. */
+const LIST_FIELDS = new Set(['flags']);
+
+/**
+ * Validates a request body against a schema; every failing field is reported at once as
+ * {"<field>": ["<message>"]}, one message per field, in schema order.
+ */
+export function validate<S extends z.ZodObject>(schema: S, body: ParsedBody): z.output<S> {
+  const input = body.form ? fromForm(body.data) : body.data;
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const errors: Record<string, string[]> = {};
+  for (const issue of result.error.issues) {
+    const field = String(issue.path[0] ?? 'non_field_errors');
+    errors[field] ??= [issue.message];
+  }
+  const ordered: Record<string, string[]> = {};
+  for (const key of Object.keys(schema.shape)) if (errors[key]) ordered[key] = errors[key];
+  throw fieldErrors({ ...ordered, ...errors });
+}
+
+function fromForm(data: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if (Array.isArray(value) && !LIST_FIELDS.has(key)) out[key] = value[value.length - 1];
+    else out[key] = value;
+  }
+  return out;
+}

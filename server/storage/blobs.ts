@@ -1,0 +1,63 @@
+import { copyFile, mkdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Message bodies, raw MIME and attachments: plain files, one folder per message, kept out of
+ * the JSON segments (design.md, Storage). Folders are grouped a thousand to a parent so no
+ * directory grows without bound.
+ */
+export class BlobStore {
+  constructor(private readonly root: string) {}
+
+  folder(seq: number): string {
+    return path.join(this.root, String(Math.floor(seq / 1000)).padStart(5, '0'), String(seq));
+  }
+
+  file(seq: number, name: string): string {
+    return path.join(this.folder(seq), safeName(name));
+  }
+
+  async write(seq: number, name: string, data: string | Uint8Array): Promise<void> {
+    await mkdir(this.folder(seq), { recursive: true });
+    await writeFile(this.file(seq, name), data);
+  }
+
+  /** Moves an uploaded temporary file in (a rename; a copy across file systems). */
+  async adopt(seq: number, name: string, source: string): Promise<void> {
+    await mkdir(this.folder(seq), { recursive: true });
+    const target = this.file(seq, name);
+    try {
+      await rename(source, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      await copyFile(source, target);
+      await unlink(source);
+    }
+  }
+
+  read(seq: number, name: string): Promise<Buffer> {
+    return readFile(this.file(seq, name));
+  }
+
+  async readText(seq: number, name: string): Promise<string | null> {
+    try {
+      return await readFile(this.file(seq, name), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async size(seq: number, name: string): Promise<number> {
+    return (await stat(this.file(seq, name))).size;
+  }
+
+  async remove(seq: number): Promise<void> {
+    await rm(this.folder(seq), { recursive: true, force: true });
+  }
+}
+
+function safeName(name: string): string {
+  if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) throw new Error(`unsafe blob name: ${name}`);
+  return name;
+}

@@ -1,0 +1,125 @@
+import type { Low } from 'lowdb';
+import type { Flusher } from './flusher.ts';
+import { ensureDir, listSegments, openJsonFile, removeFile, segmentPath } from './segment-file.ts';
+
+export interface Sequenced {
+  /** Position in the collection, from the store's counter: never reused. */
+  seq: number;
+}
+
+interface SegmentData<T> {
+  records: T[];
+}
+
+/**
+ * A growing collection split into lowdb segment files of at most `segmentSize` records, by
+ * sequence number. A change rewrites only the segment that holds the record, so the cost of a
+ * write stays bounded however much is stored (design.md, Storage). All records stay in memory
+ * for reads; bodies and attachments never enter these files.
+ */
+export class Collection<T extends Sequenced> {
+  private readonly segments = new Map<number, Low<SegmentData<T>>>();
+  private readonly bySeq = new Map<number, T>();
+  private ordered: T[] = [];
+  private orderStale = false;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly segmentSize: number,
+    private readonly flusher: Flusher,
+  ) {}
+
+  static async open<T extends Sequenced>(dir: string, segmentSize: number, flusher: Flusher): Promise<Collection<T>> {
+    const collection = new Collection<T>(dir, segmentSize, flusher);
+    await ensureDir(dir);
+    const indexes = await listSegments(dir);
+    const loaded = await Promise.all(
+      indexes.map(async (index) => {
+        const db = openJsonFile<SegmentData<T>>(segmentPath(dir, index), { records: [] });
+        await db.read();
+        return [index, db] as const;
+      }),
+    );
+    for (const [index, db] of loaded) {
+      if (db.data.records.length === 0) {
+        await removeFile(segmentPath(dir, index));
+        continue;
+      }
+      collection.segments.set(index, db);
+      for (const record of db.data.records) {
+        collection.bySeq.set(record.seq, record);
+        collection.ordered.push(record);
+      }
+    }
+    collection.ordered.sort((a, b) => a.seq - b.seq);
+    return collection;
+  }
+
+  get size(): number {
+    return this.bySeq.size;
+  }
+
+  get(seq: number): T | undefined {
+    return this.bySeq.get(seq);
+  }
+
+  /** The highest sequence number stored, or 0. */
+  maxSeq(): number {
+    const all = this.all();
+    return all.length === 0 ? 0 : all[all.length - 1]!.seq;
+  }
+
+  /** Every record, oldest first. The array is shared: do not modify it. */
+  all(): readonly T[] {
+    if (this.orderStale) {
+      this.ordered = this.ordered.filter((record) => this.bySeq.get(record.seq) === record);
+      this.orderStale = false;
+    }
+    return this.ordered;
+  }
+
+  insert(record: T): T {
+    if (this.bySeq.has(record.seq)) throw new Error(`duplicate seq ${record.seq} in ${this.dir}`);
+    const segment = this.segmentFor(record.seq);
+    segment.data.records.push(record);
+    this.bySeq.set(record.seq, record);
+    const last = this.ordered[this.ordered.length - 1];
+    this.ordered.push(record);
+    if (last && last.seq > record.seq) this.ordered.sort((a, b) => a.seq - b.seq);
+    this.flusher.markDirty(segment);
+    return record;
+  }
+
+  /** Marks a record changed in place so its segment is written with the next flush. */
+  touch(record: T): void {
+    const segment = this.segments.get(this.indexOf(record.seq));
+    if (!segment || this.bySeq.get(record.seq) !== record) throw new Error(`seq ${record.seq} is not stored in ${this.dir}`);
+    this.flusher.markDirty(segment);
+  }
+
+  remove(seq: number): T | undefined {
+    const record = this.bySeq.get(seq);
+    if (!record) return undefined;
+    const segment = this.segments.get(this.indexOf(seq))!;
+    const at = segment.data.records.indexOf(record);
+    if (at >= 0) segment.data.records.splice(at, 1);
+    this.bySeq.delete(seq);
+    this.orderStale = true;
+    this.flusher.markDirty(segment);
+    return record;
+  }
+
+  private indexOf(seq: number): number {
+    return Math.floor(seq / this.segmentSize);
+  }
+
+  private segmentFor(seq: number): Low<SegmentData<T>> {
+    const index = this.indexOf(seq);
+    let segment = this.segments.get(index);
+    if (!segment) {
+      segment = openJsonFile<SegmentData<T>>(segmentPath(this.dir, index), { records: [] });
+      this.segments.set(index, segment);
+    }
+    return segment;
+  }
+}

@@ -1,0 +1,80 @@
+import path from 'node:path';
+import type { Low } from 'lowdb';
+import { BlobStore } from './blobs.ts';
+import { Collection } from './collection.ts';
+import { Flusher } from './flusher.ts';
+import type { BlocksData, MessageRecord, MetaData, RecipientRecord, SubscriptionRecord } from './records.ts';
+import { ensureDir, openJsonFile } from './segment-file.ts';
+
+export interface StoreOptions {
+  dataDir: string;
+  /** Records per segment file; small enough that rewriting one segment is cheap. */
+  segmentSize?: number;
+}
+
+export interface Store {
+  readonly dataDir: string;
+  readonly messages: Collection<MessageRecord>;
+  readonly recipients: Collection<RecipientRecord>;
+  readonly subscriptions: Collection<SubscriptionRecord>;
+  readonly meta: MetaData;
+  readonly blocks: BlocksData;
+  readonly blobs: BlobStore;
+  touchMeta(): void;
+  touchBlocks(): void;
+  /** Resolves once every change made before the call is on disk. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const DEFAULT_SEGMENT_SIZE = 256;
+
+/** Opens (creating if needed) the data directory and loads everything it holds. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const dataDir = path.resolve(options.dataDir);
+  const segmentSize = options.segmentSize ?? DEFAULT_SEGMENT_SIZE;
+  await ensureDir(dataDir);
+  const flusher = new Flusher();
+  const [messages, recipients, subscriptions, meta, blocks] = await Promise.all([
+    Collection.open<MessageRecord>(path.join(dataDir, 'messages'), segmentSize, flusher),
+    Collection.open<RecipientRecord>(path.join(dataDir, 'recipients'), segmentSize, flusher),
+    Collection.open<SubscriptionRecord>(path.join(dataDir, 'subscriptions'), segmentSize, flusher),
+    readFile<MetaData>(path.join(dataDir, 'meta.json'), {
+      version: 1,
+      counters: { message: 0, recipient: 0, subscription: 0 },
+      daily: { day: '', bySender: {} },
+    }),
+    readFile<BlocksData>(path.join(dataDir, 'blocks.json'), { blocks: [] }),
+  ]);
+  // A crash between writing a segment and writing meta.json must not let an id repeat:
+  // the counters never go below what the segments hold.
+  const counters = meta.data.counters;
+  counters.message = Math.max(counters.message, messages.maxSeq());
+  counters.recipient = Math.max(counters.recipient, recipients.maxSeq());
+  counters.subscription = Math.max(counters.subscription, subscriptions.maxSeq());
+
+  let closed = false;
+  return {
+    dataDir,
+    messages,
+    recipients,
+    subscriptions,
+    meta: meta.data,
+    blocks: blocks.data,
+    blobs: new BlobStore(path.join(dataDir, 'blobs')),
+    touchMeta: () => flusher.markDirty(meta),
+    touchBlocks: () => flusher.markDirty(blocks),
+    flush: () => flusher.flush(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await flusher.flush();
+    },
+  };
+}
+
+async function readFile<T>(file: string, initial: T): Promise<Low<T>> {
+  const db = openJsonFile<T>(file, initial);
+  await db.read();
+  return db;
+}
