@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
@@ -37,6 +38,9 @@ declare module 'koa' {
  * a content type, as the real service's framework does) parses as an empty object.
  */
 export function bodyParser(options: BodyOptions) {
+  // Upload names carry their order of arrival, so attachments keep the order they were sent
+  // in (formidable reports files in the order they finish).
+  let uploads = 0;
   const tooLarge = () => detail(413, `Request body exceeds the limit of ${options.limit} bytes.`);
   const forms = koaBody({
     json: false,
@@ -53,12 +57,14 @@ export function bodyParser(options: BodyOptions) {
       allowEmptyFiles: true,
       minFileSize: 0,
       multiples: true,
+      filename: () => `${String(++uploads).padStart(12, '0')}-${randomBytes(8).toString('hex')}`,
     },
     onError: (error) => {
       throw error;
     },
   });
 
+  let uploadDirReady: Promise<unknown> | undefined;
   return async (ctx: Context, next: Next) => {
     const declared = Number(ctx.get('content-length') || 0);
     if (!hasBody(ctx.req) || !ctx.get('content-type')) {
@@ -71,12 +77,15 @@ export function bodyParser(options: BodyOptions) {
       return next();
     }
     if (!ctx.is('urlencoded', 'multipart')) throw detail(415, `Unsupported media type "${ctx.get('content-type')}" in request.`);
+    await (uploadDirReady ??= mkdir(options.uploadDir, { recursive: true }));
     try {
       await forms(ctx, async () => undefined);
     } catch (error) {
       throw formError(error, ctx.is('multipart') !== false, tooLarge);
     }
     const files = collectFiles(ctx.request.files);
+    // formidable creates no file for an empty upload; an empty attachment is still one.
+    await Promise.all(files.map((file) => writeFile(file.path, '', { flag: 'a' })));
     ctx.state.body = { data: { ...(ctx.request.body as Record<string, unknown>) }, form: true, files };
     try {
       await next();
@@ -153,5 +162,5 @@ function collectFiles(files: unknown): UploadedFile[] {
       });
     }
   }
-  return out;
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -1,0 +1,88 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createApp } from '../../server/app.ts';
+import { SandboxClock } from '../../server/domain/clock.ts';
+import { createSandbox, type Sandbox } from '../../server/domain/sandbox.ts';
+import { loadSandboxConfig, parseSandboxConfig, type SandboxConfig } from '../../server/sandbox-config.ts';
+import { SAMPLE_CONFIG } from '../../server/config.ts';
+import { openStore, type Store } from '../../server/storage/store.ts';
+
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  store: Store;
+  sandbox: Sandbox;
+  /** Closes the server and the store, keeping the data directory. */
+  close(): Promise<void>;
+  /** Closes and deletes the data directory. */
+  destroy(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  dataDir?: string;
+  /** Changes applied to the sample configuration before it is validated. */
+  config?: (sample: SandboxConfig) => unknown;
+  maxBodySize?: number;
+}
+
+/** The real app on a temporary data directory and a free port. */
+export async function startApp(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-test-')));
+  const sample = loadSandboxConfig(SAMPLE_CONFIG);
+  const config = options.config ? parseSandboxConfig(options.config(structuredClone(sample)), 'test config') : sample;
+  const store = await openStore({ dataDir });
+  const sandbox = createSandbox({ store, config, clock: new SandboxClock() });
+  const app = createApp({
+    sandbox,
+    maxBodySize: options.maxBodySize ?? 25 * 1024 * 1024,
+    uploadDir: path.join(dataDir, 'tmp'),
+    logger: { error: (message, error) => console.error(message, error) },
+  });
+  const server: Server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await sandbox.close();
+    await store.close();
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dataDir,
+    store,
+    sandbox,
+    close,
+    async destroy() {
+      await close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** fetch with an API key and a JSON body. */
+export function api(base: string, key: string | null) {
+  const headers = (extra: Record<string, string> = {}) => ({ ...(key === null ? {} : { Authorization: `Api-Key ${key}` }), ...extra });
+  return {
+    get: (p: string, extra?: Record<string, string>) => fetch(base + p, { headers: headers(extra), redirect: 'manual' }),
+    post: (p: string, body: unknown, extra?: Record<string, string>) =>
+      fetch(base + p, { method: 'POST', headers: headers({ 'Content-Type': 'application/json', ...extra }), body: JSON.stringify(body) }),
+    form: (p: string, body: Record<string, string | string[]>, extra?: Record<string, string>) => {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(body)) for (const item of Array.isArray(v) ? v : [v]) params.append(k, item);
+      return fetch(base + p, { method: 'POST', headers: headers(extra), body: params });
+    },
+    multipart: (p: string, body: FormData, extra?: Record<string, string>) => fetch(base + p, { method: 'POST', headers: headers(extra), body }),
+    request: (method: string, p: string, init: RequestInit = {}) =>
+      fetch(base + p, { ...init, method, headers: headers(init.headers as Record<string, string>), redirect: 'manual' }),
+  };
+}
+
+/** Status, headers and parsed JSON body (or null for an empty body). */
+export async function read(response: Response): Promise<{ status: number; body: unknown; headers: Headers; text: string }> {
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, body: text === '' ? null : JSON.parse(text) };
+}

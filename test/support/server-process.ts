@@ -1,0 +1,63 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ServerProcess {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  output: () => string;
+  /** Sends a signal and waits for the process to exit; resolves with its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface SpawnOptions {
+  dataDir: string;
+  configFile?: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+/**
+ * Starts the real server as its own process (node --import tsx server/main.ts, the same
+ * program `npm start` runs) on a free port and resolves once it listens.
+ */
+export async function spawnServer(options: SpawnOptions): Promise<ServerProcess> {
+  const args = ['--import', 'tsx', 'server/main.ts', '--http-port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])];
+  if (options.configFile) args.push('--config', options.configFile);
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s:\n${output}`)), 20_000);
+    const onData = () => {
+      const match = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    child,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const exited = once(child, 'exit');
+      child.kill(signal);
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+  };
+}
