@@ -4,7 +4,7 @@ import type { Sandbox } from '../domain/sandbox.ts';
 /** A plain start page until the inbox UI lands: what is running and how to use it. */
 export function homePage(sandbox: Sandbox) {
   return (ctx: Context) => {
-    const origin = ctx.origin;
+    const origin = `${ctx.protocol}://${ctx.host}`;
     const example = sandbox.directory.config.teams.find((t) => t.flowsEnabled)?.senders[0]?.apiKey ?? 'YOUR-KEY';
     const keys = sandbox.directory.config.teams.flatMap((team) =>
       team.senders.map((s) => `<li><code>${escape(s.apiKey)}</code>: ${escape(s.name || s.id)} (team ${escape(team.name || team.id)}${s.developmentMode ? ', Development Mode' : ''}${team.flowsEnabled ? '' : ', flows off'})</li>`),

@@ -35,7 +35,7 @@ export function paginate<T, R>(ctx: Context, items: readonly T[], render: (item:
 }
 
 function link(ctx: Context, page: number): string {
-  const url = new URL(ctx.originalUrl, ctx.origin);
+  const url = new URL(ctx.originalUrl, `${ctx.protocol}://${ctx.host}`);
   if (page === 1) url.searchParams.delete('page');
   else url.searchParams.set('page', String(page));
   return url.toString();

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { read, startApp, type TestServer } from '../support/app.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startApp({ maxBodySize: 64 * 1024 });
+});
+afterAll(() => server.destroy());
+
+const post = (path: string, body: BodyInit | undefined, contentType?: string, key = 'test-key') =>
+  fetch(server.url + path, {
+    method: 'POST',
+    headers: { Authorization: `Api-Key ${key}`, ...(contentType ? { 'Content-Type': contentType } : {}) },
+    body,
+  }).then(read);
+
+describe('request body problems (api-contract.md §1)', () => {
+  it('answers malformed JSON with 400 JSON parse error', async () => {
+    const res = await post('/v1/email/send/', '{"recipient": ', 'application/json');
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body as object)).toEqual(['detail']);
+    expect((res.body as { detail: string }).detail).toMatch(/^JSON parse error - .+/);
+  });
+
+  it('names the Python type of a JSON body that is not an object', async () => {
+    const cases: [string, string][] = [
+      ['[1, 2]', 'list'],
+      ['"text"', 'str'],
+      ['42', 'int'],
+      ['4.2', 'float'],
+      ['1e3', 'float'],
+      ['true', 'bool'],
+    ];
+    for (const [body, type] of cases) {
+      const res = await post('/v1/recipients/', body, 'application/json');
+      expect(res.status, body).toBe(400);
+      expect(res.text, body).toBe(`{"non_field_errors":["Invalid data. Expected a dictionary, but got ${type}."]}`);
+    }
+    const nothing = await post('/v1/recipients/', 'null', 'application/json');
+    expect(nothing.body).toEqual({ non_field_errors: ['No data provided'] });
+  });
+
+  it('answers other content types with 415 naming the type', async () => {
+    const res = await post('/v1/email/send/', 'recipient=a', 'text/plain');
+    expect(res.status).toBe(415);
+    expect(res.text).toBe('{"detail":"Unsupported media type \\"text/plain\\" in request."}');
+    const xml = await post('/v1/flows/subscribe/', '<a/>', 'application/xml; charset=utf-8');
+    expect(xml.body).toEqual({ detail: 'Unsupported media type "application/xml; charset=utf-8" in request.' });
+  });
+
+  it('answers a body over the limit with 413 naming the limit, for every encoding', async () => {
+    const big = 'x'.repeat(70 * 1024);
+    const expected = '{"detail":"Request body exceeds the limit of 65536 bytes."}';
+    const json = await post('/v1/email/send/', JSON.stringify({ recipient: 'a@example.com', subject: 's', body: big }), 'application/json');
+    expect(json.status).toBe(413);
+    expect(json.text).toBe(expected);
+    const form = await post('/v1/email/send/', new URLSearchParams({ recipient: 'a@example.com', subject: 's', body: big }));
+    expect(form.status).toBe(413);
+    expect(form.text).toBe(expected);
+    const multipart = new FormData();
+    multipart.append('recipient', 'a@example.com');
+    multipart.append('attachment', new Blob([big]), 'big.txt');
+    const mp = await post('/v1/email/send/', multipart);
+    expect(mp.status).toBe(413);
+    expect(mp.text).toBe(expected);
+    expect(server.sandbox.messages.count()).toBe(0);
+  });
+
+  it('counts streamed bodies without a Content-Length against the limit too', async () => {
+    const chunks = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 80; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(1024)));
+        controller.close();
+      },
+    });
+    const res = await fetch(`${server.url}/v1/email/send/`, {
+      method: 'POST',
+      headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+      body: chunks,
+      duplex: 'half',
+    } as RequestInit).then(read);
+    expect(res.status).toBe(413);
+  });
+
+  it('checks the key before the body', async () => {
+    const res = await post('/v1/email/send/', '{bad', 'application/json', 'wrong');
+    expect(res.status).toBe(401);
+    const unsupported = await post('/v1/email/send/', 'x', 'text/plain', 'noflows-key');
+    expect(unsupported.status).toBe(403);
+  });
+
+  it('treats an empty body, or one without a content type, as no fields', async () => {
+    const empty = await post('/v1/recipients/', '', 'application/json');
+    expect(empty.body).toEqual({ email: ['This field is required.'] });
+    const untyped = await fetch(`${server.url}/v1/recipients/`, { method: 'POST', headers: { Authorization: 'Api-Key test-key' } }).then(read);
+    expect(untyped.body).toEqual({ email: ['This field is required.'] });
+  });
+
+  it('reports a broken multipart body as a 400, never a 500', async () => {
+    const res = await post('/v1/email/send/', '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\nvalue', 'multipart/form-data; boundary=x');
+    expect(res.status).toBe(400);
+    expect((res.body as { detail: string }).detail).toMatch(/^Multipart form parse error - /);
+  });
+
+  it('takes the last value of a repeated form field, as the framework does', async () => {
+    const params = new URLSearchParams();
+    params.append('email', 'first@example.com');
+    params.append('email', 'last@example.com');
+    const res = await post('/v1/recipients/', params);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ email: 'last@example.com' });
+  });
+});
