@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -16,7 +17,19 @@ export interface Config {
   readonly sandbox: SandboxConfig;
 }
 
-export const SAMPLE_CONFIG = fileURLToPath(new URL('../fixtures/sample-config.json', import.meta.url));
+/** The sample configuration shipped in fixtures/, found from the source or the built file. */
+export const SAMPLE_CONFIG = findUp('fixtures/sample-config.json');
+
+function findUp(relative: string): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = path.join(dir, relative);
+    if (existsSync(candidate)) return candidate;
+    const parent = path.dirname(dir);
+    if (parent === dir) return path.resolve(relative);
+    dir = parent;
+  }
+}
 
 interface OptionSpec {
   flag: string;

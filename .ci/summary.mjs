@@ -1,0 +1,23 @@
+// Reads Vitest's JSON report and prints the one line the landing reads: "N passed, N failed".
+// Skipped, todo or pending tests count as failed: CI runs everything. A run that produced no
+// report (the type check or the runner failed first) is one failure.
+import { existsSync, readFileSync } from 'node:fs';
+
+const [file, status] = process.argv.slice(2);
+let passed = 0;
+let failed = 0;
+if (file && existsSync(file)) {
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  for (const suite of report.testResults ?? []) {
+    for (const test of suite.assertionResults ?? []) {
+      if (test.status === 'passed') passed += 1;
+      else failed += 1;
+    }
+    // A file that failed to load has no assertions but did fail.
+    if ((suite.assertionResults ?? []).length === 0 && suite.status === 'failed') failed += 1;
+  }
+}
+if (Number(status) !== 0 && failed === 0) failed = 1;
+if (passed === 0 && failed === 0) failed = 1;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && Number(status) === 0 ? 0 : 1);
