@@ -6,21 +6,28 @@ import { emailKey } from './email-address.ts';
 
 /**
  * Blocked recipients per team: the team's configured list, plus recipients blocked since
- * (a bounce or complaint, api-contract.md §6, or by hand through the sandbox API).
+ * (a bounce or complaint, api-contract.md §6).
  */
 export class Blocks {
-  constructor(private readonly store: Store, private readonly directory: Directory, private readonly clock: Clock) {}
+  private readonly keys = new Set<string>();
+
+  constructor(private readonly store: Store, directory: Directory, private readonly clock: Clock) {
+    for (const team of directory.config.teams) for (const email of team.blockedRecipients) this.keys.add(key(team.id, email));
+    for (const block of store.blocks.blocks) this.keys.add(key(block.team, block.email));
+  }
 
   isBlocked(team: string, email: string): boolean {
-    const key = emailKey(email);
-    const configured = this.directory.team(team)?.blockedRecipients ?? [];
-    if (configured.some((address) => emailKey(address) === key)) return true;
-    return this.store.blocks.blocks.some((b) => b.team === team && emailKey(b.email) === key);
+    return this.keys.has(key(team, email));
   }
 
   block(team: string, email: string, reason: BlockRecord['reason']): void {
     if (this.isBlocked(team, email)) return;
+    this.keys.add(key(team, email));
     this.store.blocks.blocks.push({ team, email, reason, createdAt: this.clock.now().toISOString() });
     this.store.touchBlocks();
   }
+}
+
+function key(team: string, email: string): string {
+  return `${team}\u0000${emailKey(email)}`;
 }
