@@ -1,48 +1,42 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, read, startApp, type TestServer } from '../support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { api, read, startApp, useApp } from '../support/app.ts';
 
-let server: TestServer;
-let v1: ReturnType<typeof api>;
-beforeAll(async () => {
-  server = await startApp();
-  v1 = api(server.url, 'test-key');
-});
-afterAll(() => server.destroy());
+const app = useApp();
 
-const capture = (id: string) => fetch(`${server.url}/api/messages/${id}`).then((r) => r.json()) as Promise<Record<string, any>>;
+const capture = (id: string) => fetch(`${app.url}/api/messages/${id}`).then((r) => r.json()) as Promise<Record<string, any>>;
 
 describe('POST /v1/email/send/ field errors', () => {
   it('lists every missing required field in one object', async () => {
-    const res = await read(await v1.post('/v1/email/send/', {}));
+    const res = await read(await app.v1.post('/v1/email/send/', {}));
     expect(res.status).toBe(400);
     expect(res.text).toBe('{"recipient":["This field is required."],"subject":["This field is required."],"body":["This field is required."]}');
   });
 
   it('says blank for empty strings and validates the address', async () => {
-    const res = await read(await v1.post('/v1/email/send/', { recipient: '', subject: '  ', body: '' }));
+    const res = await read(await app.v1.post('/v1/email/send/', { recipient: '', subject: '  ', body: '' }));
     expect(res.body).toEqual({
       recipient: ['This field may not be blank.'],
       subject: ['This field may not be blank.'],
       body: ['This field may not be blank.'],
     });
-    const bad = await read(await v1.post('/v1/email/send/', { recipient: 'not-an-address', subject: 's', body: 'b' }));
+    const bad = await read(await app.v1.post('/v1/email/send/', { recipient: 'not-an-address', subject: 's', body: 'b' }));
     expect(bad.status).toBe(400);
     expect(bad.text).toBe('{"recipient":["Enter a valid email address."]}');
   });
 
   it('refuses addresses the real validator refuses and takes the ones it takes', async () => {
     for (const address of ['a@b', 'a@@b.com', '@b.com', 'a b@c.com', 'a@-b.com', 'a@b.c', '"a@b.com']) {
-      const res = await read(await v1.post('/v1/email/send/', { recipient: address, subject: 's', body: 'b' }));
+      const res = await read(await app.v1.post('/v1/email/send/', { recipient: address, subject: 's', body: 'b' }));
       expect(res.body, address).toEqual({ recipient: ['Enter a valid email address.'] });
     }
     for (const address of ['a.b+tag@example.co.uk', 'x@localhost', 'user@[127.0.0.1]', 'ü@bücher.de'.replace('ü@', 'u@')]) {
-      const res = await v1.post('/v1/email/send/', { recipient: address, subject: 's', body: 'b' });
+      const res = await app.v1.post('/v1/email/send/', { recipient: address, subject: 's', body: 'b' });
       expect(res.status, address).toBe(200);
     }
   });
 
   it('names wrong types with the standard messages', async () => {
-    const res = await read(await v1.post('/v1/email/send/', { recipient: ['a@example.com'], subject: { a: 1 }, body: null, use_account_template: 'maybe', first_name: true }));
+    const res = await read(await app.v1.post('/v1/email/send/', { recipient: ['a@example.com'], subject: { a: 1 }, body: null, use_account_template: 'maybe', first_name: true }));
     expect(res.body).toEqual({
       recipient: ['Not a valid string.'],
       subject: ['Not a valid string.'],
@@ -53,7 +47,7 @@ describe('POST /v1/email/send/ field errors', () => {
   });
 
   it('takes numbers as strings, as the real serializer does', async () => {
-    const res = await read(await v1.post('/v1/email/send/', { recipient: 'num@example.com', subject: 42, body: 7 }));
+    const res = await read(await app.v1.post('/v1/email/send/', { recipient: 'num@example.com', subject: 42, body: 7 }));
     expect(res.status).toBe(200);
     expect((await capture((res.body as { id: string }).id)).subject).toBe('42');
   });
@@ -61,7 +55,7 @@ describe('POST /v1/email/send/ field errors', () => {
 
 describe('POST /v1/email/send/ accepted', () => {
   it('answers exactly {"id"} with a short Sqids id and captures the email', async () => {
-    const res = await read(await v1.post('/v1/email/send/', { recipient: 'Ann@Example.com', subject: ' Hello ', body: '<p>Hi</p>', plain_body: 'Hi', first_name: 'Ann', unknown_field: 'ignored' }));
+    const res = await read(await app.v1.post('/v1/email/send/', { recipient: 'Ann@Example.com', subject: ' Hello ', body: '<p>Hi</p>', plain_body: 'Hi', first_name: 'Ann', unknown_field: 'ignored' }));
     expect(res.status).toBe(200);
     expect(Object.keys(res.body as object)).toEqual(['id']);
     const id = (res.body as { id: string }).id;
@@ -74,7 +68,7 @@ describe('POST /v1/email/send/ accepted', () => {
 
   it('skips the account template when use_account_template is false in any accepted spelling', async () => {
     for (const value of [false, 'false', 'FALSE', '0', 0, 'no', 'Off']) {
-      const res = await read(await v1.post('/v1/email/send/', { recipient: 'plain@example.com', subject: 's', body: '<b>raw</b>', use_account_template: value }));
+      const res = await read(await app.v1.post('/v1/email/send/', { recipient: 'plain@example.com', subject: 's', body: '<b>raw</b>', use_account_template: value }));
       expect(res.status, String(value)).toBe(200);
       const m = await capture((res.body as { id: string }).id);
       expect(m.html, String(value)).toBe('<b>raw</b>');
@@ -83,11 +77,11 @@ describe('POST /v1/email/send/ accepted', () => {
   });
 
   it('works form-encoded, as the Django client sends it', async () => {
-    const res = await read(await v1.form('/v1/email/send/', { recipient: 'form@example.com', subject: 'Form', body: '<p>f</p>', flags: ['a, b', 'c'], use_account_template: 'false' }));
+    const res = await read(await app.v1.form('/v1/email/send/', { recipient: 'form@example.com', subject: 'Form', body: '<p>f</p>', flags: ['a, b', 'c'], use_account_template: 'false' }));
     expect(res.status).toBe(200);
     const m = await capture((res.body as { id: string }).id);
     expect(m).toMatchObject({ subject: 'Form', html: '<p>f</p>', flags: ['a', 'b', 'c'] });
-    const missing = await read(await v1.form('/v1/email/send/', { recipient: 'form@example.com' }));
+    const missing = await read(await app.v1.form('/v1/email/send/', { recipient: 'form@example.com' }));
     expect(missing.body).toEqual({ subject: ['This field is required.'], body: ['This field is required.'] });
   });
 
@@ -100,7 +94,7 @@ describe('POST /v1/email/send/ accepted', () => {
     form.append('attachment', new Blob([pdf], { type: 'application/pdf' }), 'report.pdf');
     form.append('attachment', new Blob(['a,b\n1,2\n'], { type: 'text/csv' }), 'data.csv');
     form.append('attachment', new Blob([], { type: 'text/plain' }), 'empty.txt');
-    const res = await read(await v1.multipart('/v1/email/send/', form));
+    const res = await read(await app.v1.multipart('/v1/email/send/', form));
     expect(res.status).toBe(200);
     const m = await capture((res.body as { id: string }).id);
     expect(m.attachments.map((a: any) => [a.filename, a.content_type, a.size])).toEqual([
@@ -108,18 +102,18 @@ describe('POST /v1/email/send/ accepted', () => {
       ['data.csv', 'text/csv', 8],
       ['empty.txt', 'text/plain', 0],
     ]);
-    const bytes = new Uint8Array(await (await fetch(server.url + m.attachments[0].url)).arrayBuffer());
+    const bytes = new Uint8Array(await (await fetch(app.url + m.attachments[0].url)).arrayBuffer());
     expect([...bytes]).toEqual([...pdf]);
-    const raw = await (await fetch(server.url + m.raw_url)).text();
+    const raw = await (await fetch(app.url + m.raw_url)).text();
     expect(raw).toContain('Subject: With files');
     expect(raw).toMatch(/filename=("?)report\.pdf\1/);
     expect(raw).toContain('Content-Type: application/pdf');
   });
 
   it('adds the recipient record: names, normalised flags, has_been_sent_email', async () => {
-    await v1.post('/v1/email/send/', { recipient: 'rec@example.com', subject: 's', body: 'b', first_name: 'Rae', flags: ' vip , beta,,vip' });
-    await v1.post('/v1/email/send/', { recipient: 'REC@example.com', subject: 's', body: 'b', last_name: 'Cole', flags: ['beta', 'new'] });
-    const res = await read(await v1.get('/v1/recipients/?email=rec@example.com'));
+    await app.v1.post('/v1/email/send/', { recipient: 'rec@example.com', subject: 's', body: 'b', first_name: 'Rae', flags: ' vip , beta,,vip' });
+    await app.v1.post('/v1/email/send/', { recipient: 'REC@example.com', subject: 's', body: 'b', last_name: 'Cole', flags: ['beta', 'new'] });
+    const res = await read(await app.v1.get('/v1/recipients/?email=rec@example.com'));
     const [r] = (res.body as { results: any[] }).results;
     expect(r).toMatchObject({ email: 'rec@example.com', first_name: 'Rae', last_name: 'Cole', flags: ['vip', 'beta', 'new'], has_been_sent_email: true });
   });
@@ -127,29 +121,29 @@ describe('POST /v1/email/send/ accepted', () => {
 
 describe('sender rules', () => {
   it('captures a blocked recipient as failed and says so beside the id', async () => {
-    const res = await read(await v1.post('/v1/email/send/', { recipient: 'Blocked@example.com', subject: 's', body: 'b' }));
+    const res = await read(await app.v1.post('/v1/email/send/', { recipient: 'Blocked@example.com', subject: 's', body: 'b' }));
     expect(res.status).toBe(200);
     const { id } = res.body as { id: string };
     expect(res.text).toBe(`{"id":"${id}","error":"Recipient is blocked"}`);
     expect(await capture(id)).toMatchObject({ blocked: true, status: 'failed' });
-    const delivery = await read(await v1.get(`/v1/email/delivery/${id}/`));
+    const delivery = await read(await app.v1.get(`/v1/email/delivery/${id}/`));
     expect(delivery.body).toMatchObject({ id, status: 'failed' });
   });
 
   it('redirects in Development Mode and keeps the original recipient on the record', async () => {
-    const dev = api(server.url, 'dev-key');
+    const dev = api(app.url, 'dev-key');
     const res = await read(await dev.post('/v1/email/send/', { recipient: 'customer@example.com', subject: 'Dev', body: '<p>d</p>' }));
     const { id } = res.body as { id: string };
     expect(await capture(id)).toMatchObject({ recipient: 'customer@example.com', to: ['dev-inbox@example.com'], redirected: true });
     const detail = await read(await dev.get(`/v1/email/detail/${id}/`));
     expect(detail.body).toMatchObject({ recipient: 'customer@example.com' });
-    const raw = await (await fetch(`${server.url}/api/messages/${id}/raw`)).text();
+    const raw = await (await fetch(`${app.url}/api/messages/${id}/raw`)).text();
     expect(raw).toContain('To: dev-inbox@example.com');
     expect(raw).toContain('X-Original-To: customer@example.com');
   });
 
   it('decides blocking on the original recipient, before the Development Mode redirect', async () => {
-    const dev = api(server.url, 'dev-key');
+    const dev = api(app.url, 'dev-key');
     const res = await read(await dev.post('/v1/email/send/', { recipient: 'blocked@example.com', subject: 's', body: 'b' }));
     expect(res.body).toMatchObject({ error: 'Recipient is blocked' });
   });
@@ -162,18 +156,18 @@ describe('sender rules', () => {
       ['suppressionlist@simulator.amazonses.com', 'bounced'],
     ] as const;
     for (const [address, status] of cases) {
-      const { id } = (await (await v1.post('/v1/email/send/', { recipient: address, subject: 's', body: 'b' })).json()) as { id: string };
-      const delivery = await read(await v1.get(`/v1/email/delivery/?id=${id}`));
+      const { id } = (await (await app.v1.post('/v1/email/send/', { recipient: address, subject: 's', body: 'b' })).json()) as { id: string };
+      const delivery = await read(await app.v1.get(`/v1/email/delivery/?id=${id}`));
       expect(delivery.status).toBe(200);
       expect(Object.keys(delivery.body as object)).toEqual(['id', 'status', 'ses_id']);
       expect(delivery.body).toMatchObject({ id, status });
       expect((delivery.body as { ses_id: string }).ses_id).toMatch(/^0100[0-9a-f]{12}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-000000$/);
     }
-    const again = await read(await v1.post('/v1/email/send/', { recipient: 'bounce@simulator.amazonses.com', subject: 's', body: 'b' }));
+    const again = await read(await app.v1.post('/v1/email/send/', { recipient: 'bounce@simulator.amazonses.com', subject: 's', body: 'b' }));
     expect(again.body).toMatchObject({ error: 'Recipient is blocked' });
-    const complaint = await read(await v1.post('/v1/email/send/', { recipient: 'complaint+x@simulator.amazonses.com', subject: 's', body: 'b' }));
+    const complaint = await read(await app.v1.post('/v1/email/send/', { recipient: 'complaint+x@simulator.amazonses.com', subject: 's', body: 'b' }));
     expect(complaint.body).toMatchObject({ error: 'Recipient is blocked' });
-    const success = await read(await v1.post('/v1/email/send/', { recipient: 'success@simulator.amazonses.com', subject: 's', body: 'b' }));
+    const success = await read(await app.v1.post('/v1/email/send/', { recipient: 'success@simulator.amazonses.com', subject: 's', body: 'b' }));
     expect(Object.keys(success.body as object)).toEqual(['id']);
   });
 });
