@@ -49,8 +49,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`Pigeonhole stopping (${signal})`);
-    server.close();
+    // Stop accepting, let requests in flight get their answer, then flush and exit; a
+    // connection that will not finish is cut after a few seconds.
+    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    const force = setTimeout(() => server.closeAllConnections(), 5000);
+    await drained;
+    clearTimeout(force);
     await sandbox.close();
     await store.close();
     process.exit(0);

@@ -1,0 +1,214 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { api, read } from '../support/app.ts';
+import type { ServerProcess } from '../support/server-process.ts';
+import { allMessages, inParallel, jsonFilesUnder, processTracker, WIRE_TIME } from './process-helpers.ts';
+
+/**
+ * design.md, Storage: "an accepted request is answered only after its data is written (a crash
+ * after a 200 loses nothing)". The real server takes a burst of sends over several connections
+ * and is killed with SIGKILL while requests are still in flight; after a restart on the same
+ * data directory, every email that got a 200 must be there, whole.
+ */
+
+const WORKERS = 8;
+/** 200s to collect before the kill; the burst itself only stops when the server dies. */
+const OKS_BEFORE_KILL = 300;
+/** A runaway guard: the kill lands long before this many requests. */
+const MAX_REQUESTS = 20_000;
+
+const tracker = processTracker();
+afterAll(() => tracker.cleanup());
+
+interface Planned {
+  recipient: string;
+  subject: string;
+  body: string;
+  plain: string | null;
+  attachments: { filename: string; contentType: string; bytes: Buffer }[];
+  encoding: 'json' | 'form' | 'multipart';
+}
+
+/** Request number i of the burst: a quarter JSON, a quarter form, half multipart with 1 or 2 files. */
+function plan(i: number): Planned {
+  const base = { recipient: `crash-${i}@example.com`, subject: `Crash burst #${i}`, body: `<p>Burst email <b>${i}</b></p>` };
+  switch (i % 4) {
+    case 0:
+      return { ...base, plain: null, attachments: [file(i, 0, 'application/octet-stream')], encoding: 'multipart' };
+    case 1:
+      return { ...base, plain: null, attachments: [], encoding: 'json' };
+    case 2:
+      return { ...base, plain: `Burst email ${i}`, attachments: [], encoding: 'form' };
+    default:
+      return { ...base, plain: `Burst email ${i}`, attachments: [file(i, 0, 'text/plain'), file(i, 1, 'application/pdf')], encoding: 'multipart' };
+  }
+}
+
+function file(i: number, k: number, contentType: string) {
+  const size = 256 + ((i * 37 + k * 1031) % 8192);
+  const bytes = Buffer.alloc(size);
+  for (let b = 0; b < size; b++) bytes[b] = (b * 31 + i * 7 + k) & 0xff;
+  return { filename: `burst-${i}-${k}.bin`, contentType, bytes };
+}
+
+function send(v1: ReturnType<typeof api>, p: Planned): Promise<Response> {
+  if (p.encoding === 'json') return v1.post('/v1/email/send/', { recipient: p.recipient, subject: p.subject, body: p.body });
+  if (p.encoding === 'form') return v1.form('/v1/email/send/', { recipient: p.recipient, subject: p.subject, body: p.body, plain_body: p.plain! });
+  const form = new FormData();
+  form.append('recipient', p.recipient);
+  form.append('subject', p.subject);
+  form.append('body', p.body);
+  if (p.plain !== null) form.append('plain_body', p.plain);
+  for (const a of p.attachments) form.append('attachment', new Blob([new Uint8Array(a.bytes)], { type: a.contentType }), a.filename);
+  return v1.multipart('/v1/email/send/', form);
+}
+
+interface Burst {
+  /** Request number → id, for every 200. */
+  accepted: Map<number, string>;
+  requests: number;
+  /** Requests still open when the kill signal was sent. */
+  inFlightAtKill: number;
+  /** Requests started before the kill that ended in a network error: cut off by the crash. */
+  cutOff: number;
+  /** Anything else (a non-200 status, an error before the kill). */
+  unexpected: string[];
+  exitSignal: NodeJS.Signals | null;
+}
+
+/** Sends until OKS_BEFORE_KILL 200s are in, then SIGKILLs the server mid-burst. */
+async function burstAndKill(server: ServerProcess): Promise<Burst> {
+  const v1 = api(server.url, 'bulk-key');
+  const burst: Burst = { accepted: new Map(), requests: 0, inFlightAtKill: 0, cutOff: 0, unexpected: [], exitSignal: null };
+  let killed = false;
+  let inFlight = 0;
+  let exited: Promise<unknown> = Promise.resolve();
+
+  const worker = async () => {
+    while (!killed && burst.unexpected.length === 0 && burst.requests < MAX_REQUESTS) {
+      const i = burst.requests++;
+      inFlight++;
+      try {
+        const res = await read(await send(v1, plan(i)));
+        if (res.status === 200 && typeof (res.body as { id?: unknown }).id === 'string' && Object.keys(res.body as object).length === 1) {
+          burst.accepted.set(i, (res.body as { id: string }).id);
+        } else {
+          burst.unexpected.push(`request ${i}: ${res.status} ${res.text}`);
+        }
+      } catch (error) {
+        if (killed) burst.cutOff++;
+        else burst.unexpected.push(`request ${i} before the kill: ${String(error)} ${String((error as Error).cause ?? '')}`);
+      } finally {
+        inFlight--;
+      }
+      if (!killed && burst.accepted.size >= OKS_BEFORE_KILL) {
+        killed = true;
+        burst.inFlightAtKill = inFlight;
+        exited = server.stop('SIGKILL');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: WORKERS }, worker));
+  await exited;
+  burst.exitSignal = server.child.signalCode;
+  return burst;
+}
+
+async function expectNoUploadsLeft(dataDir: string): Promise<void> {
+  const left = await readdir(path.join(dataDir, 'tmp')).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [] as string[];
+    throw error;
+  });
+  expect(left).toEqual([]);
+}
+
+describe('SIGKILL in the middle of a burst of sends', () => {
+  it('loses no accepted email, tears no JSON file and never reuses an id', async () => {
+    const dataDir = await tracker.tempDir('pigeonhole-crash-');
+    const first = await tracker.spawn({ dataDir });
+    const burst = await burstAndKill(first);
+
+    // The kill really landed mid-burst: requests were open and some were cut off.
+    expect(burst.unexpected).toEqual([]);
+    expect(burst.exitSignal).toBe('SIGKILL');
+    expect(burst.accepted.size).toBeGreaterThanOrEqual(OKS_BEFORE_KILL);
+    expect(burst.inFlightAtKill).toBeGreaterThan(0);
+    expect(burst.cutOff).toBeGreaterThan(0);
+    expect(burst.requests).toBe(burst.accepted.size + burst.cutOff);
+    const acceptedIds = [...burst.accepted.values()];
+    expect(new Set(acceptedIds).size).toBe(acceptedIds.length);
+
+    // Every JSON file the store left on disk is whole (lowdb's temp files start with ".").
+    const jsonFiles = await jsonFilesUnder(dataDir);
+    expect(jsonFiles.length).toBeGreaterThan(0);
+    for (const jsonFile of jsonFiles) {
+      const text = await readFile(jsonFile, 'utf8');
+      expect(() => JSON.parse(text), `${path.relative(dataDir, jsonFile)} is not valid JSON`).not.toThrow();
+    }
+
+    const second = await tracker.spawn({ dataDir });
+    const v1 = api(second.url, 'bulk-key');
+    // Uploads of the requests the crash cut off are not kept.
+    await expectNoUploadsLeft(dataDir);
+
+    const failures: string[] = [];
+    await inParallel([...burst.accepted], WORKERS, async ([i, id]) => {
+      const p = plan(i);
+      const detail = await read(await v1.get(`/v1/email/detail/${id}/`));
+      if (detail.status !== 200) return void failures.push(`detail ${id} (request ${i}): ${detail.status} ${detail.text}`);
+      expect(detail.body).toEqual({ recipient: p.recipient, subject: p.subject, created_on: expect.stringMatching(WIRE_TIME), body: p.body });
+
+      const capture = await read(await fetch(`${second.url}/api/messages/${id}`));
+      if (capture.status !== 200) return void failures.push(`capture ${id} (request ${i}): ${capture.status} ${capture.text}`);
+      const c = capture.body as Record<string, unknown>;
+      expect({ id: c.id, recipient: c.recipient, to: c.to, subject: c.subject, html: c.html, text: c.text, attachments: c.attachments }).toEqual({
+        id,
+        recipient: p.recipient,
+        to: [p.recipient],
+        subject: p.subject,
+        html: p.body,
+        text: p.plain,
+        attachments: p.attachments.map((a, index) => ({
+          filename: a.filename,
+          content_type: a.contentType,
+          size: a.bytes.length,
+          content_id: null,
+          url: `/api/messages/${id}/attachments/${index}`,
+        })),
+      });
+      for (const [index, a] of p.attachments.entries()) {
+        const res = await fetch(`${second.url}/api/messages/${id}/attachments/${index}`);
+        expect(res.status).toBe(200);
+        const bytes = Buffer.from(await res.arrayBuffer());
+        expect(bytes.length).toBe(a.bytes.length);
+        expect(bytes.equals(a.bytes), `attachment ${index} of ${id} differs`).toBe(true);
+      }
+    });
+    expect(failures).toEqual([]);
+
+    const before = await allMessages(second.url);
+    expect(before.total).toBe(before.messages.length);
+    expect(before.total).toBeGreaterThanOrEqual(burst.accepted.size);
+    const listed = new Set(before.messages.map((m) => m.id));
+    expect(acceptedIds.filter((id) => !listed.has(id))).toEqual([]);
+
+    // New sends after the restart get ids never seen before, and are kept like the others.
+    const earlier = new Set([...acceptedIds, ...listed]);
+    const fresh: string[] = [];
+    await inParallel(
+      Array.from({ length: 24 }, (_, k) => 1_000_000 + k),
+      WORKERS,
+      async (i) => {
+        const res = await read(await send(v1, plan(i)));
+        expect(res.status).toBe(200);
+        fresh.push((res.body as { id: string }).id);
+      },
+    );
+    expect(fresh.filter((id) => earlier.has(id))).toEqual([]);
+    expect(new Set(fresh).size).toBe(fresh.length);
+    const after = await allMessages(second.url);
+    expect(after.total).toBe(before.total + fresh.length);
+    await expectNoUploadsLeft(dataDir);
+  });
+});
