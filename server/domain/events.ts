@@ -7,6 +7,7 @@ export interface DomainEvents {
   'message.status': [MessageRecord];
   'recipient.changed': [RecipientRecord];
   'subscription.changed': [SubscriptionRecord];
+  'subscription.removed': [SubscriptionRecord];
 }
 
 export class Events extends EventEmitter<DomainEvents> {}

@@ -84,7 +84,8 @@ export class Messages {
         this.recipients.apply(team, email.recipient, { firstName: email.firstName, lastName: email.lastName, flags, sent: true });
       }
       const template = email.useAccountTemplate ? (sender?.accountTemplate ?? null) : null;
-      const html = email.html !== null && template !== null ? template.split('{{content}}').join(email.html) : email.html;
+      const usedTemplate = email.html !== null && template !== null;
+      const html = usedTemplate ? template.split('{{content}}').join(email.html!) : email.html;
       const redirected = sender !== null && sender.developmentMode && sender.developmentRecipient !== null;
       const to = redirected ? [sender.developmentRecipient!] : [email.recipient];
       const seq = ++this.store.meta.counters.message;
@@ -107,7 +108,7 @@ export class Messages {
         firstName: email.firstName ?? null,
         lastName: email.lastName ?? null,
         flags,
-        usedTemplate: html !== email.html,
+        usedTemplate,
         redirected,
         blocked,
         status: settled ? outcome : 'pending',

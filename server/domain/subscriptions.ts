@@ -100,9 +100,7 @@ export class Subscriptions {
     if (doomed.length === 0) throw new NotFound();
     for (const record of doomed) {
       this.store.subscriptions.remove(record.seq);
-      record.status = 'cancelled';
-      record.nextSendDate = null;
-      this.events.emit('subscription.changed', record);
+      this.events.emit('subscription.removed', record);
     }
     await this.store.flush();
     return doomed.length;
