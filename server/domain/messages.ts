@@ -67,7 +67,11 @@ export class Messages {
     private readonly events: Events,
     private readonly deliveryDelayMs: number,
   ) {
-    for (const record of store.messages.all()) if (record.status === 'pending') this.scheduleSettle(record);
+    const strings = new Map<string, string>();
+    for (const record of store.messages.all()) {
+      compact(record, strings);
+      if (record.status === 'pending') this.scheduleSettle(record);
+    }
   }
 
   /** Applies the sender's rules and captures the email; resolves once it is on disk. */
@@ -167,17 +171,28 @@ export class Messages {
     return record ? this.settle(record) : undefined;
   }
 
-  /** Every capture, newest first, for the sandbox API. */
-  list(filter: MessageFilter): MessageRecord[] {
-    const wanted = filter.recipient === undefined ? undefined : emailKey(filter.recipient);
+  /**
+   * One page of captures, newest first, for the sandbox API. Without a filter the page is
+   * sliced straight from the end; with one, matches are counted in one pass and only the
+   * page's records are collected.
+   */
+  page(filter: MessageFilter, offset: number, limit: number): { total: number; items: MessageRecord[] } {
     const all = this.store.messages.all();
-    const out: MessageRecord[] = [];
+    if (filter.recipient === undefined) {
+      const end = Math.max(0, all.length - offset);
+      const items = all.slice(Math.max(0, end - limit), end).reverse();
+      return { total: all.length, items: items.map((r) => this.settle(r)) };
+    }
+    const wanted = emailKey(filter.recipient);
+    const items: MessageRecord[] = [];
+    let total = 0;
     for (let i = all.length - 1; i >= 0; i--) {
       const r = all[i]!;
-      if (wanted !== undefined && !addressesOf(r).some((a) => emailKey(a) === wanted)) continue;
-      out.push(this.settle(r));
+      if (!addressesOf(r).some((a) => emailKey(a) === wanted)) continue;
+      if (total >= offset && items.length < limit) items.push(this.settle(r));
+      total++;
     }
-    return out;
+    return { total, items };
   }
 
   /**
@@ -302,6 +317,29 @@ export class Messages {
     timer.unref();
     this.timers.set(record.seq, timer);
   }
+}
+
+const NONE: never[] = Object.freeze([]) as never[];
+
+/**
+ * Loaded records share what repeats across them (empty lists, sender addresses, the
+ * recipient as the only `to`), so a large inbox costs less memory. A record is never changed
+ * in a way that would write to a shared list: new ones get their own.
+ */
+function compact(record: MessageRecord, strings: Map<string, string>): void {
+  const intern = (value: string) => {
+    const known = strings.get(value);
+    if (known !== undefined) return known;
+    strings.set(value, value);
+    return value;
+  };
+  if (record.cc.length === 0) record.cc = NONE;
+  if (record.bcc.length === 0) record.bcc = NONE;
+  if (record.flags.length === 0) record.flags = NONE;
+  if (record.attachments.length === 0) record.attachments = NONE;
+  record.from = intern(record.from);
+  if (record.to.length === 1 && record.to[0] === record.recipient) record.to[0] = record.recipient;
+  else record.to = record.to.map(intern);
 }
 
 function addressesOf(record: MessageRecord): string[] {

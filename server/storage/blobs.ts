@@ -2,29 +2,38 @@ import { copyFile, mkdir, readFile, rename, rm, stat, unlink, writeFile } from '
 import path from 'node:path';
 
 /**
- * Message bodies, raw MIME and attachments: plain files, one folder per message, kept out of
- * the JSON segments (design.md, Storage). Folders are grouped a thousand to a parent so no
- * directory grows without bound.
+ * Message bodies, raw MIME and attachments: plain files kept out of the JSON segments
+ * (design.md, Storage), named `<seq>.<name>` in folders of a thousand messages each, so no
+ * directory grows without bound and a capture costs no folder of its own.
  */
 export class BlobStore {
+  private readonly folders = new Set<string>();
+
   constructor(private readonly root: string) {}
 
-  folder(seq: number): string {
-    return path.join(this.root, String(Math.floor(seq / 1000)).padStart(5, '0'), String(seq));
+  private async ensureFolder(seq: number): Promise<void> {
+    const folder = this.folder(seq);
+    if (this.folders.has(folder)) return;
+    await mkdir(folder, { recursive: true });
+    this.folders.add(folder);
+  }
+
+  private folder(seq: number): string {
+    return path.join(this.root, String(Math.floor(seq / 1000)).padStart(5, '0'));
   }
 
   file(seq: number, name: string): string {
-    return path.join(this.folder(seq), safeName(name));
+    return path.join(this.folder(seq), `${seq}.${safeName(name)}`);
   }
 
   async write(seq: number, name: string, data: string | Uint8Array): Promise<void> {
-    await mkdir(this.folder(seq), { recursive: true });
+    await this.ensureFolder(seq);
     await writeFile(this.file(seq, name), data);
   }
 
   /** Moves an uploaded temporary file in (a rename; a copy across file systems). */
   async adopt(seq: number, name: string, source: string): Promise<void> {
-    await mkdir(this.folder(seq), { recursive: true });
+    await this.ensureFolder(seq);
     const target = this.file(seq, name);
     try {
       await rename(source, target);
@@ -52,11 +61,11 @@ export class BlobStore {
     return (await stat(this.file(seq, name))).size;
   }
 
-  async remove(seq: number): Promise<void> {
-    await rm(this.folder(seq), { recursive: true, force: true });
+  /** Deletes a message's files by name. */
+  async remove(seq: number, names: readonly string[]): Promise<void> {
+    await Promise.all(names.map((name) => rm(this.file(seq, name), { force: true })));
   }
 }
-
 function safeName(name: string): string {
   if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) throw new Error(`unsafe blob name: ${name}`);
   return name;

@@ -7,6 +7,8 @@ export interface Sequenced {
   seq: number;
 }
 
+const LOAD_BATCH = 4;
+
 interface SegmentData<T> {
   records: T[];
 }
@@ -32,23 +34,28 @@ export class Collection<T extends Sequenced> {
   static async open<T extends Sequenced>(dir: string, segmentSize: number, flusher: Flusher): Promise<Collection<T>> {
     const collection = new Collection<T>(dir, segmentSize, flusher);
     await ensureDir(dir);
+    // Segments are read a few at a time: reading them all at once holds every file's text in
+    // memory together, which sets the process's resident size long after the texts are gone.
     const indexes = await listSegments(dir);
-    const loaded = await Promise.all(
-      indexes.map(async (index) => {
-        const db = openJsonFile<SegmentData<T>>(segmentPath(dir, index), { records: [] });
-        await db.read();
-        return [index, db] as const;
-      }),
-    );
-    for (const [index, db] of loaded) {
-      if (db.data.records.length === 0) {
-        await removeFile(segmentPath(dir, index));
-        continue;
-      }
-      collection.segments.set(index, db);
-      for (const record of db.data.records) {
-        collection.bySeq.set(record.seq, record);
-        collection.ordered.push(record);
+    for (let at = 0; at < indexes.length; at += LOAD_BATCH) {
+      const batch = indexes.slice(at, at + LOAD_BATCH);
+      const loaded = await Promise.all(
+        batch.map(async (index) => {
+          const db = openJsonFile<SegmentData<T>>(segmentPath(dir, index), { records: [] });
+          await db.read();
+          return [index, db] as const;
+        }),
+      );
+      for (const [index, db] of loaded) {
+        if (db.data.records.length === 0) {
+          await removeFile(segmentPath(dir, index));
+          continue;
+        }
+        collection.segments.set(index, db);
+        for (const record of db.data.records) {
+          collection.bySeq.set(record.seq, record);
+          collection.ordered.push(record);
+        }
       }
     }
     collection.ordered.sort((a, b) => a.seq - b.seq);
@@ -83,9 +90,12 @@ export class Collection<T extends Sequenced> {
     const segment = this.segmentFor(record.seq);
     segment.data.records.push(record);
     this.bySeq.set(record.seq, record);
-    const last = this.ordered[this.ordered.length - 1];
-    this.ordered.push(record);
-    if (last && last.seq > record.seq) this.ordered.sort((a, b) => a.seq - b.seq);
+    // Sends finish out of order (ids are taken before their files are written), so a record
+    // can arrive just behind newer ones: find its place from the end instead of re-sorting.
+    let at = this.ordered.length;
+    while (at > 0 && this.ordered[at - 1]!.seq > record.seq) at--;
+    if (at === this.ordered.length) this.ordered.push(record);
+    else this.ordered.splice(at, 0, record);
     this.flusher.markDirty(segment);
     return record;
   }

@@ -20,8 +20,8 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox): void {
     const limit = intParam(ctx, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT);
     const offset = intParam(ctx, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
     const recipient = ctx.URL.searchParams.get('recipient')?.trim() || undefined;
-    const all = messages.list({ recipient });
-    ctx.body = { total: all.length, offset, limit, messages: all.slice(offset, offset + limit).map(summary) };
+    const { total, items } = messages.page({ recipient }, offset, limit);
+    ctx.body = { total, offset, limit, messages: items.map(summary) };
   });
 
   router.get('/api/messages/:id', async (ctx) => {
