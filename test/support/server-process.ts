@@ -18,14 +18,17 @@ export interface SpawnOptions {
   configFile?: string;
   args?: string[];
   env?: Record<string, string>;
+  /** Run the built dist/server/main.js (what `npm start` runs) instead of the sources through tsx. */
+  compiled?: boolean;
 }
 
 /**
- * Starts the real server as its own process (node --import tsx server/main.ts, the same
- * program `npm start` runs) on a free port and resolves once it listens.
+ * Starts the real server as its own process on a free port and resolves once it listens:
+ * the sources through tsx, or the build that `npm start` runs.
  */
 export async function spawnServer(options: SpawnOptions): Promise<ServerProcess> {
-  const args = ['--import', 'tsx', 'server/main.ts', '--http-port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])];
+  const entry = options.compiled ? ['dist/server/main.js'] : ['--import', 'tsx', 'server/main.ts'];
+  const args = [...entry, '--http-port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])];
   if (options.configFile) args.push('--config', options.configFile);
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
