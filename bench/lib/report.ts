@@ -1,0 +1,137 @@
+import type { DiskUsage, Memory } from './process-probes.ts';
+
+/** The figures of one measurement phase. */
+export interface PhaseFigures {
+  /** Captures stored when the timed sends began. */
+  stored: number;
+  medianMs: number;
+  p99Ms: number;
+  sendsPerSecond: number;
+  /** Server CPU time (user + system) per timed send: less disturbed by other load than latency. */
+  cpuMsPerSend: number;
+  /** The machine's one-minute load average at the end of the timed sends. */
+  loadAverage: number;
+  /** Median of the read probes, in milliseconds. */
+  inboxReadMs: number;
+  v1ListMs: number;
+  memoryAfter: Memory;
+}
+
+export interface StartFigures {
+  listeningMs: number;
+  firstReadMs: number;
+  memory: Memory;
+}
+
+/** Everything measured at one store size. */
+export interface SideFigures {
+  start: StartFigures;
+  phase: PhaseFigures;
+  /** Peak resident memory of the first server process so far (filling included at full size). */
+  peakMemory: number;
+}
+
+/** The large store also has the start-up and phase of the restarted server. */
+export interface FullFigures extends SideFigures {
+  restartedPhase: PhaseFigures;
+}
+
+interface Row {
+  metric: string;
+  empty: number;
+  full: number;
+  digits: number;
+}
+
+export interface Target {
+  name: string;
+  value: string;
+  pass: boolean;
+}
+
+const MB = 1024 * 1024;
+const LATENCY_RATIO_LIMIT = 1.5;
+const START_LIMIT_MS = 3_000;
+const RSS_LIMIT_BYTES = 300 * MB;
+
+function phaseRows(suffix: string, empty: PhaseFigures, full: PhaseFigures): Row[] {
+  return [
+    { metric: `send latency median${suffix} (ms)`, empty: empty.medianMs, full: full.medianMs, digits: 2 },
+    { metric: `send latency p99${suffix} (ms)`, empty: empty.p99Ms, full: full.p99Ms, digits: 2 },
+    { metric: `send throughput${suffix} (sends/s)`, empty: empty.sendsPerSecond, full: full.sendsPerSecond, digits: 0 },
+    { metric: `server CPU per send${suffix} (ms)`, empty: empty.cpuMsPerSend, full: full.cpuMsPerSend, digits: 2 },
+    { metric: `machine load average${suffix}`, empty: empty.loadAverage, full: full.loadAverage, digits: 2 },
+  ];
+}
+
+/** The side-by-side table, as Markdown (readable in a terminal, pasteable into the README). */
+export function comparisonTable(empty: SideFigures, full: FullFigures, fullLabel: string): string {
+  const restarted = full.restartedPhase;
+  const rows: Row[] = [
+    { metric: 'captures stored when the timed sends began', empty: empty.phase.stored, full: full.phase.stored, digits: 0 },
+    ...phaseRows('', empty.phase, full.phase),
+    ...phaseRows(', after restart', empty.phase, restarted),
+    { metric: 'start-up: spawn to listening (ms)', empty: empty.start.listeningMs, full: full.start.listeningMs, digits: 0 },
+    { metric: 'start-up: spawn to first GET /api/messages (ms)', empty: empty.start.firstReadMs, full: full.start.firstReadMs, digits: 0 },
+    { metric: 'RSS right after start-up (MB)', empty: empty.start.memory.rss / MB, full: full.start.memory.rss / MB, digits: 1 },
+    { metric: 'RSS after the measurement phase (MB)', empty: empty.phase.memoryAfter.rss / MB, full: restarted.memoryAfter.rss / MB, digits: 1 },
+    { metric: 'peak RSS of the first process, fill included (MB)', empty: empty.peakMemory / MB, full: full.peakMemory / MB, digits: 1 },
+    { metric: 'GET /api/messages?limit=50 median (ms)', empty: empty.phase.inboxReadMs, full: restarted.inboxReadMs, digits: 2 },
+    { metric: 'GET /v1/email/list/ median (ms)', empty: empty.phase.v1ListMs, full: restarted.v1ListMs, digits: 2 },
+  ];
+  const lines = [`| metric | empty | ${fullLabel} | ratio |`, '|---|---:|---:|---:|'];
+  for (const row of rows) {
+    const ratio = row.empty > 0 ? `${(row.full / row.empty).toFixed(2)}x` : '-';
+    lines.push(`| ${row.metric} | ${format(row.empty, row.digits)} | ${format(row.full, row.digits)} | ${ratio} |`);
+  }
+  return lines.join('\n');
+}
+
+/** One line on what the data directory holds. */
+export function diskLine(disk: DiskUsage, captures: number): string {
+  const perCapture = (bytes: number) => `${format(bytes / captures / 1024, 1)} KB`;
+  return (
+    `data directory at ${format(captures)} captures: ${format(disk.bytes / MB, 1)} MB of file contents, ` +
+    `${format(disk.allocated / MB, 1)} MB on disk, ${format(disk.files)} files in ${format(disk.folders)} folders ` +
+    `(per capture: ${perCapture(disk.bytes)} contents, ${perCapture(disk.allocated)} on disk)`
+  );
+}
+
+/** The pass/fail targets, judged on the large store (both latency phases must pass). */
+export function targets(empty: SideFigures, full: FullFigures): Target[] {
+  const restarted = full.restartedPhase;
+  const latency = (name: string, key: 'medianMs' | 'p99Ms'): Target => {
+    const live = full.phase[key] / empty.phase[key];
+    const again = restarted[key] / empty.phase[key];
+    return {
+      name: `send ${name} at full size <= ${LATENCY_RATIO_LIMIT}x empty`,
+      value: `${live.toFixed(2)}x (after fill), ${again.toFixed(2)}x (after restart)`,
+      pass: Math.max(live, again) <= LATENCY_RATIO_LIMIT,
+    };
+  };
+  const rss = Math.max(full.start.memory.rss, restarted.memoryAfter.rss);
+  return [
+    latency('latency median', 'medianMs'),
+    latency('latency p99', 'p99Ms'),
+    {
+      name: `start-up at full size < ${START_LIMIT_MS / 1000} s (spawn to first GET)`,
+      value: `${format(full.start.firstReadMs / 1000, 2)} s`,
+      pass: full.start.firstReadMs < START_LIMIT_MS,
+    },
+    {
+      name: `RSS at full size < ${RSS_LIMIT_BYTES / MB} MB (after start-up and after the phase)`,
+      value: `${format(full.start.memory.rss / MB, 1)} MB, ${format(restarted.memoryAfter.rss / MB, 1)} MB`,
+      pass: rss < RSS_LIMIT_BYTES,
+    },
+  ];
+}
+
+/** Targets as Markdown list lines. */
+export function targetLines(list: Target[]): string {
+  return list.map((t) => `- ${t.pass ? 'PASS' : 'FAIL'}  ${t.name}: ${t.value}`).join('\n');
+}
+
+/** A number with thousands separators. */
+export function format(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}

@@ -1,0 +1,172 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { runSends, timeReads } from './lib/load.ts';
+import { parseOptions, USAGE, type BenchOptions } from './lib/options.ts';
+import { cpuTimeMs, diskUsage, memoryOf, startServer, storedCount, type DiskUsage, type Started } from './lib/process-probes.ts';
+import { comparisonTable, diskLine, format, targetLines, targets, type FullFigures, type PhaseFigures, type SideFigures, type StartFigures } from './lib/report.ts';
+import { percentile } from './lib/stats.ts';
+
+/**
+ * Storage benchmark (design.md, Storage): the real server as its own process, loaded through
+ * /v1 on an empty store and again once it holds --count captures, then restarted on the same
+ * data directory. Prints a side-by-side table and the targets. See bench/README.md.
+ */
+class StorageBench {
+  /** Sends made so far; also the last recipient number used. */
+  private sent = 0;
+  private current: Started | null = null;
+
+  constructor(
+    private readonly options: BenchOptions,
+    private readonly dataDir: string,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  async run(): Promise<{ empty: SideFigures; full: FullFigures; disk: DiskUsage }> {
+    const { options } = this;
+    log(`data directory ${this.dataDir}`);
+    const emptyStart = await this.start('empty');
+    const emptyPhase = await this.measure('empty');
+    const empty: SideFigures = { start: emptyStart, phase: emptyPhase, peakMemory: (await memoryOf(this.server.server)).peak };
+
+    await this.fill(options.count);
+    const disk = await diskUsage(this.dataDir);
+    log(diskLine(disk, options.count));
+    const fullPhase = await this.measure(`${format(options.count)} stored`);
+    const peakMemory = (await memoryOf(this.server.server)).peak;
+    await this.stop();
+
+    const fullStart = await this.start('restart');
+    if (this.server.stored !== this.sent) throw new Error(`restart found ${this.server.stored} captures, ${this.sent} were accepted`);
+    const restartedPhase = await this.measure('after restart');
+    await this.stop();
+    return { empty, full: { start: fullStart, phase: fullPhase, restartedPhase, peakMemory }, disk };
+  }
+
+  /** Stops the server if one is running (also after a failure). */
+  async stop(): Promise<void> {
+    const current = this.current;
+    if (!current) return;
+    this.current = null;
+    current.client.close();
+    const code = await current.server.stop('SIGTERM');
+    if (code !== 0) throw new Error(`server exited with ${code} on SIGTERM:\n${current.server.output().slice(-2000)}`);
+  }
+
+  /** The server's recent output, to explain a failure. */
+  serverOutput(): string {
+    return this.current?.server.output().slice(-2000) ?? '';
+  }
+
+  private get server(): Started {
+    if (!this.current) throw new Error('no server running');
+    return this.current;
+  }
+
+  private async start(label: string): Promise<StartFigures> {
+    const sockets = Math.max(this.options.concurrency, this.options.fillConcurrency);
+    this.current = await startServer(this.dataDir, sockets, this.signal);
+    const { listeningMs, firstReadMs, memory, stored } = this.current;
+    log(`${label}: ${format(stored)} stored, listening after ${format(listeningMs)} ms, first read after ${format(firstReadMs)} ms, RSS ${mb(memory.rss)}`);
+    return { listeningMs, firstReadMs, memory };
+  }
+
+  /** Warm-up, then the timed sends at --concurrency, then the read probes. */
+  private async measure(label: string): Promise<PhaseFigures> {
+    const { options } = this;
+    const { client, server } = this.server;
+    await this.send(options.warmup, options.concurrency);
+    const stored = await storedCount(client);
+    const cpuBefore = await cpuTimeMs(server);
+    const result = await this.send(options.sample, options.concurrency);
+    const cpuMs = (await cpuTimeMs(server)) - cpuBefore;
+    const loadAverage = loadavg()[0]!;
+    const memoryAfter = await memoryOf(server);
+    const inbox = await timeReads(client, '/api/messages?limit=50', options.reads);
+    const v1List = await timeReads(client, '/v1/email/list/', options.reads);
+    const figures: PhaseFigures = {
+      stored,
+      medianMs: percentile(result.latenciesMs, 50),
+      p99Ms: percentile(result.latenciesMs, 99),
+      sendsPerSecond: result.sends / result.seconds,
+      cpuMsPerSend: cpuMs / result.sends,
+      loadAverage,
+      inboxReadMs: percentile(inbox, 50),
+      v1ListMs: percentile(v1List, 50),
+      memoryAfter,
+    };
+    log(
+      `${label}: ${format(options.sample)} sends at concurrency ${options.concurrency} from ${format(stored)} stored: ` +
+        `median ${format(figures.medianMs, 2)} ms, p99 ${format(figures.p99Ms, 2)} ms, ${format(figures.sendsPerSecond)} sends/s, ` +
+        `server CPU ${format(figures.cpuMsPerSend, 2)} ms/send, load ${format(loadAverage, 2)}, RSS ${mb(memoryAfter.rss)}`,
+    );
+    return figures;
+  }
+
+  /** Sends until the store holds `target` captures, printing progress. */
+  private async fill(target: number): Promise<void> {
+    const missing = target - this.sent;
+    log(`fill: ${format(missing)} sends at concurrency ${this.options.fillConcurrency} to reach ${format(target)}`);
+    const result = await this.send(missing, this.options.fillConcurrency, (done, seconds) => {
+      const rate = done / seconds;
+      log(`fill: ${format(this.sent + done)}/${format(target)} stored, ${format(rate)} sends/s, ${format((missing - done) / rate)} s to go`);
+    });
+    log(`fill: done in ${format(result.seconds, 1)} s (${format(result.sends / result.seconds)} sends/s)`);
+  }
+
+  private async send(sends: number, concurrency: number, onProgress?: (done: number, seconds: number) => void) {
+    const result = await runSends(this.server.client, { sends, concurrency, firstRecipient: this.sent + 1, signal: this.signal, onProgress });
+    this.sent += sends;
+    return result;
+  }
+}
+
+function log(line: string): void {
+  console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+}
+
+function mb(bytes: number): string {
+  return `${format(bytes / 1024 / 1024, 1)} MB`;
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help')) {
+    console.log(USAGE);
+    return 0;
+  }
+  let options: BenchOptions;
+  try {
+    options = parseOptions(argv);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const abort = new AbortController();
+  process.once('SIGINT', () => abort.abort(new Error('interrupted')));
+  const limit = setTimeout(() => abort.abort(new Error(`time limit of ${options.timeLimitSeconds} s reached (--time-limit)`)), options.timeLimitSeconds * 1000);
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-bench-'));
+  const bench = new StorageBench(options, dataDir, abort.signal);
+  try {
+    log(`node ${process.version}, ${cpus().length} CPUs, count ${format(options.count)}, sample ${format(options.sample)}`);
+    // The server is measured as `npm start` runs it: the compiled build, not tsx.
+    execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+    const { empty, full, disk } = await bench.run();
+    const table = comparisonTable(empty, full, `${format(options.count)} stored`);
+    console.log(`\n${table}\n\n${diskLine(disk, options.count)}\n\n${targetLines(targets(empty, full))}`);
+    return 0;
+  } catch (error) {
+    const output = bench.serverOutput();
+    console.error(`bench failed: ${(error as Error).message}${output ? `\n--- server output ---\n${output}` : ''}`);
+    return 2;
+  } finally {
+    clearTimeout(limit);
+    await bench.stop().catch((error: unknown) => console.error((error as Error).message));
+    if (options.keep) log(`kept ${dataDir}`);
+    else await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();
