@@ -11,6 +11,7 @@ import type { Events } from './events.ts';
 import { normaliseFlags } from './flags.ts';
 import { decodeId, encodeId, sesMessageId } from './ids.ts';
 import { buildMime } from './mime.ts';
+import { pageNewestFirst, type PageOf } from './paging.ts';
 import type { Recipients } from './recipients.ts';
 
 export interface IncomingAttachment {
@@ -147,18 +148,11 @@ export class Messages {
     return record && record.team === team && record.source !== 'smtp' ? this.settle(record) : undefined;
   }
 
-  /** The team's /v1 email records, newest first, optionally to one original recipient. */
-  listForTeam(team: string, recipient?: string): MessageRecord[] {
+  /** A page of the team's /v1 email records, newest first, optionally to one original recipient. */
+  pageForTeam(team: string, recipient: string | undefined, offset: number, limit: number): PageOf<MessageRecord> {
     const wanted = recipient === undefined ? undefined : emailKey(recipient);
-    const all = this.store.messages.all();
-    const out: MessageRecord[] = [];
-    for (let i = all.length - 1; i >= 0; i--) {
-      const r = all[i]!;
-      if (r.team !== team || r.source === 'smtp') continue;
-      if (wanted !== undefined && emailKey(r.recipient) !== wanted) continue;
-      out.push(r);
-    }
-    return out;
+    const match = (r: MessageRecord) => r.team === team && r.source !== 'smtp' && (wanted === undefined || emailKey(r.recipient) === wanted);
+    return pageNewestFirst(this.store.messages.all(), match, offset, limit);
   }
 
   count(): number {
@@ -171,28 +165,15 @@ export class Messages {
     return record ? this.settle(record) : undefined;
   }
 
-  /**
-   * One page of captures, newest first, for the sandbox API. Without a filter the page is
-   * sliced straight from the end; with one, matches are counted in one pass and only the
-   * page's records are collected.
-   */
-  page(filter: MessageFilter, offset: number, limit: number): { total: number; items: MessageRecord[] } {
+  /** One page of captures, newest first, for the sandbox API. */
+  page(filter: MessageFilter, offset: number, limit: number): PageOf<MessageRecord> {
     const all = this.store.messages.all();
-    if (filter.recipient === undefined) {
-      const end = Math.max(0, all.length - offset);
-      const items = all.slice(Math.max(0, end - limit), end).reverse();
-      return { total: all.length, items: items.map((r) => this.settle(r)) };
-    }
-    const wanted = emailKey(filter.recipient);
-    const items: MessageRecord[] = [];
-    let total = 0;
-    for (let i = all.length - 1; i >= 0; i--) {
-      const r = all[i]!;
-      if (!addressesOf(r).some((a) => emailKey(a) === wanted)) continue;
-      if (total >= offset && items.length < limit) items.push(this.settle(r));
-      total++;
-    }
-    return { total, items };
+    const wanted = filter.recipient === undefined ? undefined : emailKey(filter.recipient);
+    const page =
+      wanted === undefined
+        ? { total: all.length, items: all.slice(Math.max(0, all.length - offset - limit), Math.max(0, all.length - offset)).reverse() }
+        : pageNewestFirst(all, (r) => addressesOf(r).some((a) => emailKey(a) === wanted), offset, limit);
+    return { total: page.total, items: page.items.map((r) => this.settle(r)) };
   }
 
   /**

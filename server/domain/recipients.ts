@@ -6,6 +6,7 @@ import { emailKey } from './email-address.ts';
 import { NotFound } from './errors.ts';
 import { addFlags } from './flags.ts';
 import { encodeId } from './ids.ts';
+import { pageNewestFirst, type PageOf } from './paging.ts';
 
 export interface RecipientChange {
   firstName?: string;
@@ -87,19 +88,12 @@ export class Recipients {
     return record;
   }
 
-  /** Newest first. */
-  list(team: string, filter: RecipientFilter): RecipientRecord[] {
+  /** A page of the team's recipients, newest first. */
+  page(team: string, filter: RecipientFilter, offset: number, limit: number): PageOf<RecipientRecord> {
     const wanted = filter.email === undefined ? undefined : emailKey(filter.email);
-    const out: RecipientRecord[] = [];
-    const all = this.collection.all();
-    for (let i = all.length - 1; i >= 0; i--) {
-      const r = all[i]!;
-      if (r.team !== team) continue;
-      if (wanted !== undefined && emailKey(r.email) !== wanted) continue;
-      if (filter.flag !== undefined && !r.flags.includes(filter.flag)) continue;
-      out.push(r);
-    }
-    return out;
+    const match = (r: RecipientRecord) =>
+      r.team === team && (wanted === undefined || emailKey(r.email) === wanted) && (filter.flag === undefined || r.flags.includes(filter.flag));
+    return pageNewestFirst(this.collection.all(), match, offset, limit);
   }
 }
 

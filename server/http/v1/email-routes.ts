@@ -51,7 +51,7 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
     const recipient = queryParam(ctx, 'recipient');
     // This endpoint reports the field error as a string, not a list (§3).
     if (recipient !== undefined && !isValidEmail(recipient)) throw new HttpError(400, { recipient: 'Enter a valid email address.' });
-    ctx.body = paginate(ctx, messages.listForTeam(ctx.state.caller.team.id, recipient), emailListItem);
+    ctx.body = paginate(ctx, (offset, limit) => messages.pageForTeam(ctx.state.caller.team.id, recipient, offset, limit), emailListItem);
   };
 
   const detailView = async (ctx: V1Context) => {
@@ -60,7 +60,7 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
     const address = queryParam(ctx, 'email') ?? queryParam(ctx, 'recipient');
     let record: MessageRecord | undefined;
     if (id !== undefined) record = messages.findForTeam(team, id);
-    else if (address !== undefined) record = messages.listForTeam(team, address)[0];
+    else if (address !== undefined) record = messages.pageForTeam(team, address, 0, 1).items[0];
     else throw detail(400, 'Provide sqid in URL path or as query parameter (id=<sqid>) or email=<address> as query parameter.');
     if (!record) throw notFound();
     ctx.body = {

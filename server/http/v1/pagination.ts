@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { PageOf } from '../../domain/paging.ts';
 import { detail } from '../errors.ts';
 
 /** Page size of every paginated /v1 list (api-contract.md §3, sandbox decision). */
@@ -14,25 +15,30 @@ export interface Page<T> {
 /**
  * Page-number pagination as the real service's framework does it: `page` from 1 (or "last"),
  * absolute next/previous links that keep the other query parameters, previous of page 2
- * without a page parameter, and 404 "Invalid page." outside the range.
+ * without a page parameter, and 404 "Invalid page." outside the range. `fetch` returns one
+ * page and the total, so a large list is never copied whole.
  */
-export function paginate<T, R>(ctx: Context, items: readonly T[], render: (item: T) => R): Page<R> {
-  const pages = Math.max(1, Math.ceil(items.length / PAGE_SIZE));
+export function paginate<T, R>(ctx: Context, fetch: (offset: number, limit: number) => PageOf<T>, render: (item: T) => R): Page<R> {
   const raw = ctx.URL.searchParams.get('page');
+  const pagesOf = (total: number) => Math.max(1, Math.ceil(total / PAGE_SIZE));
   let page = 1;
-  if (raw !== null && raw !== '') {
-    if (raw === 'last') page = pages;
-    else if (/^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= pages) page = Number(raw);
-    else throw detail(404, 'Invalid page.');
+  if (raw === 'last') page = pagesOf(fetch(0, 0).total);
+  else if (raw !== null && raw !== '') {
+    if (!/^\d+$/.test(raw) || Number(raw) < 1) throw invalidPage();
+    page = Number(raw);
   }
-  const start = (page - 1) * PAGE_SIZE;
+  const { total, items } = fetch((page - 1) * PAGE_SIZE, PAGE_SIZE);
+  const pages = pagesOf(total);
+  if (page > pages) throw invalidPage();
   return {
-    count: items.length,
+    count: total,
     next: page < pages ? link(ctx, page + 1) : null,
     previous: page > 1 ? link(ctx, page - 1) : null,
-    results: items.slice(start, start + PAGE_SIZE).map(render),
+    results: items.map(render),
   };
 }
+
+const invalidPage = () => detail(404, 'Invalid page.');
 
 function link(ctx: Context, page: number): string {
   const url = new URL(ctx.originalUrl, `${ctx.protocol}://${ctx.host}`);
