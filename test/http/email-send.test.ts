@@ -198,6 +198,30 @@ describe('daily limit', () => {
     }
   });
 
+  it('counts per UTC day of the sandbox clock: a new day starts a new count', async () => {
+    let now = Date.parse('2026-02-17T23:59:58Z');
+    const limited = await startApp({
+      now: () => now,
+      config: (c) => {
+        c.teams[0]!.senders[0]!.dailyLimit = 1;
+        return c;
+      },
+    });
+    try {
+      const send = () => api(limited.url, 'test-key').post('/v1/email/send/', { recipient: 'day@example.com', subject: 's', body: 'b' }).then(read);
+      expect((await send()).status).toBe(200);
+      expect((await send()).status).toBe(429);
+      now = Date.parse('2026-02-18T00:00:01Z');
+      const next = await send();
+      expect(next.status).toBe(200);
+      const detail = await read(await api(limited.url, 'test-key').get(`/v1/email/detail/${(next.body as { id: string }).id}/`));
+      expect((detail.body as { created_on: string }).created_on).toBe('2026-02-18T00:00:01Z');
+      expect((await send()).status).toBe(429);
+    } finally {
+      await limited.destroy();
+    }
+  });
+
   it('holds under concurrent sends: exactly the limit gets through', async () => {
     const limited = await startApp({
       config: (c) => {

@@ -27,6 +27,8 @@ export interface TestServerOptions {
   /** Changes applied to the sample configuration before it is validated. */
   config?: (sample: SandboxConfig) => unknown;
   maxBodySize?: number;
+  /** The real-time source under the sandbox clock (defaults to Date.now). */
+  now?: () => number;
 }
 
 /** The real app on a temporary data directory and a free port. */
@@ -35,7 +37,7 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
   const sample = loadSandboxConfig(SAMPLE_CONFIG);
   const config = options.config ? parseSandboxConfig(options.config(structuredClone(sample)), 'test config') : sample;
   const store = await openStore({ dataDir });
-  const sandbox = createSandbox({ store, config, clock: new SandboxClock() });
+  const sandbox = createSandbox({ store, config, clock: new SandboxClock(options.now) });
   const app = createApp({
     sandbox,
     maxBodySize: options.maxBodySize ?? 25 * 1024 * 1024,
