@@ -6,7 +6,7 @@ import { detail, HttpError, notFound } from '../errors.ts';
 import type { Endpoint, V1Context } from './endpoints.ts';
 import { booleanField, optionalFlags, optionalText, requiredEmail, requiredText, validate } from './fields.ts';
 import { paginate } from './pagination.ts';
-import { queryParam } from './query.ts';
+import { bodyParam, queryParam } from './query.ts';
 import { emailListItem } from './wire.ts';
 
 const sendSchema = z.object({
@@ -72,8 +72,7 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
   };
 
   const delivery = async (ctx: V1Context) => {
-    const fromBody = ctx.state.body.data.id;
-    const id = ctx.params.id ?? queryParam(ctx, 'id') ?? (typeof fromBody === 'string' && fromBody.trim() !== '' ? fromBody.trim() : undefined);
+    const id = ctx.params.id ?? queryParam(ctx, 'id') ?? bodyParam(ctx.state.body.data, 'id');
     if (id === undefined) throw detail(400, 'Provide id in URL path, query parameter, or request payload.');
     const record = messages.findForTeam(ctx.state.caller.team.id, id);
     // This endpoint's not-found body uses "error", unlike detail (§3).

@@ -3,7 +3,7 @@ import type { Sandbox } from '../../domain/sandbox.ts';
 import { detail } from '../errors.ts';
 import type { Endpoint, V1Context } from './endpoints.ts';
 import { optionalFlags, optionalText, requiredEmail, requiredText, validate } from './fields.ts';
-import { queryParam } from './query.ts';
+import { bodyParam, queryParam } from './query.ts';
 import { subscriptionBody } from './wire.ts';
 
 const subscribeSchema = z.object({
@@ -50,9 +50,8 @@ export function flowRoutes(sandbox: Sandbox): Endpoint[] {
   const remove = async (ctx: V1Context) => {
     // Parameters come in the query string; a JSON or form body is read too (§4).
     const data = ctx.state.body.data;
-    const fromBody = (name: string) => (typeof data[name] === 'string' && (data[name] as string).trim() !== '' ? (data[name] as string).trim() : undefined);
-    const email = queryParam(ctx, 'email') ?? fromBody('email');
-    const trigger = queryParam(ctx, 'flow_trigger') ?? fromBody('flow_trigger');
+    const email = queryParam(ctx, 'email') ?? bodyParam(data, 'email');
+    const trigger = queryParam(ctx, 'flow_trigger') ?? bodyParam(data, 'flow_trigger');
     if (email === undefined || trigger === undefined) throw detail(400, 'Both email and flow_trigger are required.');
     await subscriptions.remove(ctx.state.caller.team.id, trigger, email);
     ctx.status = 204;

@@ -6,3 +6,10 @@ export function queryParam(ctx: Context, name: string): string | undefined {
   const value = values[values.length - 1]?.trim();
   return value === undefined || value === '' ? undefined : value;
 }
+
+/** A string field of a parsed body read like a query parameter (last value of a form list; blank is absent). */
+export function bodyParam(data: Record<string, unknown>, name: string): string | undefined {
+  const raw = data[name];
+  const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
