@@ -5,6 +5,11 @@ import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../stor
 export interface DomainEvents {
   'message.created': [MessageRecord];
   'message.status': [MessageRecord];
+  /** Read state or another inbox-only field changed. */
+  'message.updated': [MessageRecord];
+  'message.deleted': [MessageRecord[]];
+  /** Everything was deleted; carries how many captures there were. */
+  'message.cleared': [number];
   'recipient.changed': [RecipientRecord];
   'subscription.changed': [SubscriptionRecord];
   'subscription.removed': [SubscriptionRecord];

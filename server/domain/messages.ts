@@ -205,6 +205,50 @@ export class Messages {
     return this.store.blobs.file(record.seq, attachment.blob);
   }
 
+  /**
+   * Deletes captures and their files. The records leave the store first and the files after the
+   * flush, so a crash never leaves a record whose files are gone.
+   */
+  async remove(seqs: readonly number[]): Promise<MessageRecord[]> {
+    const removed = await this.removeQuietly(seqs);
+    if (removed.length > 0) this.events.emit('message.deleted', removed);
+    return removed;
+  }
+
+  /** Deletes every capture; returns how many there were. */
+  async clear(): Promise<number> {
+    const removed = await this.removeQuietly(this.store.messages.all().map((r) => r.seq));
+    this.events.emit('message.cleared', removed.length);
+    return removed.length;
+  }
+
+  private async removeQuietly(seqs: readonly number[]): Promise<MessageRecord[]> {
+    const removed: MessageRecord[] = [];
+    for (const seq of seqs) {
+      const record = this.store.messages.remove(seq);
+      if (!record) continue;
+      removed.push(record);
+      const timer = this.timers.get(seq);
+      if (timer) clearTimeout(timer);
+      this.timers.delete(seq);
+    }
+    if (removed.length === 0) return removed;
+    await this.store.flush();
+    for (let at = 0; at < removed.length; at += 64) {
+      await Promise.all(removed.slice(at, at + 64).map((record) => this.store.blobs.remove(record.seq, blobNames(record))));
+    }
+    return removed;
+  }
+
+  /** Marks a capture read or unread (the inbox's unread state). */
+  async setRead(record: MessageRecord, read: boolean): Promise<void> {
+    if (record.read === read) return;
+    record.read = read;
+    this.store.messages.touch(record);
+    await this.store.flush();
+    this.events.emit('message.updated', record);
+  }
+
   /** Stops the delivery timers (on shutdown). */
   close(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
@@ -321,6 +365,11 @@ function compact(record: MessageRecord, strings: Map<string, string>): void {
   record.from = intern(record.from);
   if (record.to.length === 1 && record.to[0] === record.recipient) record.to[0] = record.recipient;
   else record.to = record.to.map(intern);
+}
+
+/** Every file a capture may own; removing one that was never written is harmless. */
+function blobNames(record: MessageRecord): string[] {
+  return [BODY_HTML, BODY_TEXT, RAW, SEALED, ...record.attachments.map((a) => a.blob)];
 }
 
 function addressesOf(record: MessageRecord): string[] {
