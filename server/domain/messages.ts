@@ -10,6 +10,7 @@ import { DailyLimitReached, InvalidEncryptionKey } from './errors.ts';
 import type { Events } from './events.ts';
 import { normaliseFlags } from './flags.ts';
 import { decodeId, encodeId, sesMessageId } from './ids.ts';
+import { compileFilter, type MessageFilter } from './message-filter.ts';
 import { buildMime } from './mime.ts';
 import { pageNewestFirst, type PageOf } from './paging.ts';
 import type { Recipients } from './recipients.ts';
@@ -42,10 +43,6 @@ export interface IncomingEmail {
   useAccountTemplate: boolean;
   encryptionKey?: string;
   flow?: { trigger: string; step: number };
-}
-
-export interface MessageFilter {
-  recipient?: string;
 }
 
 const BODY_HTML = 'body.html';
@@ -168,11 +165,9 @@ export class Messages {
   /** One page of captures, newest first, for the sandbox API. */
   page(filter: MessageFilter, offset: number, limit: number): PageOf<MessageRecord> {
     const all = this.store.messages.all();
-    const wanted = filter.recipient === undefined ? undefined : emailKey(filter.recipient);
-    const page =
-      wanted === undefined
-        ? { total: all.length, items: all.slice(Math.max(0, all.length - offset - limit), Math.max(0, all.length - offset)).reverse() }
-        : pageNewestFirst(all, (r) => addressesOf(r).some((a) => emailKey(a) === wanted), offset, limit);
+    const page = Object.values(filter).every((v) => v === undefined)
+      ? { total: all.length, items: all.slice(Math.max(0, all.length - offset - limit), Math.max(0, all.length - offset)).reverse() }
+      : pageNewestFirst(all, compileFilter(filter), offset, limit);
     return { total: page.total, items: page.items.map((r) => this.settle(r)) };
   }
 
@@ -370,8 +365,4 @@ function compact(record: MessageRecord, strings: Map<string, string>): void {
 /** Every file a capture may own; removing one that was never written is harmless. */
 function blobNames(record: MessageRecord): string[] {
   return [BODY_HTML, BODY_TEXT, RAW, SEALED, ...record.attachments.map((a) => a.blob)];
-}
-
-function addressesOf(record: MessageRecord): string[] {
-  return [record.recipient, ...record.to, ...record.cc, ...record.bcc];
 }
