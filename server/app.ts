@@ -1,10 +1,15 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Sandbox } from './domain/sandbox.ts';
+import { mountCaptureRoutes } from './http/api/capture-routes.ts';
 import { mountMessageRoutes } from './http/api/message-routes.ts';
+import { mountToolkitRoutes } from './http/api/toolkit-routes.ts';
 import { bodyParser } from './http/body.ts';
 import { errorMiddleware, notFound, type Logger } from './http/errors.ts';
+import { injectFaults } from './http/faults.ts';
 import { homePage } from './http/home.ts';
+import { mountOpenApi } from './http/openapi/index.ts';
+import { logRequests } from './http/request-log.ts';
 import { emailRoutes } from './http/v1/email-routes.ts';
 import { mountV1, v1Fallback } from './http/v1/endpoints.ts';
 import { flowRoutes } from './http/v1/flow-routes.ts';
@@ -20,17 +25,12 @@ export interface AppDeps {
 }
 
 /** The HTTP application: the emulated /v1 API, the sandbox's /api, and the inbox page. */
-export function createApp({ sandbox, maxBodySize, uploadDir, logger }: AppDeps): Koa {
+export function createApp(deps: AppDeps): Koa {
+  const { sandbox, logger } = deps;
   const app = new Koa();
-  const router = new Router({ strict: true });
+  const router = createRouter(deps);
 
-  mountV1(router, [emailRoutes(sandbox), flowRoutes(sandbox), recipientRoutes(sandbox)], {
-    directory: sandbox.directory,
-    parseBody: bodyParser({ limit: maxBodySize, uploadDir }),
-  });
-  mountMessageRoutes(router, sandbox);
-  router.get('/', homePage(sandbox));
-
+  app.use(logRequests(sandbox.requestLog, sandbox.clock, logger));
   app.use(errorMiddleware(logger));
   app.use(router.routes());
   app.use(v1Fallback(router));
@@ -38,4 +38,22 @@ export function createApp({ sandbox, maxBodySize, uploadDir, logger }: AppDeps):
     throw notFound();
   });
   return app;
+}
+
+/** Every route, one table per resource (the OpenAPI test walks this). */
+export function createRouter({ sandbox, maxBodySize, uploadDir }: AppDeps): Router {
+  const router = new Router({ strict: true });
+  const parseBody = bodyParser({ limit: maxBodySize, uploadDir });
+
+  mountV1(router, [emailRoutes(sandbox), flowRoutes(sandbox), recipientRoutes(sandbox)], {
+    directory: sandbox.directory,
+    parseBody,
+    beforeHandle: [injectFaults(sandbox.faults)],
+  });
+  mountCaptureRoutes(router, sandbox, parseBody);
+  mountMessageRoutes(router, sandbox);
+  mountToolkitRoutes(router, sandbox, parseBody);
+  mountOpenApi(router);
+  router.get('/', homePage(sandbox));
+  return router;
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseDuration } from './domain/duration.ts';
 import { isValidEmail } from './domain/email-address.ts';
+import { faultRuleSchema } from './domain/faults.ts';
 
 /**
  * The sandbox configuration file: teams, their senders (API keys and rules) and the flows.
@@ -113,6 +114,8 @@ const sandboxSchema = z
     teams: z.array(team).min(1, 'at least one team is needed'),
     flows: z.array(flow).default([]),
     delivery: z.object({ delay: duration.default('0s') }).strict().default({ delay: '0s' }),
+    /** Fault rules in force from start-up and restored by every reset (see domain/faults.ts). */
+    faults: z.array(faultRuleSchema).default([]),
   })
   .strict()
   .superRefine((config, ctx) => {
@@ -134,6 +137,15 @@ const sandboxSchema = z
         apiKeys(s.apiKey, ['teams', ti, 'senders', si, 'apiKey']);
         senderTeams.set(s.id, t.id);
       });
+    });
+    const faultIds = seen('fault id');
+    const keys = new Set(config.teams.flatMap((t) => t.senders.filter((s) => !s.revoked).map((s) => s.apiKey)));
+    config.faults.forEach((f, fi) => {
+      if (f.id !== undefined) faultIds(f.id, ['faults', fi, 'id']);
+      const sender = f.match.sender;
+      if (sender !== undefined && !senderTeams.has(sender) && !keys.has(sender)) {
+        ctx.addIssue({ code: 'custom', path: ['faults', fi, 'match', 'sender'], message: `no sender has id or apiKey "${sender}"` });
+      }
     });
     const triggers = seen('flow trigger');
     config.flows.forEach((f, fi) => {

@@ -13,6 +13,8 @@ export interface DomainEvents {
   'recipient.changed': [RecipientRecord];
   'subscription.changed': [SubscriptionRecord];
   'subscription.removed': [SubscriptionRecord];
+  /** The sandbox was reset (one team or all): what each part removed. */
+  'sandbox.reset': [{ team: string | null; removed: Record<string, number> }];
 }
 
 export class Events extends EventEmitter<DomainEvents> {}

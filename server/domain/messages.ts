@@ -1,4 +1,4 @@
-import type { AttachmentRecord, MessageRecord, Source } from '../storage/records.ts';
+import type { AttachmentRecord, DeliveryStatus, MessageRecord, Source } from '../storage/records.ts';
 import type { Store } from '../storage/store.ts';
 import type { Blocks } from './blocks.ts';
 import { utcDay, type Clock } from './clock.ts';
@@ -44,6 +44,8 @@ export interface IncomingEmail {
   encryptionKey?: string;
   flow?: { trigger: string; step: number };
 }
+
+export type ForcedStatus = Exclude<DeliveryStatus, 'pending'>;
 
 const BODY_HTML = 'body.html';
 const BODY_TEXT = 'body.txt';
@@ -242,6 +244,25 @@ export class Messages {
     this.store.messages.touch(record);
     await this.store.flush();
     this.events.emit('message.updated', record);
+  }
+
+  /**
+   * Forces a capture's delivery status (the sandbox API, api-contract.md §6). A forced bounce
+   * or complaint blocks the original recipient for the team's later sends, as a real one does.
+   */
+  async setStatus(record: MessageRecord, status: ForcedStatus): Promise<MessageRecord> {
+    const timer = this.timers.get(record.seq);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(record.seq);
+    record.status = status;
+    record.outcome = status;
+    record.deliverAt = null;
+    record.updatedAt = this.clock.now().toISOString();
+    this.store.messages.touch(record);
+    if (blocksRecipient(status) && record.team !== null) this.blocks.block(record.team, record.recipient, status === 'bounced' ? 'bounce' : 'complaint');
+    await this.store.flush();
+    this.events.emit('message.status', record);
+    return record;
   }
 
   /** Stops the delivery timers (on shutdown). */

@@ -88,6 +88,16 @@ export class Recipients {
     return record;
   }
 
+  /** Removes every recipient, or one team's (a reset); returns how many. */
+  removeAll(team?: string): RecipientRecord[] {
+    const doomed = this.collection.all().filter((r) => team === undefined || r.team === team);
+    for (const record of doomed) {
+      this.collection.remove(record.seq);
+      this.index.delete(key(record.team, record.email));
+    }
+    return doomed;
+  }
+
   /** A page of the team's recipients, newest first. */
   page(team: string, filter: RecipientFilter, offset: number, limit: number): PageOf<RecipientRecord> {
     const wanted = filter.email === undefined ? undefined : emailKey(filter.email);

@@ -106,6 +106,17 @@ export class Subscriptions {
     return doomed.length;
   }
 
+  /** Removes every subscription, or one team's (a reset), announcing each; returns how many. */
+  async removeAll(team?: string): Promise<number> {
+    const doomed = this.store.subscriptions.all().filter((s) => team === undefined || s.team === team);
+    for (const record of doomed) {
+      this.store.subscriptions.remove(record.seq);
+      this.events.emit('subscription.removed', record);
+    }
+    await this.store.flush();
+    return doomed.length;
+  }
+
   private active(team: string, trigger: string, email: string): SubscriptionRecord | undefined {
     return this.list(team, { email, trigger }).find((s) => s.status === 'active');
   }

@@ -9,6 +9,7 @@ export interface UploadedFile {
   field: string;
   filename: string;
   contentType: string;
+  size: number;
   /** A temporary file: move it somewhere or it is deleted when the request ends. */
   path: string;
 }
@@ -146,6 +147,7 @@ interface FormidableFile {
   filepath: string;
   originalFilename: string | null;
   mimetype: string | null;
+  size: number;
 }
 
 function collectFiles(files: unknown): UploadedFile[] {
@@ -158,6 +160,7 @@ function collectFiles(files: unknown): UploadedFile[] {
         field,
         filename: file.originalFilename || 'attachment',
         contentType: file.mimetype || 'application/octet-stream',
+        size: file.size ?? 0,
         path: file.filepath,
       });
     }

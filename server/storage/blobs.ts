@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -59,6 +59,19 @@ export class BlobStore {
 
   async size(seq: number, name: string): Promise<number> {
     return (await stat(this.file(seq, name))).size;
+  }
+
+  /** Removes folders left empty (after a reset), so a cleared store leaves nothing behind. */
+  async pruneEmptyFolders(): Promise<void> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    await Promise.all(
+      names.map(async (name) => {
+        const folder = path.join(this.root, name);
+        // Forgotten first: a folder that turns out not to be empty is simply made again.
+        this.folders.delete(folder);
+        await rmdir(folder).catch(() => undefined);
+      }),
+    );
   }
 
   /** Deletes a message's files by name. */

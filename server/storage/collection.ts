@@ -110,12 +110,23 @@ export class Collection<T extends Sequenced> {
   remove(seq: number): T | undefined {
     const record = this.bySeq.get(seq);
     if (!record) return undefined;
-    const segment = this.segments.get(this.indexOf(seq))!;
+    const index = this.indexOf(seq);
+    const segment = this.segments.get(index)!;
     const at = segment.data.records.indexOf(record);
     if (at >= 0) segment.data.records.splice(at, 1);
     this.bySeq.delete(seq);
     this.orderStale = true;
-    this.flusher.markDirty(segment);
+    if (segment.data.records.length > 0) {
+      this.flusher.markDirty(segment);
+      return record;
+    }
+    // An emptied segment's file is deleted with the next flush rather than kept as an empty
+    // file (a bounded log or a cleared inbox would otherwise leave empty files behind). If a
+    // record lands in that segment again before the flush, the file stays.
+    this.segments.delete(index);
+    this.flusher.forget(segment);
+    const file = segmentPath(this.dir, index);
+    this.flusher.markDirty({ write: async () => (this.segments.has(index) ? undefined : removeFile(file)) });
     return record;
   }
 

@@ -18,6 +18,11 @@ export class Flusher {
     this.dirty.add(file);
   }
 
+  /** Drops a file from the next write (its file is being deleted instead). */
+  forget(file: Writable): void {
+    this.dirty.delete(file);
+  }
+
   get pending(): number {
     return this.dirty.size;
   }

@@ -85,13 +85,38 @@ export interface BlockRecord {
   createdAt: string;
 }
 
+/** One /v1 request and its response, secrets masked (the sandbox's request log). */
+export interface RequestLogRecord {
+  seq: number;
+  at: string;
+  durationMs: number;
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  /** The route the request resolved to ("/v1/email/detail/:id/"), null for an unknown path. */
+  route: string | null;
+  /** Sender id of a valid API key (never the key). */
+  sender: string | null;
+  team: string | null;
+  /** Null when the connection was dropped by a fault. */
+  status: number | null;
+  /** Id of the fault rule that answered or delayed the request. */
+  fault: string | null;
+  requestHeaders: Record<string, string>;
+  requestBody: unknown;
+  files: { field: string; filename: string; contentType: string; size: number }[];
+  responseBody: unknown;
+}
+
 export interface MetaData {
   version: 1;
-  counters: { message: number; recipient: number; subscription: number };
+  counters: { message: number; recipient: number; subscription: number; request?: number };
   /** Emails each sender created through the API on `day` (UTC, sandbox clock). */
   daily: { day: string; bySender: Record<string, number> };
 }
 
 export interface BlocksData {
   blocks: BlockRecord[];
+  /** Configured blocks lifted through the sandbox API, until a reset restores the fixtures. */
+  lifted?: { team: string; email: string }[];
 }

@@ -3,7 +3,7 @@ import type { Low } from 'lowdb';
 import { BlobStore } from './blobs.ts';
 import { Collection } from './collection.ts';
 import { Flusher } from './flusher.ts';
-import type { BlocksData, MessageRecord, MetaData, RecipientRecord, SubscriptionRecord } from './records.ts';
+import type { BlocksData, MessageRecord, MetaData, RecipientRecord, RequestLogRecord, SubscriptionRecord } from './records.ts';
 import { ensureDir, openJsonFile } from './segment-file.ts';
 
 export interface StoreOptions {
@@ -21,6 +21,8 @@ export interface Store {
   readonly messages: Collection<MessageRecord>;
   readonly recipients: Collection<RecipientRecord>;
   readonly subscriptions: Collection<SubscriptionRecord>;
+  /** The /v1 request log: bounded (oldest entries removed), segmented like the rest. */
+  readonly requests: Collection<RequestLogRecord>;
   readonly meta: MetaData;
   readonly blocks: BlocksData;
   readonly blobs: BlobStore;
@@ -39,10 +41,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const segmentSize = options.segmentSize ?? DEFAULT_SEGMENT_SIZE;
   await ensureDir(dataDir);
   const flusher = new Flusher();
-  const [messages, recipients, subscriptions, meta, blocks] = await Promise.all([
+  const [messages, recipients, subscriptions, requests, meta, blocks] = await Promise.all([
     Collection.open<MessageRecord>(path.join(dataDir, 'messages'), segmentSize, flusher),
     Collection.open<RecipientRecord>(path.join(dataDir, 'recipients'), segmentSize, flusher),
     Collection.open<SubscriptionRecord>(path.join(dataDir, 'subscriptions'), segmentSize, flusher),
+    Collection.open<RequestLogRecord>(path.join(dataDir, 'requests'), segmentSize, flusher),
     readFile<MetaData>(path.join(dataDir, 'meta.json'), {
       version: 1,
       counters: { message: 0, recipient: 0, subscription: 0 },
@@ -56,6 +59,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   counters.message = Math.max(counters.message, messages.maxSeq());
   counters.recipient = Math.max(counters.recipient, recipients.maxSeq());
   counters.subscription = Math.max(counters.subscription, subscriptions.maxSeq());
+  counters.request = Math.max(counters.request ?? 0, requests.maxSeq());
 
   let closed = false;
   return {
@@ -63,6 +67,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     messages,
     recipients,
     subscriptions,
+    requests,
     meta: meta.data,
     blocks: blocks.data,
     blobs: new BlobStore(path.join(dataDir, 'blobs')),

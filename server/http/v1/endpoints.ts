@@ -25,6 +25,8 @@ export interface Endpoint {
 export interface V1Deps {
   directory: Directory;
   parseBody: Middleware;
+  /** Run after the body is parsed, before the handler (fault injection). */
+  beforeHandle?: Middleware[];
 }
 
 const CREDENTIALS = 'Authentication credentials were not provided.';
@@ -56,7 +58,7 @@ export function mountV1(router: Router, tables: Endpoint[][], deps: V1Deps): voi
       if (endpoint.method !== 'GET' || endpoint.readsBody) return deps.parseBody(ctx, next);
       ctx.state.body = { data: {}, form: false, files: [] };
       return next();
-    }, async (ctx) => {
+    }, ...(deps.beforeHandle ?? []), async (ctx) => {
       await (ctx.state.endpoint as Endpoint).handle(ctx as unknown as V1Context);
     });
   }

@@ -1,0 +1,281 @@
+import { randomInt } from 'node:crypto';
+import { z } from 'zod';
+import type { Directory } from './directory.ts';
+
+/**
+ * Fault injection for the /v1 API and SMTP: rules matched by route or SMTP stage, sender and
+ * recipient, that answer with a contract error, a delay, a dropped connection or an SMTP reply.
+ * Rules from the configuration file come back on every reset; rules added through the sandbox
+ * API live in memory until they are removed, the sandbox is reset, or the process restarts.
+ */
+
+export const SMTP_STAGES = ['connect', 'auth', 'mail', 'rcpt', 'data'] as const;
+export type SmtpStage = (typeof SMTP_STAGES)[number];
+
+const MAX_DELAY_MS = 120_000;
+
+const action = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('status'), status: z.union([z.literal(429), z.literal(500), z.literal(503)]) }).strict(),
+  z.object({ type: z.literal('delay'), ms: z.number().int().min(0).max(MAX_DELAY_MS) }).strict(),
+  z.object({ type: z.literal('drop') }).strict(),
+  z
+    .object({
+      type: z.literal('smtp_reply'),
+      code: z.number().int().min(400).max(599),
+      message: z.string().min(1).max(500).regex(/^[^\r\n]*$/, 'one line, no CR or LF'),
+    })
+    .strict(),
+], { error: (issue) => (issue.code === 'invalid_union' ? 'action.type must be status, delay, drop or smtp_reply' : undefined) });
+
+const match = z
+  .object({
+    route: z.string().min(1).optional(),
+    method: z.enum(['GET', 'POST', 'DELETE']).optional(),
+    sender: z.string().min(1).optional(),
+    recipient: z.string().min(1).optional(),
+    stage: z.enum(SMTP_STAGES).optional(),
+  })
+  .strict();
+
+/** A rule as written in the configuration file or posted to /api/faults. */
+export const faultRuleSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'use 1-64 letters, digits, ".", "_" or "-"').optional(),
+    target: z.enum(['http', 'smtp']),
+    match: match.default({}),
+    action,
+    times: z.number().int().positive().optional(),
+    probability: z.number().min(0).max(1).optional(),
+    seed: z.number().int().min(0).max(0xffffffff).optional(),
+  })
+  .strict()
+  .superRefine((rule, ctx) => {
+    const refuse = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    if (rule.target === 'http') {
+      if (rule.match.stage !== undefined) refuse(['match', 'stage'], 'stage is for smtp rules');
+      if (rule.action.type === 'smtp_reply') refuse(['action', 'type'], 'smtp_reply is for smtp rules');
+    } else {
+      if (rule.match.route !== undefined) refuse(['match', 'route'], 'route is for http rules');
+      if (rule.match.method !== undefined) refuse(['match', 'method'], 'method is for http rules');
+      if (rule.action.type === 'status') refuse(['action', 'type'], 'status is for http rules (use smtp_reply)');
+    }
+    if (rule.match.recipient !== undefined && compilePattern(rule.match.recipient) === null) refuse(['match', 'recipient'], 'not a valid /regular expression/');
+    if (rule.seed !== undefined && rule.probability === undefined) refuse(['seed'], 'seed needs a probability');
+  });
+
+export type FaultRuleInput = z.input<typeof faultRuleSchema>;
+export type FaultRuleSpec = z.output<typeof faultRuleSchema>;
+export type FaultAction = FaultRuleSpec['action'];
+/** An action that fired, with the id of the rule that fired it. */
+export type FiredFault = FaultAction & { rule: string };
+
+/** A rule with its runtime state, as the sandbox API lists it. */
+export interface FaultRule extends FaultRuleSpec {
+  id: string;
+  source: 'config' | 'api';
+  seed?: number;
+  /** Requests (or SMTP commands) the rule matched, and how often it fired. */
+  matched: number;
+  fired: number;
+  /** Fires left when `times` is set, else null. */
+  remaining: number | null;
+}
+
+export interface HttpRequestFacts {
+  /** The route as mounted, e.g. "/v1/email/detail/:id/". */
+  route: string;
+  /** The path as requested, e.g. "/v1/email/detail/JDT/". */
+  path?: string;
+  method: string;
+  /** Sender id of the request's API key. */
+  sender: string | null;
+  recipient?: string | null;
+}
+
+export interface SmtpFacts {
+  stage: SmtpStage;
+  sender?: string | null;
+  recipient?: string | null;
+}
+
+export interface FaultInjection {
+  target: 'http' | 'smtp';
+  rule: FaultRule;
+  action: FaultAction;
+}
+
+/** A fault rule that cannot be added, with the field and the reason. */
+export class InvalidFaultRule extends Error {}
+
+interface Live {
+  rule: FaultRule;
+  next: (() => number) | null;
+  route: RegExp | null;
+  recipient: RegExp | null;
+}
+
+export class Faults {
+  private live: Live[] = [];
+  private counter = 0;
+  private readonly listeners = new Set<(injection: FaultInjection) => void>();
+
+  constructor(private readonly directory: Directory, private readonly configured: readonly FaultRuleSpec[]) {
+    this.restoreConfigured();
+  }
+
+  list(): FaultRule[] {
+    return this.live.map((l) => l.rule);
+  }
+
+  get(id: string): FaultRule | undefined {
+    return this.live.find((l) => l.rule.id === id)?.rule;
+  }
+
+  /** Validates and adds a rule; a sender given as an API key is stored as its sender id. */
+  add(input: unknown, source: FaultRule['source'] = 'api'): FaultRule {
+    const parsed = faultRuleSchema.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new InvalidFaultRule(`${issue.path.join('.') || 'rule'}: ${issue.message}`);
+    }
+    const spec = parsed.data;
+    const id = spec.id ?? `fault-${++this.counter}`;
+    if (this.get(id)) throw new InvalidFaultRule(`id: a fault with id "${id}" exists`);
+    let sender = spec.match.sender;
+    if (sender !== undefined) {
+      const caller = this.directory.sender(sender) ?? this.directory.byApiKey(sender);
+      if (!caller) throw new InvalidFaultRule(`match.sender: "${sender}" is neither a sender id nor an API key`);
+      sender = caller.sender.id;
+    }
+    // Without a seed, one is chosen and shown, so a run that found a problem can be repeated.
+    const seed = spec.probability === undefined ? undefined : (spec.seed ?? randomInt(0, 2 ** 31));
+    const rule: FaultRule = {
+      ...spec,
+      id,
+      source,
+      match: { ...spec.match, ...(sender === undefined ? {} : { sender }) },
+      ...(seed === undefined ? {} : { seed }),
+      matched: 0,
+      fired: 0,
+      remaining: spec.times ?? null,
+    };
+    this.live.push({
+      rule,
+      next: seed === undefined ? null : mulberry32(seed),
+      route: spec.match.route === undefined ? null : glob(spec.match.route, false),
+      recipient: spec.match.recipient === undefined ? null : compilePattern(spec.match.recipient),
+    });
+    return rule;
+  }
+
+  remove(id: string): FaultRule | undefined {
+    const at = this.live.findIndex((l) => l.rule.id === id);
+    if (at < 0) return undefined;
+    return this.live.splice(at, 1)[0]!.rule;
+  }
+
+  /**
+   * Removes rules added through the API (all, or only those matching one of `senders`) and,
+   * when `restoreConfigured`, puts the configuration file's rules back with fresh counters.
+   * Returns how many rules were removed.
+   */
+  reset(options: { senders?: ReadonlySet<string>; restoreConfigured: boolean }): number {
+    const doomed = (l: Live) =>
+      options.senders === undefined
+        ? true
+        : l.rule.source === 'api' && l.rule.match.sender !== undefined && options.senders.has(l.rule.match.sender);
+    const before = this.live.length;
+    this.live = this.live.filter((l) => !doomed(l));
+    const removed = before - this.live.length;
+    if (options.senders === undefined && options.restoreConfigured) this.restoreConfigured();
+    return removed;
+  }
+
+  /** What the HTTP layer should do for an authenticated /v1 request, or null. */
+  matchHttp(facts: HttpRequestFacts): FiredFault | null {
+    return this.fire('http', (l) => {
+      const m = l.rule.match;
+      if (l.route && !l.route.test(facts.route) && !(facts.path !== undefined && l.route.test(facts.path))) return false;
+      if (m.method !== undefined && m.method !== facts.method.toUpperCase()) return false;
+      return this.common(l, facts.sender, facts.recipient);
+    });
+  }
+
+  /** What the SMTP server should do at this stage of a session, or null. */
+  matchSmtp(facts: SmtpFacts): FiredFault | null {
+    return this.fire('smtp', (l) => {
+      if (l.rule.match.stage !== undefined && l.rule.match.stage !== facts.stage) return false;
+      return this.common(l, facts.sender ?? null, facts.recipient);
+    });
+  }
+
+  /** Called with every injected fault (metrics, the inbox UI). Returns an unsubscribe function. */
+  onInjected(listener: (injection: FaultInjection) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private common(l: Live, sender: string | null, recipient: string | null | undefined): boolean {
+    if (l.rule.match.sender !== undefined && l.rule.match.sender !== sender) return false;
+    if (l.recipient && (recipient == null || !l.recipient.test(recipient))) return false;
+    return true;
+  }
+
+  /**
+   * The first rule of the target that matches and fires. A matching rule with `times` left
+   * fires until they run out; with a probability it draws one number from its seeded
+   * generator per match, so the same seed gives the same pattern of fires.
+   */
+  private fire(target: 'http' | 'smtp', matches: (l: Live) => boolean): FiredFault | null {
+    for (const l of this.live) {
+      const rule = l.rule;
+      if (rule.target !== target || rule.remaining === 0 || !matches(l)) continue;
+      rule.matched++;
+      if (l.next && l.next() >= rule.probability!) continue;
+      rule.fired++;
+      if (rule.remaining !== null) rule.remaining--;
+      for (const listener of this.listeners) listener({ target, rule, action: rule.action });
+      return { ...rule.action, rule: rule.id };
+    }
+    return null;
+  }
+
+  private restoreConfigured(): void {
+    this.live = this.live.filter((l) => l.rule.source !== 'config');
+    const configured = this.configured.map((spec, i) => this.add({ ...spec, id: spec.id ?? `config-${i + 1}` }, 'config'));
+    // Configured rules come first, in file order, as they did at start-up.
+    const ids = new Set(configured.map((r) => r.id));
+    this.live.sort((a, b) => Number(ids.has(b.rule.id)) - Number(ids.has(a.rule.id)));
+  }
+}
+
+/** A small seeded generator (mulberry32): numbers in [0, 1), the same sequence for a seed. */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A recipient pattern: `/regex/flags`, or a glob where `*` is any run of characters and `?`
+ * one character, compared without regard to case. Null when a regex does not compile.
+ */
+export function compilePattern(pattern: string): RegExp | null {
+  const regex = /^\/(.+)\/([a-z]*)$/.exec(pattern);
+  if (!regex) return glob(pattern, true);
+  try {
+    return new RegExp(regex[1]!, regex[2]!.replace(/[gy]/g, ''));
+  } catch {
+    return null;
+  }
+}
+
+function glob(pattern: string, ignoreCase: boolean): RegExp {
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${source}$`, ignoreCase ? 'i' : '');
+}

@@ -1,0 +1,142 @@
+import type { RequestLogRecord } from '../storage/records.ts';
+import type { Store } from '../storage/store.ts';
+import { pageNewestFirst, type PageOf } from './paging.ts';
+
+/**
+ * The /v1 request log: every request and its response, so a developer sees why their
+ * application's call failed. Bounded: past `cap` entries the oldest are removed. An entry is
+ * not accepted data: it is written with the next group commit (or within `flushDelayMs`),
+ * never making a /v1 response wait, and a crash may lose the last few entries.
+ */
+
+export const DEFAULT_REQUEST_LOG_CAP = 10_000;
+const FLUSH_DELAY_MS = 100;
+
+export interface RequestLogFilter {
+  method?: string;
+  /** An exact path, or a glob with `*` ("/v1/email/*"). */
+  path?: string;
+  /** An exact status ("429") or a class ("4xx"); "dropped" for dropped connections. */
+  status?: string;
+  sender?: string;
+  team?: string;
+  /** Only entries with a fault rule. */
+  fault?: boolean;
+}
+
+export type NewRequestLogEntry = Omit<RequestLogRecord, 'seq'>;
+
+export class RequestLog {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<(entry: RequestLogRecord) => void>();
+
+  constructor(private readonly store: Store, private readonly cap = DEFAULT_REQUEST_LOG_CAP) {}
+
+  get size(): number {
+    return this.store.requests.size;
+  }
+
+  record(entry: NewRequestLogEntry): RequestLogRecord {
+    const counters = this.store.meta.counters;
+    const seq = (counters.request = (counters.request ?? 0) + 1);
+    this.store.touchMeta();
+    const record: RequestLogRecord = { seq, ...entry };
+    const requests = this.store.requests;
+    requests.insert(record);
+    while (requests.size > this.cap) requests.remove(requests.all()[0]!.seq);
+    this.scheduleFlush();
+    for (const listener of this.listeners) listener(record);
+    return record;
+  }
+
+  /** Newest first, with how many matched in all. */
+  page(filter: RequestLogFilter, offset: number, limit: number): PageOf<RequestLogRecord> {
+    return pageNewestFirst(this.store.requests.all(), compileRequestFilter(filter), offset, limit);
+  }
+
+  /** Removes every entry, or those of the given senders; returns how many. */
+  async clear(senders?: ReadonlySet<string>): Promise<number> {
+    const doomed = this.store.requests.all().filter((r) => senders === undefined || (r.sender !== null && senders.has(r.sender)));
+    for (const record of doomed) this.store.requests.remove(record.seq);
+    await this.store.flush();
+    return doomed.length;
+  }
+
+  /** Called with every new entry (the inbox UI's live view). Returns an unsubscribe function. */
+  onRecorded(listener: (entry: RequestLogRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private scheduleFlush(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.store.flush().catch(() => undefined);
+    }, FLUSH_DELAY_MS);
+    this.timer.unref();
+  }
+}
+
+function compileRequestFilter(filter: RequestLogFilter): (r: RequestLogRecord) => boolean {
+  const tests: ((r: RequestLogRecord) => boolean)[] = [];
+  if (filter.method !== undefined) {
+    const method = filter.method.toUpperCase();
+    tests.push((r) => r.method === method);
+  }
+  if (filter.path !== undefined) {
+    const source = filter.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
+    const pattern = new RegExp(`^${source}$`);
+    tests.push((r) => pattern.test(r.path));
+  }
+  if (filter.status !== undefined) {
+    const status = filter.status.toLowerCase();
+    if (status === 'dropped') tests.push((r) => r.status === null);
+    else if (/^[1-5]xx$/.test(status)) tests.push((r) => r.status !== null && Math.floor(r.status / 100) === Number(status[0]));
+    else tests.push((r) => r.status === Number(status));
+  }
+  if (filter.sender !== undefined) tests.push((r) => r.sender === filter.sender);
+  if (filter.team !== undefined) tests.push((r) => r.team === filter.team);
+  if (filter.fault !== undefined) tests.push((r) => (r.fault !== null) === filter.fault);
+  return (r) => tests.every((test) => test(r));
+}
+
+export const MASK = '********';
+/** Longest string kept whole in a logged body; longer ones are cut with a note of their length. */
+export const MAX_LOGGED_STRING = 4096;
+const SECRET_FIELD = /^(?:api[_-]?key|apikey|encryption[_-]?key|password|secret|token|authorization)$/i;
+
+/**
+ * A copy of a request or response body for the log: fields named like secrets (api_key,
+ * password, ...) masked, long strings cut, depth bounded.
+ */
+export function maskBody(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') {
+    return value.length <= MAX_LOGGED_STRING ? value : `${value.slice(0, MAX_LOGGED_STRING)}… (${value.length} characters, truncated)`;
+  }
+  if (value === null || typeof value !== 'object') return value ?? null;
+  if (depth >= 8) return '…';
+  if (Array.isArray(value)) return value.slice(0, 200).map((item) => maskBody(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = SECRET_FIELD.test(key) ? MASK : maskBody(item, depth + 1);
+  return out;
+}
+
+/** Request headers for the log: the API key and the encryption key never appear. */
+export function maskHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(headers)) {
+    if (raw === undefined) continue;
+    const value = Array.isArray(raw) ? raw.join(', ') : raw;
+    const lower = name.toLowerCase();
+    if (lower === 'authorization') out[lower] = value.replace(/^(\s*\S+\s+).*$/s, `$1${MASK}`).replace(/^\S+$/, MASK);
+    else if (lower === 'encryption-key' || lower === 'cookie' || SECRET_FIELD.test(lower)) out[lower] = MASK;
+    else out[lower] = value.length > 1024 ? `${value.slice(0, 1024)}…` : value;
+  }
+  return out;
+}

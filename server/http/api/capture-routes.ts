@@ -1,0 +1,106 @@
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { extract } from '../../domain/extract.ts';
+import { decodeId } from '../../domain/ids.ts';
+import type { MessageFilter } from '../../domain/message-filter.ts';
+import { waitForMessage } from '../../domain/message-wait.ts';
+import type { ForcedStatus } from '../../domain/messages.ts';
+import type { Sandbox } from '../../domain/sandbox.ts';
+import type { MessageRecord } from '../../storage/records.ts';
+import type { ParsedBody } from '../body.ts';
+import { detail, notFound } from '../errors.ts';
+import { summary } from './message-routes.ts';
+import { field, int, oneOf, senderId, team, text } from './params.ts';
+
+export const WAIT_DEFAULT_MS = 10_000;
+export const WAIT_MAX_MS = 120_000;
+const SOURCES = ['api', 'smtp', 'flow'] as const;
+const STATUSES = ['pending', 'delivered', 'bounced', 'complained', 'failed'] as const;
+const FORCED: readonly ForcedStatus[] = ['delivered', 'bounced', 'complained', 'failed'];
+
+/**
+ * The testing toolkit over captures: wait for one, the latest, search, links and codes, and
+ * forcing a delivery outcome. Mounted before /api/messages/:id so "wait", "latest" and
+ * "search" are not read as ids.
+ */
+export function mountCaptureRoutes(router: Router, sandbox: Sandbox, parseBody: Middleware): void {
+  const { messages } = sandbox;
+
+  router.get('/api/messages/wait', async (ctx) => {
+    const filter = filterFrom(ctx, sandbox);
+    const timeoutMs = int(ctx, 'timeout', WAIT_DEFAULT_MS, 0, WAIT_MAX_MS);
+    const gone = new AbortController();
+    ctx.res.once('close', () => gone.abort());
+    const record = await waitForMessage(messages, sandbox.events, filter, { timeoutMs, signal: gone.signal });
+    if (!record) {
+      if (gone.signal.aborted) return;
+      throw detail(408, `No message matching the filters arrived within ${timeoutMs} ms.`);
+    }
+    ctx.body = await withContent(sandbox, record);
+  });
+
+  router.get('/api/messages/latest', async (ctx) => {
+    const record = messages.page(filterFrom(ctx, sandbox), 0, 1).items[0];
+    if (!record) throw detail(404, 'No message matches the filters.');
+    ctx.body = await withContent(sandbox, record);
+  });
+
+  router.get('/api/messages/search', async (ctx) => {
+    const filter = filterFrom(ctx, sandbox);
+    const limit = int(ctx, 'limit', 50, 1, 500);
+    const offset = int(ctx, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+    const { total, items } = messages.page(filter, offset, limit);
+    ctx.body = { total, offset, limit, messages: await Promise.all(items.map((record) => withContent(sandbox, record, false))) };
+  });
+
+  router.get('/api/messages/:id/extract', async (ctx) => {
+    const record = find(sandbox, ctx.params.id!);
+    const [html, body] = await Promise.all([messages.html(record), messages.text(record)]);
+    ctx.body = extract(html, body);
+  });
+
+  router.post('/api/messages/:id/status', parseBody, async (ctx) => {
+    const record = find(sandbox, ctx.params.id!);
+    const data = (ctx.state.body as ParsedBody).data;
+    const status = field(data, 'status');
+    if (status === undefined || !(FORCED as readonly string[]).includes(status)) throw detail(400, `status must be one of ${FORCED.join(', ')}.`);
+    ctx.body = summary(await messages.setStatus(record, status as ForcedStatus));
+  });
+}
+
+/** The filters every capture lookup takes (see MessageFilter); a bad value is a 400. */
+export function filterFrom(ctx: Context, sandbox: Sandbox): MessageFilter {
+  const since = text(ctx, 'since');
+  const sinceDate = since === undefined ? undefined : new Date(since);
+  if (sinceDate && Number.isNaN(sinceDate.getTime())) throw detail(400, 'since must be an ISO-8601 time, e.g. 2026-02-17T12:00:00Z.');
+  const after = text(ctx, 'after');
+  if (after !== undefined && decodeId(after) === null) throw detail(400, `after must be a message id ("${after}" is not one).`);
+  return {
+    recipient: text(ctx, 'recipient'),
+    subject: text(ctx, 'subject'),
+    q: text(ctx, 'q'),
+    sender: senderId(sandbox, text(ctx, 'sender')),
+    team: team(sandbox, text(ctx, 'team')),
+    source: oneOf(text(ctx, 'source'), 'source', SOURCES),
+    status: oneOf(text(ctx, 'status'), 'status', STATUSES),
+    since: sinceDate,
+    afterId: after,
+  };
+}
+
+/** A capture with its bodies and what was extracted from them: one call gives a test everything. */
+async function withContent(sandbox: Sandbox, record: MessageRecord, bodies = true) {
+  const [html, body] = await Promise.all([sandbox.messages.html(record), sandbox.messages.text(record)]);
+  return {
+    ...summary(record),
+    ...(bodies ? { html, text: body } : {}),
+    ...extract(html, body),
+    url: `/api/messages/${record.id}`,
+  };
+}
+
+function find(sandbox: Sandbox, id: string): MessageRecord {
+  const record = sandbox.messages.byId(id);
+  if (!record) throw notFound();
+  return record;
+}

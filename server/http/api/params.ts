@@ -1,0 +1,55 @@
+import type { Context } from 'koa';
+import type { Sandbox } from '../../domain/sandbox.ts';
+import { detail } from '../errors.ts';
+
+/** Query and body readers for the sandbox API: bad values are a JSON 400, never a 500. */
+
+export function text(ctx: Context, name: string): string | undefined {
+  const values = ctx.URL.searchParams.getAll(name);
+  const value = values[values.length - 1]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export function int(ctx: Context, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(ctx, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) throw detail(400, `${name} must be a whole number from ${min} to ${max}.`);
+  return value;
+}
+
+export function oneOf<T extends string>(value: string | undefined, name: string, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw detail(400, `${name} must be one of ${allowed.join(', ')}.`);
+  return value as T;
+}
+
+export function bool(value: unknown, name: string, fallback: boolean): boolean {
+  if (value === undefined || value === null || value === '') return fallback;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string' && /^(true|1|yes|on)$/i.test(value.trim())) return true;
+  if (typeof value === 'string' && /^(false|0|no|off)$/i.test(value.trim())) return false;
+  throw detail(400, `${name} must be true or false.`);
+}
+
+/** A sender given as its id or as one of its API keys; the key is resolved here, at the edge. */
+export function senderId(sandbox: Sandbox, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const caller = sandbox.directory.sender(value) ?? sandbox.directory.byApiKey(value);
+  if (!caller) throw detail(400, `sender "${value}" is neither a sender id nor an API key.`);
+  return caller.sender.id;
+}
+
+export function team(sandbox: Sandbox, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!sandbox.directory.team(value)) throw detail(400, `team "${value}" is not a configured team.`);
+  return value;
+}
+
+/** A string field of a JSON (or form) body, trimmed; blank is absent. */
+export function field(data: Record<string, unknown>, name: string): string | undefined {
+  const raw = data[name];
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'string') throw detail(400, `${name} must be a string.`);
+  return raw.trim() === '' ? undefined : raw.trim();
+}

@@ -1,0 +1,64 @@
+import type { Context, Middleware, Next } from 'koa';
+import type { Caller } from '../domain/directory.ts';
+import type { Clock } from '../domain/clock.ts';
+import { maskBody, maskHeaders, type RequestLog } from '../domain/request-log.ts';
+import type { ParsedBody } from './body.ts';
+import type { Logger } from './errors.ts';
+import type { Endpoint } from './v1/endpoints.ts';
+
+/**
+ * Records every /v1 request and its answer in the request log, secrets masked: the API key
+ * and Encryption-Key headers, fields named like secrets, long strings cut; uploads as name
+ * and size only. Mounted outside the error renderer, so it sees the body that was sent. The
+ * entry is written with the next group commit: the response never waits for it.
+ */
+export function logRequests(log: RequestLog, clock: Clock, logger: Logger): Middleware {
+  return async (ctx: Context, next: Next) => {
+    if (ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) return next();
+    const at = clock.now().toISOString();
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      try {
+        log.record(entry(ctx, at, performance.now() - started));
+      } catch (error) {
+        logger.error('request log entry failed', error);
+      }
+    }
+  };
+}
+
+function entry(ctx: Context, at: string, durationMs: number) {
+  const caller = ctx.state.caller as Caller | undefined;
+  const body = ctx.state.body as ParsedBody | undefined;
+  const hadBody = ctx.req.headers['transfer-encoding'] !== undefined || Number(ctx.req.headers['content-length'] ?? 0) > 0;
+  const query: Record<string, string | string[]> = {};
+  for (const name of new Set(ctx.URL.searchParams.keys())) {
+    const values = ctx.URL.searchParams.getAll(name);
+    query[name] = values.length === 1 ? values[0]! : values;
+  }
+  return {
+    at,
+    durationMs: Math.round(durationMs * 10) / 10,
+    method: ctx.method,
+    path: ctx.path,
+    query: maskBody(query) as Record<string, string | string[]>,
+    route: (ctx.state.endpoint as Endpoint | undefined)?.path ?? null,
+    sender: caller?.sender.id ?? null,
+    team: caller?.team.id ?? null,
+    status: ctx.state.dropped ? null : ctx.status,
+    fault: (ctx.state.fault as string | undefined) ?? null,
+    requestHeaders: maskHeaders(ctx.req.headers),
+    requestBody: hadBody && body ? maskBody(body.data) : null,
+    files: (body?.files ?? []).map((f) => ({ field: f.field, filename: f.filename, contentType: f.contentType, size: f.size })),
+    responseBody: ctx.state.dropped ? null : responseBody(ctx.body),
+  };
+}
+
+function responseBody(body: unknown): unknown {
+  if (body === undefined || body === null) return null;
+  if (Buffer.isBuffer(body)) return `(${body.length} bytes)`;
+  if (typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe === 'function') return '(stream)';
+  return maskBody(body);
+}
