@@ -57,7 +57,8 @@ export function visibleText(html: string): string {
   const blocks = withoutHidden(html)
     .replace(/<br\s*\/?>/gi, '\n')
     .replace(/<\/?(?:p|div|tr|td|th|li|ul|ol|table|h[1-6]|section|header|footer|blockquote|pre|center)\b[^>]*>/gi, '\n')
-    .replace(/<[^>]*>/g, ' ');
+    // Inline tags join their text as the reader sees it: <span>48</span><span>2913</span> is 482913.
+    .replace(/<[^>]*>/g, '');
   return decodeEntities(blocks);
 }
 

@@ -1,0 +1,292 @@
+/**
+ * A typed client for Pigeonhole's sandbox API (and a sendEmail helper for /v1), for another
+ * project's tests. Plain fetch, no dependencies, ESM; Node 18+ or a browser.
+ *
+ *   import { PigeonholeClient } from 'pigeonhole/client';
+ *   const ph = new PigeonholeClient({ baseUrl: 'http://localhost:8025' });
+ *   await ph.reset();
+ *   const mail = await ph.waitForMessage({ recipient: 'user@example.com', timeout: 5000 });
+ *   mail.codes[0]; mail.links.find((l) => l.text === 'Verify')?.href;
+ */
+
+export type Source = 'api' | 'smtp' | 'flow';
+export type DeliveryStatus = 'pending' | 'delivered' | 'bounced' | 'complained' | 'failed';
+export type ForcedStatus = Exclude<DeliveryStatus, 'pending'>;
+
+export interface MessageSummary {
+  id: string;
+  source: Source;
+  team: string | null;
+  sender: string | null;
+  from: string;
+  recipient: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  subject: string;
+  status: DeliveryStatus;
+  blocked: boolean;
+  redirected: boolean;
+  read: boolean;
+  attachment_count: number;
+  created_at: string;
+}
+
+export interface Link {
+  href: string;
+  text: string;
+}
+
+export interface Extracted {
+  links: Link[];
+  codes: string[];
+}
+
+/** A capture as wait and latest return it: bodies, links and codes in one answer. */
+export interface Capture extends MessageSummary, Extracted {
+  html: string | null;
+  text: string | null;
+  url: string;
+}
+
+export interface MessageFilter {
+  /** Any address on the capture (original recipient, To, Cc, Bcc). */
+  recipient?: string;
+  /** Case-insensitive substring of the subject. */
+  subject?: string;
+  q?: string;
+  /** Sender id or API key. */
+  sender?: string;
+  team?: string;
+  source?: Source;
+  status?: DeliveryStatus;
+  /** Only captures created at or after this time. */
+  since?: Date | string;
+  /** Only captures newer than the capture with this id. */
+  after?: string;
+}
+
+export interface Page<T> {
+  total: number;
+  offset: number;
+  limit: number;
+}
+
+export interface SearchPage extends Page<MessageSummary> {
+  messages: (MessageSummary & Extracted & { url: string })[];
+}
+
+export interface ResetResult {
+  team: string | null;
+  restore_fixtures: boolean;
+  removed: Record<string, number>;
+}
+
+export interface BlockEntry {
+  team: string;
+  email: string;
+  reason: 'config' | 'bounce' | 'complaint' | 'manual';
+  created_at: string | null;
+}
+
+export type FaultAction =
+  | { type: 'status'; status: 429 | 500 | 503 }
+  | { type: 'delay'; ms: number }
+  | { type: 'drop' }
+  | { type: 'smtp_reply'; code: number; message: string };
+
+export interface FaultRuleInput {
+  id?: string;
+  target: 'http' | 'smtp';
+  match?: { route?: string; method?: 'GET' | 'POST' | 'DELETE'; sender?: string; recipient?: string; stage?: 'connect' | 'auth' | 'mail' | 'rcpt' | 'data' };
+  action: FaultAction;
+  times?: number;
+  probability?: number;
+  seed?: number;
+}
+
+export interface FaultRule extends FaultRuleInput {
+  id: string;
+  source: 'config' | 'api';
+  matched: number;
+  fired: number;
+  remaining: number | null;
+}
+
+export interface RequestLogEntry {
+  id: number;
+  at: string;
+  duration_ms: number;
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  route: string | null;
+  sender: string | null;
+  team: string | null;
+  status: number | null;
+  fault: string | null;
+  request: { headers: Record<string, string>; body: unknown; files: { field: string; filename: string; content_type: string; size: number }[] };
+  response: { body: unknown };
+}
+
+export interface RequestLogFilter {
+  method?: string;
+  path?: string;
+  status?: number | string;
+  sender?: string;
+  team?: string;
+  fault?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
+export interface Clock {
+  now: string;
+  offset_ms: number;
+  real_time: boolean;
+}
+
+export interface SendEmailInput {
+  apiKey: string;
+  recipient: string;
+  subject: string;
+  body: string;
+  plain_body?: string;
+  first_name?: string;
+  last_name?: string;
+  flags?: string[];
+  use_account_template?: boolean;
+  encryptionKey?: string;
+}
+
+/** A non-2xx answer: the status and the JSON body the server sent. */
+export class PigeonholeError extends Error {
+  constructor(readonly status: number, readonly body: unknown) {
+    super(`Pigeonhole answered ${status}: ${JSON.stringify(body)}`);
+    this.name = 'PigeonholeError';
+  }
+}
+
+export interface ClientOptions {
+  /** Default http://localhost:8025. */
+  baseUrl?: string;
+  fetch?: typeof fetch;
+}
+
+type Query = Record<string, string | number | boolean | Date | undefined>;
+
+export class PigeonholeClient {
+  readonly baseUrl: string;
+  private readonly fetch: typeof fetch;
+
+  constructor(options: ClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? 'http://localhost:8025').replace(/\/+$/, '');
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** Resolves with the newest capture matching the filter, waiting server-side up to `timeout` ms (default 10000); a timeout throws PigeonholeError 408. */
+  waitForMessage(filter: MessageFilter & { timeout?: number } = {}): Promise<Capture> {
+    return this.call('GET', '/api/messages/wait', { ...filter });
+  }
+
+  /** The newest capture matching the filter, or null. */
+  async latest(filter: MessageFilter = {}): Promise<Capture | null> {
+    try {
+      return await this.call<Capture>('GET', '/api/messages/latest', { ...filter });
+    } catch (error) {
+      if (error instanceof PigeonholeError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  search(filter: MessageFilter & { limit?: number; offset?: number } = {}): Promise<SearchPage> {
+    return this.call('GET', '/api/messages/search', { ...filter });
+  }
+
+  /** One capture whole (bodies, attachments, flags, ...). */
+  get(id: string): Promise<MessageSummary & Record<string, unknown>> {
+    return this.call('GET', `/api/messages/${encodeURIComponent(id)}`);
+  }
+
+  extract(id: string): Promise<Extracted> {
+    return this.call('GET', `/api/messages/${encodeURIComponent(id)}/extract`);
+  }
+
+  setStatus(id: string, status: ForcedStatus): Promise<MessageSummary> {
+    return this.call('POST', `/api/messages/${encodeURIComponent(id)}/status`, undefined, { status });
+  }
+
+  reset(options: { team?: string; restoreFixtures?: boolean } = {}): Promise<ResetResult> {
+    return this.call('POST', '/api/reset', undefined, { team: options.team, restore_fixtures: options.restoreFixtures });
+  }
+
+  async blocks(team?: string): Promise<BlockEntry[]> {
+    return (await this.call<{ blocks: BlockEntry[] }>('GET', '/api/blocks', { team })).blocks;
+  }
+
+  block(team: string, email: string): Promise<BlockEntry> {
+    return this.call('POST', '/api/blocks', undefined, { team, email });
+  }
+
+  async unblock(team: string, email: string): Promise<void> {
+    await this.call('DELETE', '/api/blocks', { team, email });
+  }
+
+  readonly faults = {
+    list: async (): Promise<FaultRule[]> => (await this.call<{ faults: FaultRule[] }>('GET', '/api/faults')).faults,
+    add: (rule: FaultRuleInput): Promise<FaultRule> => this.call('POST', '/api/faults', undefined, rule),
+    get: (id: string): Promise<FaultRule> => this.call('GET', `/api/faults/${encodeURIComponent(id)}`),
+    remove: async (id: string): Promise<void> => void (await this.call('DELETE', `/api/faults/${encodeURIComponent(id)}`)),
+    clear: async (): Promise<void> => void (await this.call('DELETE', '/api/faults')),
+  };
+
+  readonly requests = {
+    list: (filter: RequestLogFilter = {}): Promise<Page<RequestLogEntry> & { requests: RequestLogEntry[] }> =>
+      this.call('GET', '/api/requests', { ...filter }),
+    clear: async (): Promise<void> => void (await this.call('DELETE', '/api/requests')),
+  };
+
+  /** The sandbox clock (flow waits, delivery delays, the daily-limit day). */
+  readonly clock = {
+    get: (): Promise<Clock> => this.call('GET', '/api/clock'),
+    advance: (duration: string): Promise<Clock> => this.call('POST', '/api/clock/advance', undefined, { duration }),
+    set: (at: Date | string): Promise<Clock> => this.call('POST', '/api/clock/set', undefined, { at: at instanceof Date ? at.toISOString() : at }),
+    reset: (): Promise<Clock> => this.call('POST', '/api/clock/reset'),
+  };
+
+  /** Sends through the emulated /v1 API with an API key; resolves with the id (and "Recipient is blocked" when so). */
+  async sendEmail(input: SendEmailInput): Promise<{ id: string; error?: string }> {
+    const { apiKey, encryptionKey, ...fields } = input;
+    const headers: Record<string, string> = { Authorization: `Api-Key ${apiKey}`, 'Content-Type': 'application/json' };
+    if (encryptionKey !== undefined) headers['Encryption-Key'] = encryptionKey;
+    const response = await this.fetch(`${this.baseUrl}/v1/email/send/`, { method: 'POST', headers, body: JSON.stringify(fields) });
+    return this.parse(response);
+  }
+
+  private async call<T>(method: string, path: string, query?: Query, body?: object): Promise<T> {
+    const url = new URL(this.baseUrl + path);
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, value instanceof Date ? value.toISOString() : String(value));
+    }
+    const init: RequestInit = { method };
+    if (body !== undefined) {
+      init.headers = { 'Content-Type': 'application/json' };
+      init.body = JSON.stringify(Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
+    }
+    return this.parse<T>(await this.fetch(url, init));
+  }
+
+  private async parse<T>(response: Response): Promise<T> {
+    const text = await response.text();
+    let body: unknown = null;
+    if (text !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    if (!response.ok) throw new PigeonholeError(response.status, body);
+    return body as T;
+  }
+}
