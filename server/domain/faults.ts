@@ -15,7 +15,7 @@ export type SmtpStage = (typeof SMTP_STAGES)[number];
 const MAX_DELAY_MS = 120_000;
 
 const action = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('status'), status: z.union([z.literal(429), z.literal(500), z.literal(503)]) }).strict(),
+  z.object({ type: z.literal('status'), status: z.union([z.literal(429), z.literal(500), z.literal(503)], { error: 'must be 429, 500 or 503' }) }).strict(),
   z.object({ type: z.literal('delay'), ms: z.number().int().min(0).max(MAX_DELAY_MS) }).strict(),
   z.object({ type: z.literal('drop') }).strict(),
   z
@@ -25,7 +25,7 @@ const action = z.discriminatedUnion('type', [
       message: z.string().min(1).max(500).regex(/^[^\r\n]*$/, 'one line, no CR or LF'),
     })
     .strict(),
-], { error: (issue) => (issue.code === 'invalid_union' ? 'action.type must be status, delay, drop or smtp_reply' : undefined) });
+], { error: (issue) => (issue.code === 'invalid_union' ? 'must be status, delay, drop or smtp_reply' : undefined) });
 
 const match = z
   .object({

@@ -44,7 +44,7 @@ function entry(ctx: Context, at: string, durationMs: number) {
     method: ctx.method,
     path: ctx.path,
     query: maskBody(query) as Record<string, string | string[]>,
-    route: (ctx.state.endpoint as Endpoint | undefined)?.path ?? null,
+    route: (ctx.state.endpoint as Endpoint | undefined)?.path ?? matchedRoute(ctx),
     sender: caller?.sender.id ?? null,
     team: caller?.team.id ?? null,
     status: ctx.state.dropped ? null : ctx.status,
@@ -54,6 +54,12 @@ function entry(ctx: Context, at: string, durationMs: number) {
     files: (body?.files ?? []).map((f) => ({ field: f.field, filename: f.filename, contentType: f.contentType, size: f.size })),
     responseBody: ctx.state.dropped ? null : responseBody(ctx.body),
   };
+}
+
+/** The route pattern the router matched (set by @koa/router), for requests refused before the handler. */
+function matchedRoute(ctx: Context): string | null {
+  const route = (ctx as Context & { _matchedRoute?: unknown })._matchedRoute;
+  return typeof route === 'string' ? route : null;
 }
 
 function responseBody(body: unknown): unknown {
