@@ -37,12 +37,13 @@ async function servedRoutes(): Promise<Set<string>> {
   const router = createRouter({ sandbox, maxBodySize: 1024, uploadDir: path.join(dataDir, 'tmp'), logger: { error: () => undefined } });
   const routes = new Set<string>();
   for (const layer of router.stack) {
+    if (typeof layer.path !== 'string') throw new Error(`a route is a regular expression: ${String(layer.path)}`);
     const openApiPath = layer.path.replace(/:(\w+)/g, '{$1}');
     let methods = layer.methods.filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
     // /v1 paths are mounted with router.all and answer 405 themselves: their Allow header says
     // which methods they serve.
     if (methods.includes('PUT') && methods.includes('PATCH')) {
-      const res = await app.v1.request('OPTIONS', layer.path.replace(/:(\w+)/g, 'X'));
+      const res = await app.v1.request('OPTIONS', (layer.path as string).replace(/:(\w+)/g, 'X'));
       methods = (res.headers.get('allow') ?? '').split(', ').filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
     }
     for (const method of methods) routes.add(`${method} ${openApiPath}`);
