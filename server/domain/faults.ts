@@ -139,7 +139,8 @@ export class Faults {
       throw new InvalidFaultRule(`${issue.path.join('.') || 'rule'}: ${issue.message}`);
     }
     const spec = parsed.data;
-    const id = spec.id ?? `fault-${++this.counter}`;
+    let id = spec.id;
+    while (id === undefined || (spec.id === undefined && this.get(id))) id = `fault-${++this.counter}`;
     if (this.get(id)) throw new InvalidFaultRule(`id: a fault with id "${id}" exists`);
     let sender = spec.match.sender;
     if (sender !== undefined) {
@@ -241,8 +242,11 @@ export class Faults {
   }
 
   private restoreConfigured(): void {
-    this.live = this.live.filter((l) => l.rule.source !== 'config');
-    const configured = this.configured.map((spec, i) => this.add({ ...spec, id: spec.id ?? `config-${i + 1}` }, 'config'));
+    const specs = this.configured.map((spec, i) => ({ ...spec, id: spec.id ?? `config-${i + 1}` }));
+    // A rule added through the API under a configured rule's id gives way to the configured one.
+    const taken = new Set(specs.map((spec) => spec.id));
+    this.live = this.live.filter((l) => l.rule.source !== 'config' && !taken.has(l.rule.id));
+    const configured = specs.map((spec) => this.add(spec, 'config'));
     // Configured rules come first, in file order, as they did at start-up.
     const ids = new Set(configured.map((r) => r.id));
     this.live.sort((a, b) => Number(ids.has(b.rule.id)) - Number(ids.has(a.rule.id)));

@@ -150,6 +150,17 @@ describe('fault matching for SMTP (domain; the SMTP server calls matchSmtp)', ()
     expect(seen).toEqual(['smtp:cut', 'smtp:lag']);
   });
 
+  it('gives rules free ids, and a reset brings configured rules back even over an API rule with their id', () => {
+    const config = parseSandboxConfig({ ...structuredClone(loadSandboxConfig(SAMPLE_CONFIG)), faults: [{ id: 'fixed', target: 'smtp', action: { type: 'drop' } }] }, 'x.json');
+    const f = new Faults(new Directory(config), config.faults);
+    f.add({ id: 'fault-1', target: 'http', action: { type: 'drop' } });
+    expect(f.add({ target: 'http', action: { type: 'drop' } }).id).toBe('fault-2');
+    f.reset({ restoreConfigured: false });
+    f.add({ id: 'fixed', target: 'http', action: { type: 'delay', ms: 1 } });
+    f.reset({ restoreConfigured: true });
+    expect(f.list()).toMatchObject([{ id: 'fixed', source: 'config', target: 'smtp' }]);
+  });
+
   it('takes rules from the configuration file, validated with the rest', () => {
     const sample = loadSandboxConfig(SAMPLE_CONFIG);
     const config = parseSandboxConfig({ ...structuredClone(sample), faults: [{ target: 'smtp', match: { stage: 'rcpt' }, action: { type: 'smtp_reply', code: 550, message: 'No such user' } }] }, 'x.json');

@@ -90,6 +90,8 @@ describe('POST /api/reset', () => {
     app.server.sandbox.events.once('sandbox.reset', (e) => seen.push(e));
     await post('/api/reset', { team: 'acme' });
     expect(seen).toEqual([{ team: 'acme', removed: expect.objectContaining({ messages: 0 }) }]);
+    const bare = await read(await fetch(`${app.url}/api/reset`, { method: 'POST' }));
+    expect(bare.body).toMatchObject({ team: null, restore_fixtures: true });
     for (const [body, message] of [
       [{ team: 'nope' }, 'team "nope" is not a configured team.'],
       [{ team: 5 }, 'team must be a string.'],
