@@ -5,8 +5,8 @@ import { pageNewestFirst, type PageOf } from './paging.ts';
 /**
  * The /v1 request log: every request and its response, so a developer sees why their
  * application's call failed. Bounded: past `cap` entries the oldest are removed. An entry is
- * not accepted data: it is written with the next group commit (or within `flushDelayMs`),
- * never making a /v1 response wait, and a crash may lose the last few entries.
+ * not accepted data: it is written by its own group commit within 100 ms, never making a /v1
+ * response wait, and a crash may lose the last few entries.
  */
 
 export const DEFAULT_REQUEST_LOG_CAP = 10_000;
@@ -37,13 +37,14 @@ export class RequestLog {
   }
 
   record(entry: NewRequestLogEntry): RequestLogRecord {
+    // The counter is saved with meta.json whenever that is written, and recovered from the
+    // segments at start-up; the log itself never makes meta.json be written.
     const counters = this.store.meta.counters;
     const seq = (counters.request = (counters.request ?? 0) + 1);
-    this.store.touchMeta();
     const record: RequestLogRecord = { seq, ...entry };
     const requests = this.store.requests;
     requests.insert(record);
-    while (requests.size > this.cap) requests.remove(requests.all()[0]!.seq);
+    if (requests.size > this.cap) requests.removeOldest(requests.size - this.cap);
     this.scheduleFlush();
     for (const listener of this.listeners) listener(record);
     return record;
@@ -58,7 +59,7 @@ export class RequestLog {
   async clear(senders?: ReadonlySet<string>): Promise<number> {
     const doomed = this.store.requests.all().filter((r) => senders === undefined || (r.sender !== null && senders.has(r.sender)));
     for (const record of doomed) this.store.requests.remove(record.seq);
-    await this.store.flush();
+    await this.store.flushRequests();
     return doomed.length;
   }
 
@@ -77,7 +78,7 @@ export class RequestLog {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.store.flush().catch(() => undefined);
+      void this.store.flushRequests().catch(() => undefined);
     }, FLUSH_DELAY_MS);
     this.timer.unref();
   }

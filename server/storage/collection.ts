@@ -110,15 +110,34 @@ export class Collection<T extends Sequenced> {
   remove(seq: number): T | undefined {
     const record = this.bySeq.get(seq);
     if (!record) return undefined;
-    const index = this.indexOf(seq);
+    this.detach(record);
+    this.orderStale = true;
+    return record;
+  }
+
+  /**
+   * Removes the `count` oldest records (a bounded log trimming itself) without re-scanning the
+   * whole order as `remove` does on the next read.
+   */
+  removeOldest(count: number): T[] {
+    const ordered = this.all() as T[];
+    const removed: T[] = [];
+    // shift() trims the array's front in place; splice(0, n) would copy the rest.
+    while (removed.length < count && ordered.length > 0) removed.push(ordered.shift()!);
+    for (const record of removed) this.detach(record);
+    return removed;
+  }
+
+  /** Takes a record out of the index and its segment; an emptied segment's file goes too. */
+  private detach(record: T): void {
+    const index = this.indexOf(record.seq);
     const segment = this.segments.get(index)!;
     const at = segment.data.records.indexOf(record);
     if (at >= 0) segment.data.records.splice(at, 1);
-    this.bySeq.delete(seq);
-    this.orderStale = true;
+    this.bySeq.delete(record.seq);
     if (segment.data.records.length > 0) {
       this.flusher.markDirty(segment);
-      return record;
+      return;
     }
     // An emptied segment's file is deleted with the next flush rather than kept as an empty
     // file (a bounded log or a cleared inbox would otherwise leave empty files behind). If a
@@ -127,7 +146,6 @@ export class Collection<T extends Sequenced> {
     this.flusher.forget(segment);
     const file = segmentPath(this.dir, index);
     this.flusher.markDirty({ write: async () => (this.segments.has(index) ? undefined : removeFile(file)) });
-    return record;
   }
 
   private indexOf(seq: number): number {

@@ -28,8 +28,13 @@ export interface Store {
   readonly blobs: BlobStore;
   touchMeta(): void;
   touchBlocks(): void;
-  /** Resolves once every change made before the call is on disk. */
+  /** Resolves once every change made before the call is on disk (the request log aside). */
   flush(): Promise<void>;
+  /**
+   * The request log has its own group commit: it is not accepted data, and a /v1 response
+   * must never wait for a log segment to be written.
+   */
+  flushRequests(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,11 +46,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const segmentSize = options.segmentSize ?? DEFAULT_SEGMENT_SIZE;
   await ensureDir(dataDir);
   const flusher = new Flusher();
+  const logFlusher = new Flusher();
   const [messages, recipients, subscriptions, requests, meta, blocks] = await Promise.all([
     Collection.open<MessageRecord>(path.join(dataDir, 'messages'), segmentSize, flusher),
     Collection.open<RecipientRecord>(path.join(dataDir, 'recipients'), segmentSize, flusher),
     Collection.open<SubscriptionRecord>(path.join(dataDir, 'subscriptions'), segmentSize, flusher),
-    Collection.open<RequestLogRecord>(path.join(dataDir, 'requests'), segmentSize, flusher),
+    Collection.open<RequestLogRecord>(path.join(dataDir, 'requests'), segmentSize, logFlusher),
     readFile<MetaData>(path.join(dataDir, 'meta.json'), {
       version: 1,
       counters: { message: 0, recipient: 0, subscription: 0 },
@@ -74,10 +80,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     touchMeta: () => flusher.markDirty(meta),
     touchBlocks: () => flusher.markDirty(blocks),
     flush: () => flusher.flush(),
+    flushRequests: () => logFlusher.flush(),
     async close() {
       if (closed) return;
       closed = true;
-      await flusher.flush();
+      await Promise.all([flusher.flush(), logFlusher.flush()]);
     },
   };
 }

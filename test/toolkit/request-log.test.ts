@@ -124,7 +124,7 @@ describe('the request log is bounded', () => {
     const log = new RequestLog(server.store, 300);
     const entry = { at: '', durationMs: 0, method: 'GET', path: '/v1/x/', query: {}, route: null, sender: null, team: null, status: 200, fault: null, requestHeaders: {}, requestBody: null, files: [], responseBody: null };
     for (let i = 0; i < 1000; i++) log.record({ ...entry, path: `/v1/${i}/` });
-    await server.store.flush();
+    await server.store.flushRequests();
     expect(log.size).toBe(300);
     expect(log.page({}, 0, 1).items[0]!.path).toBe('/v1/999/');
     expect(log.page({}, 299, 1).items[0]!.path).toBe('/v1/700/');
