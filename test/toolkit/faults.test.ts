@@ -92,8 +92,8 @@ describe('fault injection on /v1', () => {
   });
 
   it('lists configured rules, and refuses invalid rules with a JSON 400', async () => {
-    const list = (await read(await fetch(`${app.url}/api/faults`))).body as { faults: { id: string; source: string; match: { sender?: string } }[] };
-    expect(list.faults[0]).toMatchObject({ id: 'slow-list', source: 'config', match: { sender: 'acme-dev' } });
+    const listed = (await read(await fetch(`${app.url}/api/faults`))).body as { faults: { id: string; source: string; match: { sender?: string } }[] };
+    expect(listed.faults[0]).toMatchObject({ id: 'slow-list', source: 'config', match: { sender: 'acme-dev' } });
     const bad: [unknown, string][] = [
       [{ target: 'http', action: { type: 'smtp_reply', code: 451, message: 'x' } }, 'action.type: smtp_reply is for smtp rules'],
       [{ target: 'smtp', action: { type: 'status', status: 503 } }, 'action.type: status is for http rules (use smtp_reply)'],
@@ -112,6 +112,9 @@ describe('fault injection on /v1', () => {
     const notJson = await read(await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{' }));
     expect(notJson.status).toBe(400);
     expect(Object.keys(notJson.body as object)).toEqual(['detail']);
+    const list = await read(await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[1]' }));
+    expect(list.status).toBe(400);
+    expect(list.body).toEqual({ detail: 'The body must be a JSON object.' });
     expect((await read(await fetch(`${app.url}/api/faults/nope`))).body).toEqual({ detail: 'Not found.' });
     expect((await removeFault('nope')).status).toBe(404);
   });

@@ -10,7 +10,7 @@ import type { MessageRecord } from '../../storage/records.ts';
 import type { ParsedBody } from '../body.ts';
 import { detail, notFound } from '../errors.ts';
 import { summary } from './message-routes.ts';
-import { field, int, oneOf, senderId, team, text } from './params.ts';
+import { apiBody, field, int, oneOf, senderId, team, text } from './params.ts';
 
 export const WAIT_DEFAULT_MS = 10_000;
 export const WAIT_MAX_MS = 120_000;
@@ -23,7 +23,8 @@ const FORCED: readonly ForcedStatus[] = ['delivered', 'bounced', 'complained', '
  * forcing a delivery outcome. Mounted before /api/messages/:id so "wait", "latest" and
  * "search" are not read as ids.
  */
-export function mountCaptureRoutes(router: Router, sandbox: Sandbox, parseBody: Middleware): void {
+export function mountCaptureRoutes(router: Router, sandbox: Sandbox, parseV1Body: Middleware): void {
+  const parseBody = apiBody(parseV1Body);
   const { messages } = sandbox;
 
   router.get('/api/messages/wait', async (ctx) => {

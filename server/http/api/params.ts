@@ -1,6 +1,6 @@
-import type { Context } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { detail } from '../errors.ts';
+import { detail, HttpError } from '../errors.ts';
 
 /** Query and body readers for the sandbox API: bad values are a JSON 400, never a 500. */
 
@@ -52,4 +52,24 @@ export function field(data: Record<string, unknown>, name: string): string | und
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'string') throw detail(400, `${name} must be a string.`);
   return raw.trim() === '' ? undefined : raw.trim();
+}
+
+/**
+ * The body parser for the sandbox API: a body that is not an object reads
+ * {"detail": "..."} like every /api error, not the /v1 framework's non_field_errors.
+ */
+export function apiBody(parseBody: Middleware): Middleware {
+  return async (ctx: Context, next: Next) => {
+    let parsed = false;
+    try {
+      await parseBody(ctx, () => {
+        parsed = true;
+        return next();
+      });
+    } catch (error) {
+      const body = error instanceof HttpError ? (error.body as Record<string, unknown>) : undefined;
+      if (!parsed && body && !('detail' in body)) throw detail(400, 'The body must be a JSON object.');
+      throw error;
+    }
+  };
 }

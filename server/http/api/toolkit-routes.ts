@@ -8,12 +8,13 @@ import type { Sandbox } from '../../domain/sandbox.ts';
 import type { RequestLogRecord } from '../../storage/records.ts';
 import type { ParsedBody } from '../body.ts';
 import { detail, notFound } from '../errors.ts';
-import { bool, field, int, oneOf, senderId, team, text } from './params.ts';
+import { apiBody, bool, field, int, oneOf, senderId, team, text } from './params.ts';
 
 const body = (ctx: Context) => (ctx.state.body as ParsedBody).data;
 
 /** Reset, blocks, fault rules and the request log: the sandbox API a test suite drives. */
-export function mountToolkitRoutes(router: Router, sandbox: Sandbox, parseBody: Middleware): void {
+export function mountToolkitRoutes(router: Router, sandbox: Sandbox, parseV1Body: Middleware): void {
+  const parseBody = apiBody(parseV1Body);
   router.post('/api/reset', parseBody, async (ctx) => {
     const data = body(ctx);
     const scope = team(sandbox, field(data, 'team'));
