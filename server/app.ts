@@ -4,11 +4,15 @@ import type { Sandbox } from './domain/sandbox.ts';
 import { mountMessageRoutes } from './http/api/message-routes.ts';
 import { bodyParser } from './http/body.ts';
 import { errorMiddleware, notFound, type Logger } from './http/errors.ts';
+import { mountHealthRoutes, mountMetricsRoute } from './http/health-routes.ts';
 import { homePage } from './http/home.ts';
 import { emailRoutes } from './http/v1/email-routes.ts';
 import { mountV1, v1Fallback } from './http/v1/endpoints.ts';
 import { flowRoutes } from './http/v1/flow-routes.ts';
+import { metricsMiddleware } from './http/metrics-middleware.ts';
 import { recipientRoutes } from './http/v1/recipient-routes.ts';
+import type { Metrics } from './metrics.ts';
+import { Readiness } from './readiness.ts';
 
 export interface AppDeps {
   sandbox: Sandbox;
@@ -17,10 +21,14 @@ export interface AppDeps {
   /** Where multipart uploads land before they are moved into the store. */
   uploadDir: string;
   logger: Logger;
+  /** /readyz's checks; the entry point fills them. Without one the app reports itself ready. */
+  readiness?: Readiness;
+  /** Request metrics and /metrics; the entry point always passes them, tests may leave them out. */
+  metrics?: Metrics;
 }
 
 /** The HTTP application: the emulated /v1 API, the sandbox's /api, and the inbox page. */
-export function createApp({ sandbox, maxBodySize, uploadDir, logger }: AppDeps): Koa {
+export function createApp({ sandbox, maxBodySize, uploadDir, logger, readiness = new Readiness(), metrics }: AppDeps): Koa {
   const app = new Koa();
   const router = new Router({ strict: true });
 
@@ -30,7 +38,10 @@ export function createApp({ sandbox, maxBodySize, uploadDir, logger }: AppDeps):
   });
   mountMessageRoutes(router, sandbox);
   router.get('/', homePage(sandbox));
+  mountHealthRoutes(router, readiness);
+  if (metrics) mountMetricsRoute(router, metrics);
 
+  if (metrics) app.use(metricsMiddleware(metrics));
   app.use(errorMiddleware(logger));
   app.use(router.routes());
   app.use(v1Fallback(router));
