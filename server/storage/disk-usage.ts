@@ -48,7 +48,7 @@ export class DiskUsage {
     const stale = this.allStale ? null : new Set(this.stale);
     this.allStale = false;
     this.stale.clear();
-    let total = 0;
+    let total = await blocksOf(this.options.dataDir);
     for (const entry of await entries(this.options.dataDir)) {
       const full = path.join(this.options.dataDir, entry.name);
       if (full !== this.blobRoot || !entry.isDirectory()) total += await walk(full);
