@@ -70,7 +70,7 @@ describe('pigeonhole --help and --version', () => {
   });
 });
 
-describe.concurrent('bad command lines exit 2 with a message', () => {
+describe('bad command lines exit 2 with a message', () => {
   it.each([
     [['--nope'], `pigeonhole: Unknown option '--nope'. Run "pigeonhole --help" for the options.\n`],
     [['--http-port'], `pigeonhole: --http-port needs a value. Run "pigeonhole --help" for the options.\n`],
