@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -177,6 +177,60 @@ describe('the image, replayed without Docker', () => {
       expect(sent.status).toBe(200);
       const list = (await (await fetch(`http://127.0.0.1:${port}/api/messages`)).json()) as { total: number };
       expect(list.total).toBe(1);
+    } finally {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = (await exited) as [number | null];
+      expect(code, output).toBe(0);
+    }
+  });
+});
+
+describe('the installed package', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-package-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('`npm pack` ships the build, not the sources, and its pigeonhole bin serves and checks itself', { timeout: 300_000 }, async () => {
+    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PIGEONHOLE_'))), npm_config_prefer_offline: 'true' };
+    await sh('npm run build', ROOT, env);
+    await sh(`npm pack --silent --pack-destination "${dir}"`, ROOT, env);
+    const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'))!;
+    const listed = await new Promise<string>((resolve, reject) =>
+      execFile('tar', ['tzf', path.join(dir, tarball)], (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    );
+    const files = listed.trim().split('\n');
+    expect(files).toContain('package/bin/pigeonhole.js');
+    expect(files).toContain('package/dist/server/main.js');
+    expect(files).toContain('package/fixtures/sample-config.json');
+    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('package/test/') || f.startsWith('package/data/'))).toEqual([]);
+
+    const project = path.join(dir, 'project');
+    await mkdir(project);
+    await writeFile(path.join(project, 'package.json'), '{"name": "uses-pigeonhole", "private": true}');
+    await sh(`npm install --no-audit --no-fund "${path.join(dir, tarball)}"`, project, env);
+    const bin = path.join(project, 'node_modules', '.bin', 'pigeonhole');
+    const run = (args: string[]) =>
+      new Promise<{ code: number; stdout: string }>((resolve) =>
+        execFile(bin, args, { cwd: project, env, timeout: 20_000 }, (error, stdout) => resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stdout })),
+      );
+    const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(await run(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n` });
+
+    const port = await freePort();
+    const child = spawn(bin, ['--http-port', String(port), '--smtp-port', '0', '--data-dir', path.join(dir, 'data')], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    try {
+      await waitFor(async () => ((await run(['healthcheck', '--http-port', String(port)])).code === 0 ? true : undefined), 30_000, 100).catch((error: Error) => {
+        throw new Error(`${error.message}\n${output}`);
+      });
+      // The installed package runs its compiled build and finds its own sample configuration.
+      expect(output).toContain(`configuration:  ${path.join(project, 'node_modules', 'pigeonhole', 'fixtures', 'sample-config.json')}`);
     } finally {
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
