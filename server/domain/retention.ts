@@ -80,7 +80,7 @@ export function startRetention(options: RetentionOptions): Retention {
   };
 
   const onCreated = () => {
-    if (maxMessages === 0 || burstTimer !== null || stored.all().length <= maxMessages) return;
+    if (maxMessages === 0 || burstTimer !== null || messages.count() <= maxMessages) return;
     burstTimer = setTimeout(() => {
       burstTimer = null;
       void prune().catch(logFailure);
