@@ -7,13 +7,17 @@ import { mountToolkitRoutes } from './http/api/toolkit-routes.ts';
 import { bodyParser } from './http/body.ts';
 import { errorMiddleware, notFound, type Logger } from './http/errors.ts';
 import { injectFaults } from './http/faults.ts';
+import { mountHealthRoutes, mountMetricsRoute } from './http/health-routes.ts';
 import { homePage } from './http/home.ts';
 import { mountOpenApi } from './http/openapi/index.ts';
 import { logRequests } from './http/request-log.ts';
 import { emailRoutes } from './http/v1/email-routes.ts';
 import { mountV1, v1Fallback } from './http/v1/endpoints.ts';
 import { flowRoutes } from './http/v1/flow-routes.ts';
+import { metricsMiddleware } from './http/metrics-middleware.ts';
 import { recipientRoutes } from './http/v1/recipient-routes.ts';
+import type { Metrics } from './metrics.ts';
+import { Readiness } from './readiness.ts';
 
 export interface AppDeps {
   sandbox: Sandbox;
@@ -22,14 +26,19 @@ export interface AppDeps {
   /** Where multipart uploads land before they are moved into the store. */
   uploadDir: string;
   logger: Logger;
+  /** /readyz's checks; the entry point fills them. Without one the app reports itself ready. */
+  readiness?: Readiness;
+  /** Request metrics and /metrics. */
+  metrics: Metrics;
 }
 
 /** The HTTP application: the emulated /v1 API, the sandbox's /api, and the inbox page. */
 export function createApp(deps: AppDeps): Koa {
-  const { sandbox, logger } = deps;
+  const { sandbox, logger, metrics } = deps;
   const app = new Koa();
   const router = createRouter(deps);
 
+  app.use(metricsMiddleware(metrics));
   app.use(logRequests(sandbox.requestLog, sandbox.clock, logger));
   app.use(errorMiddleware(logger));
   app.use(router.routes());
@@ -41,7 +50,7 @@ export function createApp(deps: AppDeps): Koa {
 }
 
 /** Every route, one table per resource (the OpenAPI test walks this). */
-export function createRouter({ sandbox, maxBodySize, uploadDir }: AppDeps): Router {
+export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new Readiness(), metrics }: AppDeps): Router {
   const router = new Router({ strict: true });
   const parseBody = bodyParser({ limit: maxBodySize, uploadDir });
 
@@ -54,6 +63,8 @@ export function createRouter({ sandbox, maxBodySize, uploadDir }: AppDeps): Rout
   mountMessageRoutes(router, sandbox);
   mountToolkitRoutes(router, sandbox, parseBody);
   mountOpenApi(router);
+  mountHealthRoutes(router, readiness);
+  mountMetricsRoute(router, metrics);
   router.get('/', homePage(sandbox));
   return router;
 }

@@ -2,18 +2,27 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parseDuration } from './domain/duration.ts';
 import { ConfigError, loadSandboxConfig, type SandboxConfig } from './sandbox-config.ts';
 
 export { ConfigError } from './sandbox-config.ts';
 
-/** Everything the server runs with, read once and frozen. Nothing else reads process.env. */
-export interface Config {
+/** The command-line and environment options, before the configuration file is read. */
+export interface Options {
   readonly httpPort: number;
   readonly smtpPort: number;
   readonly host: string;
   readonly dataDir: string;
   readonly configFile: string;
   readonly maxBodySize: number;
+  /** Captures kept at most, oldest pruned first; 0 keeps everything. */
+  readonly maxMessages: number;
+  /** Captures older than this (sandbox clock) are pruned; 0 keeps them. */
+  readonly maxAgeMs: number;
+}
+
+/** Everything the server runs with, read once and frozen. Nothing else reads process.env. */
+export interface Config extends Options {
   readonly sandbox: SandboxConfig;
 }
 
@@ -35,6 +44,8 @@ interface OptionSpec {
   flag: string;
   env: string;
   default: string;
+  /** How --help and the README show the default, when not as it is. */
+  shown?: string;
   help: string;
   parse: (value: string, source: string) => unknown;
 }
@@ -44,8 +55,10 @@ const OPTIONS = {
   smtpPort: { flag: 'smtp-port', default: '1025', help: 'SMTP port for captured mail', parse: port },
   host: { flag: 'host', default: '127.0.0.1', help: 'address to listen on (0.0.0.0 for all)', parse: nonEmpty },
   dataDir: { flag: 'data-dir', default: './data', help: 'where captures and state are stored', parse: (v: string, s: string) => path.resolve(nonEmpty(v, s)) },
-  configFile: { flag: 'config', default: SAMPLE_CONFIG, help: 'JSON file of teams, senders and flows', parse: (v: string, s: string) => path.resolve(nonEmpty(v, s)) },
+  configFile: { flag: 'config', default: SAMPLE_CONFIG, shown: 'fixtures/sample-config.json', help: 'JSON file of teams, senders and flows', parse: (v: string, s: string) => path.resolve(nonEmpty(v, s)) },
   maxBodySize: { flag: 'max-body-size', default: String(25 * 1024 * 1024), help: 'largest request body in bytes', parse: positiveInt },
+  maxMessages: { flag: 'max-messages', default: '10000', help: 'captures kept, oldest pruned first (0: unlimited)', parse: wholeNumber },
+  maxAgeMs: { flag: 'max-age', default: '0', help: 'prune captures older than this, e.g. 7d or 12h (0: never)', parse: maxAge },
 } satisfies Record<string, Omit<OptionSpec, 'env'>>;
 
 type OptionName = keyof typeof OPTIONS;
@@ -54,8 +67,21 @@ function envName(flag: string): string {
   return `PIGEONHOLE_${flag.toUpperCase().replace(/-/g, '_')}`;
 }
 
-/** Defaults ← PIGEONHOLE_* environment ← command-line flags, validated in one pass. */
-export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
+/** One option as --help and the README list it. */
+export interface OptionInfo {
+  flag: string;
+  env: string;
+  default: string;
+  help: string;
+}
+
+/** Every option, in the order --help lists them. */
+export function optionList(): OptionInfo[] {
+  return Object.values(OPTIONS).map((o: Omit<OptionSpec, 'env'>) => ({ flag: o.flag, env: envName(o.flag), default: o.shown ?? o.default, help: o.help }));
+}
+
+/** Defaults ← PIGEONHOLE_* environment ← command-line flags, validated in one pass; reads no file. */
+export function loadOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
   let flags: Record<string, string | boolean | undefined>;
   try {
     flags = parseArgs({
@@ -65,7 +91,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
       allowPositionals: false,
     }).values;
   } catch (error) {
-    throw new ConfigError(`${(error as Error).message}\n\n${usage()}`);
+    throw new ConfigError(argumentProblem(error as Error));
   }
   const problems: string[] = [];
   const values: Partial<Record<OptionName, unknown>> = {};
@@ -81,21 +107,31 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     }
   }
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
-  const configFile = values.configFile as string;
-  return Object.freeze({
-    httpPort: values.httpPort as number,
-    smtpPort: values.smtpPort as number,
-    host: values.host as string,
-    dataDir: values.dataDir as string,
-    configFile,
-    maxBodySize: values.maxBodySize as number,
-    sandbox: deepFreeze(loadSandboxConfig(configFile)),
-  });
+  return values as unknown as Options;
 }
 
+/** The options and the configuration file they name, frozen. */
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
+  const options = loadOptions(argv, env);
+  return Object.freeze({ ...options, sandbox: deepFreeze(loadSandboxConfig(options.configFile)) });
+}
+
+/** parseArgs' wording, with the way out: where the options are listed. */
+function argumentProblem(error: Error): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(error.message);
+  if (unknown) return `Unknown option '${unknown[1]}'. Run "pigeonhole --help" for the options.`;
+  const missing = /^Option '(--[a-z-]+)[^']*' argument missing/.exec(error.message);
+  if (missing) return `${missing[1]} needs a value. Run "pigeonhole --help" for the options.`;
+  const positional = /^Unexpected argument '([^']+)'/.exec(error.message);
+  if (positional) return `Unexpected argument '${positional[1]}'. Run "pigeonhole --help" for the commands and options.`;
+  return error.message;
+}
+
+/** The options part of --help: each flag, its environment variable and its default. */
 export function usage(): string {
-  const rows = Object.values(OPTIONS).map((o) => `  --${o.flag.padEnd(15)} ${o.help} (env ${envName(o.flag)}, default ${o.default})`);
-  return `Usage: pigeonhole [options]\n\nOptions:\n${rows.join('\n')}`;
+  return optionList()
+    .map((o) => `  --${o.flag} <value>\n      ${o.help}\n      env ${o.env}, default ${o.default}`)
+    .join('\n');
 }
 
 function port(value: string, source: string): number {
@@ -108,6 +144,20 @@ function positiveInt(value: string, source: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < 1 || !Number.isSafeInteger(n)) throw new ConfigError(`${source}: "${value}" is not a positive whole number`);
   return n;
+}
+
+function wholeNumber(value: string, source: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new ConfigError(`${source}: "${value}" is not a whole number (0 or more)`);
+  return n;
+}
+
+/** A duration such as 7d or 12h; 0 or empty turns the limit off. */
+function maxAge(value: string, source: string): number {
+  if (value.trim() === '' || value.trim() === '0') return 0;
+  const ms = parseDuration(value);
+  if (ms === null || ms === 0) throw new ConfigError(`${source}: "${value}" is not a duration such as 7d, 12h or 1d12h (0 to keep captures of any age)`);
+  return ms;
 }
 
 function nonEmpty(value: string, source: string): string {

@@ -4,37 +4,50 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createApp } from './app.ts';
-import { ConfigError, loadConfig, usage, type Config } from './config.ts';
+import { runCli } from './cli.ts';
+import type { Config } from './config.ts';
 import { SandboxClock } from './domain/clock.ts';
+import { startRetention } from './domain/retention.ts';
 import { createSandbox } from './domain/sandbox.ts';
+import { createSandboxMetrics } from './metrics.ts';
+import { Readiness } from './readiness.ts';
 import { openStore } from './storage/store.ts';
 
-/** The only entry point: reads argv and the environment, wires the pieces, listens. */
-async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(usage());
-    return;
-  }
-  let config: Config;
-  try {
-    config = loadConfig(argv, process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`pigeonhole: ${error.message}`);
-      process.exit(2);
-    }
-    throw error;
-  }
+/** How long requests in flight get to finish after SIGTERM before their connections are cut. */
+const DRAIN_MS = 5000;
+/** Past this the process exits 1 whatever is still running. */
+const SHUTDOWN_LIMIT_MS = 10_000;
 
+/**
+ * The only entry point (`npm start`, `bin/pigeonhole`, the Docker image): reads argv and the
+ * environment, wires the pieces, listens, and stops cleanly on SIGTERM/SIGINT.
+ */
+async function serve(config: Config): Promise<void> {
   const uploadDir = path.join(config.dataDir, 'tmp');
   // Uploads left by a request that never finished (a crash mid-upload) are not data.
   await rm(uploadDir, { recursive: true, force: true });
   const store = await openStore({ dataDir: config.dataDir });
+  let storeOpen = true;
   const sandbox = createSandbox({ store, config: config.sandbox, clock: new SandboxClock() });
-  const app = createApp({ sandbox, maxBodySize: config.maxBodySize, uploadDir, logger: { error: (m, e) => console.error(m, e) } });
+  const { metrics, diskUsage } = createSandboxMetrics({ sandbox, store });
+  const readiness = new Readiness();
+  const app = createApp({ sandbox, maxBodySize: config.maxBodySize, uploadDir, logger: { error: (m, e) => console.error(m, e) }, readiness, metrics });
   const server = createServer(app.callback());
+  readiness.add('storage', () => storeOpen);
+  readiness.add('http', () => server.listening);
+  // The SMTP listener adds its own check beside these: readiness.add('smtp', () => <listening>).
   await listen(server, config.httpPort, config.host);
+
+  const retention = startRetention({
+    messages: sandbox.messages,
+    stored: store.messages,
+    events: sandbox.events,
+    clock: sandbox.clock,
+    maxMessages: config.maxMessages,
+    maxAgeMs: config.maxAgeMs,
+  });
+  // The first size walk of a large store takes a while: start it now, not on the first scrape.
+  void diskUsage.bytes().catch(() => undefined);
 
   const { port } = server.address() as AddressInfo;
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -44,24 +57,66 @@ async function main(): Promise<void> {
   console.log(`  configuration:  ${config.configFile}`);
   console.log(`  API keys:       ${keys.join(', ')}`);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`Pigeonhole stopping (${signal})`);
-    // Stop accepting, let requests in flight get their answer, then flush and exit; a
-    // connection that will not finish is cut after a few seconds.
-    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const force = setTimeout(() => server.closeAllConnections(), 5000);
-    await drained;
-    clearTimeout(force);
+  onStopSignals(async () => {
+    // Not ready from now on; stop accepting; let requests in flight (and SMTP sessions) finish.
+    readiness.stop();
+    await Promise.all([
+      closeHttp(server, DRAIN_MS),
+      // The SMTP server's drain goes here, beside the HTTP one: smtp.close().
+    ]);
+    await retention.close();
+    metrics.close();
     await sandbox.close();
     await store.close();
-    process.exit(0);
+    storeOpen = false;
+  });
+}
+
+/**
+ * SIGTERM or SIGINT: run `stop` once and exit 0 (1 if it failed or ran past the limit).
+ * A second signal exits 1 at once, for a person who does not want to wait.
+ */
+function onStopSignals(stop: () => Promise<void>): void {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      console.error(`Pigeonhole: ${signal} again, exiting without finishing`);
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(`Pigeonhole stopping (${signal})`);
+    setTimeout(() => {
+      console.error(`Pigeonhole: not stopped after ${SHUTDOWN_LIMIT_MS} ms, exiting`);
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS).unref();
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('Pigeonhole: failed to stop cleanly', error);
+        process.exit(1);
+      },
+    );
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+/**
+ * Stops accepting connections and resolves once every request in flight has been answered.
+ * Keep-alive connections are closed as soon as they fall idle; any still busy after `drainMs`
+ * are cut.
+ */
+function closeHttp(server: Server, drainMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const idle = setInterval(() => server.closeIdleConnections(), 25);
+    const force = setTimeout(() => server.closeAllConnections(), drainMs);
+    server.close(() => {
+      clearInterval(idle);
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
@@ -74,9 +129,14 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  const e = error as NodeJS.ErrnoException;
-  if (e.code === 'EADDRINUSE') console.error(`pigeonhole: port already in use (${e.message})`);
-  else console.error('pigeonhole: failed to start', error);
-  process.exit(1);
-});
+runCli(process.argv.slice(2), process.env, serve).then(
+  (code) => {
+    if (code !== null) process.exitCode = code;
+  },
+  (error: unknown) => {
+    const e = error as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') console.error(`pigeonhole: port already in use (${e.message})`);
+    else console.error('pigeonhole: failed to start', error);
+    process.exit(1);
+  },
+);

@@ -31,8 +31,9 @@ export interface Started {
  */
 export async function startServer(dataDir: string, sockets: number, signal: AbortSignal): Promise<Started> {
   const t0 = performance.now();
-  // --smtp-port 0 so the run never depends on (or collides with) a fixed port.
-  const server = await spawnServer({ dataDir, configFile: SAMPLE_CONFIG, args: ['--smtp-port', '0'], compiled: true });
+  // --smtp-port 0 so the run never depends on (or collides with) a fixed port; --max-messages 0
+  // so retention does not prune the 100,000 captures the benchmark is about.
+  const server = await spawnServer({ dataDir, configFile: SAMPLE_CONFIG, args: ['--smtp-port', '0', '--max-messages', '0'], compiled: true });
   const listeningMs = performance.now() - t0;
   const client = new Client(server.url, sockets);
   try {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../server/app.ts';
+import { createSandboxMetrics } from '../../server/metrics.ts';
 import { SandboxClock } from '../../server/domain/clock.ts';
 import { createSandbox, type Sandbox } from '../../server/domain/sandbox.ts';
 import { loadSandboxConfig, parseSandboxConfig, type SandboxConfig } from '../../server/sandbox-config.ts';
@@ -38,8 +39,10 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
   const config = options.config ? parseSandboxConfig(options.config(structuredClone(sample)), 'test config') : sample;
   const store = await openStore({ dataDir });
   const sandbox = createSandbox({ store, config, clock: new SandboxClock(options.now) });
+  const { metrics } = createSandboxMetrics({ sandbox, store, processMetrics: false });
   const app = createApp({
     sandbox,
+    metrics,
     maxBodySize: options.maxBodySize ?? 25 * 1024 * 1024,
     uploadDir: path.join(dataDir, 'tmp'),
     logger: { error: (message, error) => console.error(message, error) },
@@ -50,6 +53,7 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
   const close = async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    metrics.close();
     await sandbox.close();
     await store.close();
   };

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig, loadOptions, usage, type Config, type Options } from './config.ts';
+
+/** How long `pigeonhole healthcheck` waits for /readyz before it calls the server not ready. */
+export const HEALTHCHECK_TIMEOUT_MS = 3000;
+
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Exit codes: 0 done, 1 not ready (healthcheck), 2 a bad command line or configuration. */
+export type ExitCode = 0 | 1 | 2;
+
+/**
+ * The command line: `--help`, `--version`, `healthcheck [options]`, or the options the server
+ * runs with. Resolves with an exit code, or with `null` once `serve` has started the server
+ * (which then runs until a signal stops it).
+ */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv, serve: (config: Config) => Promise<void>, io: CliIo = consoleIo): Promise<ExitCode | null> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.out(help());
+    return 0;
+  }
+  if (argv.includes('--version') || argv.includes('-v')) {
+    io.out(packageVersion());
+    return 0;
+  }
+  try {
+    if (argv[0] === 'healthcheck') return await healthcheck(loadOptions(argv.slice(1), env), io);
+    const config = loadConfig(argv, env);
+    await serve(config);
+    return null;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.err(`pigeonhole: ${error.message}`);
+    return 2;
+  }
+}
+
+export function help(): string {
+  return [
+    'Usage: pigeonhole [options]               run the sandbox (HTTP API, inbox, SMTP)',
+    '       pigeonhole healthcheck [options]   exit 0 when the server at --host and --http-port answers',
+    '                                          /readyz with 200 within 3 s, 1 otherwise',
+    '       pigeonhole --help | --version',
+    '',
+    'Options (flags win over the PIGEONHOLE_* environment, which wins over the defaults):',
+    usage(),
+  ].join('\n');
+}
+
+/** The version in package.json, found from the source or the built file. */
+export function packageVersion(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    try {
+      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'pigeonhole' && pkg.version) return pkg.version;
+    } catch {
+      // not this folder
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('package.json of pigeonhole not found');
+    dir = parent;
+  }
+}
+
+/** GET /readyz on the configured host and port: 0 when it answers 200, 1 otherwise. */
+async function healthcheck(options: Options, io: CliIo): Promise<ExitCode> {
+  if (options.httpPort === 0) throw new ConfigError('healthcheck needs the server\'s HTTP port; 0 (a free port) cannot be checked');
+  // A server listening on every address is reached on loopback.
+  const host = options.host === '0.0.0.0' ? '127.0.0.1' : options.host === '::' ? '::1' : options.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${options.httpPort}/readyz`;
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(HEALTHCHECK_TIMEOUT_MS) });
+    const body = await response.text();
+    if (response.status === 200) {
+      io.out(`ready: ${url}`);
+      return 0;
+    }
+    io.err(`not ready: ${url} answered ${response.status} ${body}`);
+  } catch (error) {
+    const e = error as Error & { cause?: { code?: string } };
+    const reason = e.name === 'TimeoutError' ? `no answer within ${HEALTHCHECK_TIMEOUT_MS} ms` : (e.cause?.code ?? e.message);
+    io.err(`not ready: ${url}: ${reason}`);
+  }
+  return 1;
+}
+
+const consoleIo: CliIo = { out: (line) => console.log(line), err: (line) => console.error(line) };

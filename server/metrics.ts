@@ -1,0 +1,169 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import path from 'node:path';
+import type { Events } from './domain/events.ts';
+import type { Sandbox } from './domain/sandbox.ts';
+import { DiskUsage } from './storage/disk-usage.ts';
+import type { Store } from './storage/store.ts';
+import type { MessageRecord, Source } from './storage/records.ts';
+
+/** Where the store's gauges read from; nothing is computed per request. */
+export interface StoreGauges {
+  /** Captures stored now. */
+  messagesStored(): number;
+  /** Bytes the data directory takes on disk (cached, see storage/disk-usage.ts). */
+  storeBytes(): Promise<number>;
+  /** Told which captures changed on disk, so the size cache knows what to look at again. */
+  capturesChanged?(seqs: readonly number[] | 'all'): void;
+}
+
+export interface MetricsOptions {
+  events: Events;
+  store: StoreGauges;
+  /** Node's process metrics (CPU, memory, event loop, GC). On in the server; tests may skip them. */
+  processMetrics?: boolean;
+}
+
+/**
+ * Every Prometheus metric Pigeonhole exposes, on its own Registry (never prom-client's global
+ * one, so several servers in one process each count their own). The HTTP middleware and the
+ * domain events feed the request and capture metrics; the SMTP server, the WebSocket hub and
+ * fault injection call the plain functions below.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  /** The exposition format's content type. */
+  readonly contentType: string;
+  render(): Promise<string>;
+  /** One HTTP request: the matched route template (never the raw URL), method and status. */
+  httpRequest(route: string, method: string, status: number, seconds: number): void;
+  /** An SMTP client connected (one session). */
+  smtpSession(): void;
+  /** The SMTP server refused something; `reason` is one of a small fixed set (auth, size, fault, ...). */
+  smtpRejection(reason: string): void;
+  /** A WebSocket client connected / disconnected. */
+  websocketOpened(): void;
+  websocketClosed(): void;
+  /** A configured fault fired; `target` is `http` or `smtp`. */
+  faultInjected(target: string): void;
+  /** Stops listening to the domain events. */
+  close(): void;
+}
+
+const SOURCES: readonly Source[] = ['api', 'smtp', 'flow'];
+
+export function createMetrics({ events, store, processMetrics = true }: MetricsOptions): Metrics {
+  const registry = new Registry();
+  if (processMetrics) collectDefaultMetrics({ register: registry });
+
+  const httpRequests = new Counter({
+    name: 'pigeonhole_http_requests_total',
+    help: 'HTTP requests answered, by matched route template, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: 'pigeonhole_http_request_duration_seconds',
+    help: 'Time from a request arriving to its handler finishing, by matched route template.',
+    labelNames: ['route'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const captures = new Counter({
+    name: 'pigeonhole_captures_total',
+    help: 'Emails captured, by how they came in (api, smtp, flow).',
+    labelNames: ['source'] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'pigeonhole_messages_stored',
+    help: 'Captures stored now.',
+    registers: [registry],
+    collect() {
+      this.set(store.messagesStored());
+    },
+  });
+  new Gauge({
+    name: 'pigeonhole_store_bytes',
+    help: 'Bytes the data directory takes on disk (allocated blocks, as du counts them; refreshed at most every few seconds).',
+    registers: [registry],
+    async collect() {
+      this.set(await store.storeBytes());
+    },
+  });
+  const smtpSessions = new Counter({ name: 'pigeonhole_smtp_sessions_total', help: 'SMTP sessions (client connections).', registers: [registry] });
+  const smtpRejections = new Counter({
+    name: 'pigeonhole_smtp_rejections_total',
+    help: 'SMTP commands or messages refused, by reason.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const websocketClients = new Gauge({ name: 'pigeonhole_websocket_clients', help: 'WebSocket clients connected now.', registers: [registry] });
+  const faultInjections = new Counter({
+    name: 'pigeonhole_fault_injections_total',
+    help: 'Injected faults that fired, by target (http, smtp).',
+    labelNames: ['target'] as const,
+    registers: [registry],
+  });
+  // Known label values start at 0, so rate() and absent-series alerts work from the first scrape.
+  for (const source of SOURCES) captures.labels(source).inc(0);
+  for (const target of ['http', 'smtp']) faultInjections.labels(target).inc(0);
+
+  const onCreated = (record: MessageRecord) => {
+    captures.labels(record.source).inc();
+    store.capturesChanged?.([record.seq]);
+  };
+  const onDeleted = (records: MessageRecord[]) => store.capturesChanged?.(records.map((r) => r.seq));
+  const onCleared = () => store.capturesChanged?.('all');
+  events.on('message.created', onCreated);
+  events.on('message.deleted', onDeleted);
+  events.on('message.cleared', onCleared);
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    httpRequest(route, method, status, seconds) {
+      httpRequests.labels(route, method, String(status)).inc();
+      httpDuration.labels(route).observe(seconds);
+    },
+    smtpSession: () => smtpSessions.inc(),
+    smtpRejection: (reason) => smtpRejections.labels(reason).inc(),
+    websocketOpened: () => websocketClients.inc(),
+    websocketClosed: () => websocketClients.dec(),
+    faultInjected: (target) => faultInjections.labels(target).inc(),
+    close() {
+      events.off('message.created', onCreated);
+      events.off('message.deleted', onDeleted);
+      events.off('message.cleared', onCleared);
+    },
+  };
+}
+
+export interface SandboxMetricsOptions {
+  sandbox: Sandbox;
+  store: Store;
+  processMetrics?: boolean;
+  /** How long a disk-usage total is reused (storage/disk-usage.ts). */
+  diskCacheMs?: number;
+}
+
+/** The metrics of one running sandbox: its events, its store's size on disk. */
+export function createSandboxMetrics({ sandbox, store, processMetrics, diskCacheMs }: SandboxMetricsOptions): { metrics: Metrics; diskUsage: DiskUsage } {
+  const diskUsage = new DiskUsage({
+    dataDir: store.dataDir,
+    blobFolderOf: (seq) => path.dirname(store.blobs.file(seq, 'message.eml')),
+    maxAgeMs: diskCacheMs,
+  });
+  const metrics = createMetrics({
+    events: sandbox.events,
+    processMetrics,
+    store: { messagesStored: () => sandbox.messages.count(), storeBytes: () => diskUsage.bytes(), capturesChanged: (seqs) => diskUsage.changed(seqs) },
+  });
+  const stopFaults = sandbox.faults.onInjected(({ target }) => metrics.faultInjected(target));
+  const close = metrics.close.bind(metrics);
+  metrics.close = () => {
+    stopFaults();
+    close();
+  };
+  return { metrics, diskUsage };
+}

@@ -1,0 +1,241 @@
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HEALTHCHECK_TIMEOUT_MS } from '../../server/cli.ts';
+import { waitFor } from '../support/poll.ts';
+import { envOf, execForm, parseDockerfile, type Stage } from './dockerfile.ts';
+
+/**
+ * No Docker engine runs here (design.md), so the image is checked by what can be checked: the
+ * Dockerfile runs exactly the README's install, build and start commands, and replaying its
+ * runtime stage outside Docker (in a temporary folder, with the Dockerfile's environment) gives
+ * a server that its own HEALTHCHECK calls ready.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+let stages: Stage[];
+let readmeSteps: string[];
+let dockerignore: string[];
+
+beforeAll(async () => {
+  stages = parseDockerfile(await readFile(path.join(ROOT, 'Dockerfile'), 'utf8'));
+  const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  const block = /<!-- image-steps -->\n```sh\n([\s\S]*?)```/.exec(readme);
+  if (!block) throw new Error('README.md has no <!-- image-steps --> block');
+  readmeSteps = block[1]!.trim().split('\n').map((line) => line.replace(/#.*$/, '').trim());
+  dockerignore = (await readFile(path.join(ROOT, '.dockerignore'), 'utf8')).split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+});
+
+const runs = (stage: Stage) => stage.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+/** RUN steps that only prepare the file system of the image (the /data mount point). */
+const PREPARE = 'mkdir -p /data && chown node:node /data';
+
+describe('the Dockerfile', () => {
+  it('builds in one stage and runs in a slim one on the same current LTS Node', () => {
+    expect(stages.map((s) => s.name)).toEqual(['build', null]);
+    for (const stage of stages) expect(stage.image).toMatch(/^node:(2[4-9]|[3-9]\d)-[a-z]+-slim$/);
+    expect(stages[0]!.image).toBe(stages[1]!.image);
+  });
+
+  it('runs exactly the README\'s install, build and start commands, in order', async () => {
+    const [build, runtime] = stages as [Stage, Stage];
+    const cmd = runtime.instructions.filter((i) => i.keyword === 'CMD');
+    expect(cmd).toHaveLength(1);
+    const steps = [...runs(build), ...runs(runtime).filter((r) => r !== PREPARE), execForm(cmd[0]!.args).join(' ')];
+    expect(steps).toEqual(readmeSteps);
+    expect(runs(runtime).filter((r) => r !== PREPARE)).toHaveLength(1);
+
+    // npm start is the build plus the same start command; CI installs with the same command.
+    const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.start).toBe(`npm run build --silent && ${readmeSteps[3]}`);
+    expect(readmeSteps[1]).toBe('npm run build');
+    expect(await readFile(path.join(ROOT, '.ci/run'), 'utf8')).toContain(`\n${readmeSteps[0]} `);
+  });
+
+  it('runs as a non-root user, on all addresses, with /data as a volume, both ports and its own health check', () => {
+    const runtime = stages[1]!;
+    const one = (keyword: string) => {
+      const found = runtime.instructions.filter((i) => i.keyword === keyword);
+      expect(found, keyword).toHaveLength(1);
+      return found[0]!;
+    };
+    expect(one('USER').args).toBe('node');
+    // USER comes after every RUN, so the server never runs as root.
+    const order = runtime.instructions.map((i) => i.keyword);
+    expect(order.lastIndexOf('RUN')).toBeLessThan(order.indexOf('USER'));
+    expect(envOf(runtime)).toMatchObject({ PIGEONHOLE_HOST: '0.0.0.0', PIGEONHOLE_DATA_DIR: '/data' });
+    expect(one('VOLUME').args).toBe('/data');
+    expect(one('EXPOSE').args.split(/\s+/).sort()).toEqual(['1025', '8025']);
+    expect(runs(runtime)).toContain(PREPARE);
+    const health = one('HEALTHCHECK');
+    expect(execForm(health.args)).toEqual(['node', 'dist/server/main.js', 'healthcheck']);
+    // Docker's timeout leaves the command time to report its own (HEALTHCHECK_TIMEOUT_MS) and start.
+    expect(health.flags.timeout).toMatch(/^\d+s$/);
+    expect(Number.parseInt(health.flags.timeout!, 10) * 1000).toBeGreaterThanOrEqual(HEALTHCHECK_TIMEOUT_MS + 2000);
+    expect(execForm(one('CMD').args)).toEqual(['node', 'dist/server/main.js']);
+  });
+
+  it('copies nothing that .dockerignore leaves out of the build context', () => {
+    const fromContext = stages.flatMap((s) => s.instructions.filter((i) => i.keyword === 'COPY' && !i.flags.from)).flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    for (const source of fromContext.filter((s) => s !== '.')) {
+      const top = source.split('/')[0]!;
+      expect(dockerignore, source).not.toContain(top);
+      expect(dockerignore, source).not.toContain(source);
+    }
+    for (const kept of ['node_modules', 'dist', 'data', '.git']) expect(dockerignore).toContain(kept);
+  });
+});
+
+function sh(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('/bin/sh', ['-c', command], { cwd, env, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${command} failed in ${cwd}:\n${stdout}\n${stderr}`));
+      else resolve();
+    });
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('the image, replayed without Docker', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-image-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('builds, installs its runtime, starts, answers its HEALTHCHECK, serves and stops with 0', { timeout: 300_000 }, async () => {
+    const [build, runtime] = stages as [Stage, Stage];
+    const env = { ...process.env, npm_config_prefer_offline: 'true' };
+    // The build stage is this checkout: CI has run its install already; run its build.
+    const buildWorkdir = build.instructions.find((i) => i.keyword === 'WORKDIR')!.args;
+    for (const command of runs(build).slice(1)) await sh(command, ROOT, env);
+
+    const app = path.join(dir, 'app');
+    await mkdir(app);
+    const fromContext = (p: string) => path.join(ROOT, p);
+    const fromBuild = (p: string) => path.join(ROOT, path.relative(buildWorkdir, p));
+    for (const step of runtime.instructions) {
+      if (step.keyword === 'COPY') {
+        const parts = step.args.split(/\s+/);
+        const target = path.resolve(app, parts.at(-1)!);
+        const sources = parts.slice(0, -1);
+        for (const source of sources) {
+          const from = step.flags.from === build.name ? fromBuild(source) : fromContext(source);
+          const to = target.endsWith('/') || parts.at(-1)!.endsWith('/') || sources.length > 1 ? path.join(target, path.basename(source)) : target;
+          await cp(from, to, { recursive: true });
+        }
+      } else if (step.keyword === 'RUN' && step.args !== PREPARE) {
+        await sh(step.args, app, env);
+      }
+    }
+
+    const port = await freePort();
+    const imageEnv = {
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PIGEONHOLE_'))),
+      ...envOf(runtime),
+      // Outside a container: loopback only, a temporary /data, free ports.
+      PIGEONHOLE_HOST: '127.0.0.1',
+      PIGEONHOLE_DATA_DIR: path.join(dir, 'data'),
+      PIGEONHOLE_HTTP_PORT: String(port),
+      PIGEONHOLE_SMTP_PORT: '0',
+    };
+    const [cmd, ...args] = execForm(runtime.instructions.find((i) => i.keyword === 'CMD')!.args);
+    const child = spawn(cmd === 'node' ? process.execPath : cmd!, args, { cwd: app, env: imageEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    try {
+      const [hcmd, ...hargs] = execForm(runtime.instructions.find((i) => i.keyword === 'HEALTHCHECK')!.args);
+      const healthcheck = () =>
+        new Promise<number>((resolve) => {
+          execFile(hcmd === 'node' ? process.execPath : hcmd!, hargs, { cwd: app, env: imageEnv, timeout: 10_000 }, (error) => resolve(error ? ((error as { code?: number }).code ?? -1) : 0));
+        });
+      await waitFor(async () => ((await healthcheck()) === 0 ? true : undefined), 30_000, 100).catch((error: Error) => {
+        throw new Error(`${error.message}\n${output}`);
+      });
+      expect(output).toContain(`Pigeonhole listening on http://127.0.0.1:${port}`);
+      expect(output).toContain(`configuration:  ${path.join(app, 'fixtures', 'sample-config.json')}`);
+
+      const sent = await fetch(`http://127.0.0.1:${port}/v1/email/send/`, {
+        method: 'POST',
+        headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ recipient: 'image@example.com', subject: 'From the image', body: '<p>i</p>' }),
+      });
+      expect(sent.status).toBe(200);
+      const list = (await (await fetch(`http://127.0.0.1:${port}/api/messages`)).json()) as { total: number };
+      expect(list.total).toBe(1);
+    } finally {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = (await exited) as [number | null];
+      expect(code, output).toBe(0);
+    }
+  });
+});
+
+describe('the installed package', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-package-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('`npm pack` ships the build, not the sources, and its pigeonhole bin serves and checks itself', { timeout: 300_000 }, async () => {
+    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PIGEONHOLE_'))), npm_config_prefer_offline: 'true' };
+    await sh('npm run build', ROOT, env);
+    await sh(`npm pack --silent --pack-destination "${dir}"`, ROOT, env);
+    const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'))!;
+    const listed = await new Promise<string>((resolve, reject) =>
+      execFile('tar', ['tzf', path.join(dir, tarball)], (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    );
+    const files = listed.trim().split('\n');
+    expect(files).toContain('package/bin/pigeonhole.js');
+    expect(files).toContain('package/dist/server/main.js');
+    expect(files).toContain('package/fixtures/sample-config.json');
+    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('package/test/') || f.startsWith('package/data/'))).toEqual([]);
+
+    const project = path.join(dir, 'project');
+    await mkdir(project);
+    await writeFile(path.join(project, 'package.json'), '{"name": "uses-pigeonhole", "private": true}');
+    await sh(`npm install --no-audit --no-fund "${path.join(dir, tarball)}"`, project, env);
+    const bin = path.join(project, 'node_modules', '.bin', 'pigeonhole');
+    const run = (args: string[]) =>
+      new Promise<{ code: number; stdout: string }>((resolve) =>
+        execFile(bin, args, { cwd: project, env, timeout: 20_000 }, (error, stdout) => resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stdout })),
+      );
+    const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(await run(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n` });
+
+    const port = await freePort();
+    const child = spawn(bin, ['--http-port', String(port), '--smtp-port', '0', '--data-dir', path.join(dir, 'data')], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    try {
+      await waitFor(async () => ((await run(['healthcheck', '--http-port', String(port)])).code === 0 ? true : undefined), 30_000, 100).catch((error: Error) => {
+        throw new Error(`${error.message}\n${output}`);
+      });
+      // The installed package runs its compiled build and finds its own sample configuration.
+      expect(output).toContain(`configuration:  ${path.join(project, 'node_modules', 'pigeonhole', 'fixtures', 'sample-config.json')}`);
+    } finally {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = (await exited) as [number | null];
+      expect(code, output).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,74 @@
+/** One Dockerfile instruction: its keyword, flags (`--from=build`) and the rest of the line. */
+export interface Instruction {
+  keyword: string;
+  flags: Record<string, string>;
+  args: string;
+}
+
+export interface Stage {
+  image: string;
+  name: string | null;
+  instructions: Instruction[];
+}
+
+/**
+ * A small Dockerfile reader, enough for this project's file: comments, line continuations,
+ * `FROM image AS name`, leading `--flag=value`s. It is not a full parser (no ARG expansion,
+ * no heredocs); the test that uses it fails on anything it does not understand.
+ */
+export function parseDockerfile(text: string): Stage[] {
+  const lines: string[] = [];
+  let current = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (current === '' && (line === '' || line.startsWith('#'))) continue;
+    if (line.endsWith('\\')) {
+      current += `${line.slice(0, -1).trim()} `;
+      continue;
+    }
+    lines.push((current + line).trim());
+    current = '';
+  }
+  const stages: Stage[] = [];
+  for (const line of lines) {
+    const match = /^([A-Z]+)\s+(.*)$/.exec(line);
+    if (!match) throw new Error(`not an instruction: ${line}`);
+    const keyword = match[1]!;
+    let rest = match[2]!;
+    const flags: Record<string, string> = {};
+    for (let flag = /^--([a-z-]+)=(\S+)\s+/.exec(rest); flag; flag = /^--([a-z-]+)=(\S+)\s+/.exec(rest)) {
+      flags[flag[1]!] = flag[2]!;
+      rest = rest.slice(flag[0].length);
+    }
+    if (keyword === 'FROM') {
+      const from = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(rest);
+      if (!from) throw new Error(`bad FROM: ${line}`);
+      stages.push({ image: from[1]!, name: from[2] ?? null, instructions: [] });
+      continue;
+    }
+    if (stages.length === 0) throw new Error(`${keyword} before FROM`);
+    stages.at(-1)!.instructions.push({ keyword, flags, args: rest });
+  }
+  return stages;
+}
+
+/** `KEY=value KEY2=value` (the ENV form this project uses) as a record. */
+export function envOf(stage: Stage): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const i of stage.instructions.filter((x) => x.keyword === 'ENV')) {
+    for (const pair of i.args.split(/\s+/)) {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new Error(`ENV not in KEY=value form: ${i.args}`);
+      env[pair.slice(0, at)] = pair.slice(at + 1);
+    }
+  }
+  return env;
+}
+
+/** The command of `CMD [...]` or `HEALTHCHECK ... CMD [...]`; only the exec (JSON) form is accepted. */
+export function execForm(args: string): string[] {
+  const json = args.slice(args.indexOf('['));
+  const parsed = JSON.parse(json) as unknown;
+  if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string')) throw new Error(`not an exec form: ${args}`);
+  return parsed;
+}

@@ -1,0 +1,33 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadOptions, optionList } from '../../server/config.ts';
+
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+
+describe('retention options', () => {
+  it('default to 10000 captures and no age limit', () => {
+    expect(loadOptions([], {})).toMatchObject({ maxMessages: 10000, maxAgeMs: 0 });
+  });
+
+  it('read durations and whole numbers from flags and the environment; 0 or empty turns a limit off', () => {
+    expect(loadOptions(['--max-age', '7d', '--max-messages', '0'], {})).toMatchObject({ maxAgeMs: 7 * 86_400_000, maxMessages: 0 });
+    expect(loadOptions([], { PIGEONHOLE_MAX_AGE: '1d12h', PIGEONHOLE_MAX_MESSAGES: '250' })).toMatchObject({ maxAgeMs: 36 * 3_600_000, maxMessages: 250 });
+    expect(loadOptions([], { PIGEONHOLE_MAX_AGE: '' }).maxAgeMs).toBe(0);
+    expect(loadOptions(['--max-age=0'], { PIGEONHOLE_MAX_AGE: '2h' }).maxAgeMs).toBe(0);
+  });
+
+  it('refuse what is not a duration or a whole number, naming where it came from', () => {
+    expect(() => loadOptions(['--max-age', '0s'], {})).toThrow('--max-age: "0s" is not a duration such as 7d, 12h or 1d12h (0 to keep captures of any age)');
+    expect(() => loadOptions([], { PIGEONHOLE_MAX_MESSAGES: '1.5' })).toThrow('PIGEONHOLE_MAX_MESSAGES: "1.5" is not a whole number (0 or more)');
+  });
+});
+
+describe('the README configuration table', () => {
+  it('lists every option with its environment variable and default, and nothing else', async () => {
+    const readme = await readFile(README, 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('### The configuration file'));
+    const rows = [...section.matchAll(/^\| `--([a-z-]+)` \| `([A-Z_]+)` \| `([^`]*)`[^|]*\| (.+) \|$/gm)].map((m) => ({ flag: m[1], env: m[2], default: m[3] }));
+    expect(rows).toEqual(optionList().map((o) => ({ flag: o.flag, env: o.env, default: o.default })));
+  });
+});

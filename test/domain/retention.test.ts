@@ -1,0 +1,159 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startRetention, type Retention } from '../../server/domain/retention.ts';
+import type { MessageRecord } from '../../server/storage/records.ts';
+import { api, read, startApp, type TestServer } from '../support/app.ts';
+import { waitFor } from '../support/poll.ts';
+import { allMessages, processTracker } from '../e2e/process-helpers.ts';
+
+const DAY = 86_400_000;
+const servers: TestServer[] = [];
+const retentions: Retention[] = [];
+const tracker = processTracker();
+afterEach(async () => {
+  await Promise.all(retentions.splice(0).map((r) => r.close()));
+  await Promise.all(servers.splice(0).map((s) => s.destroy()));
+});
+afterAll(() => tracker.cleanup());
+
+/** A real app whose sandbox clock reads `clock.now` (real time shifted by the test). */
+async function app() {
+  const clock = { now: Date.now() };
+  const server = await startApp({ now: () => clock.now });
+  servers.push(server);
+  return { server, clock };
+}
+
+async function capture(server: TestServer, n: number, subject = 'keep'): Promise<MessageRecord[]> {
+  const made: MessageRecord[] = [];
+  for (let i = 0; i < n; i++) {
+    made.push(
+      await server.sandbox.messages.ingest({
+        source: 'smtp',
+        caller: null,
+        from: 'app@example.com',
+        recipient: `r${i}@example.com`,
+        subject: `${subject} ${i}`,
+        html: `<p>${i}</p>`,
+        text: `${i}`,
+        attachments: [{ filename: 'a.txt', contentType: 'text/plain', content: Buffer.from(`attachment ${i}`) }],
+        useAccountTemplate: false,
+      }),
+    );
+  }
+  return made;
+}
+
+function retention(server: TestServer, limits: { maxMessages?: number; maxAgeMs?: number; batchSize?: number; burstDelayMs?: number }): Retention {
+  const r = startRetention({
+    messages: server.sandbox.messages,
+    stored: server.store.messages,
+    events: server.sandbox.events,
+    clock: server.sandbox.clock,
+    maxMessages: limits.maxMessages ?? 0,
+    maxAgeMs: limits.maxAgeMs ?? 0,
+    batchSize: limits.batchSize,
+    burstDelayMs: limits.burstDelayMs,
+  });
+  retentions.push(r);
+  return r;
+}
+
+const filesOf = (server: TestServer, record: MessageRecord) =>
+  ['body.html', 'body.txt', 'message.eml', ...record.attachments.map((a) => a.blob)].map((name) => server.store.blobs.file(record.seq, name));
+
+describe('retention', () => {
+  it('keeps the newest --max-messages, deleting the oldest records and their files in batches', async () => {
+    const { server } = await app();
+    const made = await capture(server, 30);
+    for (const file of made.flatMap((r) => filesOf(server, r))) expect(existsSync(file), file).toBe(true);
+    const batches: number[] = [];
+    server.sandbox.events.on('message.deleted', (records) => batches.push(records.length));
+
+    const r = retention(server, { maxMessages: 10, batchSize: 4 });
+    await r.prune();
+    await waitFor(async () => (server.sandbox.messages.count() === 10 ? true : undefined));
+
+    expect(server.store.messages.all().map((m) => m.id)).toEqual(made.slice(20).map((m) => m.id));
+    for (const file of made.slice(0, 20).flatMap((m) => filesOf(server, m))) expect(existsSync(file), `${file} still on disk`).toBe(false);
+    for (const file of made.slice(20).flatMap((m) => filesOf(server, m))) expect(existsSync(file), file).toBe(true);
+    // Twenty deleted four at a time: the start-up prune and the explicit one share the work.
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(20);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(4);
+    expect(batches.length).toBe(5);
+    const listed = (await read(await fetch(`${server.url}/api/messages?limit=500`))).body as { total: number };
+    expect(listed.total).toBe(10);
+  });
+
+  it('prunes shortly after a burst takes the inbox over its cap, without being asked', async () => {
+    const { server } = await app();
+    retention(server, { maxMessages: 5, burstDelayMs: 20 });
+    const made = await capture(server, 12);
+    await waitFor(async () => (server.sandbox.messages.count() === 5 ? true : undefined));
+    expect(server.store.messages.all().map((m) => m.id)).toEqual(made.slice(7).map((m) => m.id));
+  });
+
+  it('deletes captures older than --max-age on the sandbox clock, whatever their number', async () => {
+    const { server, clock } = await app();
+    const old = await capture(server, 3, 'old');
+    clock.now += 2 * DAY;
+    const young = await capture(server, 2, 'young');
+    const r = retention(server, { maxAgeMs: DAY });
+    await r.prune();
+    expect(server.store.messages.all().map((m) => m.id)).toEqual(young.map((m) => m.id));
+    for (const file of old.flatMap((m) => filesOf(server, m))) expect(existsSync(file)).toBe(false);
+
+    // A day and a bit later on the sandbox clock, the young ones are old too.
+    clock.now += DAY + 1000;
+    expect(await r.prune()).toBe(2);
+    expect(server.sandbox.messages.count()).toBe(0);
+  });
+
+  it('with both limits off (0) deletes nothing', async () => {
+    const { server, clock } = await app();
+    await capture(server, 4);
+    clock.now += 365 * DAY;
+    const r = retention(server, { maxMessages: 0, maxAgeMs: 0 });
+    expect(await r.prune()).toBe(0);
+    expect(server.sandbox.messages.count()).toBe(4);
+  });
+
+  it('lets requests through between batches', async () => {
+    const { server } = await app();
+    await capture(server, 300);
+    let pruneDone = 0;
+    let answered = 0;
+    const r = retention(server, { maxMessages: 1, batchSize: 20 });
+    const pruning = r.prune().then(() => (pruneDone = performance.now()));
+    const res = await fetch(`${server.url}/api/messages?limit=1`);
+    answered = performance.now();
+    expect(res.status).toBe(200);
+    await pruning;
+    expect(answered).toBeLessThan(pruneDone);
+    expect(server.sandbox.messages.count()).toBe(1);
+  });
+});
+
+describe('retention in the real server process', () => {
+  it('--max-messages keeps the inbox at its cap, and start-up prunes to a lowered cap; files go too', async () => {
+    const dataDir = await tracker.tempDir('pigeonhole-retention-');
+    const first = await tracker.spawn({ dataDir, args: ['--max-messages', '6'] });
+    const v1 = api(first.url, 'bulk-key');
+    const ids: string[] = [];
+    for (let i = 0; i < 15; i++) ids.push(((await read(await v1.post('/v1/email/send/', { recipient: `p${i}@example.com`, subject: `P ${i}`, body: '<p>p</p>' }))).body as { id: string }).id);
+    await waitFor(async () => ((await allMessages(first.url)).total === 6 ? true : undefined));
+    expect((await allMessages(first.url)).messages.map((m) => m.id)).toEqual(ids.slice(9).reverse());
+    expect(await first.stop('SIGTERM')).toBe(0);
+
+    const second = await tracker.spawn({ dataDir, env: { PIGEONHOLE_MAX_MESSAGES: '2' } });
+    await waitFor(async () => ((await allMessages(second.url)).total === 2 ? true : undefined));
+    expect((await allMessages(second.url)).messages.map((m) => m.id)).toEqual(ids.slice(13).reverse());
+    const blobFiles = (await readdir(path.join(dataDir, 'blobs'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+    // Each capture of this kind has body.html and message.eml.
+    expect(blobFiles.map((e) => e.name).sort()).toEqual(
+      ['body.html', 'message.eml'].flatMap((name) => [`14.${name}`, `15.${name}`]).sort(),
+    );
+  });
+});
