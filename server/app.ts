@@ -1,7 +1,9 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Sandbox } from './domain/sandbox.ts';
+import { mountClockRoutes } from './http/api/clock-routes.ts';
 import { mountMessageRoutes } from './http/api/message-routes.ts';
+import { mountSubscriptionRoutes } from './http/api/subscription-routes.ts';
 import { bodyParser } from './http/body.ts';
 import { errorMiddleware, notFound, type Logger } from './http/errors.ts';
 import { homePage } from './http/home.ts';
@@ -23,12 +25,12 @@ export interface AppDeps {
 export function createApp({ sandbox, maxBodySize, uploadDir, logger }: AppDeps): Koa {
   const app = new Koa();
   const router = new Router({ strict: true });
+  const parseBody = bodyParser({ limit: maxBodySize, uploadDir });
 
-  mountV1(router, [emailRoutes(sandbox), flowRoutes(sandbox), recipientRoutes(sandbox)], {
-    directory: sandbox.directory,
-    parseBody: bodyParser({ limit: maxBodySize, uploadDir }),
-  });
+  mountV1(router, [emailRoutes(sandbox), flowRoutes(sandbox), recipientRoutes(sandbox)], { directory: sandbox.directory, parseBody });
   mountMessageRoutes(router, sandbox);
+  mountClockRoutes(router, sandbox, parseBody);
+  mountSubscriptionRoutes(router, sandbox);
   router.get('/', homePage(sandbox));
 
   app.use(errorMiddleware(logger));

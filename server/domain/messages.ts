@@ -1,4 +1,4 @@
-import type { AttachmentRecord, MessageRecord, Source } from '../storage/records.ts';
+import type { AttachmentRecord, FlowMark, MessageRecord, Source } from '../storage/records.ts';
 import type { Store } from '../storage/store.ts';
 import type { Blocks } from './blocks.ts';
 import { utcDay, type Clock } from './clock.ts';
@@ -14,6 +14,7 @@ import { compileFilter, type MessageFilter } from './message-filter.ts';
 import { buildMime } from './mime.ts';
 import { pageNewestFirst, type PageOf } from './paging.ts';
 import type { Recipients } from './recipients.ts';
+import type { Scheduler } from './scheduler.ts';
 
 export interface IncomingAttachment {
   filename: string;
@@ -42,7 +43,7 @@ export interface IncomingEmail {
   flags?: string[];
   useAccountTemplate: boolean;
   encryptionKey?: string;
-  flow?: { trigger: string; step: number };
+  flow?: FlowMark;
 }
 
 const BODY_HTML = 'body.html';
@@ -55,8 +56,6 @@ const SEALED = 'record.enc';
  * where the sender's rules are applied and the capture is stored.
  */
 export class Messages {
-  private readonly timers = new Map<number, NodeJS.Timeout>();
-
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
@@ -64,7 +63,14 @@ export class Messages {
     private readonly blocks: Blocks,
     private readonly events: Events,
     private readonly deliveryDelayMs: number,
+    private readonly scheduler: Scheduler,
   ) {
+    // Delivery outcomes are due on the sandbox clock, so advancing it settles them in order.
+    scheduler.handle('delivery', async (seq) => {
+      const record = this.store.messages.get(seq);
+      if (record) this.settle(record);
+      await this.store.flush();
+    });
     const strings = new Map<string, string>();
     for (const record of store.messages.all()) {
       compact(record, strings);
@@ -132,6 +138,8 @@ export class Messages {
       if (!settled) this.scheduleSettle(record);
       await this.store.flush();
       this.events.emit('message.created', record);
+      // Flags given with a send may end a flow's wait: let that run before the caller answers.
+      if (email.source !== 'flow' && flags.length > 0) await this.scheduler.settle();
       return record;
     } catch (error) {
       releaseLimit();
@@ -223,9 +231,7 @@ export class Messages {
       const record = this.store.messages.remove(seq);
       if (!record) continue;
       removed.push(record);
-      const timer = this.timers.get(seq);
-      if (timer) clearTimeout(timer);
-      this.timers.delete(seq);
+      this.scheduler.cancel('delivery', seq);
     }
     if (removed.length === 0) return removed;
     await this.store.flush();
@@ -242,12 +248,6 @@ export class Messages {
     this.store.messages.touch(record);
     await this.store.flush();
     this.events.emit('message.updated', record);
-  }
-
-  /** Stops the delivery timers (on shutdown). */
-  close(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
   }
 
   /**
@@ -322,20 +322,12 @@ export class Messages {
     }
     void this.store.flush().catch(() => undefined);
     this.events.emit('message.status', record);
-    const timer = this.timers.get(record.seq);
-    if (timer) clearTimeout(timer);
-    this.timers.delete(record.seq);
+    this.scheduler.cancel('delivery', record.seq);
     return record;
   }
 
   private scheduleSettle(record: MessageRecord): void {
-    const due = new Date(record.deliverAt ?? 0).getTime() - this.clock.now().getTime();
-    const timer = setTimeout(() => {
-      this.timers.delete(record.seq);
-      if (this.store.messages.get(record.seq) === record) this.settle(record);
-    }, Math.max(0, Math.min(due, 2 ** 31 - 1)));
-    timer.unref();
-    this.timers.set(record.seq, timer);
+    this.scheduler.schedule('delivery', record.seq, new Date(record.deliverAt ?? 0).getTime());
   }
 }
 
