@@ -33,16 +33,17 @@ const RETRY_MS = 60_000;
  * subscription record itself (`currentStepOrder`, `nextSendDate`, `waiting`, `waitFlag`), so
  * a restart picks it up from the store; the scheduler holds one due entry per subscription.
  *
- * Exactly once across a crash: each email a send step captures carries the subscription and
- * its step count (`run`). The capture is written before the subscription's advance, so a
- * crash in between leaves a subscription one step behind its last capture; on start the
- * engine finds that capture and advances without sending again. Other steps are idempotent
- * (setting a flag twice is setting it once).
+ * Exactly once across a crash: each email a send step captures carries the subscription, its
+ * step count (`run`) and the step. A crash can leave the stored subscription behind its last
+ * captures; on start the engine replays it from there, and a send step whose capture already
+ * exists advances without sending again. Other steps are idempotent (setting a flag twice is
+ * setting it once), and a step never runs before the subscription's stored state reached it,
+ * so nothing is skipped.
  */
 export class FlowEngine {
   /** Team + recipient → subscriptions waiting for a flag of that recipient. */
   private readonly watching = new Map<string, Set<number>>();
-  /** `subscription:run` of captures found at start whose step had not been recorded as done. */
+  /** Captures found at start that their subscription had not yet recorded (a crash between the two writes). */
   private readonly captured = new Set<string>();
   private readonly missingFlows = new Set<string>();
 
@@ -100,8 +101,11 @@ export class FlowEngine {
     for (const message of store.messages.all()) {
       const mark = message.flow;
       if (mark?.subscription === undefined || mark.run === undefined) continue;
+      // The stored subscription may be several steps behind its last capture (its segment and
+      // the capture's are written by one flush, but not as one file): every capture at or after
+      // its stored step count is one the replay must not send again.
       const sub = active.get(mark.subscription);
-      if (sub && !sub.waiting && (sub.run ?? 0) === mark.run && sub.currentStepOrder === mark.step) this.captured.add(`${sub.seq}:${mark.run}`);
+      if (sub && mark.run >= (sub.run ?? 0)) this.captured.add(capturedKey(sub.seq, mark.run, mark.step));
     }
     for (const sub of active.values()) {
       if (!this.flowOf(sub)) continue;
@@ -153,7 +157,7 @@ export class FlowEngine {
     switch (step.type) {
       case 'send_email': {
         const run = sub.run ?? 0;
-        if (this.captured.delete(`${sub.seq}:${run}`)) return order + 1;
+        if (this.captured.delete(capturedKey(sub.seq, run, order))) return order + 1;
         const person = recipients.find(sub.team, sub.email) ?? { email: sub.email, firstName: '', lastName: '' };
         await messages.ingest({
           source: 'flow',
@@ -262,6 +266,10 @@ export class FlowEngine {
     set?.delete(sub.seq);
     if (set?.size === 0) this.watching.delete(key);
   }
+}
+
+function capturedKey(subscription: number, run: number, step: number): string {
+  return `${subscription}:${run}:${step}`;
 }
 
 function recipientKey(team: string, email: string): string {
