@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { startApp } from '../support/app.ts';
+import { flow, flowClient } from '../support/flow-helpers.ts';
+
+/** Subscribes `count` recipients, then times the advance that runs all their sends. */
+async function advanceCost(count: number): Promise<number> {
+  const server = await startApp({
+    now: () => Date.parse('2030-07-01T00:00:00Z'),
+    config: (c) => {
+      c.flows.push(flow('LATER', [{ type: 'wait', duration: '1d' }, { type: 'send_email', subject: 'Later', html: '<p>l</p>' }]) as never);
+      return c;
+    },
+  });
+  try {
+    const c = flowClient(server.url, 'bulk-key');
+    for (let at = 0; at < count; at += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, count - at) }, (_, i) => c.subscribe('LATER', `s${at + i}@example.com`)));
+    }
+    // One due entry per waiting subscription, under one timer.
+    expect(server.sandbox.scheduler.size).toBe(count);
+    const started = performance.now();
+    await c.advance('1d');
+    const elapsed = performance.now() - started;
+    expect(server.sandbox.messages.count()).toBe(count);
+    expect(server.sandbox.scheduler.size).toBe(0);
+    return elapsed;
+  } finally {
+    await server.destroy();
+  }
+}
+
+describe('scale', () => {
+  it('an advance over 4× the due steps costs less than 5× the time', async () => {
+    await advanceCost(25);
+    const small = await advanceCost(100);
+    const large = await advanceCost(400);
+    expect(large / small).toBeLessThan(5);
+  }, 60_000);
+});
