@@ -88,7 +88,7 @@ export class FlowEngine {
    * reset or replaced underneath the engine.
    */
   reload(): void {
-    for (const seq of this.deps.store.subscriptions.all().map((s) => s.seq)) this.deps.scheduler.cancel('flow', seq);
+    this.deps.scheduler.cancelAll('flow');
     this.watching.clear();
     this.captured.clear();
     this.load();

@@ -61,11 +61,9 @@ export class Scheduler {
     this.live.delete(id(kind, key));
   }
 
-  /** Forgets every job (the sandbox was reset). */
-  clear(): void {
-    this.live.clear();
-    this.heap.length = 0;
-    this.arm();
+  /** Forgets every job of a kind. */
+  cancelAll(kind: JobKind): void {
+    for (const [key, entry] of this.live) if (entry.kind === kind) this.live.delete(key);
   }
 
   get size(): number {
