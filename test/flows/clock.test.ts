@@ -68,7 +68,8 @@ describe('/api/clock', () => {
     expect((await read(await api(app.url, null).get('/api/clock'))).body).toMatchObject({ now: '2030-05-31T22:00:00Z' });
   });
 
-  it('the daily limit day follows the advanced clock', async () => {
+  it('the daily limit day follows the advanced clock (flow emails do not count)', async () => {
+    await flowClient(app.url).subscribe('WELCOME_SIGNUP', 'limit@example.com');
     const v1 = api(app.url, 'test-key');
     const send = async () => read(await v1.post('/v1/email/send/', { recipient: 'limit@example.com', subject: 's', body: 'b' }));
     expect((await send()).status).toBe(200);
@@ -76,6 +77,7 @@ describe('/api/clock', () => {
     expect((await send()).text).toBe('{"error":"Daily limit of 2 emails has been reached"}');
     await post('/api/clock/advance', { duration: '2h' });
     expect((await send()).status).toBe(200);
+    expect((await flowClient(app.url).mail('limit@example.com')).map((m) => m.source)).toEqual(['flow', 'api', 'api', 'api']);
   });
 
   it('settles pending delivery outcomes as it passes them, bounces blocking the recipient', async () => {
@@ -92,9 +94,14 @@ describe('/api/clock', () => {
     expect((again.body as { error?: string }).error).toBe('Recipient is blocked');
   });
 
-  it('resets to real time', async () => {
+  it('resets to real time; what is scheduled keeps its instant', async () => {
+    const c = flowClient(app.url);
+    await c.subscribe('WELCOME_SIGNUP', 'reset@example.com');
+    const before = await c.subscription('reset@example.com', 'WELCOME_SIGNUP');
+    expect(before.next_send_date).toBe('2030-06-03T01:00:00Z');
     expect((await post('/api/clock/reset')).text).toBe(`{"now":"2030-05-10T10:00:05Z","offset_ms":0,"real_time":true}`);
     expect((await read(await api(app.url, null).get('/api/clock'))).body).toMatchObject({ real_time: true });
+    expect(await c.subscription('reset@example.com', 'WELCOME_SIGNUP')).toEqual(before);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useApp } from '../support/app.ts';
+import { startApp, useApp } from '../support/app.ts';
 import { flowClient } from '../support/flow-helpers.ts';
 
 const app = useApp({ now: () => Date.parse('2030-08-01T00:00:00Z') });
@@ -19,5 +19,33 @@ describe('FlowEngine.reload (for a sandbox reset that replaces the data undernea
     await c.advance('2d');
     expect(await c.subjects('gone@example.com')).toHaveLength(1);
     expect(await c.subjects('stays@example.com')).toHaveLength(3);
+  });
+});
+
+describe('a flow removed from the configuration', () => {
+  it('leaves its subscriptions as they are, not running', async () => {
+    const first = await startApp({ now: () => Date.parse('2030-08-01T00:00:00Z') });
+    try {
+      await flowClient(first.url).subscribe('WELCOME_SIGNUP', 'orphan@example.com');
+    } finally {
+      await first.close();
+    }
+    const logged: string[] = [];
+    const second = await startApp({
+      dataDir: first.dataDir,
+      now: () => Date.parse('2030-08-01T00:00:00Z'),
+      config: (c) => ({ ...c, flows: [] }),
+      log: (message) => logged.push(message),
+    });
+    try {
+      const c = flowClient(second.url);
+      await c.advance('3d');
+      expect(await c.subjects('orphan@example.com')).toEqual(['Welcome to Acme, !']);
+      expect(await c.subscription('orphan@example.com', 'WELCOME_SIGNUP')).toMatchObject({ status: 'active', current_step_order: 2 });
+      expect((await c.timeline('orphan@example.com')).steps).toEqual([]);
+      expect(logged).toEqual(['flow WELCOME_SIGNUP is no longer configured: its active subscriptions do not run']);
+    } finally {
+      await second.destroy();
+    }
   });
 });

@@ -30,6 +30,28 @@ async function advanceCost(count: number): Promise<number> {
 }
 
 describe('scale', () => {
+  it('waiting subscriptions hold no timer each: one timer for the earliest', async () => {
+    const server = await startApp({
+      config: (c) => {
+        c.flows.push(flow('LATER', [{ type: 'wait', duration: '1d' }, { type: 'send_email', subject: 'Later', html: '<p>l</p>' }]) as never);
+        return c;
+      },
+    });
+    try {
+      const c = flowClient(server.url, 'bulk-key');
+      const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+      const before = timers();
+      for (let at = 0; at < 300; at += 10) {
+        await Promise.all(Array.from({ length: 10 }, (_, i) => c.subscribe('LATER', `t${at + i}@example.com`)));
+      }
+      expect(server.sandbox.scheduler.size).toBe(300);
+      // Connections kept alive hold a few timers of their own; one per subscription would be 300.
+      expect(timers() - before).toBeLessThan(30);
+    } finally {
+      await server.destroy();
+    }
+  });
+
   it('an advance over 4× the due steps costs less than 5× the time', async () => {
     await advanceCost(25);
     const small = await advanceCost(100);

@@ -25,6 +25,10 @@ const FLOWS = [
   ]),
   flow('DEV', [{ type: 'send_email', subject: 'Hello {{email}}', html: '<b>{{email}}</b>', text: 'Hi {{email}}' }], 'acme-dev'),
   flow('PLAIN', [{ type: 'send_email', subject: 'Plain', html: '<p>{{last_name}}</p>', text: 'Dear {{last_name}}', useAccountTemplate: false }]),
+  flow('ONCE', [
+    { type: 'wait', duration: '1d' },
+    { type: 'send_email', subject: 'Once', html: '<p>o</p>' },
+  ]),
   flow('LOOP', [
     { name: 'remind', type: 'send_email', subject: 'Reminder', html: '<p>r</p>' },
     { type: 'wait', duration: '1d' },
@@ -160,6 +164,21 @@ describe('stopping a subscription mid-flow', () => {
     await c().advance('10d');
     expect(await c().subjects('quit@example.com')).toHaveLength(2);
     expect((await c().timeline('quit@example.com')).steps.map((s: any) => s.state)).toEqual(['done', 'done', 'done', 'skipped', 'skipped']);
+  });
+
+  it('an unsubscribe racing an advance lands between steps: cancelled with no email, or too late with it', async () => {
+    const emails = Array.from({ length: 40 }, (_, i) => `race${i}@example.com`);
+    for (const email of emails) await c().subscribe('ONCE', email);
+    const advancing = c().advance('1d');
+    const unsubscribe = c().v1.post('/v1/flows/unsubscribe/', { flow_trigger: 'ONCE', email: 'race39@example.com' });
+    await advancing;
+    const res = await read(await unsubscribe);
+    const sent = await c().subjects('race39@example.com');
+    const status = (await c().subscription('race39@example.com', 'ONCE')).status;
+    // Before the advance: cancelled, nothing sent. After it: sent and completed, so not subscribed any more.
+    // Never both: a 200 with the email sent would mean it stopped in the middle of the step.
+    if (res.status === 200) expect([sent.length, status]).toEqual([0, 'cancelled']);
+    else expect([res.status, sent, status]).toEqual([400, ['Once'], 'completed']);
   });
 
   it('delete: the subscription is gone and nothing more is sent', async () => {

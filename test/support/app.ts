@@ -29,6 +29,8 @@ export interface TestServerOptions {
   maxBodySize?: number;
   /** The real-time source under the sandbox clock (defaults to Date.now). */
   now?: () => number;
+  /** Where the domain reports failures of scheduled work (defaults to console.error). */
+  log?: (message: string, error?: unknown) => void;
 }
 
 /** The real app on a temporary data directory and a free port. */
@@ -37,7 +39,7 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
   const sample = loadSandboxConfig(SAMPLE_CONFIG);
   const config = options.config ? parseSandboxConfig(options.config(structuredClone(sample)), 'test config') : sample;
   const store = await openStore({ dataDir });
-  const sandbox = createSandbox({ store, config, clock: new SandboxClock(options.now) });
+  const sandbox = createSandbox({ store, config, clock: new SandboxClock(options.now), log: options.log });
   const app = createApp({
     sandbox,
     maxBodySize: options.maxBodySize ?? 25 * 1024 * 1024,
