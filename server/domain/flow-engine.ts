@@ -66,7 +66,7 @@ export class FlowEngine {
     await this.deps.scheduler.settle();
   }
 
-  /** Unsubscribed or deleted: nothing of it runs again (a step already running stops after it). */
+  /** Unsubscribed or deleted (inside `between`): nothing of it runs again. */
   stop(sub: SubscriptionRecord): void {
     this.deps.scheduler.cancel('flow', sub.seq);
     this.unwatch(sub);
@@ -107,11 +107,13 @@ export class FlowEngine {
       const sub = active.get(mark.subscription);
       if (sub && mark.run >= (sub.run ?? 0)) this.captured.add(capturedKey(sub.seq, mark.run, mark.step));
     }
+    const now = this.deps.clock.now().getTime();
     for (const sub of active.values()) {
       if (!this.flowOf(sub)) continue;
       if (sub.waiting && sub.waitFlag) this.watch(sub);
-      const due = sub.waiting && sub.waitFlag && this.hasFlag(sub, sub.waitFlag) ? 0 : Date.parse(sub.nextSendDate ?? '') || 0;
-      scheduler.schedule('flow', sub.seq, due);
+      // A flag set while the engine was not watching (a restart) ends the wait now.
+      const flagged = sub.waiting && sub.waitFlag && this.hasFlag(sub, sub.waitFlag);
+      scheduler.schedule('flow', sub.seq, flagged ? now : Date.parse(sub.nextSendDate ?? '') || now);
     }
   }
 
