@@ -27,7 +27,10 @@ export function createApp({ sandbox, maxBodySize, uploadDir, logger }: AppDeps):
   const router = new Router({ strict: true });
   const parseBody = bodyParser({ limit: maxBodySize, uploadDir });
 
-  mountV1(router, [emailRoutes(sandbox), flowRoutes(sandbox), recipientRoutes(sandbox)], { directory: sandbox.directory, parseBody });
+  mountV1(router, [emailRoutes(sandbox), flowRoutes(sandbox), recipientRoutes(sandbox)], {
+    directory: sandbox.directory,
+    parseBody,
+  });
   mountMessageRoutes(router, sandbox);
   mountClockRoutes(router, sandbox, parseBody);
   mountSubscriptionRoutes(router, sandbox);
