@@ -183,7 +183,7 @@ export class Scheduler {
   private kick(): void {
     if (this.drainQueued || this.closed) return;
     this.drainQueued = true;
-    void this.runDue();
+    this.runDue().catch((error: unknown) => this.onError('scheduled run failed', error));
   }
 
   private arm(): void {
@@ -198,7 +198,7 @@ export class Scheduler {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.armedFor = Number.NaN;
-      void this.runDue();
+      this.runDue().catch((error: unknown) => this.onError('scheduled run failed', error));
     }, delay);
     this.timer.unref();
   }
