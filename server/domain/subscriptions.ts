@@ -130,6 +130,23 @@ export class Subscriptions {
     });
   }
 
+  /**
+   * Removes every subscription of every team (the sandbox reset), between two steps, and leaves
+   * the engine with nothing scheduled; returns how many there were.
+   */
+  clear(): Promise<number> {
+    return this.engine.between(async () => {
+      const doomed = [...this.store.subscriptions.all()];
+      for (const record of doomed) {
+        this.store.subscriptions.remove(record.seq);
+        this.events.emit('subscription.removed', record);
+      }
+      this.engine.reload();
+      await this.store.flush();
+      return doomed.length;
+    });
+  }
+
   /** A page of every team's subscriptions, newest first, for the sandbox API. */
   page(filter: SandboxSubscriptionFilter, offset: number, limit: number): PageOf<SubscriptionRecord> {
     const wanted = filter.email === undefined ? undefined : emailKey(filter.email);

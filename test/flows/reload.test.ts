@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startApp, useApp } from '../support/app.ts';
+import { read, startApp, useApp } from '../support/app.ts';
 import { flowClient } from '../support/flow-helpers.ts';
 
 const app = useApp({ now: () => Date.parse('2030-08-01T00:00:00Z') });
@@ -46,6 +46,28 @@ describe('a flow removed from the configuration', () => {
       expect(logged).toEqual(['flow WELCOME_SIGNUP is no longer configured: its active subscriptions do not run']);
     } finally {
       await second.destroy();
+    }
+  });
+});
+
+describe('Subscriptions.clear (for the sandbox reset)', () => {
+  it('removes every subscription and its schedule; nothing runs afterwards, ids keep counting', async () => {
+    const server = await startApp({ now: () => Date.parse('2030-08-01T00:00:00Z') });
+    try {
+      const c = flowClient(server.url);
+      await c.subscribe('WELCOME_SIGNUP', 'a@example.com');
+      await c.subscribe('WELCOME_SIGNUP', 'b@example.com');
+      const removed: number[] = [];
+      server.sandbox.events.on('subscription.removed', (s) => removed.push(s.seq));
+      expect(await server.sandbox.subscriptions.clear()).toBe(2);
+      expect(removed).toEqual([1, 2]);
+      expect(server.sandbox.scheduler.size).toBe(0);
+      expect((await read(await c.v1.get('/v1/flows/subscriptions/'))).body).toEqual([]);
+      await c.advance('3d');
+      expect(await c.subjects('a@example.com')).toHaveLength(1);
+      expect((await c.subscribe('WELCOME_SIGNUP', 'a@example.com')).subscription_id).toBe(3);
+    } finally {
+      await server.destroy();
     }
   });
 });
