@@ -53,6 +53,7 @@ export class Scheduler {
     const entry: Entry = { due, order: ++this.order, kind, key };
     this.live.set(id(kind, key), entry);
     push(this.heap, entry);
+    if (this.heap.length > 2 * this.live.size + 1024) this.compact();
     if (due <= this.clock.now().getTime()) this.kick();
     else if (!(due >= this.armedFor)) this.arm();
   }
@@ -93,7 +94,8 @@ export class Scheduler {
 
   /**
    * Inside `exclusive`: runs every job due at or before `target`, in due order, with the clock
-   * pinned at each job's instant (never earlier than it already reads), then lets it tick.
+   * pinned at each job's instant (to the second: at the latest instant of the jobs due in that
+   * second, never earlier than it already reads), then lets it tick.
    */
   async runUntil(target: number): Promise<void> {
     await this.runThrough(() => target, true);
@@ -169,6 +171,14 @@ export class Scheduler {
     } catch (error) {
       this.onError(`scheduled ${entry.kind} job ${entry.key} failed`, error);
     }
+  }
+
+  /** Drops the entries left behind by rescheduling and cancelling, once they outnumber the live ones. */
+  private compact(): void {
+    const live = [...this.live.values()].sort((a, b) => (before(a, b) ? -1 : 1));
+    // A sorted array is a valid heap.
+    this.heap.length = 0;
+    for (const entry of live) this.heap.push(entry);
   }
 
   /** The earliest live entry; stale ones (rescheduled or cancelled) are dropped on the way. */
