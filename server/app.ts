@@ -4,6 +4,8 @@ import type { Sandbox } from './domain/sandbox.ts';
 import { mountCaptureRoutes } from './http/api/capture-routes.ts';
 import { mountMessageRoutes } from './http/api/message-routes.ts';
 import { mountToolkitRoutes } from './http/api/toolkit-routes.ts';
+import { mountClockRoutes } from './http/api/clock-routes.ts';
+import { mountSubscriptionRoutes } from './http/api/subscription-routes.ts';
 import { bodyParser } from './http/body.ts';
 import { errorMiddleware, notFound, type Logger } from './http/errors.ts';
 import { injectFaults } from './http/faults.ts';
@@ -62,6 +64,8 @@ export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new 
   mountCaptureRoutes(router, sandbox, parseBody);
   mountMessageRoutes(router, sandbox);
   mountToolkitRoutes(router, sandbox, parseBody);
+  mountClockRoutes(router, sandbox, parseBody);
+  mountSubscriptionRoutes(router, sandbox);
   mountOpenApi(router);
   mountHealthRoutes(router, readiness);
   mountMetricsRoute(router, metrics);

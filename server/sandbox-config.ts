@@ -11,6 +11,8 @@ import { faultRuleSchema } from './domain/faults.ts';
 
 const email = z.string().refine(isValidEmail, 'not a valid email address');
 const duration = z.string().refine((value) => parseDuration(value) !== null, 'not a duration like "30s", "15m", "2h", "1d" or "1d12h"');
+/** A wait of nothing would let a flow that jumps back run forever without the clock moving. */
+const positiveDuration = duration.refine((value) => (parseDuration(value) ?? 0) > 0, 'must be longer than 0s');
 const identifier = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'use letters, digits, ".", "_" or "-"');
 
 const sender = z
@@ -64,9 +66,9 @@ const waitStep = z
   .object({
     type: z.literal('wait'),
     name: stepName.optional(),
-    duration: duration.optional(),
+    duration: positiveDuration.optional(),
     untilFlag: z.string().min(1).optional(),
-    timeout: duration.optional(),
+    timeout: positiveDuration.optional(),
   })
   .strict()
   .refine((s) => (s.duration !== undefined) !== (s.untilFlag !== undefined), 'give either duration, or untilFlag with a timeout')
@@ -158,7 +160,15 @@ const sandboxSchema = z
         if (s.type !== 'condition') return;
         const target = s.whenMissing ?? s.whenPresent!;
         const key = s.whenMissing !== undefined ? 'whenMissing' : 'whenPresent';
-        if (!stepNames.has(target)) ctx.addIssue({ code: 'custom', path: ['flows', fi, 'steps', si, key], message: `no step in this flow is named "${target}"` });
+        if (!stepNames.has(target)) {
+          ctx.addIssue({ code: 'custom', path: ['flows', fi, 'steps', si, key], message: `no step in this flow is named "${target}"` });
+          return;
+        }
+        // A jump back repeats steps; without a wait among them it would repeat them forever.
+        const to = f.steps.findIndex((x) => x.name === target);
+        if (to <= si && !f.steps.slice(to, si).some((x) => x.type === 'wait')) {
+          ctx.addIssue({ code: 'custom', path: ['flows', fi, 'steps', si, key], message: `jumping back to "${target}" with no wait step in between would loop forever` });
+        }
       });
     });
   });

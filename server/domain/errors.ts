@@ -37,3 +37,13 @@ export class NotSubscribed extends DomainError {
 }
 
 export class InvalidEncryptionKey extends DomainError {}
+
+/** The sandbox clock only moves forward (reset to real time aside). */
+export class ClockCannotMoveBack extends DomainError {
+  constructor(readonly now: Date) {
+    super(`the sandbox clock is already at ${now.toISOString()}`);
+  }
+}
+
+/** An instant past what the clock can represent on the wire (year 9999). */
+export class ClockOutOfRange extends DomainError {}

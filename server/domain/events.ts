@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { ClockState } from './clock.ts';
 import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../storage/records.ts';
 
 /** What the domain announces; realtime push and metrics subscribe, the domain never waits on them. */
@@ -15,6 +16,8 @@ export interface DomainEvents {
   'subscription.removed': [SubscriptionRecord];
   /** The sandbox was reset (one team or all): what each part removed. */
   'sandbox.reset': [{ team: string | null; removed: Record<string, number> }];
+  /** The sandbox clock was advanced, set or reset (after what fell due has run). */
+  'clock.changed': [ClockState];
 }
 
 export class Events extends EventEmitter<DomainEvents> {}

@@ -1,4 +1,4 @@
-import type { AttachmentRecord, DeliveryStatus, MessageRecord, Source } from '../storage/records.ts';
+import type { AttachmentRecord, DeliveryStatus, FlowMark, MessageRecord, Source } from '../storage/records.ts';
 import type { Store } from '../storage/store.ts';
 import type { Blocks } from './blocks.ts';
 import { utcDay, type Clock } from './clock.ts';
@@ -14,6 +14,7 @@ import { compileFilter, type MessageFilter } from './message-filter.ts';
 import { buildMime } from './mime.ts';
 import { pageNewestFirst, type PageOf } from './paging.ts';
 import type { Recipients } from './recipients.ts';
+import type { Scheduler } from './scheduler.ts';
 
 export interface IncomingAttachment {
   filename: string;
@@ -42,7 +43,7 @@ export interface IncomingEmail {
   flags?: string[];
   useAccountTemplate: boolean;
   encryptionKey?: string;
-  flow?: { trigger: string; step: number };
+  flow?: FlowMark;
 }
 
 export type ForcedStatus = Exclude<DeliveryStatus, 'pending'>;
@@ -57,8 +58,6 @@ const SEALED = 'record.enc';
  * where the sender's rules are applied and the capture is stored.
  */
 export class Messages {
-  private readonly timers = new Map<number, NodeJS.Timeout>();
-
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
@@ -66,7 +65,14 @@ export class Messages {
     private readonly blocks: Blocks,
     private readonly events: Events,
     private readonly deliveryDelayMs: number,
+    private readonly scheduler: Scheduler,
   ) {
+    // Delivery outcomes are due on the sandbox clock, so advancing it settles them in order.
+    scheduler.handle('delivery', async (seq) => {
+      const record = this.store.messages.get(seq);
+      if (record) this.settle(record);
+      await this.store.flush();
+    });
     const strings = new Map<string, string>();
     for (const record of store.messages.all()) {
       compact(record, strings);
@@ -134,6 +140,8 @@ export class Messages {
       if (!settled) this.scheduleSettle(record);
       await this.store.flush();
       this.events.emit('message.created', record);
+      // Flags given with a send may end a flow's wait: let that run before the caller answers.
+      if (email.source !== 'flow' && flags.length > 0) await this.scheduler.settle();
       return record;
     } catch (error) {
       releaseLimit();
@@ -225,9 +233,7 @@ export class Messages {
       const record = this.store.messages.remove(seq);
       if (!record) continue;
       removed.push(record);
-      const timer = this.timers.get(seq);
-      if (timer) clearTimeout(timer);
-      this.timers.delete(seq);
+      this.scheduler.cancel('delivery', seq);
     }
     if (removed.length === 0) return removed;
     await this.store.flush();
@@ -251,9 +257,7 @@ export class Messages {
    * or complaint blocks the original recipient for the team's later sends, as a real one does.
    */
   async setStatus(record: MessageRecord, status: ForcedStatus): Promise<MessageRecord> {
-    const timer = this.timers.get(record.seq);
-    if (timer) clearTimeout(timer);
-    this.timers.delete(record.seq);
+    this.scheduler.cancel('delivery', record.seq);
     record.status = status;
     record.outcome = status;
     record.deliverAt = null;
@@ -263,12 +267,6 @@ export class Messages {
     await this.store.flush();
     this.events.emit('message.status', record);
     return record;
-  }
-
-  /** Stops the delivery timers (on shutdown). */
-  close(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
   }
 
   /**
@@ -343,20 +341,12 @@ export class Messages {
     }
     void this.store.flush().catch(() => undefined);
     this.events.emit('message.status', record);
-    const timer = this.timers.get(record.seq);
-    if (timer) clearTimeout(timer);
-    this.timers.delete(record.seq);
+    this.scheduler.cancel('delivery', record.seq);
     return record;
   }
 
   private scheduleSettle(record: MessageRecord): void {
-    const due = new Date(record.deliverAt ?? 0).getTime() - this.clock.now().getTime();
-    const timer = setTimeout(() => {
-      this.timers.delete(record.seq);
-      if (this.store.messages.get(record.seq) === record) this.settle(record);
-    }, Math.max(0, Math.min(due, 2 ** 31 - 1)));
-    timer.unref();
-    this.timers.set(record.seq, timer);
+    this.scheduler.schedule('delivery', record.seq, new Date(record.deliverAt ?? 0).getTime());
   }
 }
 

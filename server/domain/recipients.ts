@@ -7,6 +7,7 @@ import { NotFound } from './errors.ts';
 import { addFlags } from './flags.ts';
 import { encodeId } from './ids.ts';
 import { pageNewestFirst, type PageOf } from './paging.ts';
+import type { Scheduler } from './scheduler.ts';
 
 export interface RecipientChange {
   firstName?: string;
@@ -25,7 +26,12 @@ export class Recipients {
   private readonly index = new Map<string, RecipientRecord>();
   private readonly collection: Collection<RecipientRecord>;
 
-  constructor(private readonly store: Store, private readonly clock: Clock, private readonly onChange: (r: RecipientRecord) => void) {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly scheduler: Scheduler,
+    private readonly onChange: (r: RecipientRecord) => void,
+  ) {
     this.collection = store.recipients;
     for (const record of this.collection.all()) this.index.set(key(record.team, record.email), record);
   }
@@ -34,10 +40,14 @@ export class Recipients {
     return this.index.get(key(team, email));
   }
 
-  /** Creates or updates, and resolves once it is on disk. */
+  /**
+   * Creates or updates, and resolves once it is on disk and any flow wait the new flags ended
+   * has run its next steps (so the caller's answer already reflects them).
+   */
   async upsert(team: string, email: string, change: RecipientChange): Promise<{ record: RecipientRecord; created: boolean }> {
     const result = this.apply(team, email, change);
     await this.store.flush();
+    if (change.flags && change.flags.length > 0) await this.scheduler.settle();
     return result;
   }
 
@@ -78,13 +88,20 @@ export class Recipients {
   }
 
   async clearFlags(team: string, email: string, flags: readonly string[]): Promise<RecipientRecord> {
-    const record = this.find(team, email);
+    const record = this.removeFlags(team, email, flags);
     if (!record) throw new NotFound();
+    await this.store.flush();
+    return record;
+  }
+
+  /** Removes flags in memory, to be flushed with the caller's write; undefined if no such recipient. */
+  removeFlags(team: string, email: string, flags: readonly string[]): RecipientRecord | undefined {
+    const record = this.find(team, email);
+    if (!record) return undefined;
     record.flags = record.flags.filter((flag) => !flags.includes(flag));
     record.updatedAt = this.clock.now().toISOString();
     this.collection.touch(record);
     this.onChange(record);
-    await this.store.flush();
     return record;
   }
 

@@ -88,6 +88,9 @@ export function startRetention(options: RetentionOptions): Retention {
     burstTimer.unref();
   };
   events.on('message.created', onCreated);
+  // Moving the sandbox clock ages every capture at once: apply --max-age now, not within a minute.
+  const onClock = () => void prune().catch(logFailure);
+  if (maxAgeMs > 0) events.on('clock.changed', onClock);
 
   const interval = enabled ? setInterval(() => void prune().catch(logFailure), options.intervalMs ?? 60_000) : null;
   interval?.unref();
@@ -98,6 +101,7 @@ export function startRetention(options: RetentionOptions): Retention {
     async close() {
       closed = true;
       events.off('message.created', onCreated);
+      events.off('clock.changed', onClock);
       if (burstTimer) clearTimeout(burstTimer);
       if (interval) clearInterval(interval);
       await running?.catch(() => undefined);

@@ -1,7 +1,8 @@
 import type { SandboxConfig } from '../sandbox-config.ts';
 import type { Store } from '../storage/store.ts';
 import { Blocks } from './blocks.ts';
-import type { Clock } from './clock.ts';
+import type { SandboxClock } from './clock.ts';
+import { ClockControl } from './clock-control.ts';
 import { Directory } from './directory.ts';
 import { parseDuration } from './duration.ts';
 import { Events } from './events.ts';
@@ -10,17 +11,25 @@ import { Messages } from './messages.ts';
 import { Recipients } from './recipients.ts';
 import { RequestLog } from './request-log.ts';
 import { Reset, standardParts } from './reset.ts';
+import { FlowEngine } from './flow-engine.ts';
+import { Scheduler } from './scheduler.ts';
 import { Subscriptions } from './subscriptions.ts';
 
 export interface DomainDeps {
   store: Store;
   config: SandboxConfig;
-  clock: Clock;
+  clock: SandboxClock;
+  /** Where the domain reports failures of work nobody waits for (scheduled steps). */
+  log?: (message: string, error?: unknown) => void;
 }
 
 /** The domain: rules, ingestion and state, with no knowledge of HTTP, SMTP or WebSocket. */
 export interface Sandbox {
-  readonly clock: Clock;
+  readonly clock: SandboxClock;
+  /** Moves the sandbox clock (advance, set, reset) and runs what falls due. */
+  readonly time: ClockControl;
+  /** Everything due at an instant of the sandbox clock (flow steps, delivery outcomes). */
+  readonly scheduler: Scheduler;
   readonly events: Events;
   readonly directory: Directory;
   readonly blocks: Blocks;
@@ -30,34 +39,52 @@ export interface Sandbox {
   readonly faults: Faults;
   readonly requestLog: RequestLog;
   readonly reset: Reset;
+  readonly flows: FlowEngine;
   close(): Promise<void>;
 }
 
-export function createSandbox({ store, config, clock }: DomainDeps): Sandbox {
+export function createSandbox({ store, config, clock, log = (m, e) => console.error(m, e ?? '') }: DomainDeps): Sandbox {
   const events = new Events();
   // Every waiting request (GET /api/messages/wait) listens for captures while it waits.
   events.setMaxListeners(0);
+  const scheduler = new Scheduler(clock, log);
+  // First, so everything below reads the sandbox's stored time.
+  const time = new ClockControl(clock, scheduler, store, events);
   const directory = new Directory(config);
   const blocks = new Blocks(store, directory, clock);
-  const recipients = new Recipients(store, clock, (record) => events.emit('recipient.changed', record));
-  const messages = new Messages(store, clock, recipients, blocks, events, parseDuration(config.delivery.delay) ?? 0);
-  const subscriptions = new Subscriptions(store, clock, directory, recipients, events);
+  const recipients = new Recipients(store, clock, scheduler, (record) => events.emit('recipient.changed', record));
+  const messages = new Messages(store, clock, recipients, blocks, events, parseDuration(config.delivery.delay) ?? 0, scheduler);
+  const flows = new FlowEngine({ store, clock, directory, recipients, messages, blocks, scheduler, events, log });
+  events.on('recipient.changed', (record) => flows.recipientChanged(record));
+  const subscriptions = new Subscriptions(store, clock, directory, recipients, events, flows);
   const faults = new Faults(directory, config.faults);
   const requestLog = new RequestLog(store);
   const reset = new Reset(standardParts({ store, messages, recipients, subscriptions, blocks, requestLog, faults }), directory, store, events);
+  // A whole reset also returns the sandbox clock to real time; a team's reset leaves the shared clock.
+  reset.register({
+    name: 'clock',
+    reset: async (scope) => {
+      if (scope.team !== undefined || time.read().realTime) return 0;
+      await time.reset();
+      return 1;
+    },
+  });
   return {
     clock,
+    time,
+    scheduler,
     events,
     directory,
     blocks,
     recipients,
     messages,
     subscriptions,
+    flows,
     faults,
     requestLog,
     reset,
     async close() {
-      messages.close();
+      await scheduler.close();
       requestLog.close();
       await store.flush();
     },

@@ -1,6 +1,9 @@
 import type { Context, Next } from 'koa';
+import { wireTime } from '../domain/clock.ts';
 import {
   AlreadySubscribed,
+  ClockCannotMoveBack,
+  ClockOutOfRange,
   DailyLimitReached,
   FlowHasNoSteps,
   FlowNotFound,
@@ -37,6 +40,8 @@ export function fromDomain(error: unknown): HttpError | undefined {
   if (error instanceof AlreadySubscribed) return detail(400, `Recipient '${error.email}' is already subscribed to flow '${error.flowName}'.`);
   if (error instanceof NotSubscribed) return detail(400, `Recipient '${error.email}' is not subscribed to flow '${error.flowName}'.`);
   if (error instanceof InvalidEncryptionKey) return detail(400, 'Invalid encryption key.');
+  if (error instanceof ClockCannotMoveBack) return detail(400, `The sandbox clock cannot move backwards: it is already at ${wireTime(error.now)}.`);
+  if (error instanceof ClockOutOfRange) return detail(400, 'The sandbox clock cannot go past 9999-12-31T23:59:59Z.');
   return undefined;
 }
 

@@ -46,10 +46,23 @@ export interface MessageRecord {
   hasHtml: boolean;
   hasText: boolean;
   attachments: AttachmentRecord[];
-  flow: { trigger: string; step: number } | null;
+  flow: FlowMark | null;
   read: boolean;
   createdAt: string;
   updatedAt: string;
+}
+
+/** Which flow step captured an email. */
+export interface FlowMark {
+  trigger: string;
+  /** The step's order (1-based). */
+  step: number;
+  /**
+   * The subscription and its step count when the step ran: the engine's proof, after a crash,
+   * that this step's email was already captured (so it is never sent twice).
+   */
+  subscription?: number;
+  run?: number;
 }
 
 export interface RecipientRecord {
@@ -72,16 +85,27 @@ export interface SubscriptionRecord {
   flowName: string;
   email: string;
   status: SubscriptionStatus;
+  /** The step that runs next, or is waiting; after completion, the last step that ran. */
   currentStepOrder: number;
+  /** When the current step runs (a wait: when it times out); null unless active. */
   nextSendDate: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The current step is a wait that has started (records from before the engine lack it). */
+  waiting?: boolean;
+  /** The flag that ends the current wait early. */
+  waitFlag?: string | null;
+  /** How many steps have run; the key that makes a send step idempotent across a crash. */
+  run?: number;
+  /** Orders of the steps that have run, for the timeline. */
+  doneSteps?: number[];
 }
 
 export interface BlockRecord {
   team: string;
   email: string;
-  reason: 'bounce' | 'complaint' | 'manual';
+  /** `suppressed`: a flow's suppress action. */
+  reason: 'bounce' | 'complaint' | 'manual' | 'suppressed';
   createdAt: string;
 }
 
@@ -113,6 +137,8 @@ export interface MetaData {
   counters: { message: number; recipient: number; subscription: number; request?: number };
   /** Emails each sender created through the API on `day` (UTC, sandbox clock). */
   daily: { day: string; bySender: Record<string, number> };
+  /** The sandbox clock's offset from real time (absent: real time). */
+  clockOffsetMs?: number;
 }
 
 export interface BlocksData {

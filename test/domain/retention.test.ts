@@ -111,6 +111,16 @@ describe('retention', () => {
     expect(server.sandbox.messages.count()).toBe(0);
   });
 
+  it('applies --max-age as soon as the sandbox clock is advanced through the API', async () => {
+    const { server } = await app();
+    await capture(server, 2, 'aging');
+    retention(server, { maxAgeMs: DAY });
+    expect(server.sandbox.messages.count()).toBe(2);
+    const res = await fetch(`${server.url}/api/clock/advance`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ duration: '2d' }) });
+    expect(res.status).toBe(200);
+    await waitFor(async () => (server.sandbox.messages.count() === 0 ? true : undefined));
+  });
+
   it('with both limits off (0) deletes nothing', async () => {
     const { server, clock } = await app();
     await capture(server, 4);

@@ -416,7 +416,8 @@ describe('restart of the real server process', () => {
     });
     expect((await call(v1.get('/v1/recipients/'))).body).toEqual(recipientsBefore);
     expect((await call(v1.get('/v1/flows/subscriptions/'))).body).toEqual(subscriptionsBefore);
-    expect(server.output()).toContain('(1 captures)');
+    // The send, and the welcome email the subscription's first step captured.
+    expect(server.output()).toContain('(2 captures)');
   });
 
   it('drains the requests in flight on SIGTERM: nothing is stored without its 200 reaching the client', async () => {

@@ -11,7 +11,8 @@ describe('POST /v1/flows/subscribe/', () => {
     expect(res.status).toBe(201);
     expect(res.text).toBe(`{"detail":"Recipient 'flow@example.com' successfully subscribed to flow 'Welcome Signup Flow'.","subscription_id":1}`);
     const recipient = await read(await app.v1.get('/v1/recipients/?email=flow@example.com'));
-    expect((recipient.body as { results: unknown[] }).results[0]).toMatchObject({ first_name: 'Flo', flags: ['trial'], has_been_sent_email: false });
+    // The flow's first step (the welcome email) has run before the 201.
+    expect((recipient.body as { results: unknown[] }).results[0]).toMatchObject({ first_name: 'Flo', flags: ['trial'], has_been_sent_email: true });
   });
 
   it('refuses a second active subscription, an unknown trigger and a flow without steps', async () => {
@@ -41,7 +42,7 @@ describe('subscriptions list, unsubscribe and delete', () => {
     expect(Array.isArray(list)).toBe(true);
     expect(list.map((s) => s.recipient_email)).toEqual(['second@example.com', 'flow@example.com']);
     expect(Object.keys(list[0])).toEqual(['id', 'flow_name', 'flow_trigger', 'recipient_email', 'status', 'current_step_order', 'next_send_date', 'created_at', 'updated_at']);
-    expect(list[0]).toMatchObject({ id: 2, flow_name: 'Welcome Signup Flow', flow_trigger: 'WELCOME_SIGNUP', status: 'active', current_step_order: 1 });
+    expect(list[0]).toMatchObject({ id: 2, flow_name: 'Welcome Signup Flow', flow_trigger: 'WELCOME_SIGNUP', status: 'active', current_step_order: 2 });
     expect(list[0].next_send_date).toMatch(TIME);
     expect(list[0].created_at).toMatch(TIME);
     const filtered = (await read(await app.v1.get('/v1/flows/subscriptions/?email=FLOW@example.com&flow_trigger=WELCOME_SIGNUP'))).body as any[];

@@ -30,6 +30,8 @@ export interface TestServerOptions {
   maxBodySize?: number;
   /** The real-time source under the sandbox clock (defaults to Date.now). */
   now?: () => number;
+  /** Where the domain reports failures of scheduled work (defaults to console.error). */
+  log?: (message: string, error?: unknown) => void;
 }
 
 /** The real app on a temporary data directory and a free port. */
@@ -38,7 +40,7 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
   const sample = loadSandboxConfig(SAMPLE_CONFIG);
   const config = options.config ? parseSandboxConfig(options.config(structuredClone(sample)), 'test config') : sample;
   const store = await openStore({ dataDir });
-  const sandbox = createSandbox({ store, config, clock: new SandboxClock(options.now) });
+  const sandbox = createSandbox({ store, config, clock: new SandboxClock(options.now), log: options.log });
   const { metrics } = createSandboxMetrics({ sandbox, store, processMetrics: false });
   const app = createApp({
     sandbox,

@@ -18,11 +18,6 @@ const PLANNED_ON_OTHER_BRANCHES = [
   'GET /api/senders',
   'POST /api/preview',
   'GET /api/recipients',
-  'GET /api/clock',
-  'POST /api/clock/advance',
-  'POST /api/clock/set',
-  'POST /api/clock/reset',
-  'GET /api/subscriptions',
 ];
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;

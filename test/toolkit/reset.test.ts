@@ -47,7 +47,7 @@ describe('POST /api/reset', () => {
     expect(res.body).toEqual({
       team: 'initech',
       restore_fixtures: true,
-      removed: { subscriptions: 0, messages: 2, recipients: 3, blocks: 2, daily_counters: 1, requests: 4, faults: 1 },
+      removed: { subscriptions: 0, messages: 2, recipients: 3, blocks: 2, daily_counters: 1, requests: 4, faults: 1, clock: 0 },
     });
     const { messages } = await get('/api/messages?limit=500');
     expect(new Set(messages.map((m: { team: string }) => m.team))).toEqual(new Set(['acme']));
@@ -61,8 +61,10 @@ describe('POST /api/reset', () => {
   it('for everything leaves nothing behind: store empty, no capture files, fixtures back', async () => {
     await populate('initech-key', 'initech.test');
     expect(app.server.store.subscriptions.size).toBe(1);
+    expect((await post('/api/clock/advance', { duration: '3d' })).body).toMatchObject({ real_time: false });
     const res = await post('/api/reset', {});
-    expect(res.body).toMatchObject({ team: null, restore_fixtures: true, removed: { subscriptions: 1 } });
+    expect(res.body).toMatchObject({ team: null, restore_fixtures: true, removed: { subscriptions: 1, clock: 1 } });
+    expect(await get('/api/clock')).toMatchObject({ offset_ms: 0, real_time: true });
     const store = app.server.store;
     expect([store.messages.size, store.recipients.size, store.subscriptions.size, store.requests.size]).toEqual([0, 0, 0, 0]);
     expect(store.blocks.blocks).toEqual([]);
