@@ -1,5 +1,7 @@
 import type { BlockRecord } from '../storage/records.ts';
 import type { Store } from '../storage/store.ts';
+
+export type BlockReason = BlockRecord['reason'] | 'configured';
 import type { Clock } from './clock.ts';
 import type { Directory } from './directory.ts';
 import { emailKey } from './email-address.ts';
@@ -9,11 +11,17 @@ import { emailKey } from './email-address.ts';
  * (a bounce or complaint, api-contract.md §6).
  */
 export class Blocks {
-  private readonly keys = new Set<string>();
+  /** Why each (team, address) is blocked: `configured` for the team's list in the configuration. */
+  private readonly keys = new Map<string, BlockReason>();
 
   constructor(private readonly store: Store, directory: Directory, private readonly clock: Clock) {
-    for (const team of directory.config.teams) for (const email of team.blockedRecipients) this.keys.add(key(team.id, email));
-    for (const block of store.blocks.blocks) this.keys.add(key(block.team, block.email));
+    for (const team of directory.config.teams) for (const email of team.blockedRecipients) this.keys.set(key(team.id, email), 'configured');
+    for (const block of store.blocks.blocks) this.keys.set(key(block.team, block.email), block.reason);
+  }
+
+  /** Why the address is blocked for the team, or null when it is not. */
+  reason(team: string, email: string): BlockReason | null {
+    return this.keys.get(key(team, email)) ?? null;
   }
 
   isBlocked(team: string, email: string): boolean {
@@ -22,7 +30,7 @@ export class Blocks {
 
   block(team: string, email: string, reason: BlockRecord['reason']): void {
     if (this.isBlocked(team, email)) return;
-    this.keys.add(key(team, email));
+    this.keys.set(key(team, email), reason);
     this.store.blocks.blocks.push({ team, email, reason, createdAt: this.clock.now().toISOString() });
     this.store.touchBlocks();
   }

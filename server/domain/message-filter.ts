@@ -9,7 +9,10 @@ import { decodeId } from './ids.ts';
 export interface MessageFilter {
   /** Any address on the capture: the original recipient, To, Cc or Bcc. */
   recipient?: string;
-  /** Case-insensitive words, each found in the subject, an address, the From or the sender id. */
+  /**
+   * Case-insensitive words, each found in the subject, an address, the From, the sender id or
+   * the start of the body text (the capture's snippet: body files are not read per search).
+   */
   q?: string;
   /** Case-insensitive substring of the subject. */
   subject?: string;
@@ -38,7 +41,7 @@ export function compileFilter(filter: MessageFilter): (record: MessageRecord) =>
     const words = filter.q.toLowerCase().split(/\s+/).filter(Boolean);
     if (words.length > 0) {
       tests.push((r) => {
-        const haystack = [r.subject, r.from, r.recipient, ...r.to, ...r.cc, ...r.bcc, r.sender ?? ''].join('\n').toLowerCase();
+        const haystack = [r.subject, r.from, r.recipient, ...r.to, ...r.cc, ...r.bcc, r.sender ?? '', r.snippet ?? ''].join('\n').toLowerCase();
         return words.every((w) => haystack.includes(w));
       });
     }
