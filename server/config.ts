@@ -14,6 +14,8 @@ export interface Config {
   readonly dataDir: string;
   readonly configFile: string;
   readonly maxBodySize: number;
+  readonly smtpMaxSize: number;
+  readonly smtpAuthRequired: boolean;
   readonly sandbox: SandboxConfig;
 }
 
@@ -37,6 +39,8 @@ interface OptionSpec {
   default: string;
   help: string;
   parse: (value: string, source: string) => unknown;
+  /** A switch: given alone on the command line (`--flag`), true/false in the environment. */
+  boolean?: true;
 }
 
 const OPTIONS = {
@@ -46,6 +50,8 @@ const OPTIONS = {
   dataDir: { flag: 'data-dir', default: './data', help: 'where captures and state are stored', parse: (v: string, s: string) => path.resolve(nonEmpty(v, s)) },
   configFile: { flag: 'config', default: SAMPLE_CONFIG, help: 'JSON file of teams, senders and flows', parse: (v: string, s: string) => path.resolve(nonEmpty(v, s)) },
   maxBodySize: { flag: 'max-body-size', default: String(25 * 1024 * 1024), help: 'largest request body in bytes', parse: positiveInt },
+  smtpMaxSize: { flag: 'smtp-max-size', default: String(25 * 1024 * 1024), help: 'largest SMTP message in bytes', parse: positiveInt },
+  smtpAuthRequired: { flag: 'smtp-auth-required', default: 'false', help: 'SMTP clients must log in with an API key', parse: bool, boolean: true },
 } satisfies Record<string, Omit<OptionSpec, 'env'>>;
 
 type OptionName = keyof typeof OPTIONS;
@@ -60,7 +66,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   try {
     flags = parseArgs({
       args: argv,
-      options: Object.fromEntries(Object.values(OPTIONS).map((o) => [o.flag, { type: 'string' as const }])),
+      options: Object.fromEntries(Object.values(OPTIONS).map((o: OptionSpec | Omit<OptionSpec, 'env'>) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }])),
       strict: true,
       allowPositionals: false,
     }).values;
@@ -73,7 +79,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     const fromFlag = flags[spec.flag];
     const fromEnv = env[envName(spec.flag)];
     const [raw, source] =
-      typeof fromFlag === 'string' ? [fromFlag, `--${spec.flag}`] : fromEnv !== undefined ? [fromEnv, envName(spec.flag)] : [spec.default, `default of --${spec.flag}`];
+      typeof fromFlag === 'boolean' ? [String(fromFlag), `--${spec.flag}`]
+      : typeof fromFlag === 'string' ? [fromFlag, `--${spec.flag}`] : fromEnv !== undefined ? [fromEnv, envName(spec.flag)] : [spec.default, `default of --${spec.flag}`];
     try {
       values[name] = spec.parse(raw, source);
     } catch (error) {
@@ -89,12 +96,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     dataDir: values.dataDir as string,
     configFile,
     maxBodySize: values.maxBodySize as number,
+    smtpMaxSize: values.smtpMaxSize as number,
+    smtpAuthRequired: values.smtpAuthRequired as boolean,
     sandbox: deepFreeze(loadSandboxConfig(configFile)),
   });
 }
 
 export function usage(): string {
-  const rows = Object.values(OPTIONS).map((o) => `  --${o.flag.padEnd(15)} ${o.help} (env ${envName(o.flag)}, default ${o.default})`);
+  const rows = Object.values(OPTIONS).map((o) => `  --${o.flag.padEnd(20)} ${o.help} (env ${envName(o.flag)}, default ${o.default})`);
   return `Usage: pigeonhole [options]\n\nOptions:\n${rows.join('\n')}`;
 }
 
@@ -108,6 +117,13 @@ function positiveInt(value: string, source: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < 1 || !Number.isSafeInteger(n)) throw new ConfigError(`${source}: "${value}" is not a positive whole number`);
   return n;
+}
+
+function bool(value: string, source: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off', ''].includes(v)) return false;
+  throw new ConfigError(`${source}: "${value}" is not true or false`);
 }
 
 function nonEmpty(value: string, source: string): string {
