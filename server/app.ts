@@ -2,6 +2,8 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Sandbox } from './domain/sandbox.ts';
 import { mountMessageRoutes } from './http/api/message-routes.ts';
+import { mountRecipientRoutes } from './http/api/recipient-routes.ts';
+import { mountSenderRoutes } from './http/api/sender-routes.ts';
 import { bodyParser } from './http/body.ts';
 import { errorMiddleware, notFound, type Logger } from './http/errors.ts';
 import { homePage } from './http/home.ts';
@@ -24,11 +26,11 @@ export function createApp({ sandbox, maxBodySize, uploadDir, logger }: AppDeps):
   const app = new Koa();
   const router = new Router({ strict: true });
 
-  mountV1(router, [emailRoutes(sandbox), flowRoutes(sandbox), recipientRoutes(sandbox)], {
-    directory: sandbox.directory,
-    parseBody: bodyParser({ limit: maxBodySize, uploadDir }),
-  });
-  mountMessageRoutes(router, sandbox);
+  const parseBody = bodyParser({ limit: maxBodySize, uploadDir });
+  mountV1(router, [emailRoutes(sandbox), flowRoutes(sandbox), recipientRoutes(sandbox)], { directory: sandbox.directory, parseBody });
+  mountMessageRoutes(router, sandbox, parseBody);
+  mountSenderRoutes(router, sandbox, parseBody);
+  mountRecipientRoutes(router, sandbox);
   router.get('/', homePage(sandbox));
 
   app.use(errorMiddleware(logger));
