@@ -31,7 +31,7 @@ export function createApp({ sandbox, maxBodySize, uploadDir, logger }: AppDeps):
   mountMessageRoutes(router, sandbox, parseBody);
   mountSenderRoutes(router, sandbox, parseBody);
   mountRecipientRoutes(router, sandbox);
-  router.get('/', homePage(sandbox));
+  router.get(['/', '/assets/:file'], homePage(sandbox));
 
   app.use(errorMiddleware(logger));
   app.use(router.routes());

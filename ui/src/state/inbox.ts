@@ -1,0 +1,80 @@
+import { api } from '../api.ts';
+import { connectRealtime, eventsUrl, type ConnectionState } from '../realtime.ts';
+import type { Frame, MessageFilter } from '../types.ts';
+import { MessageWindow } from './message-window.ts';
+
+export type FrameListener = (frame: Frame | { type: 'reconnected' }) => void;
+
+/**
+ * The live state every view shares: the capture list window and the WebSocket. Pushed frames
+ * mark the list stale (coalesced refetch) or patch it in place; other views listen to frames
+ * for their own data, and to `reconnected` to refetch after an outage.
+ */
+export class Inbox {
+  readonly list = new MessageWindow((filter, offset, limit, signal) => api.messages(filter, offset, limit, signal));
+  connection: ConnectionState = 'connecting';
+  private filter: MessageFilter = {};
+  private readonly listeners = new Set<() => void>();
+  private readonly frameListeners = new Set<FrameListener>();
+  private realtime: { close(): void } | null = null;
+
+  start(): void {
+    this.realtime = connectRealtime({
+      url: eventsUrl(),
+      onFrame: (frame) => this.handle(frame),
+      onState: (state) => {
+        this.connection = state;
+        this.emit();
+      },
+      onReconnect: () => {
+        this.list.invalidate();
+        for (const listener of this.frameListeners) listener({ type: 'reconnected' });
+      },
+    });
+  }
+
+  stop(): void {
+    this.realtime?.close();
+  }
+
+  setFilter(filter: MessageFilter): void {
+    this.filter = filter;
+    this.list.setFilter(filter);
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  onFrame(listener: FrameListener): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
+  }
+
+  private handle(frame: Frame): void {
+    switch (frame.type) {
+      case 'message.created':
+      case 'message.cleared':
+        this.list.invalidate();
+        break;
+      case 'message.status':
+      case 'message.updated':
+        this.list.patch(frame.data);
+        // A filtered list may gain or lose the message (read, status): ask the server.
+        if (Object.values(this.filter).some((v) => v !== undefined && v !== '')) this.list.invalidate();
+        break;
+      case 'message.deleted':
+        this.list.removeLocally(frame.data.ids);
+        this.list.invalidate();
+        break;
+      default:
+        break;
+    }
+    for (const listener of this.frameListeners) listener(frame);
+  }
+
+  private emit(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
