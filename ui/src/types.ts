@@ -14,6 +14,8 @@ export interface MessageSummary {
   cc: string[];
   bcc: string[];
   subject: string;
+  /** The start of the text body, for list rows. */
+  snippet?: string;
   status: DeliveryStatus;
   blocked: boolean;
   redirected: boolean;

@@ -102,7 +102,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
   const filtered = q.trim() !== '' || Object.values(filter).some((v) => v !== undefined);
   const empty = list.loaded && list.total === 0;
   return (
-    <div class={`inbox${openId ? ' has-open' : ''}`}>
+    <div class={`inbox${openId ? ' has-open' : ''}${empty && !filtered ? ' is-empty' : ''}`}>
       <section class="list-pane" aria-label="Inbox">
         <FilterBar search={search} onSearch={setSearch} filter={filter} onFilter={setFilter} searchRef={searchRef} />
         <div class="list-meta">
@@ -117,7 +117,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
           </p>
         ) : null}
         {empty && filtered ? <p class="muted pad center">No messages match this search.</p> : null}
-        {empty && !filtered ? <p class="muted pad center">The inbox is empty.</p> : null}
+        {empty && !filtered ? <p class="muted pad center empty-note">The inbox is empty.</p> : null}
         <MessageList list={list} selected={selected} openId={openId} onSelect={setSelected} />
       </section>
       <section class="view-pane" aria-label="Message">

@@ -5,7 +5,7 @@ import type { MessageWindow } from '../state/message-window.ts';
 import type { MessageSummary } from '../types.ts';
 import { MessageBadges } from './badges.tsx';
 
-export const ROW_HEIGHT = 76;
+export const ROW_HEIGHT = 78;
 const OVERSCAN = 6;
 
 interface Props {
@@ -80,7 +80,7 @@ export function MessageList({ list, selected, openId, onSelect }: Props) {
       message ? (
         <Row key={message.id} index={index} total={list.total} message={message} selected={index === selected} open={message.id === openId} onSelect={onSelect} />
       ) : (
-        <div key={`placeholder-${index}`} class="row placeholder" style={{ top: index * ROW_HEIGHT }} aria-hidden="true">
+        <div key={`placeholder-${index}`} class="row placeholder" style={{ top: `${index * ROW_HEIGHT}px` }} aria-hidden="true">
           <span class="skeleton" />
           <span class="skeleton short" />
         </div>
@@ -89,7 +89,7 @@ export function MessageList({ list, selected, openId, onSelect }: Props) {
   }
   return (
     <div ref={scroller} class="list-scroller" onScroll={onScroll} role="listbox" aria-label="Messages" aria-activedescendant={selected >= 0 ? `row-${selected}` : undefined} tabIndex={0}>
-      <div class="list-spacer" style={{ height: list.total * ROW_HEIGHT }}>
+      <div class="list-spacer" style={{ height: `${list.total * ROW_HEIGHT}px` }}>
         {rows}
       </div>
     </div>
@@ -112,7 +112,7 @@ function Row({ index, total, message, selected, open, onSelect }: RowProps) {
       id={`row-${index}`}
       href={messageHref(message.id)}
       class={`row${message.read ? '' : ' unread'}${selected ? ' selected' : ''}${open ? ' open' : ''}`}
-      style={{ top: index * ROW_HEIGHT }}
+      style={{ top: `${index * ROW_HEIGHT}px` }}
       role="option"
       aria-selected={selected}
       aria-posinset={index + 1}
@@ -130,7 +130,10 @@ function Row({ index, total, message, selected, open, onSelect }: RowProps) {
           {shortTime(message.created_at)}
         </time>
       </span>
-      <span class="row-subject">{message.subject || '(no subject)'}</span>
+      <span class="row-subject">
+        {message.subject || '(no subject)'}
+        {message.snippet ? <span class="row-snippet"> — {message.snippet}</span> : null}
+      </span>
       <span class="row-line">
         <span class="row-to" title={to}>
           To: {to}
