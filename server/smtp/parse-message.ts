@@ -23,13 +23,18 @@ export interface ParsedMessage {
 export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
   try {
     const parsed = await simpleParser(raw, { keepCidLinks: true, skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
+    // The line break that ends a single-part body belongs to the transport, not the text.
+    const html = typeof parsed.html === 'string' ? parsed.html.replace(/\r?\n$/, '') : null;
+    // mailparser reports an empty text for an HTML-only message: there was no text part.
+    const text = parsed.text === undefined || (parsed.text === '' && html !== null) ? null : parsed.text.replace(/\r?\n$/, '');
+    const from = parsed.from?.value[0];
     return {
-      from: parsed.from?.text ?? '',
+      from: from?.address ? (from.name ? `${from.name} <${from.address}>` : from.address) : (parsed.from?.text ?? ''),
       subject: parsed.subject ?? '',
       to: addresses(parsed.to),
       cc: addresses(parsed.cc),
-      html: typeof parsed.html === 'string' ? parsed.html : null,
-      text: parsed.text ?? null,
+      html,
+      text,
       attachments: parsed.attachments.map((a, index) => ({
         filename: a.filename ?? `attachment-${index + 1}`,
         contentType: a.contentType || 'application/octet-stream',
