@@ -32,3 +32,46 @@ export function capturedId(response: string): string {
   if (!match) throw new Error(`not a capture reply: ${response}`);
   return match[1]!;
 }
+
+/**
+ * A bare SMTP conversation over a socket, one command at a time, for what a client library
+ * does not let a test do between commands (pause after RCPT TO, send raw lines).
+ */
+export async function rawSmtp(port: number) {
+  const { createConnection } = await import('node:net');
+  const socket = createConnection({ host: '127.0.0.1', port });
+  let buffer = '';
+  let waiting: ((reply: string) => void) | undefined;
+  const check = () => {
+    const match = /(?:^|\r\n)(\d{3}) [^\r\n]*\r\n$/.exec(buffer);
+    if (match && waiting) {
+      const reply = buffer.trimEnd();
+      buffer = '';
+      const resolve = waiting;
+      waiting = undefined;
+      resolve(reply);
+    }
+  };
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    buffer += chunk;
+    check();
+  });
+  const next = () =>
+    new Promise<string>((resolve, reject) => {
+      waiting = resolve;
+      socket.once('error', reject);
+      check();
+    });
+  const greeting = await next();
+  return {
+    greeting,
+    /** Sends one line (CRLF added) and resolves with the whole reply. */
+    command(line: string): Promise<string> {
+      const reply = next();
+      socket.write(`${line}\r\n`);
+      return reply;
+    },
+    close: () => new Promise<void>((resolve) => socket.end(resolve)),
+  };
+}
