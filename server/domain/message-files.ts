@@ -35,7 +35,7 @@ export async function writeCaptureFiles(blobs: BlobStore, record: MessageRecord,
   });
   await Promise.all(writes);
   await Promise.all(record.attachments.map(async (a) => (a.size = await blobs.size(record.seq, a.blob))));
-  const headers: Record<string, string> = { 'X-Pigeonhole-Id': record.id, 'X-Pigeonhole-Source': record.source };
+  const headers: Record<string, string> = { 'X-Pigeonhole-ID': record.id, 'X-Pigeonhole-Source': record.source };
   if (record.redirected) headers['X-Original-To'] = content.originalRecipients.join(', ');
   if (content.raw) {
     // Trace fields go on top, the way a receiving MTA adds Received and Delivered-To: the rest

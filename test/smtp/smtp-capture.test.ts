@@ -151,7 +151,7 @@ describe('SMTP capture', () => {
     const info = await smtpClient(app.server.smtpPort).sendMail({ envelope: { from: 'a@example.com', to: ['u@example.com'] }, raw });
     const id = capturedId(info.response);
     const eml = Buffer.from(await (await fetch(`${app.url}/api/messages/${id}/raw`)).arrayBuffer());
-    expect(eml.toString()).toBe(`X-Pigeonhole-Id: ${id}\r\nX-Pigeonhole-Source: smtp\r\n${raw.toString()}`);
+    expect(eml.toString()).toBe(`X-Pigeonhole-ID: ${id}\r\nX-Pigeonhole-Source: smtp\r\n${raw.toString()}`);
   });
 
   it('captures malformed MIME with whatever could be parsed, and keeps serving', async () => {
