@@ -6,6 +6,7 @@ import type { SmtpFaultQuery, SmtpRejection } from '../../server/smtp/smtp-serve
 const app = useApp({
   config: (sample: any) => {
     sample.teams[0].senders.push({ id: 'acme-small', email: 'small@acme.example', apiKey: 'small-key', dailyLimit: 2 });
+    sample.teams[0].senders.push({ id: 'acme-old', email: 'old@acme.example', apiKey: 'revoked-key', revoked: true });
     return sample;
   },
 });
@@ -64,8 +65,10 @@ describe('SMTP AUTH with an API key', () => {
     }
   });
 
-  it('answers 535 for an unknown key and for a key whose team has flows off', async () => {
-    expect(await trySend(plain('no-such-key'), mail('a@example.com'))).toEqual({ ok: false, code: 535, response: '535 5.7.8 Authentication failed: the password must be a valid API key' });
+  it('answers 535 for an unknown or revoked key and for a key whose team has flows off', async () => {
+    for (const key of ['no-such-key', 'revoked-key']) {
+      expect(await trySend(plain(key), mail('a@example.com')), key).toEqual({ ok: false, code: 535, response: '535 5.7.8 Authentication failed: the password must be a valid API key' });
+    }
     expect(await trySend(plain('noflows-key'), mail('a@example.com'))).toEqual({
       ok: false,
       code: 535,
