@@ -30,6 +30,13 @@ export function FilterBar({ search, onSearch, filter, onFilter, searchRef }: Pro
           aria-keyshortcuts="/"
           value={search}
           onInput={(e) => onSearch((e.target as HTMLInputElement).value)}
+          onKeyDown={(e) => {
+            // Esc empties the search, then leaves the box (the browser's own clearing would skip onInput).
+            if (e.key !== 'Escape') return;
+            e.preventDefault();
+            if (search !== '') onSearch('');
+            else (e.target as HTMLInputElement).blur();
+          }}
         />
         <kbd class="search-hint" aria-hidden="true">
           /

@@ -22,7 +22,13 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
   const [search, setSearch] = useState('');
   const [filter, setFilter] = useState<MessageFilter>({});
   const q = useDebounced(search, 200);
-  const [selected, setSelected] = useState(-1);
+  const [selected, setSelectedState] = useState(-1);
+  // Keys can arrive faster than renders (j then Enter): handlers read the ref, not the render's value.
+  const selectedRef = useRef(-1);
+  const setSelected = (index: number) => {
+    selectedRef.current = index;
+    setSelectedState(index);
+  };
   const [confirmClear, setConfirmClear] = useState(false);
   const [width, setWidthState] = useState<PreviewWidth>(() => (localStorage.getItem(WIDTH_KEY) as PreviewWidth | null) ?? 'desktop');
   const searchRef = useRef<HTMLInputElement>(null);
@@ -75,17 +81,18 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
       if (typing) return;
       const move = (delta: number) => {
         event.preventDefault();
-        const next = Math.max(0, Math.min(list.total - 1, (selected < 0 ? (delta > 0 ? -1 : 0) : selected) + delta));
+        const current = selectedRef.current;
+        const next = Math.max(0, Math.min(list.total - 1, (current < 0 ? (delta > 0 ? -1 : 0) : current) + delta));
         setSelected(next);
         if (openId) open(next);
       };
       if (event.key === 'j' || event.key === 'ArrowDown') move(1);
       else if (event.key === 'k' || event.key === 'ArrowUp') move(-1);
-      else if (event.key === 'Enter' && selected >= 0 && target.tagName !== 'BUTTON' && target.tagName !== 'A') {
+      else if (event.key === 'Enter' && selectedRef.current >= 0 && target.tagName !== 'BUTTON' && target.tagName !== 'A') {
         event.preventDefault();
-        open(selected);
+        open(selectedRef.current);
       } else if (event.key === 'Delete' || event.key === 'Backspace') {
-        const id = openId ?? list.at(selected)?.id;
+        const id = openId ?? list.at(selectedRef.current)?.id;
         if (id) {
           event.preventDefault();
           void remove(id);

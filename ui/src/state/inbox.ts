@@ -14,6 +14,7 @@ export class Inbox {
   readonly list = new MessageWindow((filter, offset, limit, signal) => api.messages(filter, offset, limit, signal));
   connection: ConnectionState = 'connecting';
   private filter: MessageFilter = {};
+  private started = false;
   private readonly listeners = new Set<() => void>();
   private readonly frameListeners = new Set<FrameListener>();
   private realtime: { close(): void } | null = null;
@@ -37,9 +38,13 @@ export class Inbox {
     this.realtime?.close();
   }
 
+  /** Applies a search or filter change; the same filter again costs nothing. */
   setFilter(filter: MessageFilter): void {
-    this.filter = filter;
-    this.list.setFilter(filter);
+    const normal = normalise(filter);
+    if (this.started && JSON.stringify(normal) === JSON.stringify(this.filter)) return;
+    this.started = true;
+    this.filter = normal;
+    this.list.setFilter(normal);
   }
 
   subscribe = (listener: () => void): (() => void) => {
@@ -62,7 +67,7 @@ export class Inbox {
       case 'message.updated':
         this.list.patch(frame.data);
         // A filtered list may gain or lose the message (read, status): ask the server.
-        if (Object.values(this.filter).some((v) => v !== undefined && v !== '')) this.list.invalidate();
+        if (Object.keys(this.filter).length > 0) this.list.invalidate();
         break;
       case 'message.deleted':
         this.list.removeLocally(frame.data.ids);
@@ -77,4 +82,13 @@ export class Inbox {
   private emit(): void {
     for (const listener of this.listeners) listener();
   }
+}
+
+function normalise(filter: MessageFilter): MessageFilter {
+  const out: MessageFilter = {};
+  for (const [key, value] of Object.entries(filter) as [keyof MessageFilter, MessageFilter[keyof MessageFilter]][]) {
+    const v = typeof value === 'string' ? value.trim() : value;
+    if (v !== undefined && v !== '') (out as Record<string, unknown>)[key] = v;
+  }
+  return out;
 }

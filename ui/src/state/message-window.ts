@@ -50,18 +50,19 @@ export class MessageWindow {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.lastFetchAt = 0;
-    this.request(0);
+    this.schedule(0);
   }
 
   /** The rows on screen changed (scroll, resize); fetches only if they are not held. */
   setVisible(first: number, count: number): void {
     this.visible = { first, count };
-    if (!this.covers(first, count)) this.request(0);
+    if (!this.covers(first, count)) this.schedule(0);
   }
 
   /** Something changed on the server: refetch what is shown, coalesced. */
   invalidate(): void {
-    this.request(this.minGapMs);
+    this.stale = true;
+    this.schedule(this.minGapMs);
   }
 
   at(index: number): MessageSummary | undefined {
@@ -98,8 +99,8 @@ export class MessageWindow {
     return first >= this.offset && end <= this.offset + this.items.length;
   }
 
-  private request(gapMs: number): void {
-    this.stale = true;
+  /** One request at a time; a request waits until `gapMs` after the previous one started. */
+  private schedule(gapMs: number): void {
     if (this.inFlight || this.timer !== undefined) return;
     const wait = Math.max(0, this.lastFetchAt + gapMs - Date.now());
     this.timer = setTimeout(() => {
@@ -132,8 +133,8 @@ export class MessageWindow {
       if (this.inFlight === controller) this.inFlight = null;
     }
     this.emit();
-    if (this.stale) this.request(this.minGapMs);
-    else if (this.loaded && !this.covers(this.visible.first, this.visible.count) && this.visible.first < this.total) this.request(0);
+    if (this.stale) this.schedule(this.minGapMs);
+    else if (this.loaded && !this.covers(this.visible.first, this.visible.count) && this.visible.first < this.total) this.schedule(0);
   }
 
   private emit(): void {
