@@ -42,6 +42,8 @@ export interface MessageDetail extends MessageSummary {
   flow?: { trigger: string; step: number; flow_name?: string; step_name?: string } | null;
   html: string | null;
   text: string | null;
+  /** The HTML refers to images, styles or fonts on other hosts (blocked in the preview by default). */
+  has_remote_content?: boolean;
   headers?: { name: string; value: string }[];
   raw_url: string;
   attachments: Attachment[];

@@ -11,7 +11,7 @@ const NAV: { page: Route['page']; href: string; label: string }[] = [
   { page: 'inbox', href: '#/', label: 'Inbox' },
   { page: 'recipients', href: '#/recipients', label: 'Recipients' },
   { page: 'subscriptions', href: '#/subscriptions', label: 'Flows' },
-  { page: 'preview', href: '#/preview', label: 'Template preview' },
+  { page: 'preview', href: '#/preview', label: 'Templates' },
 ];
 
 export function App() {

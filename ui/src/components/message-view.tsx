@@ -95,8 +95,8 @@ export function MessageView({ id, inbox, width, onWidth, onBack, onDelete }: Pro
           <button type="button" class="button ghost" onClick={toggleRead}>
             {message.read ? 'Mark unread' : 'Mark read'}
           </button>
-          <a class="button ghost" href={`${message.raw_url}?download`} download={`${message.id}.eml`}>
-            Download .eml
+          <a class="button ghost" href={`${message.raw_url}?download`} download={`${message.id}.eml`} aria-label="Download .eml">
+            <span class="wide-only">Download </span>.eml
           </a>
           <button type="button" class="button danger" onClick={() => onDelete(message.id)} title="Delete (Del)">
             Delete
@@ -164,7 +164,13 @@ export function MessageView({ id, inbox, width, onWidth, onBack, onDelete }: Pro
                 <input type="checkbox" checked={remote} onChange={(e) => setRemote((e.target as HTMLInputElement).checked)} />
                 Load remote content
               </label>
-              <span class="muted small">{remote ? 'Remote images and styles are loaded.' : 'Remote images are blocked.'}</span>
+              <span class="muted small">
+                {message.has_remote_content === false
+                  ? 'This email has no remote content.'
+                  : remote
+                    ? 'Remote images, styles and fonts are loaded.'
+                    : 'Remote images, styles and fonts are blocked.'}
+              </span>
             </div>
             <PreviewFrame title="HTML preview" width={width} src={htmlUrl(message.id, remote)} />
           </>

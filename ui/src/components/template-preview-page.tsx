@@ -66,7 +66,7 @@ export function TemplatePreviewPage() {
       {chosen && !chosen.has_account_template ? (
         <p class="banner info small">{chosen.name} has no account template: the body is previewed as it is sent.</p>
       ) : null}
-      <div class="tp-layout">
+      <div class={`tp-layout layout-${layout === 'side' ? 'side' : 'single'}`}>
         <label class="tp-editor">
           <span class="tp-label">HTML body</span>
           <textarea spellcheck={false} value={html} onInput={(e) => setHtml((e.target as HTMLTextAreaElement).value)} aria-label="HTML body" />
