@@ -43,7 +43,9 @@ export interface TestServerOptions {
 
 /**
  * The real app on a temporary data directory: HTTP (with the WebSocket push at /api/events)
- * and SMTP capture, each on a free port of 127.0.0.1.
+ * and SMTP capture, each on a free port of 127.0.0.1. Besides `url`, the result has `wsUrl`,
+ * `smtpPort` (send with test/support/smtp.ts) and `realtime` (its `clients` count); options
+ * `smtp` (authRequired, maxSize, hooks) and `realtime` (heartbeatMs, maxBufferedBytes) tune them.
  */
 export async function startApp(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-test-')));
