@@ -119,7 +119,8 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, logger, hooks
 
   const dailyLimit = (limit: number) => refuse('daily_limit', 451, `4.7.1 Daily limit of ${limit} emails has been reached`);
   const unexpected = (error: unknown) => {
-    logger.error('SMTP capture failed', error);
+    // A client that went away mid-message is not a failure of ours; nothing was accepted.
+    if ((error as NodeJS.ErrnoException).code !== 'ECONNECTION') logger.error('SMTP capture failed', error);
     return refuse('error', 451, '4.3.0 The message could not be stored, try again');
   };
 

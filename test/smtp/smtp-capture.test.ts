@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { read, startApp, useApp } from '../support/app.ts';
-import { capturedId, smtpClient, trySend } from '../support/smtp.ts';
+import { capturedId, rawSmtp, smtpClient, trySend } from '../support/smtp.ts';
 
 const app = useApp();
 const get = async (path: string) => (await read(await fetch(app.url + path))).body as any;
@@ -181,5 +181,19 @@ describe('SMTP size limit', () => {
     } finally {
       await server.destroy();
     }
+  });
+});
+
+describe('SMTP clients that go away', () => {
+  it('stores nothing from a client that disconnects mid-message, and does not hold up shutdown', async () => {
+    const server = await startApp();
+    const smtp = await rawSmtp(server.smtpPort);
+    await smtp.command('EHLO test');
+    await smtp.command('MAIL FROM:<a@example.com>');
+    await smtp.command('RCPT TO:<b@example.com>');
+    expect(await smtp.command('DATA')).toMatch(/^354 /);
+    smtp.destroy('Subject: cut\r\n\r\nhalf a mess');
+    await server.destroy();
+    expect(server.sandbox.messages.count()).toBe(0);
   });
 });

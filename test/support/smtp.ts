@@ -73,5 +73,9 @@ export async function rawSmtp(port: number) {
       return reply;
     },
     close: () => new Promise<void>((resolve) => socket.end(resolve)),
+    /** Writes what is given (no line end) and drops the connection, like a crashed client. */
+    destroy(partial = '') {
+      socket.write(partial, () => socket.destroy());
+    },
   };
 }
