@@ -13,7 +13,12 @@ const MAX_HEADER_BYTES = 256 * 1024;
  * words decoded (what a reader of the "headers" tab expects to see).
  */
 export async function readHeaders(file: string): Promise<HeaderField[]> {
-  const handle = await open(file, 'r');
+  const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  // A capture whose .eml is missing (removed by hand) still shows its record.
+  if (handle === null) return [];
   try {
     const buffer = Buffer.alloc(MAX_HEADER_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, MAX_HEADER_BYTES, 0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeWords, parseHeaders } from '../../server/domain/headers.ts';
+import { decodeWords, parseHeaders, readHeaders } from '../../server/domain/headers.ts';
 import { prepareHtml } from '../../server/domain/html-preview.ts';
 import { textSnippet } from '../../server/domain/snippet.ts';
 import { wrapInTemplate } from '../../server/domain/template.ts';
@@ -39,6 +39,10 @@ describe('headers of the stored message', () => {
       { name: 'Subject', value: 'Grüße ✓ ok' },
       { name: 'Received', value: 'second' },
     ]);
+  });
+
+  it('reads no headers, rather than failing, when the .eml file is missing', async () => {
+    expect(await readHeaders('/nonexistent/pigeonhole/message.eml')).toEqual([]);
   });
 
   it('leaves an encoded word with an unknown charset as it is', () => {
