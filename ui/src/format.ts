@@ -44,6 +44,12 @@ export function displayName(from: string): string {
   return match && match[1] ? match[1] : from;
 }
 
+/** "Name <a@b>" → "a@b". */
+export function emailAddress(from: string): string {
+  const match = /<([^>]+)>\s*$/.exec(from);
+  return match ? match[1]! : from;
+}
+
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString()} ${n === 1 ? one : many}`;
 }

@@ -30,9 +30,17 @@ export function MessageBadges({ message }: { message: MessageSummary }) {
       {message.status !== 'delivered' && !message.blocked ? <StatusBadge status={message.status} /> : null}
       {message.attachment_count > 0 ? (
         <span class="badge tone-plain" title={`${message.attachment_count} attachment(s)`}>
-          <span aria-hidden="true">📎</span> {message.attachment_count}
+          <PaperclipIcon /> {message.attachment_count}
         </span>
       ) : null}
     </span>
+  );
+}
+
+function PaperclipIcon() {
+  return (
+    <svg class="icon" viewBox="0 0 16 16" aria-hidden="true">
+      <path d="M10.5 4.5 5.6 9.4a1.4 1.4 0 0 0 2 2l5-5a2.8 2.8 0 0 0-4-4l-5 5a4.2 4.2 0 0 0 6 6l4.2-4.2" fill="none" stroke="currentColor" stroke-width="1.5" stroke-linecap="round" />
+    </svg>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, htmlUrl } from '../api.ts';
-import { displayName, fullTime } from '../format.ts';
+import { displayName, emailAddress, fullTime } from '../format.ts';
 import { useLoad } from '../state/hooks.ts';
 import type { Inbox } from '../state/inbox.ts';
 import type { MessageDetail } from '../types.ts';
@@ -96,7 +96,8 @@ export function MessageView({ id, inbox, width, onWidth, onBack, onDelete }: Pro
             {message.read ? 'Mark unread' : 'Mark read'}
           </button>
           <a class="button ghost" href={`${message.raw_url}?download`} download={`${message.id}.eml`} aria-label="Download .eml">
-            <span class="wide-only">Download </span>.eml
+            <span class="wide-only">Download .eml</span>
+            <span class="narrow-only">.eml</span>
           </a>
           <button type="button" class="button danger" onClick={() => onDelete(message.id)} title="Delete (Del)">
             Delete
@@ -113,7 +114,7 @@ export function MessageView({ id, inbox, width, onWidth, onBack, onDelete }: Pro
         <dl class="message-meta">
           <dt>From</dt>
           <dd class="meta-from">
-            <strong>{displayName(message.from)}</strong> {displayName(message.from) !== message.from ? <span class="muted">{message.from}</span> : null}
+            <strong>{displayName(message.from)}</strong> {displayName(message.from) !== message.from ? <span class="muted">&lt;{emailAddress(message.from)}&gt;</span> : null}
           </dd>
           <dt>To</dt>
           <dd>
