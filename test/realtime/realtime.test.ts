@@ -110,6 +110,21 @@ describe('heartbeat and slow clients', () => {
     }
   });
 
+  it('reports the number of connected clients as it changes (the metrics seam)', async () => {
+    const counts: number[] = [];
+    const server = await startApp({ realtime: { onClients: (count) => void counts.push(count) } });
+    try {
+      const a = await connectEvents(server.wsUrl);
+      const b = await connectEvents(server.wsUrl);
+      await a.close();
+      await b.close();
+      await waitFor(async () => (counts.length === 4 ? true : undefined));
+      expect(counts).toEqual([1, 2, 1, 0]);
+    } finally {
+      await server.destroy();
+    }
+  });
+
   it('closes every client with 1001 on shutdown', async () => {
     const server = await startApp();
     const client = await connectEvents(server.wsUrl);

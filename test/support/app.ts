@@ -38,7 +38,7 @@ export interface TestServerOptions {
   /** The real-time source under the sandbox clock (defaults to Date.now). */
   now?: () => number;
   smtp?: { authRequired?: boolean; maxSize?: number; hooks?: SmtpHooks };
-  realtime?: { heartbeatMs?: number; maxBufferedBytes?: number };
+  realtime?: { heartbeatMs?: number; maxBufferedBytes?: number; onClients?: (count: number) => void };
 }
 
 /**
