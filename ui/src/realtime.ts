@@ -19,7 +19,7 @@ export interface RealtimeOptions {
  */
 export function connectRealtime(options: RealtimeOptions): { close(): void } {
   const minDelay = options.minDelayMs ?? 500;
-  const maxDelay = options.maxDelayMs ?? 10_000;
+  const maxDelay = options.maxDelayMs ?? 5000;
   let socket: WebSocket | null = null;
   let attempt = 0;
   let everConnected = false;
