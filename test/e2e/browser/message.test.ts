@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../support/poll.ts';
 import { row, useBrowser } from './browser.ts';
@@ -8,7 +8,7 @@ const b = useBrowser();
 // A 2×2 PNG.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP4z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==', 'base64');
 
-async function sendSmtp(mail: nodemailer.SendMailOptions): Promise<string> {
+async function sendSmtp(mail: SendMailOptions): Promise<string> {
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: b.server.smtpPort, secure: false, ignoreTLS: true });
   try {
     const info = await transport.sendMail(mail);
