@@ -23,6 +23,10 @@ export function App() {
   useSubscription(useCallback((listener: () => void) => inbox.subscribe(listener), [inbox]));
   const route = useRoute();
   const connection = inbox.connection;
+  const unread = inbox.unread ?? 0;
+  useEffect(() => {
+    document.title = unread > 0 ? `(${unread.toLocaleString()}) Pigeonhole` : 'Pigeonhole';
+  }, [unread]);
   return (
     <div class="app">
       <header class="topbar">
@@ -38,6 +42,11 @@ export function App() {
           {NAV.map((item) => (
             <a key={item.page} href={item.href} aria-current={route.page === item.page ? 'page' : undefined}>
               {item.label}
+              {item.page === 'inbox' && unread > 0 ? (
+                <span class="count" aria-label={`${unread} unread`}>
+                  {unread > 9999 ? '9999+' : unread.toLocaleString()}
+                </span>
+              ) : null}
             </a>
           ))}
         </nav>

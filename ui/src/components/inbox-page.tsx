@@ -3,7 +3,7 @@ import { api } from '../api.ts';
 import { plural } from '../format.ts';
 import { useDebounced, useSubscription } from '../state/hooks.ts';
 import type { Inbox } from '../state/inbox.ts';
-import { messageHref, navigate } from '../state/route.ts';
+import { messageHref, navigate, openMessageId } from '../state/route.ts';
 import type { MessageFilter } from '../types.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
 import { FilterBar } from './filter-bar.tsx';
@@ -56,7 +56,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
     const next = list.at(index + 1) ?? list.at(index - 1);
     list.removeLocally([id]);
     await api.remove(id).catch(() => undefined);
-    if (openId === id) navigate(next ? messageHref(next.id) : '#/');
+    if (openMessageId() === id) navigate(next ? messageHref(next.id) : '#/');
     list.invalidate();
   };
   const clearAll = async () => {
@@ -73,9 +73,11 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
       const target = event.target as HTMLElement;
       const typing = target.closest('input, textarea, select, [contenteditable=true]') !== null;
       if (document.querySelector('dialog[open]')) return;
+      // The URL, not this render's props: a key can follow a navigation before the re-render.
+      const openNow = openMessageId();
       if (event.key === 'Escape') {
         if (typing) (target as HTMLElement).blur();
-        else if (openId) navigate('#/');
+        else if (openNow) navigate('#/');
         return;
       }
       if (typing) return;
@@ -84,7 +86,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
         const current = selectedRef.current;
         const next = Math.max(0, Math.min(list.total - 1, (current < 0 ? (delta > 0 ? -1 : 0) : current) + delta));
         setSelected(next);
-        if (openId) open(next);
+        if (openNow) open(next);
       };
       if (event.key === 'j' || event.key === 'ArrowDown') move(1);
       else if (event.key === 'k' || event.key === 'ArrowUp') move(-1);
@@ -92,7 +94,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
         event.preventDefault();
         open(selectedRef.current);
       } else if (event.key === 'Delete' || event.key === 'Backspace') {
-        const id = openId ?? list.at(selectedRef.current)?.id;
+        const id = openNow ?? list.at(selectedRef.current)?.id;
         if (id) {
           event.preventDefault();
           void remove(id);

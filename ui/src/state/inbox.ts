@@ -1,6 +1,7 @@
 import { api } from '../api.ts';
 import { connectRealtime, eventsUrl, type ConnectionState } from '../realtime.ts';
 import type { Frame, MessageFilter } from '../types.ts';
+import { coalesce } from './coalesce.ts';
 import { MessageWindow } from './message-window.ts';
 
 export type FrameListener = (frame: Frame | { type: 'reconnected' }) => void;
@@ -13,6 +14,15 @@ export type FrameListener = (frame: Frame | { type: 'reconnected' }) => void;
 export class Inbox {
   readonly list = new MessageWindow((filter, offset, limit, signal) => api.messages(filter, offset, limit, signal));
   connection: ConnectionState = 'connecting';
+  /** Unread captures in the whole inbox (null until known). */
+  unread: number | null = null;
+  private readonly refreshUnread = coalesce(async () => {
+    const page = await api.messages({ read: false }, 0, 1);
+    if (page.total !== this.unread) {
+      this.unread = page.total;
+      this.emit();
+    }
+  }, 500);
   private filter: MessageFilter = {};
   private started = false;
   private readonly listeners = new Set<() => void>();
@@ -20,6 +30,7 @@ export class Inbox {
   private realtime: { close(): void } | null = null;
 
   start(): void {
+    this.refreshUnread();
     this.realtime = connectRealtime({
       url: eventsUrl(),
       onFrame: (frame) => this.handle(frame),
@@ -29,6 +40,7 @@ export class Inbox {
       },
       onReconnect: () => {
         this.list.invalidate();
+        this.refreshUnread();
         for (const listener of this.frameListeners) listener({ type: 'reconnected' });
       },
     });
@@ -58,6 +70,7 @@ export class Inbox {
   }
 
   private handle(frame: Frame): void {
+    if (frame.type.startsWith('message.')) this.refreshUnread();
     switch (frame.type) {
       case 'message.created':
       case 'message.cleared':

@@ -17,6 +17,12 @@ export function parseRoute(hash: string): Route {
   return { page: 'inbox', id: null };
 }
 
+/** The message open right now, read from the URL (event handlers can run before a re-render). */
+export function openMessageId(): string | null {
+  const route = parseRoute(location.hash);
+  return route.page === 'inbox' ? route.id : null;
+}
+
 export function messageHref(id: string): string {
   return `#/m/${encodeURIComponent(id)}`;
 }
