@@ -116,7 +116,7 @@ export interface Clock {
 
 /** Frames pushed on the /api/events WebSocket. */
 export type Frame =
-  | { type: 'hello'; data: { server_time: string; total: number } }
+  | { type: 'hello'; data: { server_time: string; total: number; smtp_port?: number } }
   | { type: 'message.created' | 'message.status' | 'message.updated'; data: MessageSummary }
   | { type: 'message.deleted'; data: { ids: string[] } }
   | { type: 'message.cleared'; data: { count: number } }

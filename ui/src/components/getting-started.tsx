@@ -6,7 +6,7 @@ import { useLoad } from '../state/hooks.ts';
  * The empty inbox: how to point an application at the sandbox (base URL, a key, a curl
  * command, SMTP), so the first thing a new user sees is what to do next.
  */
-export function GettingStarted() {
+export function GettingStarted({ smtpPort }: { smtpPort: number | null }) {
   const senders = useLoad(() => api.senders(), []);
   const usable = (senders.data ?? []).filter((s) => !s.revoked);
   const [chosen, setChosen] = useState<string | null>(null);
@@ -64,7 +64,14 @@ export function GettingStarted() {
         <li>
           <h3>Or send over SMTP</h3>
           <p>
-            Host <code>{location.hostname}</code>, port <code>1025</code> (the default; <code>--smtp-port</code> changes it). No TLS; log in
+            Host <code>{location.hostname}</code>, port <code>{smtpPort ?? 1025}</code>
+            {smtpPort === null ? (
+              <>
+                {' '}
+                (the default; <code>--smtp-port</code> changes it)
+              </>
+            ) : null}
+            . No TLS; log in
             with any user name and an API key as the password to apply that sender's rules, or send without logging in.
           </p>
         </li>

@@ -133,7 +133,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
         {openId ? (
           <MessageView key={openId} id={openId} inbox={inbox} width={width} onWidth={setWidth} onBack={() => navigate('#/')} onDelete={(id) => void remove(id)} />
         ) : empty && !filtered ? (
-          <GettingStarted />
+          <GettingStarted smtpPort={inbox.smtpPort} />
         ) : (
           <div class="view-empty muted">
             <p>Select a message to read it.</p>

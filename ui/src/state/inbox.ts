@@ -14,6 +14,8 @@ export type FrameListener = (frame: Frame | { type: 'reconnected' }) => void;
 export class Inbox {
   readonly list = new MessageWindow((filter, offset, limit, signal) => api.messages(filter, offset, limit, signal));
   connection: ConnectionState = 'connecting';
+  /** The SMTP port, when the server announces it in its hello frame. */
+  smtpPort: number | null = null;
   /** Unread captures in the whole inbox (null until known). */
   unread: number | null = null;
   private readonly refreshUnread = coalesce(async () => {
@@ -85,6 +87,12 @@ export class Inbox {
       case 'message.deleted':
         this.list.removeLocally(frame.data.ids);
         this.list.invalidate();
+        break;
+      case 'hello':
+        if (typeof frame.data.smtp_port === 'number' && frame.data.smtp_port !== this.smtpPort) {
+          this.smtpPort = frame.data.smtp_port;
+          this.emit();
+        }
         break;
       default:
         break;
