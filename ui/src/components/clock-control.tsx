@@ -10,11 +10,18 @@ type ClockState = { kind: 'loading' } | { kind: 'ready'; clock: Clock } | { kind
  * The sandbox clock: where it stands, and buttons to move it forward (running every flow step
  * and delivery that falls due) or back to real time. A server without the clock API says so.
  */
-export function ClockControl({ inbox, onChanged }: { inbox: Inbox; onChanged: () => void }) {
+export function ClockControl({ inbox, onChanged, onClock }: { inbox: Inbox; onChanged: () => void; onClock: (clock: Clock | null) => void }) {
   const [state, setState] = useState<ClockState>({ kind: 'loading' });
   const [custom, setCustom] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => onClock(state.kind === 'ready' ? state.clock : null), [state]);
+  // The clock keeps running between answers: show it ticking (wall clock plus the offset).
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setTick((t) => t + 1), 1000);
+    return () => clearInterval(timer);
+  }, []);
 
   const load = () =>
     api.clock().then(
@@ -59,7 +66,7 @@ export function ClockControl({ inbox, onChanged }: { inbox: Inbox; onChanged: ()
       {state.kind === 'error' ? <p class="banner error">Could not read the clock: {state.message}</p> : null}
       {state.kind === 'ready' ? (
         <p class="clock-now">
-          <time dateTime={state.clock.now}>{fullTime(state.clock.now)}</time>
+          <time dateTime={state.clock.now}>{fullTime(new Date(Date.now() + state.clock.offset_ms).toISOString())}</time>
           <span class={`badge ${state.clock.real_time ? 'tone-good' : 'tone-warn'}`}>{state.clock.real_time ? 'real time' : `ahead by ${duration(state.clock.offset_ms)}`}</span>
         </p>
       ) : null}
@@ -82,7 +89,7 @@ export function ClockControl({ inbox, onChanged }: { inbox: Inbox; onChanged: ()
             Advance
           </button>
         </form>
-        <button type="button" class="button ghost" disabled={busy || state.kind !== 'ready' || (state.kind === 'ready' && state.clock.real_time)} onClick={() => void act(() => api.resetClock())}>
+        <button type="button" class="button" disabled={busy || state.kind !== 'ready' || (state.kind === 'ready' && state.clock.real_time)} onClick={() => void act(() => api.resetClock())}>
           Back to real time
         </button>
       </div>

@@ -26,6 +26,8 @@ export function SubscriptionsPage({ inbox }: { inbox: Inbox }) {
     });
   }, [inbox]);
   const missing = result.error instanceof ApiError && result.error.status === 404;
+  // "Due in …" is measured on the sandbox clock, which may be ahead of the wall clock.
+  const [offsetMs, setOffsetMs] = useState(0);
 
   return (
     <section class="page" aria-labelledby="subs-title">
@@ -49,16 +51,16 @@ export function SubscriptionsPage({ inbox }: { inbox: Inbox }) {
               No subscriptions{email ? ' for this email' : ''}. Subscribe a recipient with <code>POST /v1/flows/subscribe/</code>.
             </p>
           ) : null}
-          {result.data?.subscriptions.map((s) => <SubscriptionCard key={s.id} subscription={s} />)}
+          {result.data?.subscriptions.map((s) => <SubscriptionCard key={s.id} subscription={s} offsetMs={offsetMs} />)}
           {result.data ? <Pager total={result.data.total} offset={offset} limit={LIMIT} onOffset={setOffset} /> : null}
         </div>
-        <ClockControl inbox={inbox} onChanged={() => setTick((t) => t + 1)} />
+        <ClockControl inbox={inbox} onChanged={() => setTick((t) => t + 1)} onClock={(clock) => setOffsetMs(clock?.offset_ms ?? 0)} />
       </div>
     </section>
   );
 }
 
-function SubscriptionCard({ subscription: s }: { subscription: Subscription }) {
+function SubscriptionCard({ subscription: s, offsetMs }: { subscription: Subscription; offsetMs: number }) {
   return (
     <article class="card subscription" aria-label={`${s.flow_name} for ${s.email}`}>
       <header class="sub-header">
@@ -72,7 +74,7 @@ function SubscriptionCard({ subscription: s }: { subscription: Subscription }) {
       </header>
       {s.next_send_date && s.status === 'active' ? (
         <p class="small">
-          Next step due <time dateTime={s.next_send_date} title={fullTime(s.next_send_date)}>{relativeTime(s.next_send_date, Date.now())}</time> ({fullTime(s.next_send_date)})
+          Next step due <time dateTime={s.next_send_date} title={fullTime(s.next_send_date)}>{relativeTime(s.next_send_date, Date.now() + offsetMs)}</time> ({fullTime(s.next_send_date)})
         </p>
       ) : null}
       {s.steps.length === 0 ? (
