@@ -75,6 +75,8 @@ export class Inbox {
     if (frame.type.startsWith('message.')) this.refreshUnread();
     switch (frame.type) {
       case 'message.created':
+        this.list.created(frame.data, Object.keys(this.filter).length > 0);
+        break;
       case 'message.cleared':
         this.list.invalidate();
         break;

@@ -74,6 +74,22 @@ export class MessageWindow {
     return i < 0 ? -1 : this.offset + i;
   }
 
+  /**
+   * A new capture the server pushed. With no filter and the top of the list held, it is put
+   * in place with no request at all; otherwise the list is refetched (coalesced).
+   */
+  created(summary: MessageSummary, filtered: boolean): void {
+    if (filtered || !this.loaded || this.offset !== 0 || this.inFlight || this.timer !== undefined) {
+      this.invalidate();
+      return;
+    }
+    if (this.items.some((m) => m.id === summary.id)) return;
+    const keep = Math.max(this.items.length, Math.min(MAX_LIMIT, this.visible.count + 2 * MARGIN));
+    this.items = [summary, ...this.items].slice(0, keep);
+    this.total += 1;
+    this.emit();
+  }
+
   /** A summary the server pushed (read, status): updated in place, no request needed. */
   patch(summary: MessageSummary): void {
     const i = this.items.findIndex((m) => m.id === summary.id);
