@@ -38,7 +38,11 @@ describe('a message in Chromium', () => {
     expect(src).toMatch(new RegExp(`/api/messages/${id}/attachments/\\d$`));
     await waitFor(async () => ((await frame.locator('#logo').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)) === 2 ? true : undefined));
 
-    await page.getByRole('tab', { name: 'Text' }).click();
+    // Arrow keys move between tabs.
+    await page.getByRole('tab', { name: 'HTML' }).focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.getByRole('tab', { name: 'Text' }).getAttribute('aria-selected')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Text');
     await page.getByRole('tabpanel').getByText('Order confirmed (text part)').waitFor();
 
     await page.getByRole('tab', { name: 'Headers' }).click();

@@ -93,7 +93,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
       else if (event.key === 'Enter' && selectedRef.current >= 0 && target.tagName !== 'BUTTON' && target.tagName !== 'A') {
         event.preventDefault();
         open(selectedRef.current);
-      } else if (event.key === 'Delete' || event.key === 'Backspace') {
+      } else if (event.key === 'Delete') {
         const id = openNow ?? list.at(selectedRef.current)?.id;
         if (id) {
           event.preventDefault();

@@ -122,7 +122,7 @@ function Row({ index, total, message, selected, open, onSelect }: RowProps) {
       onClick={() => onSelect(index)}
     >
       <span class="row-line">
-        {message.read ? null : <span class="unread-dot" aria-label="Unread" />}
+        {message.read ? null : <span class="unread-dot" role="img" aria-label="Unread" />}
         <span class="row-from" title={message.from}>
           {displayName(message.from)}
         </span>

@@ -140,7 +140,21 @@ export function MessageView({ id, inbox, width, onWidth, onBack, onDelete }: Pro
         </dl>
         <MessageBadges message={message} />
       </header>
-      <div class="tabs" role="tablist" aria-label="Message parts">
+      <div
+        class="tabs"
+        role="tablist"
+        aria-label="Message parts"
+        onKeyDown={(e) => {
+          // Left/Right move between the tabs (the ARIA tabs pattern).
+          if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+          const enabled = tabs.filter((t) => !t.disabled);
+          const at = enabled.findIndex((t) => t.id === tab);
+          const next = enabled[(at + (e.key === 'ArrowRight' ? 1 : enabled.length - 1)) % enabled.length]!;
+          e.preventDefault();
+          setTab(next.id);
+          document.getElementById(`tab-${next.id}`)?.focus();
+        }}
+      >
         {tabs.map((t) => (
           <button
             type="button"
@@ -149,6 +163,7 @@ export function MessageView({ id, inbox, width, onWidth, onBack, onDelete }: Pro
             id={`tab-${t.id}`}
             aria-selected={tab === t.id}
             aria-controls="message-panel"
+            tabIndex={tab === t.id ? 0 : -1}
             disabled={t.disabled}
             onClick={() => setTab(t.id)}
           >
