@@ -18,7 +18,8 @@ export function RecipientsPage({ inbox }: { inbox: Inbox }) {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     return inbox.onFrame((frame) => {
-      if (frame.type !== 'recipient.changed' && frame.type !== 'reconnected') return;
+      // A bounce or complaint (message.status) blocks its recipient without a recipient.changed.
+      if (frame.type !== 'recipient.changed' && frame.type !== 'message.status' && frame.type !== 'reconnected') return;
       clearTimeout(timer);
       timer = setTimeout(() => setTick((t) => t + 1), 200);
     });
