@@ -44,7 +44,7 @@ export function FilterBar({ search, onSearch, filter, onFilter, searchRef }: Pro
       </div>
       <div class="filters" role="group" aria-label="Filters">
         <select aria-label="Source" value={filter.source ?? ''} onChange={(e) => set({ source: ((e.target as HTMLSelectElement).value || undefined) as Source | undefined })}>
-          <option value="">All sources</option>
+          <option value="">Any source</option>
           <option value="api">API</option>
           <option value="smtp">SMTP</option>
           <option value="flow">Flow</option>

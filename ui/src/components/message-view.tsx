@@ -180,6 +180,9 @@ export function MessageView({ id, inbox, width, onWidth, onBack, onDelete }: Pro
                 <input type="checkbox" checked={remote} onChange={(e) => setRemote((e.target as HTMLInputElement).checked)} />
                 Load remote content
               </label>
+              <a class="button ghost small open-tab" href={htmlUrl(message.id, remote)} target="_blank" rel="noopener noreferrer">
+                Open in new tab
+              </a>
               <span class="muted small">
                 {message.has_remote_content === false
                   ? 'This email has no remote content.'
