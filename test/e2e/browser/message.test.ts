@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../support/poll.ts';
@@ -65,6 +67,38 @@ describe('a message in Chromium', () => {
     expect(await file.text()).toBe('Terms and conditions');
     await screenshot('message-attachments');
     expect(errors).toEqual([]);
+  });
+
+  it('blocks remote images until "Load remote content" is ticked', async () => {
+    // Another origin stands in for the internet: it counts the requests it gets.
+    let hits = 0;
+    const remote = createServer((_req, res) => {
+      hits += 1;
+      res.writeHead(200, { 'Content-Type': 'image/png' }).end(PNG);
+    });
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    try {
+      const image = `http://127.0.0.1:${(remote.address() as AddressInfo).port}/pixel.png`;
+      const id = await b.send({ recipient: 'remote@example.com', subject: 'Remote image', body: `<p>Tracking pixel</p><img id="remote" src="${image}" alt="remote">`, use_account_template: false });
+      const { page, errors } = await b.open({ hash: `#/m/${id}` });
+      const frameAt = (suffix: string) => waitFor(async () => page.frames().find((f) => f.url().endsWith(suffix)));
+      const blocked = await frameAt(`/api/messages/${id}/html`);
+      await blocked.locator('#remote').waitFor({ state: 'attached' });
+      await blocked.waitForLoadState('load');
+      expect(await blocked.locator('#remote').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(0);
+      expect(hits).toBe(0);
+      await page.getByText('Remote images, styles and fonts are blocked.').waitFor();
+
+      await page.getByRole('checkbox', { name: 'Load remote content' }).check();
+      expect(await page.getByTitle('HTML preview').getAttribute('src')).toBe(`/api/messages/${id}/html?remote=1`);
+      const loaded = await frameAt(`/api/messages/${id}/html?remote=1`);
+      await waitFor(async () => ((await loaded.locator('#remote').evaluate((img: HTMLImageElement) => img.naturalWidth)) === 2 ? true : undefined));
+      expect(hits).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      remote.closeAllConnections();
+      await new Promise((resolve) => remote.close(resolve));
+    }
   });
 
   it('shows the API record of a Development Mode redirect, and marks read and unread', async () => {
