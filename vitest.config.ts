@@ -9,7 +9,7 @@ export default defineConfig({
     // A focused or skipped test is a failure in CI, never a silent gap.
     allowOnly: false,
     projects: [
-      { extends: true, test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [BROWSER_TESTS] } },
+      { extends: true, test: { name: 'node', include: ['test/**/*.test.ts'], exclude: [BROWSER_TESTS] } },
       {
         extends: true,
         test: {
