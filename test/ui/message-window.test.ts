@@ -111,12 +111,17 @@ describe('MessageWindow (the list state of the inbox UI)', () => {
 
   it('drops the answer of a superseded filter', async () => {
     const server = fakeServer(50, 40);
-    const list = new MessageWindow(server.fetchPage);
+    // The first search's answer (one match) arrives after the second search started.
+    const list = new MessageWindow((filter, offset, limit, signal) =>
+      server.fetchPage(filter, offset, limit, signal).then((page) => (filter.q === 'first' ? { ...page, total: 1, messages: page.messages.slice(0, 1) } : page)),
+    );
     list.setFilter({ q: 'first' });
+    await waitFor(async () => (server.requests.length === 1 ? true : undefined));
     list.setFilter({ q: 'second' });
     await waitFor(async () => (list.loaded ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(server.requests.map((r) => r.filter.q)).toEqual(['second']);
+    expect(server.requests.map((r) => r.filter.q)).toEqual(['first', 'second']);
+    expect(list.total).toBe(50);
   });
 });
 
