@@ -13,6 +13,10 @@ describe('the inbox in Chromium', () => {
     expect(help).toContain('Api-Key test-key');
     expect(help).toContain('1025');
     await screenshot('empty-desktop-light');
+    const phone = await b.open({ width: 390, height: 844, colorScheme: 'dark' });
+    await phone.page.getByRole('heading', { name: 'No email captured yet' }).waitFor();
+    await phone.screenshot('empty-phone-dark');
+    await phone.context.close();
 
     await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'same page'));
     const id = await b.send({ recipient: 'live@example.com', subject: 'Arrives live', body: '<p>Hello live</p>' });

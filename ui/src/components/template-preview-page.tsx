@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { useDebounced, useLoad } from '../state/hooks.ts';
-import { PreviewFrame, WIDTHS, WidthSwitch, type PreviewWidth } from './preview-frame.tsx';
+import { PreviewFrame, WIDTHS, type PreviewWidth } from './preview-frame.tsx';
 
 const DRAFT_KEY = 'pigeonhole.templateDraft';
 const SAMPLE = `<h1>Welcome aboard, Ada!</h1>
@@ -56,11 +56,17 @@ export function TemplatePreviewPage() {
           </select>
         </label>
         <div class="segmented" role="group" aria-label="Preview layout">
-          <button type="button" aria-pressed={layout === 'side'} onClick={() => setLayout('side')}>
-            Side by side
-          </button>
+          {(
+            [
+              ['side', 'Side by side'],
+              ...WIDTHS.map((w) => [w.id, w.label] as const),
+            ] as const
+          ).map(([id, label]) => (
+            <button type="button" key={id} aria-pressed={layout === id} onClick={() => setLayout(id)}>
+              {label}
+            </button>
+          ))}
         </div>
-        <WidthSwitch value={layout === 'side' ? ('' as PreviewWidth) : layout} onChange={setLayout} />
       </header>
       {senders.error ? <p class="banner error">Could not load the senders: {senders.error.message}</p> : null}
       {chosen && !chosen.has_account_template ? (
