@@ -56,9 +56,9 @@ export function RecipientsPage({ inbox }: { inbox: Inbox }) {
               {result.data.recipients.map((r) => (
                 <tr key={`${r.team}/${r.email}`}>
                   <td class="strong">{r.email}</td>
-                  <td>{[r.first_name, r.last_name].filter(Boolean).join(' ') || <span class="muted">—</span>}</td>
-                  <td>{r.team}</td>
-                  <td>
+                  <td data-label="Name">{[r.first_name, r.last_name].filter(Boolean).join(' ') || <span class="muted">—</span>}</td>
+                  <td data-label="Team">{r.team}</td>
+                  <td data-label="Flags">
                     {r.flags.length ? (
                       <span class="badges">
                         {r.flags.map((f) => (
@@ -71,7 +71,7 @@ export function RecipientsPage({ inbox }: { inbox: Inbox }) {
                       <span class="muted">—</span>
                     )}
                   </td>
-                  <td>
+                  <td data-label="State">
                     {r.blocked ? (
                       <span class="badge tone-bad" title={r.block_reason ?? undefined}>
                         blocked{r.block_reason ? `: ${r.block_reason}` : ''}
@@ -81,7 +81,9 @@ export function RecipientsPage({ inbox }: { inbox: Inbox }) {
                     )}
                     {r.has_been_sent_email ? null : <span class="muted small"> never emailed</span>}
                   </td>
-                  <td title={fullTime(r.updated_at)}>{shortTime(r.updated_at)}</td>
+                  <td data-label="Updated" title={fullTime(r.updated_at)}>
+                    {shortTime(r.updated_at)}
+                  </td>
                 </tr>
               ))}
             </tbody>
