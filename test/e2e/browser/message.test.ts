@@ -155,8 +155,12 @@ describe('a message in Chromium', () => {
     await waitFor(async () => ((await row(page, all.messages[0]!.id).getAttribute('aria-selected')) === 'true' ? true : undefined));
     await page.keyboard.press('Enter');
     await page.waitForURL(`**/#/m/${all.messages[0]!.id}`);
+    await page.getByRole('tab', { name: 'API record' }).click();
     await page.keyboard.press('ArrowDown');
     await page.waitForURL(`**/#/m/${all.messages[1]!.id}`);
+    // The next message opens on the tab chosen for the previous one.
+    await page.getByRole('rowheader', { name: 'Email id' }).waitFor();
+    expect(await page.getByRole('tab', { name: 'API record' }).getAttribute('aria-selected')).toBe('true');
     expect(errors).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import { ConfirmDialog } from './confirm-dialog.tsx';
 import { FilterBar } from './filter-bar.tsx';
 import { GettingStarted } from './getting-started.tsx';
 import { MessageList } from './message-list.tsx';
-import { MessageView } from './message-view.tsx';
+import { MessageView, type MessageTab } from './message-view.tsx';
 import type { PreviewWidth } from './preview-frame.tsx';
 
 const WIDTH_KEY = 'pigeonhole.previewWidth';
@@ -31,6 +31,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
   };
   const [confirmClear, setConfirmClear] = useState(false);
   const [width, setWidthState] = useState<PreviewWidth>(() => (localStorage.getItem(WIDTH_KEY) as PreviewWidth | null) ?? 'desktop');
+  const [tab, setTab] = useState<MessageTab>('html');
   const searchRef = useRef<HTMLInputElement>(null);
   const setWidth = (w: PreviewWidth) => {
     setWidthState(w);
@@ -131,7 +132,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
       </section>
       <section class="view-pane" aria-label="Message">
         {openId ? (
-          <MessageView key={openId} id={openId} inbox={inbox} width={width} onWidth={setWidth} onBack={() => navigate('#/')} onDelete={(id) => void remove(id)} />
+          <MessageView key={openId} id={openId} inbox={inbox} width={width} onWidth={setWidth} tab={tab} onTab={setTab} onBack={() => navigate('#/')} onDelete={(id) => void remove(id)} />
         ) : empty && !filtered ? (
           <GettingStarted smtpPort={inbox.smtpPort} />
         ) : (

@@ -8,24 +8,26 @@ import { MessageBadges } from './badges.tsx';
 import { AttachmentsPart, HeadersPart, RawPart, RecordPart, TextPart } from './message-parts.tsx';
 import { PreviewFrame, WidthSwitch, type PreviewWidth } from './preview-frame.tsx';
 
-type Tab = 'html' | 'text' | 'headers' | 'raw' | 'attachments' | 'record';
+export type MessageTab = 'html' | 'text' | 'headers' | 'raw' | 'attachments' | 'record';
 
 interface Props {
   id: string;
   inbox: Inbox;
   width: PreviewWidth;
   onWidth: (width: PreviewWidth) => void;
+  /** The tab chosen last: it stays chosen from one message to the next. */
+  tab: MessageTab;
+  onTab: (tab: MessageTab) => void;
   onBack: () => void;
   onDelete: (id: string) => void;
 }
 
 /** One capture: its header, actions and the tabs (HTML, text, headers, source, files, record). */
-export function MessageView({ id, inbox, width, onWidth, onBack, onDelete }: Props) {
+export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: setTab, onBack, onDelete }: Props) {
   const [tick, setTick] = useState(0);
   const loaded = useLoad((signal) => api.message(id, signal), [id, tick]);
   const [message, setMessage] = useState<MessageDetail | null>(null);
   const [deleted, setDeleted] = useState(false);
-  const [tab, setTab] = useState<Tab>('html');
   const [remote, setRemote] = useState(false);
 
   useEffect(() => {
@@ -37,7 +39,6 @@ export function MessageView({ id, inbox, width, onWidth, onBack, onDelete }: Pro
     const data = loaded.data;
     setMessage(data ?? null);
     if (!data) return;
-    setTab((current) => (current === 'html' && !data.html ? 'text' : current));
     // Opening a message marks it read.
     if (!data.read) {
       inbox.list.patch({ ...data, read: true });
@@ -75,7 +76,9 @@ export function MessageView({ id, inbox, width, onWidth, onBack, onDelete }: Pro
     inbox.list.patch({ ...message, read });
     await api.setRead(message.id, read).catch(() => undefined);
   };
-  const tabs: { id: Tab; label: string; disabled?: boolean }[] = [
+  // A message without HTML shows its text where the HTML tab was chosen.
+  const tab: MessageTab = chosenTab === 'html' && !message.html ? 'text' : chosenTab;
+  const tabs: { id: MessageTab; label: string; disabled?: boolean }[] = [
     { id: 'html', label: 'HTML', disabled: !message.html },
     { id: 'text', label: 'Text' },
     { id: 'headers', label: 'Headers' },
