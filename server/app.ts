@@ -6,6 +6,8 @@ import { mountMessageRoutes } from './http/api/message-routes.ts';
 import { mountToolkitRoutes } from './http/api/toolkit-routes.ts';
 import { mountClockRoutes } from './http/api/clock-routes.ts';
 import { mountSubscriptionRoutes } from './http/api/subscription-routes.ts';
+import { mountRecipientRoutes } from './http/api/recipient-routes.ts';
+import { mountSenderRoutes } from './http/api/sender-routes.ts';
 import { bodyParser } from './http/body.ts';
 import { errorMiddleware, notFound, type Logger } from './http/errors.ts';
 import { injectFaults } from './http/faults.ts';
@@ -62,13 +64,15 @@ export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new 
     beforeHandle: [injectFaults(sandbox.faults)],
   });
   mountCaptureRoutes(router, sandbox, parseBody);
-  mountMessageRoutes(router, sandbox);
+  mountMessageRoutes(router, sandbox, parseBody);
+  mountSenderRoutes(router, sandbox, parseBody);
+  mountRecipientRoutes(router, sandbox);
   mountToolkitRoutes(router, sandbox, parseBody);
   mountClockRoutes(router, sandbox, parseBody);
   mountSubscriptionRoutes(router, sandbox);
   mountOpenApi(router);
   mountHealthRoutes(router, readiness);
   mountMetricsRoute(router, metrics);
-  router.get('/', homePage(sandbox));
+  router.get(['/', '/assets/:file'], homePage(sandbox));
   return router;
 }

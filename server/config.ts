@@ -19,6 +19,8 @@ export interface Options {
   readonly maxMessages: number;
   /** Captures older than this (sandbox clock) are pruned; 0 keeps them. */
   readonly maxAgeMs: number;
+  readonly smtpMaxSize: number;
+  readonly smtpAuthRequired: boolean;
 }
 
 /** Everything the server runs with, read once and frozen. Nothing else reads process.env. */
@@ -48,6 +50,8 @@ interface OptionSpec {
   shown?: string;
   help: string;
   parse: (value: string, source: string) => unknown;
+  /** A switch: given alone on the command line (`--flag`), true/false in the environment. */
+  boolean?: true;
 }
 
 const OPTIONS = {
@@ -59,6 +63,8 @@ const OPTIONS = {
   maxBodySize: { flag: 'max-body-size', default: String(25 * 1024 * 1024), help: 'largest request body in bytes', parse: positiveInt },
   maxMessages: { flag: 'max-messages', default: '10000', help: 'captures kept, oldest pruned first (0: unlimited)', parse: wholeNumber },
   maxAgeMs: { flag: 'max-age', default: '0', help: 'prune captures older than this, e.g. 7d or 12h (0: never)', parse: maxAge },
+  smtpMaxSize: { flag: 'smtp-max-size', default: String(25 * 1024 * 1024), help: 'largest SMTP message in bytes', parse: positiveInt },
+  smtpAuthRequired: { flag: 'smtp-auth-required', default: 'false', help: 'SMTP clients must log in with an API key', parse: bool, boolean: true },
 } satisfies Record<string, Omit<OptionSpec, 'env'>>;
 
 type OptionName = keyof typeof OPTIONS;
@@ -73,11 +79,13 @@ export interface OptionInfo {
   env: string;
   default: string;
   help: string;
+  /** A switch: `--flag` alone on the command line, true/false in the environment. */
+  switch: boolean;
 }
 
 /** Every option, in the order --help lists them. */
 export function optionList(): OptionInfo[] {
-  return Object.values(OPTIONS).map((o: Omit<OptionSpec, 'env'>) => ({ flag: o.flag, env: envName(o.flag), default: o.shown ?? o.default, help: o.help }));
+  return Object.values(OPTIONS).map((o: Omit<OptionSpec, 'env'>) => ({ flag: o.flag, env: envName(o.flag), default: o.shown ?? o.default, help: o.help, switch: o.boolean === true }));
 }
 
 /** Defaults ← PIGEONHOLE_* environment ← command-line flags, validated in one pass; reads no file. */
@@ -86,7 +94,7 @@ export function loadOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
   try {
     flags = parseArgs({
       args: argv,
-      options: Object.fromEntries(Object.values(OPTIONS).map((o) => [o.flag, { type: 'string' as const }])),
+      options: Object.fromEntries(Object.values(OPTIONS).map((o: OptionSpec | Omit<OptionSpec, 'env'>) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }])),
       strict: true,
       allowPositionals: false,
     }).values;
@@ -99,7 +107,8 @@ export function loadOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     const fromFlag = flags[spec.flag];
     const fromEnv = env[envName(spec.flag)];
     const [raw, source] =
-      typeof fromFlag === 'string' ? [fromFlag, `--${spec.flag}`] : fromEnv !== undefined ? [fromEnv, envName(spec.flag)] : [spec.default, `default of --${spec.flag}`];
+      typeof fromFlag === 'boolean' ? [String(fromFlag), `--${spec.flag}`]
+      : typeof fromFlag === 'string' ? [fromFlag, `--${spec.flag}`] : fromEnv !== undefined ? [fromEnv, envName(spec.flag)] : [spec.default, `default of --${spec.flag}`];
     try {
       values[name] = spec.parse(raw, source);
     } catch (error) {
@@ -130,7 +139,7 @@ function argumentProblem(error: Error): string {
 /** The options part of --help: each flag, its environment variable and its default. */
 export function usage(): string {
   return optionList()
-    .map((o) => `  --${o.flag} <value>\n      ${o.help}\n      env ${o.env}, default ${o.default}`)
+    .map((o) => `  --${o.flag}${o.switch ? '' : ' <value>'}\n      ${o.help}\n      env ${o.env}, default ${o.default}`)
     .join('\n');
 }
 
@@ -158,6 +167,13 @@ function maxAge(value: string, source: string): number {
   const ms = parseDuration(value);
   if (ms === null || ms === 0) throw new ConfigError(`${source}: "${value}" is not a duration such as 7d, 12h or 1d12h (0 to keep captures of any age)`);
   return ms;
+}
+
+function bool(value: string, source: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off', ''].includes(v)) return false;
+  throw new ConfigError(`${source}: "${value}" is not true or false`);
 }
 
 function nonEmpty(value: string, source: string): string {

@@ -11,6 +11,9 @@ import { startRetention } from './domain/retention.ts';
 import { createSandbox } from './domain/sandbox.ts';
 import { createSandboxMetrics } from './metrics.ts';
 import { Readiness } from './readiness.ts';
+import { domainFrames, helloFrame } from './realtime/frames.ts';
+import { attachRealtime } from './realtime/realtime.ts';
+import { createSmtpServer } from './smtp/smtp-server.ts';
 import { openStore } from './storage/store.ts';
 
 /** How long requests in flight get to finish after SIGTERM before their connections are cut. */
@@ -31,12 +34,26 @@ async function serve(config: Config): Promise<void> {
   const sandbox = createSandbox({ store, config: config.sandbox, clock: new SandboxClock() });
   const { metrics, diskUsage } = createSandboxMetrics({ sandbox, store });
   const readiness = new Readiness();
-  const app = createApp({ sandbox, maxBodySize: config.maxBodySize, uploadDir, logger: { error: (m, e) => console.error(m, e) }, readiness, metrics });
+  const logger = { error: (message: string, error?: unknown) => console.error(message, error) };
+  const app = createApp({ sandbox, maxBodySize: config.maxBodySize, uploadDir, logger, readiness, metrics });
   const server = createServer(app.callback());
+  const realtime = attachRealtime(server, sandbox.events, {
+    hello: helloFrame(sandbox, () => smtp.port),
+    frames: domainFrames(sandbox),
+    onClients: (count) => metrics.websocketClients(count),
+  });
+  const smtp = createSmtpServer({
+    sandbox,
+    maxSize: config.smtpMaxSize,
+    authRequired: config.smtpAuthRequired,
+    logger,
+    hooks: { session: () => metrics.smtpSession(), rejected: (reason) => metrics.smtpRejection(reason) },
+  });
   readiness.add('storage', () => storeOpen);
   readiness.add('http', () => server.listening);
-  // The SMTP listener adds its own check beside these: readiness.add('smtp', () => <listening>).
+  readiness.add('smtp', () => smtp.listening);
   await listen(server, config.httpPort, config.host);
+  const smtpPort = await smtp.listen(config.smtpPort, config.host);
 
   const retention = startRetention({
     messages: sandbox.messages,
@@ -51,19 +68,21 @@ async function serve(config: Config): Promise<void> {
 
   const { port } = server.address() as AddressInfo;
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const hostname = shown.includes(':') ? `[${shown}]` : shown;
   const keys = config.sandbox.teams.flatMap((t) => t.senders.filter((s) => !s.revoked).map((s) => `${s.apiKey} (${s.name || s.id})`));
-  console.log(`Pigeonhole listening on http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`);
+  console.log(`Pigeonhole listening on http://${hostname}:${port}`);
+  console.log(`  SMTP capture:   smtp://${hostname}:${smtpPort}${config.smtpAuthRequired ? ' (AUTH required: an API key as the password)' : ''}`);
   console.log(`  data directory: ${store.dataDir} (${store.messages.size} captures)`);
   console.log(`  configuration:  ${config.configFile}`);
   console.log(`  API keys:       ${keys.join(', ')}`);
 
   onStopSignals(async () => {
-    // Not ready from now on; stop accepting; let requests in flight (and SMTP sessions) finish.
+    // Not ready from now on; live-push clients are told the server is going away; stop
+    // accepting; let requests and SMTP sessions in flight get their answer (every message
+    // accepted is stored).
     readiness.stop();
-    await Promise.all([
-      closeHttp(server, DRAIN_MS),
-      // The SMTP server's drain goes here, beside the HTTP one: smtp.close().
-    ]);
+    await realtime.close();
+    await Promise.all([closeHttp(server, DRAIN_MS), smtp.close()]);
     await retention.close();
     metrics.close();
     await sandbox.close();

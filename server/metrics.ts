@@ -40,9 +40,8 @@ export interface Metrics {
   smtpSession(): void;
   /** The SMTP server refused something; `reason` is one of a small fixed set (auth, size, fault, ...). */
   smtpRejection(reason: string): void;
-  /** A WebSocket client connected / disconnected. */
-  websocketOpened(): void;
-  websocketClosed(): void;
+  /** How many WebSocket clients are connected now. */
+  websocketClients(count: number): void;
   /** A configured fault fired; `target` is `http` or `smtp`. */
   faultInjected(target: string): void;
   /** Stops listening to the domain events. */
@@ -128,8 +127,7 @@ export function createMetrics({ events, store, processMetrics = true }: MetricsO
     },
     smtpSession: () => smtpSessions.inc(),
     smtpRejection: (reason) => smtpRejections.labels(reason).inc(),
-    websocketOpened: () => websocketClients.inc(),
-    websocketClosed: () => websocketClients.dec(),
+    websocketClients: (count) => websocketClients.set(count),
     faultInjected: (target) => faultInjections.labels(target).inc(),
     close() {
       events.off('message.created', onCreated);

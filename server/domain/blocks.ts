@@ -4,11 +4,14 @@ import type { Clock } from './clock.ts';
 import type { Directory } from './directory.ts';
 import { emailKey } from './email-address.ts';
 
+/** Why a recipient is blocked: `config` for the team's list in the configuration file. */
+export type BlockReason = BlockRecord['reason'] | 'config';
+
 /** A blocked recipient as the sandbox API lists it; configured ones have no time. */
 export interface BlockEntry {
   team: string;
   email: string;
-  reason: BlockRecord['reason'] | 'config';
+  reason: BlockReason;
   createdAt: string | null;
 }
 
@@ -19,12 +22,18 @@ export interface BlockEntry {
  * restores the fixtures.
  */
 export class Blocks {
-  private readonly keys = new Set<string>();
+  /** Why each (team, address) in force is blocked. */
+  private readonly keys = new Map<string, BlockReason>();
   private readonly configured = new Map<string, { team: string; email: string }>();
 
   constructor(private readonly store: Store, directory: Directory, private readonly clock: Clock) {
     for (const team of directory.config.teams) for (const email of team.blockedRecipients) this.configured.set(key(team.id, email), { team: team.id, email });
     this.rebuild();
+  }
+
+  /** Why the address is blocked for the team, or null when it is not. */
+  reason(team: string, email: string): BlockReason | null {
+    return this.keys.get(key(team, email)) ?? null;
   }
 
   isBlocked(team: string, email: string): boolean {
@@ -33,7 +42,7 @@ export class Blocks {
 
   block(team: string, email: string, reason: BlockRecord['reason']): void {
     if (this.isBlocked(team, email)) return;
-    this.keys.add(key(team, email));
+    this.keys.set(key(team, email), reason);
     this.store.blocks.blocks.push({ team, email, reason, createdAt: this.clock.now().toISOString() });
     this.store.touchBlocks();
   }
@@ -104,8 +113,8 @@ export class Blocks {
   private rebuild(): void {
     this.keys.clear();
     const lifted = new Set((this.store.blocks.lifted ?? []).map((l) => key(l.team, l.email)));
-    for (const k of this.configured.keys()) if (!lifted.has(k)) this.keys.add(k);
-    for (const block of this.store.blocks.blocks) this.keys.add(key(block.team, block.email));
+    for (const k of this.configured.keys()) if (!lifted.has(k)) this.keys.set(k, 'config');
+    for (const block of this.store.blocks.blocks) this.keys.set(key(block.team, block.email), block.reason);
   }
 }
 

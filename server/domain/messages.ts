@@ -5,16 +5,18 @@ import { utcDay, type Clock } from './clock.ts';
 import { blocksRecipient, simulatedOutcome } from './delivery.ts';
 import type { Caller } from './directory.ts';
 import { emailKey } from './email-address.ts';
-import { seal, unseal } from './encryption.ts';
+import { unseal } from './encryption.ts';
 import { DailyLimitReached, InvalidEncryptionKey } from './errors.ts';
 import type { Events } from './events.ts';
 import { normaliseFlags } from './flags.ts';
 import { decodeId, encodeId, sesMessageId } from './ids.ts';
+import { BODY_HTML, BODY_TEXT, blobNames, RAW, SEALED, writeCaptureFiles } from './message-files.ts';
 import { compileFilter, type MessageFilter } from './message-filter.ts';
-import { buildMime } from './mime.ts';
 import { pageNewestFirst, type PageOf } from './paging.ts';
 import type { Recipients } from './recipients.ts';
 import type { Scheduler } from './scheduler.ts';
+import { textSnippet } from './snippet.ts';
+import { wrapInTemplate } from './template.ts';
 
 export interface IncomingAttachment {
   filename: string;
@@ -31,7 +33,10 @@ export interface IncomingEmail {
   caller: Caller | null;
   /** Defaults to the sender's address. */
   from?: string;
+  /** The address asked for (for SMTP, the first envelope recipient). */
   recipient: string;
+  /** To addresses when they differ from `[recipient]` (SMTP: the To header). */
+  to?: string[];
   cc?: string[];
   bcc?: string[];
   subject: string;
@@ -44,14 +49,11 @@ export interface IncomingEmail {
   useAccountTemplate: boolean;
   encryptionKey?: string;
   flow?: FlowMark;
+  /** The message as the SMTP client sent it, kept as the capture's .eml. */
+  raw?: Buffer;
 }
 
 export type ForcedStatus = Exclude<DeliveryStatus, 'pending'>;
-
-const BODY_HTML = 'body.html';
-const BODY_TEXT = 'body.txt';
-const RAW = 'message.eml';
-const SEALED = 'record.enc';
 
 /**
  * The one ingestion path (design.md): API sends, SMTP messages and flow steps all end here,
@@ -87,21 +89,28 @@ export class Messages {
     const team = email.caller?.team.id ?? null;
     const releaseLimit = this.reserveDailySend(email, now);
     try {
-      // Blocked is decided on the original recipient, before any Development Mode redirect (§3).
-      const blocked = team !== null && this.blocks.isBlocked(team, email.recipient);
+      const originalTo = email.to ?? [email.recipient];
+      const originals = uniqueAddresses([email.recipient, ...originalTo, ...(email.cc ?? []), ...(email.bcc ?? [])]);
+      // Blocked is decided on the original recipients, before any Development Mode redirect (§3);
+      // a message to several (SMTP) is blocked as a whole when any of them is.
+      const blocked = team !== null && originals.some((address) => this.blocks.isBlocked(team, address));
       const flags = normaliseFlags(email.flags);
       if (team !== null && !blocked) {
         this.recipients.apply(team, email.recipient, { firstName: email.firstName, lastName: email.lastName, flags, sent: true });
+        for (const address of originals.slice(1)) this.recipients.apply(team, address, { sent: true });
       }
       const template = email.useAccountTemplate ? (sender?.accountTemplate ?? null) : null;
       const usedTemplate = email.html !== null && template !== null;
-      const html = usedTemplate ? template.split('{{content}}').join(email.html!) : email.html;
+      const html = email.html === null ? null : wrapInTemplate(template, email.html);
       const redirected = sender !== null && sender.developmentMode && sender.developmentRecipient !== null;
-      const to = redirected ? [sender.developmentRecipient!] : [email.recipient];
+      // Development Mode sends everything to one address: Cc and Bcc are redirected too.
+      const to = redirected ? [sender.developmentRecipient!] : originalTo;
+      const cc = redirected ? [] : (email.cc ?? []);
+      const bcc = redirected ? [] : (email.bcc ?? []);
       const seq = ++this.store.meta.counters.message;
       this.store.touchMeta();
       const id = encodeId(seq);
-      const outcome = blocked ? 'failed' : simulatedOutcome(to[0]!);
+      const outcome = blocked ? 'failed' : simulatedOutcome(to[0] ?? cc[0] ?? bcc[0] ?? email.recipient);
       const settled = blocked || this.deliveryDelayMs === 0;
       const record: MessageRecord = {
         seq,
@@ -112,8 +121,8 @@ export class Messages {
         from: email.from ?? sender?.email ?? '',
         recipient: email.recipient,
         to,
-        cc: email.cc ?? [],
-        bcc: email.bcc ?? [],
+        cc,
+        bcc,
         subject: email.subject,
         firstName: email.firstName ?? null,
         lastName: email.lastName ?? null,
@@ -128,15 +137,22 @@ export class Messages {
         encrypted: email.encryptionKey !== undefined,
         hasHtml: html !== null,
         hasText: email.text !== null,
-        attachments: [],
+        attachments: email.attachments.map((a, index) => ({
+          blob: `attachment-${index}`,
+          filename: a.filename,
+          contentType: a.contentType,
+          size: 0,
+          ...(a.contentId ? { contentId: a.contentId } : {}),
+        })),
+        snippet: textSnippet(email.text, email.html),
         flow: email.flow ?? null,
         read: false,
         createdAt: now.toISOString(),
         updatedAt: now.toISOString(),
       };
-      await this.writeFiles(record, html, email, now);
+      await writeCaptureFiles(this.store.blobs, record, { ...email, html, originalRecipients: originals }, now);
       this.store.messages.insert(record);
-      if (settled && blocksRecipient(outcome) && team !== null) this.blocks.block(team, to[0]!, outcome === 'bounced' ? 'bounce' : 'complaint');
+      if (settled && blocksRecipient(outcome) && team !== null && to[0] !== undefined) this.blocks.block(team, to[0], outcome === 'bounced' ? 'bounce' : 'complaint');
       if (!settled) this.scheduleSettle(record);
       await this.store.flush();
       this.events.emit('message.created', record);
@@ -270,6 +286,18 @@ export class Messages {
   }
 
   /**
+   * The sender's daily limit when it is already used up today, else null: lets SMTP refuse at
+   * MAIL FROM, before the client sends the message (the count itself is taken by ingest).
+   */
+  dailyLimitReached(caller: Caller): number | null {
+    const { sender } = caller;
+    if (sender.dailyLimit === null) return null;
+    const daily = this.store.meta.daily;
+    const used = daily.day === utcDay(this.clock.now()) ? (daily.bySender[sender.id] ?? 0) : 0;
+    return used >= sender.dailyLimit ? sender.dailyLimit : null;
+  }
+
+  /**
    * The daily limit (§3): every email record the sender creates through the API in the UTC day
    * of the sandbox clock counts, blocked ones included. Reserved before anything is written so
    * concurrent sends cannot overshoot; released if the send then fails.
@@ -292,42 +320,6 @@ export class Messages {
     };
   }
 
-  private async writeFiles(record: MessageRecord, html: string | null, email: IncomingEmail, now: Date): Promise<void> {
-    const blobs = this.store.blobs;
-    const writes: Promise<void>[] = [];
-    if (html !== null) writes.push(blobs.write(record.seq, BODY_HTML, html));
-    if (email.text !== null) writes.push(blobs.write(record.seq, BODY_TEXT, email.text));
-    if (record.encrypted) writes.push(seal(html ?? '', email.encryptionKey!).then((sealed) => blobs.write(record.seq, SEALED, sealed)));
-    email.attachments.forEach((attachment, index) => {
-      const blob = `attachment-${index}`;
-      record.attachments.push({
-        blob,
-        filename: attachment.filename,
-        contentType: attachment.contentType,
-        size: 0,
-        ...(attachment.contentId ? { contentId: attachment.contentId } : {}),
-      });
-      writes.push(attachment.tempPath ? blobs.adopt(record.seq, blob, attachment.tempPath) : blobs.write(record.seq, blob, attachment.content ?? Buffer.alloc(0)));
-    });
-    await Promise.all(writes);
-    await Promise.all(record.attachments.map(async (a) => (a.size = await blobs.size(record.seq, a.blob))));
-    const headers: Record<string, string> = { 'X-Pigeonhole-Id': record.id, 'X-Pigeonhole-Source': record.source };
-    if (record.redirected) headers['X-Original-To'] = record.recipient;
-    const raw = await buildMime({
-      messageId: `<${record.id}.${record.seq}@pigeonhole.local>`,
-      date: now,
-      from: record.from,
-      to: record.to,
-      cc: record.cc,
-      subject: record.subject,
-      html,
-      text: email.text,
-      attachments: record.attachments.map((a) => ({ ...a, path: blobs.file(record.seq, a.blob) })),
-      headers,
-    });
-    await blobs.write(record.seq, RAW, raw);
-  }
-
   /** A pending status becomes its outcome once the delivery delay has passed (§6). */
   private settle(record: MessageRecord): MessageRecord {
     if (record.status !== 'pending' || record.deliverAt === null) return record;
@@ -336,8 +328,8 @@ export class Messages {
     record.deliverAt = null;
     record.updatedAt = this.clock.now().toISOString();
     this.store.messages.touch(record);
-    if (blocksRecipient(record.outcome) && record.team !== null) {
-      this.blocks.block(record.team, record.to[0]!, record.outcome === 'bounced' ? 'bounce' : 'complaint');
+    if (blocksRecipient(record.outcome) && record.team !== null && record.to[0] !== undefined) {
+      this.blocks.block(record.team, record.to[0], record.outcome === 'bounced' ? 'bounce' : 'complaint');
     }
     void this.store.flush().catch(() => undefined);
     this.events.emit('message.status', record);
@@ -373,7 +365,13 @@ function compact(record: MessageRecord, strings: Map<string, string>): void {
   else record.to = record.to.map(intern);
 }
 
-/** Every file a capture may own; removing one that was never written is harmless. */
-function blobNames(record: MessageRecord): string[] {
-  return [BODY_HTML, BODY_TEXT, RAW, SEALED, ...record.attachments.map((a) => a.blob)];
+/** Addresses without repeats (compared without regard to case), first spelling kept. */
+function uniqueAddresses(addresses: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return addresses.filter((address) => {
+    const key = emailKey(address);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

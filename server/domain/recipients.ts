@@ -21,6 +21,12 @@ export interface RecipientFilter {
   flag?: string;
 }
 
+/** The sandbox's view across teams: a team, and words found in the address, names or flags. */
+export interface RecipientSearch {
+  team?: string;
+  q?: string;
+}
+
 /** Recipients per team, keyed by address without regard to case (api-contract.md §5). */
 export class Recipients {
   private readonly index = new Map<string, RecipientRecord>();
@@ -115,6 +121,11 @@ export class Recipients {
     return doomed;
   }
 
+  /** A page of every team's recipients for the sandbox API (see searchRecipients). */
+  search(search: RecipientSearch, offset: number, limit: number): PageOf<RecipientRecord> {
+    return searchRecipients(this.collection.all(), search, offset, limit);
+  }
+
   /** A page of the team's recipients, newest first. */
   page(team: string, filter: RecipientFilter, offset: number, limit: number): PageOf<RecipientRecord> {
     const wanted = filter.email === undefined ? undefined : emailKey(filter.email);
@@ -122,6 +133,18 @@ export class Recipients {
       r.team === team && (wanted === undefined || emailKey(r.email) === wanted) && (filter.flag === undefined || r.flags.includes(filter.flag));
     return pageNewestFirst(this.collection.all(), match, offset, limit);
   }
+}
+
+/** A page of every team's recipients, newest first, for the sandbox's recipients view. */
+function searchRecipients(all: readonly RecipientRecord[], search: RecipientSearch, offset: number, limit: number): PageOf<RecipientRecord> {
+  const words = (search.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const match = (r: RecipientRecord) => {
+    if (search.team !== undefined && r.team !== search.team) return false;
+    if (words.length === 0) return true;
+    const haystack = [r.email, r.firstName, r.lastName, ...r.flags].join('\n').toLowerCase();
+    return words.every((w) => haystack.includes(w));
+  };
+  return pageNewestFirst(all, match, offset, limit);
 }
 
 function key(team: string, email: string): string {

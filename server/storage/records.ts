@@ -46,6 +46,8 @@ export interface MessageRecord {
   hasHtml: boolean;
   hasText: boolean;
   attachments: AttachmentRecord[];
+  /** The start of the body text, for list previews and search (absent on older captures). */
+  snippet?: string;
   flow: FlowMark | null;
   read: boolean;
   createdAt: string;

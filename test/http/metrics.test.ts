@@ -112,9 +112,7 @@ describe('/metrics', () => {
     app.metrics.smtpSession();
     app.metrics.smtpSession();
     app.metrics.smtpRejection('auth');
-    app.metrics.websocketOpened();
-    app.metrics.websocketOpened();
-    app.metrics.websocketClosed();
+    app.metrics.websocketClients(1);
     app.metrics.faultInjected('http');
     const after = await scrape();
     expect(sample(after, 'pigeonhole_smtp_sessions_total')! - sample(before, 'pigeonhole_smtp_sessions_total')!).toBe(2);

@@ -11,9 +11,17 @@ import { createSandbox, type Sandbox } from '../../server/domain/sandbox.ts';
 import { loadSandboxConfig, parseSandboxConfig, type SandboxConfig } from '../../server/sandbox-config.ts';
 import { SAMPLE_CONFIG } from '../../server/config.ts';
 import { openStore, type Store } from '../../server/storage/store.ts';
+import { domainFrames, helloFrame } from '../../server/realtime/frames.ts';
+import { attachRealtime, type Realtime } from '../../server/realtime/realtime.ts';
+import { createSmtpServer, type SmtpHooks } from '../../server/smtp/smtp-server.ts';
 
 export interface TestServer {
   url: string;
+  /** ws://…/api/events on the HTTP port. */
+  wsUrl: string;
+  /** The SMTP capture's port on 127.0.0.1. */
+  smtpPort: number;
+  realtime: Realtime;
   dataDir: string;
   store: Store;
   sandbox: Sandbox;
@@ -32,14 +40,22 @@ export interface TestServerOptions {
   now?: () => number;
   /** Where the domain reports failures of scheduled work (defaults to console.error). */
   log?: (message: string, error?: unknown) => void;
+  smtp?: { authRequired?: boolean; maxSize?: number; hooks?: SmtpHooks };
+  realtime?: { heartbeatMs?: number; maxBufferedBytes?: number; onClients?: (count: number) => void };
 }
 
-/** The real app on a temporary data directory and a free port. */
+/**
+ * The real app on a temporary data directory: HTTP (with the WebSocket push at /api/events)
+ * and SMTP capture, each on a free port of 127.0.0.1. Besides `url`, the result has `wsUrl`,
+ * `smtpPort` (send with test/support/smtp.ts) and `realtime` (its `clients` count); options
+ * `smtp` (authRequired, maxSize, hooks) and `realtime` (heartbeatMs, maxBufferedBytes) tune them.
+ */
 export async function startApp(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-test-')));
   const sample = loadSandboxConfig(SAMPLE_CONFIG);
   const config = options.config ? parseSandboxConfig(options.config(structuredClone(sample)), 'test config') : sample;
   const store = await openStore({ dataDir });
+  const logger = { error: (message: string, error?: unknown) => console.error(message, error) };
   const sandbox = createSandbox({ store, config, clock: new SandboxClock(options.now), log: options.log });
   const { metrics } = createSandboxMetrics({ sandbox, store, processMetrics: false });
   const app = createApp({
@@ -47,20 +63,38 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
     metrics,
     maxBodySize: options.maxBodySize ?? 25 * 1024 * 1024,
     uploadDir: path.join(dataDir, 'tmp'),
-    logger: { error: (message, error) => console.error(message, error) },
+    logger,
   });
   const server: Server = createServer(app.callback());
+  const realtime = attachRealtime(server, sandbox.events, { hello: helloFrame(sandbox, () => smtp.port), frames: domainFrames(sandbox), ...options.realtime });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const smtp = createSmtpServer({
+    sandbox,
+    maxSize: options.smtp?.maxSize ?? 25 * 1024 * 1024,
+    authRequired: options.smtp?.authRequired ?? false,
+    hooks: options.smtp?.hooks,
+    logger,
+    closeTimeoutMs: 200,
+  });
+  const smtpPort = await smtp.listen(0, '127.0.0.1');
+  let closed = false;
   const close = async () => {
+    if (closed) return;
+    closed = true;
+    await realtime.close();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     metrics.close();
+    await Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), smtp.close()]);
     await sandbox.close();
     await store.close();
   };
   return {
     url: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}/api/events`,
+    smtpPort,
+    realtime,
     dataDir,
     store,
     sandbox,

@@ -7,6 +7,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export interface ServerProcess {
   url: string;
   port: number;
+  /** The SMTP capture's port. */
+  smtpPort: number;
   child: ChildProcess;
   output: () => string;
   /** Sends a signal and waits for the process to exit; resolves with its exit code. */
@@ -28,20 +30,22 @@ export interface SpawnOptions {
  */
 export async function spawnServer(options: SpawnOptions): Promise<ServerProcess> {
   const entry = options.compiled ? ['dist/server/main.js'] : ['--import', 'tsx', 'server/main.ts'];
-  const args = [...entry, '--http-port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])];
+  // SMTP on a free port too, so servers started side by side never fight over 1025.
+  const args = [...entry, '--http-port', '0', '--smtp-port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])];
   if (options.configFile) args.push('--config', options.configFile);
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const port = await new Promise<number>((resolve, reject) => {
+  const [port, smtpPort] = await new Promise<[number, number]>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in 20 s:\n${output}`)), 20_000);
     const onData = () => {
       const match = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
-      if (match) {
+      const smtp = /SMTP capture: +smtp:\/\/[^:]+:(\d+)/.exec(output);
+      if (match && smtp) {
         clearTimeout(timer);
         child.stdout!.off('data', onData);
-        resolve(Number(match[1]));
+        resolve([Number(match[1]), Number(smtp[1])]);
       }
     };
     child.stdout!.on('data', onData);
@@ -53,6 +57,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    smtpPort,
     child,
     output: () => output,
     async stop(signal = 'SIGTERM') {

@@ -9,13 +9,12 @@ import type { Sandbox } from '../../domain/sandbox.ts';
 import type { MessageRecord } from '../../storage/records.ts';
 import type { ParsedBody } from '../body.ts';
 import { detail, notFound } from '../errors.ts';
-import { summary } from './message-routes.ts';
-import { apiBody, field, int, oneOf, senderId, team, text } from './params.ts';
+import { filterFrom, findMessage } from './message-query.ts';
+import { messageSummary } from './wire.ts';
+import { apiBody, field, int, oneOf, text } from './params.ts';
 
 export const WAIT_DEFAULT_MS = 10_000;
 export const WAIT_MAX_MS = 120_000;
-const SOURCES = ['api', 'smtp', 'flow'] as const;
-const STATUSES = ['pending', 'delivered', 'bounced', 'complained', 'failed'] as const;
 const FORCED: readonly ForcedStatus[] = ['delivered', 'bounced', 'complained', 'failed'];
 
 /**
@@ -55,53 +54,28 @@ export function mountCaptureRoutes(router: Router, sandbox: Sandbox, parseV1Body
   });
 
   router.get('/api/messages/:id/extract', async (ctx) => {
-    const record = find(sandbox, ctx.params.id!);
+    const record = findMessage(sandbox, ctx.params.id!);
     const [html, body] = await Promise.all([messages.html(record), messages.text(record)]);
     ctx.body = extract(html, body);
   });
 
   router.post('/api/messages/:id/status', parseBody, async (ctx) => {
-    const record = find(sandbox, ctx.params.id!);
+    const record = findMessage(sandbox, ctx.params.id!);
     const data = (ctx.state.body as ParsedBody).data;
     const status = field(data, 'status');
     if (status === undefined || !(FORCED as readonly string[]).includes(status)) throw detail(400, `status must be one of ${FORCED.join(', ')}.`);
-    ctx.body = summary(await messages.setStatus(record, status as ForcedStatus));
+    ctx.body = messageSummary(await messages.setStatus(record, status as ForcedStatus));
   });
-}
-
-/** The filters every capture lookup takes (see MessageFilter); a bad value is a 400. */
-export function filterFrom(ctx: Context, sandbox: Sandbox): MessageFilter {
-  const since = text(ctx, 'since');
-  const sinceDate = since === undefined ? undefined : new Date(since);
-  if (sinceDate && Number.isNaN(sinceDate.getTime())) throw detail(400, 'since must be an ISO-8601 time, e.g. 2026-02-17T12:00:00Z.');
-  const after = text(ctx, 'after');
-  if (after !== undefined && decodeId(after) === null) throw detail(400, `after must be a message id ("${after}" is not one).`);
-  return {
-    recipient: text(ctx, 'recipient'),
-    subject: text(ctx, 'subject'),
-    q: text(ctx, 'q'),
-    sender: senderId(sandbox, text(ctx, 'sender')),
-    team: team(sandbox, text(ctx, 'team')),
-    source: oneOf(text(ctx, 'source'), 'source', SOURCES),
-    status: oneOf(text(ctx, 'status'), 'status', STATUSES),
-    since: sinceDate,
-    afterId: after,
-  };
 }
 
 /** A capture with its bodies and what was extracted from them: one call gives a test everything. */
 async function withContent(sandbox: Sandbox, record: MessageRecord, bodies = true) {
   const [html, body] = await Promise.all([sandbox.messages.html(record), sandbox.messages.text(record)]);
   return {
-    ...summary(record),
+    ...messageSummary(record),
     ...(bodies ? { html, text: body } : {}),
     ...extract(html, body),
     url: `/api/messages/${record.id}`,
   };
 }
 
-function find(sandbox: Sandbox, id: string): MessageRecord {
-  const record = sandbox.messages.byId(id);
-  if (!record) throw notFound();
-  return record;
-}

@@ -1,34 +1,40 @@
 import { createReadStream } from 'node:fs';
 import type Router from '@koa/router';
-import type { Context } from 'koa';
-import { wireTime } from '../../domain/clock.ts';
+import type { Context, Middleware } from 'koa';
+import { readHeaders } from '../../domain/headers.ts';
+import { hasRemoteContent, prepareHtml } from '../../domain/html-preview.ts';
+import type { MessageFilter } from '../../domain/message-filter.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import type { MessageRecord } from '../../storage/records.ts';
+import type { DeliveryStatus, MessageRecord, Source } from '../../storage/records.ts';
 import { detail, notFound } from '../errors.ts';
+import { filterFrom, findMessage } from './message-query.ts';
+import { bool, paging } from './params.ts';
+import { messageSummary } from './wire.ts';
 
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 500;
 
 /**
  * The sandbox's own API over captured mail (no API key: it is the sandbox's, not the
  * service's). Lists are newest first with limit/offset paging.
  */
-export function mountMessageRoutes(router: Router, sandbox: Sandbox): void {
+export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: Middleware): void {
   const { messages } = sandbox;
 
   router.get('/api/messages', async (ctx) => {
-    const limit = intParam(ctx, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT);
-    const offset = intParam(ctx, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-    const recipient = ctx.URL.searchParams.get('recipient')?.trim() || undefined;
-    const { total, items } = messages.page({ recipient }, offset, limit);
-    ctx.body = { total, offset, limit, messages: items.map(summary) };
+    const { offset, limit } = paging(ctx);
+    const { total, items } = messages.page(filterFrom(ctx, sandbox), offset, limit);
+    ctx.body = { total, offset, limit, messages: items.map(messageSummary) };
+  });
+
+  router.delete('/api/messages', async (ctx) => {
+    await messages.clear();
+    ctx.status = 204;
   });
 
   router.get('/api/messages/:id', async (ctx) => {
-    const record = find(sandbox, ctx.params.id!);
-    const [html, text] = await Promise.all([messages.html(record), messages.text(record)]);
+    const record = findMessage(sandbox, ctx.params.id!);
+    const [html, text, headers] = await Promise.all([messages.html(record), messages.text(record), readHeaders(messages.rawPath(record))]);
     ctx.body = {
-      ...summary(record),
+      ...messageSummary(record),
       first_name: record.firstName,
       last_name: record.lastName,
       flags: record.flags,
@@ -38,26 +44,65 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox): void {
       flow: record.flow,
       html,
       text,
+      has_remote_content: html !== null && hasRemoteContent(html),
+      headers,
       raw_url: `/api/messages/${record.id}/raw`,
+      html_url: html === null ? null : `/api/messages/${record.id}/html`,
+      text_url: text === null ? null : `/api/messages/${record.id}/text`,
       attachments: record.attachments.map((a, index) => ({
         filename: a.filename,
         content_type: a.contentType,
         size: a.size,
         content_id: a.contentId ?? null,
-        url: `/api/messages/${record.id}/attachments/${index}`,
+        url: attachmentUrl(record, index),
       })),
     };
   });
 
+  router.patch('/api/messages/:id', parseBody, async (ctx) => {
+    const record = findMessage(sandbox, ctx.params.id!);
+    const read = bool(ctx.state.body!.data.read, 'read', undefined);
+    if (read === undefined) throw detail(400, 'read must be true or false.');
+    await messages.setRead(record, read);
+    ctx.body = messageSummary(record);
+  });
+
+  router.delete('/api/messages/:id', async (ctx) => {
+    const record = findMessage(sandbox, ctx.params.id!);
+    await messages.remove([record.seq]);
+    ctx.status = 204;
+  });
+
+  router.get('/api/messages/:id/html', async (ctx) => {
+    const record = findMessage(sandbox, ctx.params.id!);
+    const html = await messages.html(record);
+    if (html === null) throw detail(404, 'This capture has no HTML body.');
+    const remote = ctx.query.remote === '1' || ctx.query.remote === 'true';
+    ctx.set('Content-Security-Policy', previewPolicy(ctx, remote));
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = prepareHtml(html, record.attachments, (index) => attachmentUrl(record, index)).html;
+  });
+
+  router.get('/api/messages/:id/text', async (ctx) => {
+    const record = findMessage(sandbox, ctx.params.id!);
+    const text = await messages.text(record);
+    if (text === null) throw detail(404, 'This capture has no text body.');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = text;
+  });
+
   router.get('/api/messages/:id/raw', async (ctx) => {
-    const record = find(sandbox, ctx.params.id!);
+    const record = findMessage(sandbox, ctx.params.id!);
     ctx.type = 'message/rfc822';
     ctx.attachment(`${record.id}.eml`, { type: ctx.query.download !== undefined ? 'attachment' : 'inline' });
     ctx.body = createReadStream(messages.rawPath(record));
   });
 
   router.get('/api/messages/:id/attachments/:index', async (ctx) => {
-    const record = find(sandbox, ctx.params.id!);
+    const record = findMessage(sandbox, ctx.params.id!);
     const attachment = /^\d+$/.test(ctx.params.index!) ? record.attachments[Number(ctx.params.index)] : undefined;
     if (!attachment) throw notFound();
     ctx.type = attachment.contentType;
@@ -68,38 +113,31 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox): void {
   });
 }
 
-function find(sandbox: Sandbox, id: string): MessageRecord {
-  const record = sandbox.messages.byId(id);
-  if (!record) throw notFound();
-  return record;
+/**
+ * The preview frame's policy: no scripts, plugins, forms or frames, a sandboxed document
+ * (opaque origin), and images, styles and fonts from this server only unless remote content
+ * is asked for. Links may open in a new tab.
+ */
+function previewPolicy(ctx: Context, remote: boolean): string {
+  // A sandboxed document has an opaque origin, so this server is also named explicitly.
+  const self = /^[A-Za-z0-9.:[\]-]+$/.test(ctx.host) ? `'self' ${ctx.protocol}://${ctx.host}` : "'self'";
+  const media = remote ? `${self} data: http: https:` : `${self} data:`;
+  return [
+    "default-src 'none'",
+    "script-src 'none'",
+    "object-src 'none'",
+    "frame-src 'none'",
+    "form-action 'none'",
+    "base-uri 'none'",
+    `img-src ${media}`,
+    `media-src ${media}`,
+    `font-src ${media}`,
+    `style-src 'unsafe-inline' ${remote ? `${self} http: https:` : self}`,
+    'sandbox allow-popups allow-popups-to-escape-sandbox',
+  ].join('; ');
 }
 
-function intParam(ctx: Context, name: string, fallback: number, min: number, max: number): number {
-  const raw = ctx.URL.searchParams.get(name);
-  if (raw === null || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) throw detail(400, `${name} must be a whole number from ${min} to ${max}.`);
-  return value;
+function attachmentUrl(record: MessageRecord, index: number): string {
+  return `/api/messages/${record.id}/attachments/${index}`;
 }
 
-/** A capture as the sandbox API lists it. */
-export function summary(m: MessageRecord) {
-  return {
-    id: m.id,
-    source: m.source,
-    team: m.team,
-    sender: m.sender,
-    from: m.from,
-    recipient: m.recipient,
-    to: m.to,
-    cc: m.cc,
-    bcc: m.bcc,
-    subject: m.subject,
-    status: m.status,
-    blocked: m.blocked,
-    redirected: m.redirected,
-    read: m.read,
-    attachment_count: m.attachments.length,
-    created_at: wireTime(m.createdAt),
-  };
-}

@@ -4,6 +4,9 @@ import { detail, HttpError } from '../errors.ts';
 
 /** Query and body readers for the sandbox API: bad values are a JSON 400, never a 500. */
 
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 500;
+
 export function text(ctx: Context, name: string): string | undefined {
   const values = ctx.URL.searchParams.getAll(name);
   const value = values[values.length - 1]?.trim();
@@ -18,13 +21,19 @@ export function int(ctx: Context, name: string, fallback: number, min: number, m
   return value;
 }
 
+/** limit (1–500, default 50) and offset (from 0). */
+export function paging(ctx: Context): { offset: number; limit: number } {
+  return { limit: int(ctx, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT), offset: int(ctx, 'offset', 0, 0, Number.MAX_SAFE_INTEGER) };
+}
+
 export function oneOf<T extends string>(value: string | undefined, name: string, allowed: readonly T[]): T | undefined {
   if (value === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(value)) throw detail(400, `${name} must be one of ${allowed.join(', ')}.`);
   return value as T;
 }
 
-export function bool(value: unknown, name: string, fallback: boolean): boolean {
+/** A yes/no value from a query or body; absent gives `fallback` (pass undefined for "no filter"). */
+export function bool<F extends boolean | undefined>(value: unknown, name: string, fallback: F): boolean | F {
   if (value === undefined || value === null || value === '') return fallback;
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string' && /^(true|1|yes|on)$/i.test(value.trim())) return true;
@@ -43,6 +52,13 @@ export function senderId(sandbox: Sandbox, value: string | undefined): string | 
 export function team(sandbox: Sandbox, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!sandbox.directory.team(value)) throw detail(400, `team "${value}" is not a configured team.`);
+  return value;
+}
+
+/** A required string field of a body, as sent (an HTML body keeps its whitespace). */
+export function stringField(data: Record<string, unknown>, name: string): string {
+  const value = data[name];
+  if (typeof value !== 'string') throw detail(400, `${name} must be a string.`);
   return value;
 }
 

@@ -131,7 +131,7 @@ export const schemas: Record<string, Json> = {
   BlockEntry: object({
     team: str(),
     email: str(),
-    reason: str(undefined, { enum: ['config', 'bounce', 'complaint', 'manual'] }),
+    reason: str(undefined, { enum: ['config', 'bounce', 'complaint', 'manual', 'suppressed'] }),
     created_at: nullable(time('Null for configured blocks.')),
   }),
   RequestLogEntry: object({

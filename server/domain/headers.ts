@@ -1,0 +1,62 @@
+import { open } from 'node:fs/promises';
+
+export interface HeaderField {
+  name: string;
+  value: string;
+}
+
+/** Headers are read from at most this much of the start of a message. */
+const MAX_HEADER_BYTES = 256 * 1024;
+
+/**
+ * The header fields of a stored RFC 5322 message, in order, unfolded, with RFC 2047 encoded
+ * words decoded (what a reader of the "headers" tab expects to see).
+ */
+export async function readHeaders(file: string): Promise<HeaderField[]> {
+  const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  // A capture whose .eml is missing (removed by hand) still shows its record.
+  if (handle === null) return [];
+  try {
+    const buffer = Buffer.alloc(MAX_HEADER_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, MAX_HEADER_BYTES, 0);
+    return parseHeaders(buffer.subarray(0, bytesRead).toString('latin1'));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Parses a header block (latin1 text: bytes as they are, decoded per field below). */
+export function parseHeaders(text: string): HeaderField[] {
+  const end = text.search(/\r?\n\r?\n/);
+  const block = end < 0 ? text : text.slice(0, end);
+  const fields: HeaderField[] = [];
+  for (const line of block.split(/\r?\n(?![ \t])/)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim();
+    if (!/^[!-9;-~]+$/.test(name)) continue;
+    const raw = Buffer.from(line.slice(colon + 1).replace(/\r?\n[ \t]/g, ' '), 'latin1').toString('utf8');
+    fields.push({ name, value: decodeWords(raw.trim()) });
+  }
+  return fields;
+}
+
+const ENCODED_WORD = /=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=/g;
+
+/** Decodes RFC 2047 encoded words; whitespace between two adjacent words is dropped. */
+export function decodeWords(value: string): string {
+  return value.replace(/(=\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)\s+(?==\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)/g, '$1').replace(ENCODED_WORD, (whole, charset: string, encoding: string, data: string) => {
+    try {
+      const bytes =
+        encoding.toUpperCase() === 'B'
+          ? Buffer.from(data, 'base64')
+          : Buffer.from(data.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+      return new TextDecoder(charset.split('*')[0]!.toLowerCase()).decode(bytes);
+    } catch {
+      return whole;
+    }
+  });
+}

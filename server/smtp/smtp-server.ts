@@ -1,0 +1,224 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import type { Caller } from '../domain/directory.ts';
+import { emailKey } from '../domain/email-address.ts';
+import { DailyLimitReached } from '../domain/errors.ts';
+import type { SmtpStage } from '../domain/faults.ts';
+import type { Sandbox } from '../domain/sandbox.ts';
+import type { MessageRecord } from '../storage/records.ts';
+import { parseMessage } from './parse-message.ts';
+
+export type SmtpRejection = 'auth_failed' | 'auth_required' | 'daily_limit' | 'size' | 'fault' | 'error';
+
+/** Optional seams for metrics. */
+export interface SmtpHooks {
+  /** A client connected. */
+  session?(): void;
+  /** A command was refused, and why. */
+  rejected?(reason: SmtpRejection): void;
+}
+
+export interface SmtpDeps {
+  sandbox: Sandbox;
+  /** Largest message in bytes; larger ones get 552. */
+  maxSize: number;
+  /** Refuse MAIL FROM until the client has logged in with an API key. */
+  authRequired: boolean;
+  logger: { error(message: string, error?: unknown): void };
+  hooks?: SmtpHooks;
+  /** How long close() lets sessions finish before cutting them (default 5 s). */
+  closeTimeoutMs?: number;
+}
+
+export interface SmtpCapture {
+  listen(port: number, host: string): Promise<number>;
+  /** Whether the listener is up (readiness). */
+  readonly listening: boolean;
+  /** The port it listens on, once listening. */
+  readonly port: number | null;
+  /** Stops accepting, lets sessions finish, and resolves once every accepted message is stored. */
+  close(): Promise<void>;
+}
+
+/**
+ * SMTP capture: every message goes through the one ingestion path with source `smtp`.
+ * AUTH (PLAIN or LOGIN) takes an API key as the password, and that sender's rules apply.
+ */
+export function createSmtpServer({ sandbox, maxSize, authRequired, logger, hooks = {}, closeTimeoutMs = 5000 }: SmtpDeps): SmtpCapture {
+  const { directory, messages, faults } = sandbox;
+  const inFlight = new Set<Promise<unknown>>();
+
+  const refuse = (reason: SmtpRejection, code: number, message: string) => {
+    hooks.rejected?.(reason);
+    return Object.assign(new Error(message), { responseCode: code });
+  };
+  /**
+   * Fault injection (sandbox API /api/faults, target smtp): a rule matched on the stage, the
+   * logged-in sender and the recipient either refuses the command with its reply, holds it for
+   * a while, or drops the connection with no reply at all. Resolves to the refusal, or null to
+   * go on; a dropped session never goes on.
+   */
+  const fault = async (stage: SmtpStage, session: SMTPServerSession, recipient?: string): Promise<Error | null> => {
+    const fired = faults.matchSmtp({ stage, sender: typeof session.user === 'string' ? session.user : null, recipient: recipient ?? null });
+    if (fired === null) return null;
+    if (fired.type === 'smtp_reply') return refuse('fault', fired.code, fired.message);
+    if (fired.type === 'delay') {
+      await new Promise((resolve) => setTimeout(resolve, fired.ms));
+      return null;
+    }
+    if (fired.type === 'drop') {
+      // Cut the socket with no reply; the refusal below is never written (the socket is gone) but
+      // lets the library finish the command, so nothing waits on a session that no longer exists.
+      for (const connection of server.connections) if (connection.id === session.id) connection._socket.destroy();
+      return refuse('fault', 421, '4.4.2 Connection dropped by an injected fault');
+    }
+    // An HTTP status rule cannot match an SMTP stage (the rule's target says which it is for).
+    return null;
+  };
+  /** Runs the fault check, then the command's own handling. */
+  const afterFault = (stage: SmtpStage, session: SMTPServerSession, recipient: string | undefined, callback: (error?: Error | null) => void, then: () => void) => {
+    fault(stage, session, recipient).then(
+      (injected) => (injected ? callback(injected) : then()),
+      (error: unknown) => callback(unexpected(error)),
+    );
+  };
+  const callerOf = (session: SMTPServerSession): Caller | null => (typeof session.user === 'string' ? (directory.sender(session.user) ?? null) : null);
+
+  const server = new SMTPServer({
+    name: 'pigeonhole',
+    banner: 'Pigeonhole SMTP capture, nothing is delivered',
+    // The library's built-in certificate has expired; clients would fail the TLS handshake.
+    disabledCommands: ['STARTTLS'],
+    authMethods: ['PLAIN', 'LOGIN'],
+    // Required AUTH is enforced at MAIL FROM below, with a reply that says what to do.
+    authOptional: true,
+    allowInsecureAuth: true,
+    size: maxSize,
+    logger: false,
+    closeTimeout: closeTimeoutMs,
+    onConnect(session, callback) {
+      hooks.session?.();
+      afterFault('connect', session, undefined, callback, () => callback());
+    },
+    onAuth(auth, session, callback) {
+      afterFault('auth', session, undefined, callback, () => authenticate(auth.password ?? '', callback));
+    },
+    onMailFrom(_address, session, callback) {
+      const caller = callerOf(session);
+      if (authRequired && !caller) return callback(refuse('auth_required', 530, '5.7.0 Authentication required: AUTH PLAIN or LOGIN with an API key as the password'));
+      const limit = caller ? messages.dailyLimitReached(caller) : null;
+      if (limit !== null) return callback(dailyLimit(limit));
+      afterFault('mail', session, undefined, callback, () => callback());
+    },
+    onRcptTo(address, session, callback) {
+      afterFault('rcpt', session, address.address, callback, () => callback());
+    },
+    onData(stream, session, callback) {
+      const done = once(callback);
+      const work = receive(stream, session).then(
+        (record) => done(null, record),
+        (error: unknown) => done(error instanceof Error && 'responseCode' in error ? error : unexpected(error)),
+      );
+      inFlight.add(work);
+      void work.finally(() => inFlight.delete(work));
+    },
+  });
+  server.on('error', (error) => logger.error('SMTP server error', error));
+
+  function authenticate(password: string, callback: (error: Error | null, response?: { user: string }) => void): void {
+    const caller = directory.byApiKey(password);
+    if (!caller) return callback(refuse('auth_failed', 535, '5.7.8 Authentication failed: the password must be a valid API key'));
+    // The same rule as every /v1 call (api-contract.md §2): the team needs the flows feature.
+    if (!caller.team.flowsEnabled) return callback(refuse('auth_failed', 535, "5.7.8 Authentication failed: this API key's team does not have email flows enabled"));
+    callback(null, { user: caller.sender.id });
+  }
+
+  const dailyLimit = (limit: number) => refuse('daily_limit', 451, `4.7.1 Daily limit of ${limit} emails has been reached`);
+  const unexpected = (error: unknown) => {
+    // A client that went away mid-message is not a failure of ours; nothing was accepted.
+    if ((error as NodeJS.ErrnoException).code !== 'ECONNECTION') logger.error('SMTP capture failed', error);
+    return refuse('error', 451, '4.3.0 The message could not be stored, try again');
+  };
+
+  async function receive(stream: SMTPServerDataStream, session: SMTPServerSession): Promise<MessageRecord> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of stream) {
+      size += (chunk as Buffer).length;
+      if (size <= maxSize) chunks.push(chunk as Buffer);
+    }
+    if (stream.sizeExceeded || size > maxSize) throw refuse('size', 552, `5.3.4 Message exceeds the size limit of ${maxSize} bytes`);
+    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+    const envelope = session.envelope.rcptTo.map((r) => r.address);
+    const injected = await fault('data', session, envelope[0]);
+    if (injected) throw injected;
+    const raw = Buffer.concat(chunks);
+    const parsed = await parseMessage(raw);
+    const { to, cc, bcc } = recipientsOf(envelope, parsed.to, parsed.cc);
+    try {
+      return await messages.ingest({
+        source: 'smtp',
+        caller: callerOf(session),
+        from: parsed.from || mailFrom,
+        recipient: envelope[0] ?? to[0] ?? '',
+        to,
+        cc,
+        bcc,
+        subject: parsed.subject,
+        html: parsed.html,
+        text: parsed.text,
+        attachments: parsed.attachments,
+        // A message that arrives over SMTP is already complete: the account template is an API option.
+        useAccountTemplate: false,
+        raw,
+      });
+    } catch (error) {
+      if (error instanceof DailyLimitReached) throw dailyLimit(error.limit);
+      throw error;
+    }
+  }
+
+  return {
+    get listening() {
+      return server.server.listening;
+    },
+    get port() {
+      return server.server.listening ? (server.server.address() as AddressInfo).port : null;
+    },
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.server.once('error', reject);
+        server.listen(port, host, () => {
+          server.server.off('error', reject);
+          resolve((server.server.address() as AddressInfo).port);
+        });
+      });
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+/**
+ * One capture lists every recipient: To and Cc as the headers give them, and as Bcc every
+ * envelope recipient the headers do not name. A message with neither header lists its envelope
+ * recipients as To.
+ */
+export function recipientsOf(envelope: string[], headerTo: string[], headerCc: string[]): { to: string[]; cc: string[]; bcc: string[] } {
+  if (headerTo.length === 0 && headerCc.length === 0) return { to: envelope, cc: [], bcc: [] };
+  const named = new Set([...headerTo, ...headerCc].map(emailKey));
+  return { to: headerTo, cc: headerCc, bcc: envelope.filter((address) => !named.has(emailKey(address))) };
+}
+
+function once(callback: (error: Error | null, message?: string) => void) {
+  let called = false;
+  return (error: Error | null, record?: MessageRecord) => {
+    if (called) return;
+    called = true;
+    if (error) return callback(error);
+    const note = record!.blocked ? ' (a recipient is blocked: recorded as failed, nothing delivered)' : '';
+    callback(null, `2.0.0 Captured as ${record!.id}${note}`);
+  };
+}

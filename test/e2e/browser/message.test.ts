@@ -1,0 +1,166 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../support/poll.ts';
+import { row, useBrowser } from './browser.ts';
+
+const b = useBrowser();
+
+// A 2×2 PNG.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP4z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==', 'base64');
+
+async function sendSmtp(mail: SendMailOptions): Promise<string> {
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: b.server.smtpPort, secure: false, ignoreTLS: true });
+  try {
+    const info = await transport.sendMail(mail);
+    return /Captured as (\w+)/.exec(info.response)![1]!;
+  } finally {
+    transport.close();
+  }
+}
+
+describe('a message in Chromium', () => {
+  it('shows inline cid images in the preview, and every tab: text, headers, source, attachments', async () => {
+    const id = await sendSmtp({
+      from: '"Shop" <shop@example.com>',
+      to: 'buyer@example.com',
+      subject: 'Your order with a logo',
+      html: '<p>Order confirmed</p><img id="logo" src="cid:logo@shop" alt="logo">',
+      text: 'Order confirmed (text part)',
+      attachments: [
+        { filename: 'logo.png', content: PNG, contentType: 'image/png', cid: 'logo@shop' },
+        { filename: 'terms.txt', content: 'Terms and conditions', contentType: 'text/plain' },
+      ],
+    });
+    const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}` });
+    const frame = await waitFor(async () => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
+    await frame.locator('#logo').waitFor();
+    const src = await frame.locator('#logo').getAttribute('src');
+    expect(src).toMatch(new RegExp(`/api/messages/${id}/attachments/\\d$`));
+    await waitFor(async () => ((await frame.locator('#logo').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)) === 2 ? true : undefined));
+
+    // Arrow keys move between tabs.
+    await page.getByRole('tab', { name: 'HTML' }).focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.getByRole('tab', { name: 'Text' }).getAttribute('aria-selected')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Text');
+    await page.getByRole('tabpanel').getByText('Order confirmed (text part)').waitFor();
+
+    await page.getByRole('tab', { name: 'Headers' }).click();
+    const subject = page.getByRole('tabpanel').getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Subject', exact: true }) });
+    expect(await subject.innerText()).toContain('Your order with a logo');
+
+    await page.getByRole('tab', { name: 'Source' }).click();
+    await page.getByRole('tabpanel').getByText(/MIME-Version: 1\.0/).waitFor();
+    expect(await page.getByRole('tabpanel').getByRole('link', { name: 'Download .eml' }).getAttribute('href')).toBe(`/api/messages/${id}/raw?download`);
+
+    await page.getByRole('tab', { name: 'Attachments (2)' }).click();
+    const preview = page.getByRole('tabpanel').getByRole('img', { name: 'logo.png' });
+    await preview.waitFor();
+    await waitFor(async () => ((await preview.evaluate((img: HTMLImageElement) => img.naturalWidth)) === 2 ? true : undefined));
+    const downloads = page.getByRole('tabpanel').getByRole('link', { name: 'Download' });
+    expect(await downloads.count()).toBe(2);
+    const href = await downloads.nth(1).getAttribute('href');
+    const file = await fetch(`${b.server.url}${href}`);
+    expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="terms.txt"/);
+    expect(await file.text()).toBe('Terms and conditions');
+    await screenshot('message-attachments');
+    expect(errors).toEqual([]);
+  });
+
+  it('blocks remote images until "Load remote content" is ticked', async () => {
+    // Another origin stands in for the internet: it counts the requests it gets.
+    let hits = 0;
+    const remote = createServer((_req, res) => {
+      hits += 1;
+      res.writeHead(200, { 'Content-Type': 'image/png' }).end(PNG);
+    });
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    try {
+      const image = `http://127.0.0.1:${(remote.address() as AddressInfo).port}/pixel.png`;
+      const id = await b.send({ recipient: 'remote@example.com', subject: 'Remote image', body: `<p>Tracking pixel</p><img id="remote" src="${image}" alt="remote">`, use_account_template: false });
+      const { page, errors } = await b.open({ hash: `#/m/${id}` });
+      const frameAt = (suffix: string) => waitFor(async () => page.frames().find((f) => f.url().endsWith(suffix)));
+      const blocked = await frameAt(`/api/messages/${id}/html`);
+      await blocked.locator('#remote').waitFor({ state: 'attached' });
+      await blocked.waitForLoadState('load');
+      expect(await blocked.locator('#remote').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(0);
+      expect(hits).toBe(0);
+      await page.getByText('Remote images, styles and fonts are blocked.').waitFor();
+
+      await page.getByRole('checkbox', { name: 'Load remote content' }).check();
+      expect(await page.getByTitle('HTML preview').getAttribute('src')).toBe(`/api/messages/${id}/html?remote=1`);
+      const loaded = await frameAt(`/api/messages/${id}/html?remote=1`);
+      await waitFor(async () => ((await loaded.locator('#remote').evaluate((img: HTMLImageElement) => img.naturalWidth)) === 2 ? true : undefined));
+      expect(hits).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      remote.closeAllConnections();
+      await new Promise((resolve) => remote.close(resolve));
+    }
+  });
+
+  it('shows the API record of a Development Mode redirect, and marks read and unread', async () => {
+    const id = await b.send({ recipient: 'customer@example.com', subject: 'Redirected record', body: '<p>dev</p>', flags: 'beta,vip' }, 'dev-key');
+    const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}` });
+    await page.getByRole('tab', { name: 'API record' }).click();
+    const value = async (label: string) => (await page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: label, exact: true }) }).innerText()).replace(label, '').trim();
+    expect(await value('Email id')).toBe(id);
+    expect(await value('Sender')).toBe('acme-dev');
+    expect(await value('Team')).toBe('acme');
+    expect(await value('Original recipient')).toBe('customer@example.com');
+    expect(await value('Effective recipient')).toBe('dev-inbox@example.com');
+    expect(await value('Redirected (Development Mode)')).toBe('yes');
+    expect(await value('Flags')).toBe('beta, vip');
+    expect(await value('SES message id')).toMatch(/^[0-9a-f]{16}-[0-9a-f-]{36}-000000$/);
+    await screenshot('message-record');
+
+    // Opening marked it read; the button turns it back.
+    await waitFor(async () => (((await (await fetch(`${b.server.url}/api/messages/${id}`)).json()) as { read: boolean }).read ? true : undefined));
+    await page.getByRole('button', { name: 'Mark unread' }).click();
+    await waitFor(async () => (((await (await fetch(`${b.server.url}/api/messages/${id}`)).json()) as { read: boolean }).read ? undefined : true));
+    await waitFor(async () => ((await row(page, id).getAttribute('class'))?.includes('unread') ? true : undefined));
+    expect(errors).toEqual([]);
+  });
+
+  it('filters by source, redirected and blocked, and moves with j and k', async () => {
+    const smtp = await sendSmtp({ from: 'a@example.com', to: 'filter@example.com', subject: 'Filter by SMTP', text: 'x' });
+    const blocked = await b.send({ recipient: 'blocked@example.com', subject: 'Filter blocked', body: '<p>x</p>' }, 'test-key');
+    const { page, errors } = await b.open();
+    await row(page, blocked).waitFor();
+    const shown = async () => page.locator('.list-scroller [role="option"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
+
+    await page.getByRole('combobox', { name: 'Source' }).selectOption('smtp');
+    await waitFor(async () => ((await shown()).includes(blocked) ? undefined : true));
+    const smtpOnly = (await (await fetch(`${b.server.url}/api/messages?source=smtp`)).json()) as { messages: { id: string }[] };
+    expect((await shown()).sort()).toEqual(smtpOnly.messages.map((m) => m.id).sort());
+    expect(await shown()).toContain(smtp);
+    await page.getByRole('combobox', { name: 'Source' }).selectOption('');
+
+    await page.getByRole('button', { name: 'Blocked', exact: true }).click();
+    await waitFor(async () => ((await shown()).join() === blocked ? true : undefined));
+    await page.getByRole('button', { name: 'Blocked', exact: true }).click();
+    await page.getByRole('button', { name: 'Redirected', exact: true }).click();
+    const redirected = (await (await fetch(`${b.server.url}/api/messages?redirected=true`)).json()) as { messages: { id: string }[] };
+    await waitFor(async () => ((await shown()).sort().join() === redirected.messages.map((m) => m.id).sort().join() ? true : undefined));
+    await page.getByRole('button', { name: 'Reset' }).click();
+    await waitFor(async () => ((await shown()).includes(blocked) ? true : undefined));
+
+    // j, j, k: first row, second, first again; Enter opens it; with a message open, ↓ opens the next.
+    const all = (await (await fetch(`${b.server.url}/api/messages?limit=3`)).json()) as { messages: { id: string }[] };
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    await page.keyboard.press('k');
+    await waitFor(async () => ((await row(page, all.messages[0]!.id).getAttribute('aria-selected')) === 'true' ? true : undefined));
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`**/#/m/${all.messages[0]!.id}`);
+    await page.getByRole('tab', { name: 'API record' }).click();
+    await page.keyboard.press('ArrowDown');
+    await page.waitForURL(`**/#/m/${all.messages[1]!.id}`);
+    // The next message opens on the tab chosen for the previous one.
+    await page.getByRole('rowheader', { name: 'Email id' }).waitFor();
+    expect(await page.getByRole('tab', { name: 'API record' }).getAttribute('aria-selected')).toBe('true');
+    expect(errors).toEqual([]);
+  });
+});

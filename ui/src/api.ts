@@ -1,0 +1,72 @@
+import type { Clock, MessageDetail, MessageFilter, MessageSummary, Page, Recipient, Sender, Subscription } from './types.ts';
+
+/** An answer other than 2xx: the status and the server's `detail` (or the status text). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const response = await fetch(path, {
+    method,
+    signal,
+    headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  if (!response.ok) {
+    const detail = parsed && typeof parsed === 'object' && 'detail' in parsed ? String((parsed as { detail: unknown }).detail) : `${response.status} ${response.statusText}`;
+    throw new ApiError(response.status, detail);
+  }
+  return parsed as T;
+}
+
+function query(params: Record<string, string | number | boolean | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(key, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+export function filterParams(filter: MessageFilter): Record<string, string | boolean | undefined> {
+  return { q: filter.q?.trim() || undefined, source: filter.source, status: filter.status, blocked: filter.blocked, redirected: filter.redirected, read: filter.read };
+}
+
+/** Every call the UI makes to the sandbox API, in one place. */
+export const api = {
+  messages: (filter: MessageFilter, offset: number, limit: number, signal?: AbortSignal) =>
+    call<Page>('GET', `/api/messages${query({ ...filterParams(filter), offset, limit })}`, undefined, signal),
+  message: (id: string, signal?: AbortSignal) => call<MessageDetail>('GET', `/api/messages/${encodeURIComponent(id)}`, undefined, signal),
+  setRead: (id: string, read: boolean) => call<MessageSummary>('PATCH', `/api/messages/${encodeURIComponent(id)}`, { read }),
+  remove: (id: string) => call<void>('DELETE', `/api/messages/${encodeURIComponent(id)}`),
+  clear: () => call<void>('DELETE', '/api/messages'),
+  raw: async (id: string, signal?: AbortSignal) => {
+    const response = await fetch(`/api/messages/${encodeURIComponent(id)}/raw`, { signal });
+    if (!response.ok) throw new ApiError(response.status, `${response.status} ${response.statusText}`);
+    return response.text();
+  },
+  senders: () => call<{ senders: Sender[] }>('GET', '/api/senders').then((b) => b.senders),
+  preview: (sender: string, html: string, signal?: AbortSignal) => call<{ html: string }>('POST', '/api/preview', { sender, html }, signal).then((b) => b.html),
+  recipients: (params: { q?: string; team?: string; offset: number; limit: number }) =>
+    call<{ total: number; offset: number; limit: number; recipients: Recipient[] }>('GET', `/api/recipients${query(params)}`),
+  subscriptions: (params: { email?: string; status?: string; offset: number; limit: number }) =>
+    call<{ total: number; offset: number; limit: number; subscriptions: Subscription[] }>('GET', `/api/subscriptions${query(params)}`),
+  clock: () => call<Clock>('GET', '/api/clock'),
+  advanceClock: (duration: string) => call<Clock>('POST', '/api/clock/advance', { duration }),
+  resetClock: () => call<Clock>('POST', '/api/clock/reset'),
+};
+
+export function htmlUrl(id: string, remote: boolean): string {
+  return `/api/messages/${encodeURIComponent(id)}/html${remote ? '?remote=1' : ''}`;
+}

@@ -1,0 +1,79 @@
+import type { Ref } from 'preact';
+import type { DeliveryStatus, MessageFilter, Source } from '../types.ts';
+
+interface Props {
+  search: string;
+  onSearch: (q: string) => void;
+  filter: MessageFilter;
+  onFilter: (filter: MessageFilter) => void;
+  searchRef: Ref<HTMLInputElement>;
+}
+
+const STATUSES: DeliveryStatus[] = ['pending', 'delivered', 'bounced', 'complained', 'failed'];
+
+/** Search box and the filters the server applies (source, status, blocked, redirected, unread). */
+export function FilterBar({ search, onSearch, filter, onFilter, searchRef }: Props) {
+  const set = (patch: Partial<MessageFilter>) => onFilter({ ...filter, ...patch });
+  const active = filter.source || filter.status || filter.blocked || filter.redirected || filter.read === false;
+  return (
+    <div class="filter-bar">
+      <div class="search">
+        <svg viewBox="0 0 20 20" aria-hidden="true" class="search-icon">
+          <circle cx="8.5" cy="8.5" r="5.5" fill="none" stroke="currentColor" stroke-width="2" />
+          <path d="M13 13l4 4" stroke="currentColor" stroke-width="2" stroke-linecap="round" />
+        </svg>
+        <input
+          ref={searchRef}
+          type="search"
+          placeholder="Search subject, addresses, sender…"
+          aria-label="Search messages"
+          aria-keyshortcuts="/"
+          value={search}
+          onInput={(e) => onSearch((e.target as HTMLInputElement).value)}
+          onKeyDown={(e) => {
+            // Esc empties the search, then leaves the box (the browser's own clearing would skip onInput).
+            if (e.key !== 'Escape') return;
+            e.preventDefault();
+            if (search !== '') onSearch('');
+            else (e.target as HTMLInputElement).blur();
+          }}
+        />
+        <kbd class="search-hint" aria-hidden="true">
+          /
+        </kbd>
+      </div>
+      <div class="filters" role="group" aria-label="Filters">
+        <select aria-label="Source" value={filter.source ?? ''} onChange={(e) => set({ source: ((e.target as HTMLSelectElement).value || undefined) as Source | undefined })}>
+          <option value="">Any source</option>
+          <option value="api">API</option>
+          <option value="smtp">SMTP</option>
+          <option value="flow">Flow</option>
+        </select>
+        <select aria-label="Delivery status" value={filter.status ?? ''} onChange={(e) => set({ status: ((e.target as HTMLSelectElement).value || undefined) as DeliveryStatus | undefined })}>
+          <option value="">Any status</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s[0]!.toUpperCase() + s.slice(1)}
+            </option>
+          ))}
+        </select>
+        <Chip label="Unread" on={filter.read === false} toggle={() => set({ read: filter.read === false ? undefined : false })} />
+        <Chip label="Blocked" on={filter.blocked === true} toggle={() => set({ blocked: filter.blocked ? undefined : true })} />
+        <Chip label="Redirected" on={filter.redirected === true} toggle={() => set({ redirected: filter.redirected ? undefined : true })} />
+        {active ? (
+          <button type="button" class="link-button" onClick={() => onFilter({})}>
+            Reset
+          </button>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+function Chip({ label, on, toggle }: { label: string; on: boolean; toggle: () => void }) {
+  return (
+    <button type="button" class="chip" aria-pressed={on} onClick={toggle}>
+      {label}
+    </button>
+  );
+}

@@ -1,0 +1,157 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { plural } from '../format.ts';
+import { useDebounced, useSubscription } from '../state/hooks.ts';
+import type { Inbox } from '../state/inbox.ts';
+import { messageHref, navigate, openMessageId } from '../state/route.ts';
+import type { MessageFilter } from '../types.ts';
+import { ConfirmDialog } from './confirm-dialog.tsx';
+import { FilterBar } from './filter-bar.tsx';
+import { GettingStarted } from './getting-started.tsx';
+import { MessageList } from './message-list.tsx';
+import { MessageView, type MessageTab } from './message-view.tsx';
+import type { PreviewWidth } from './preview-frame.tsx';
+
+const WIDTH_KEY = 'pigeonhole.previewWidth';
+
+/** The inbox: search and filters, the live list, and the open message beside it. */
+export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | null }) {
+  const list = inbox.list;
+  const subscribe = useCallback((listener: () => void) => list.subscribe(listener), [list]);
+  useSubscription(subscribe);
+  const [search, setSearch] = useState('');
+  const [filter, setFilter] = useState<MessageFilter>({});
+  const q = useDebounced(search, 200);
+  const [selected, setSelectedState] = useState(-1);
+  // Keys can arrive faster than renders (j then Enter): handlers read the ref, not the render's value.
+  const selectedRef = useRef(-1);
+  const setSelected = (index: number) => {
+    selectedRef.current = index;
+    setSelectedState(index);
+  };
+  const [confirmClear, setConfirmClear] = useState(false);
+  const [width, setWidthState] = useState<PreviewWidth>(() => (localStorage.getItem(WIDTH_KEY) as PreviewWidth | null) ?? 'desktop');
+  const [tab, setTab] = useState<MessageTab>('html');
+  const searchRef = useRef<HTMLInputElement>(null);
+  const setWidth = (w: PreviewWidth) => {
+    setWidthState(w);
+    localStorage.setItem(WIDTH_KEY, w);
+  };
+
+  useEffect(() => inbox.setFilter({ ...filter, q }), [inbox, filter, q]);
+
+  // The open message is the selected row.
+  useEffect(() => {
+    if (openId) {
+      const index = list.indexOf(openId);
+      if (index >= 0) setSelected(index);
+    }
+  }, [openId, list.items]);
+
+  const open = (index: number) => {
+    const message = list.at(index);
+    if (message) navigate(messageHref(message.id));
+  };
+  const remove = async (id: string) => {
+    const index = list.indexOf(id);
+    const next = list.at(index + 1) ?? list.at(index - 1);
+    list.removeLocally([id]);
+    await api.remove(id).catch(() => undefined);
+    if (openMessageId() === id) navigate(next ? messageHref(next.id) : '#/');
+    list.invalidate();
+  };
+  const clearAll = async () => {
+    setConfirmClear(false);
+    await api.clear().catch(() => undefined);
+    navigate('#/');
+    list.invalidate();
+  };
+
+  // j/k and arrows move, Enter opens, Delete deletes, / searches, Esc goes back.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.metaKey || event.ctrlKey || event.altKey) return;
+      const target = event.target as HTMLElement;
+      const typing = target.closest('input, textarea, select, [contenteditable=true]') !== null;
+      if (document.querySelector('dialog[open]')) return;
+      // The URL, not this render's props: a key can follow a navigation before the re-render.
+      const openNow = openMessageId();
+      if (event.key === 'Escape') {
+        if (typing) (target as HTMLElement).blur();
+        else if (openNow) navigate('#/');
+        return;
+      }
+      if (typing) return;
+      const move = (delta: number) => {
+        event.preventDefault();
+        const current = selectedRef.current;
+        const next = Math.max(0, Math.min(list.total - 1, (current < 0 ? (delta > 0 ? -1 : 0) : current) + delta));
+        setSelected(next);
+        if (openNow) open(next);
+      };
+      if (event.key === 'j' || event.key === 'ArrowDown') move(1);
+      else if (event.key === 'k' || event.key === 'ArrowUp') move(-1);
+      else if (event.key === 'Enter' && selectedRef.current >= 0 && target.tagName !== 'BUTTON' && target.tagName !== 'A') {
+        event.preventDefault();
+        open(selectedRef.current);
+      } else if (event.key === 'Delete') {
+        const id = openNow ?? list.at(selectedRef.current)?.id;
+        if (id) {
+          event.preventDefault();
+          void remove(id);
+        }
+      } else if (event.key === '/') {
+        event.preventDefault();
+        searchRef.current?.focus();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  });
+
+  const filtered = q.trim() !== '' || Object.values(filter).some((v) => v !== undefined);
+  const empty = list.loaded && list.total === 0;
+  return (
+    <div class={`inbox${openId ? ' has-open' : ''}${empty && !filtered ? ' is-empty' : ''}`}>
+      <section class="list-pane" aria-label="Inbox">
+        <FilterBar search={search} onSearch={setSearch} filter={filter} onFilter={setFilter} searchRef={searchRef} />
+        <div class="list-meta">
+          <span aria-live="polite">{list.loaded ? (filtered ? `${plural(list.total, 'match', 'matches')}` : plural(list.total, 'message')) : 'Loading…'}</span>
+          <button type="button" class="link-button danger" onClick={() => setConfirmClear(true)} disabled={list.total === 0 && !filtered}>
+            Clear all
+          </button>
+        </div>
+        {list.error ? (
+          <p class="banner error" role="alert">
+            Could not load messages: {list.error}
+          </p>
+        ) : null}
+        {empty && filtered ? <p class="muted pad center">No messages match this search.</p> : null}
+        {empty && !filtered ? <p class="muted pad center empty-note">The inbox is empty.</p> : null}
+        <MessageList list={list} selected={selected} openId={openId} onSelect={setSelected} />
+      </section>
+      <section class="view-pane" aria-label="Message">
+        {openId ? (
+          <MessageView key={openId} id={openId} inbox={inbox} width={width} onWidth={setWidth} tab={tab} onTab={setTab} onBack={() => navigate('#/')} onDelete={(id) => void remove(id)} />
+        ) : empty && !filtered ? (
+          <GettingStarted smtpPort={inbox.smtpPort} />
+        ) : (
+          <div class="view-empty muted">
+            <p>Select a message to read it.</p>
+            <p class="small">
+              <kbd>j</kbd> <kbd>k</kbd> move · <kbd>Enter</kbd> open · <kbd>Del</kbd> delete · <kbd>/</kbd> search · <kbd>Esc</kbd> back
+            </p>
+          </div>
+        )}
+      </section>
+      <ConfirmDialog
+        open={confirmClear}
+        title="Delete every message?"
+        message={`All ${plural(list.total, 'captured message')} will be deleted from the sandbox, including their files. This cannot be undone.`}
+        confirmLabel="Delete all"
+        onConfirm={() => void clearAll()}
+        onCancel={() => setConfirmClear(false)}
+      />
+    </div>
+  );
+}

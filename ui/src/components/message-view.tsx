@@ -1,0 +1,208 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, htmlUrl } from '../api.ts';
+import { displayName, emailAddress, fullTime } from '../format.ts';
+import { useLoad } from '../state/hooks.ts';
+import type { Inbox } from '../state/inbox.ts';
+import type { MessageDetail } from '../types.ts';
+import { MessageBadges } from './badges.tsx';
+import { AttachmentsPart, HeadersPart, RawPart, RecordPart, TextPart } from './message-parts.tsx';
+import { PreviewFrame, WidthSwitch, type PreviewWidth } from './preview-frame.tsx';
+
+export type MessageTab = 'html' | 'text' | 'headers' | 'raw' | 'attachments' | 'record';
+
+interface Props {
+  id: string;
+  inbox: Inbox;
+  width: PreviewWidth;
+  onWidth: (width: PreviewWidth) => void;
+  /** The tab chosen last: it stays chosen from one message to the next. */
+  tab: MessageTab;
+  onTab: (tab: MessageTab) => void;
+  onBack: () => void;
+  onDelete: (id: string) => void;
+}
+
+/** One capture: its header, actions and the tabs (HTML, text, headers, source, files, record). */
+export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: setTab, onBack, onDelete }: Props) {
+  const [tick, setTick] = useState(0);
+  const loaded = useLoad((signal) => api.message(id, signal), [id, tick]);
+  const [message, setMessage] = useState<MessageDetail | null>(null);
+  const [deleted, setDeleted] = useState(false);
+  const [remote, setRemote] = useState(false);
+
+  useEffect(() => {
+    setDeleted(false);
+    setRemote(false);
+  }, [id]);
+
+  useEffect(() => {
+    const data = loaded.data;
+    setMessage(data ?? null);
+    if (!data) return;
+    // Opening a message marks it read.
+    if (!data.read) {
+      inbox.list.patch({ ...data, read: true });
+      api.setRead(data.id, true).catch(() => undefined);
+    }
+  }, [loaded.data]);
+
+  useEffect(
+    () =>
+      inbox.onFrame((frame) => {
+        if ((frame.type === 'message.status' || frame.type === 'message.updated') && frame.data.id === id) setMessage((m) => (m ? { ...m, ...frame.data } : m));
+        else if (frame.type === 'message.deleted' && frame.data.ids.includes(id)) setDeleted(true);
+        else if (frame.type === 'message.cleared') setDeleted(true);
+        else if (frame.type === 'reconnected') setTick((t) => t + 1);
+      }),
+    [inbox, id],
+  );
+
+  if (loaded.error) {
+    const gone = 'status' in loaded.error && (loaded.error as { status: number }).status === 404;
+    return (
+      <div class="view-empty" role="status">
+        <p>{gone ? 'This message does not exist (it may have been deleted).' : `Could not load the message: ${loaded.error.message}`}</p>
+        <button type="button" class="button" onClick={onBack}>
+          Back to the inbox
+        </button>
+      </div>
+    );
+  }
+  if (!message) return <div class="view-empty muted">Loading…</div>;
+
+  const toggleRead = async () => {
+    const read = !message.read;
+    setMessage({ ...message, read });
+    inbox.list.patch({ ...message, read });
+    await api.setRead(message.id, read).catch(() => undefined);
+  };
+  // A message without HTML shows its text where the HTML tab was chosen.
+  const tab: MessageTab = chosenTab === 'html' && !message.html ? 'text' : chosenTab;
+  const tabs: { id: MessageTab; label: string; disabled?: boolean }[] = [
+    { id: 'html', label: 'HTML', disabled: !message.html },
+    { id: 'text', label: 'Text' },
+    { id: 'headers', label: 'Headers' },
+    { id: 'raw', label: 'Source' },
+    { id: 'attachments', label: `Attachments${message.attachments.length ? ` (${message.attachments.length})` : ''}` },
+    { id: 'record', label: 'API record' },
+  ];
+
+  return (
+    <article class="message-view" aria-labelledby="message-subject">
+      <header class="message-header">
+        <div class="message-actions">
+          <button type="button" class="button ghost back" onClick={onBack} aria-label="Back to the list" title="Back (Esc)">
+            ←
+          </button>
+          <span class="spacer" />
+          <button type="button" class="button ghost" onClick={toggleRead}>
+            {message.read ? 'Mark unread' : 'Mark read'}
+          </button>
+          <a class="button ghost" href={`${message.raw_url}?download`} download={`${message.id}.eml`} aria-label="Download .eml">
+            <span class="wide-only">Download .eml</span>
+            <span class="narrow-only">.eml</span>
+          </a>
+          <button type="button" class="button danger" onClick={() => onDelete(message.id)} title="Delete (Del)">
+            Delete
+          </button>
+        </div>
+        {deleted ? (
+          <p class="banner warn" role="status">
+            This message has been deleted.
+          </p>
+        ) : null}
+        <h2 id="message-subject" class="message-subject">
+          {message.subject || '(no subject)'}
+        </h2>
+        <dl class="message-meta">
+          <dt>From</dt>
+          <dd class="meta-from">
+            <strong>{displayName(message.from)}</strong> {displayName(message.from) !== message.from ? <span class="muted">&lt;{emailAddress(message.from)}&gt;</span> : null}
+          </dd>
+          <dt>To</dt>
+          <dd>
+            {message.to.join(', ') || message.recipient}
+            {message.redirected ? <span class="muted"> (originally to {message.recipient})</span> : null}
+          </dd>
+          {message.cc.length ? (
+            <>
+              <dt>Cc</dt>
+              <dd>{message.cc.join(', ')}</dd>
+            </>
+          ) : null}
+          {message.bcc.length ? (
+            <>
+              <dt>Bcc</dt>
+              <dd>{message.bcc.join(', ')}</dd>
+            </>
+          ) : null}
+          <dt>Date</dt>
+          <dd>
+            <time dateTime={message.created_at}>{fullTime(message.created_at)}</time>
+          </dd>
+        </dl>
+        <MessageBadges message={message} />
+      </header>
+      <div
+        class="tabs"
+        role="tablist"
+        aria-label="Message parts"
+        onKeyDown={(e) => {
+          // Left/Right move between the tabs (the ARIA tabs pattern).
+          if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+          const enabled = tabs.filter((t) => !t.disabled);
+          const at = enabled.findIndex((t) => t.id === tab);
+          const next = enabled[(at + (e.key === 'ArrowRight' ? 1 : enabled.length - 1)) % enabled.length]!;
+          e.preventDefault();
+          setTab(next.id);
+          document.getElementById(`tab-${next.id}`)?.focus();
+        }}
+      >
+        {tabs.map((t) => (
+          <button
+            type="button"
+            role="tab"
+            key={t.id}
+            id={`tab-${t.id}`}
+            aria-selected={tab === t.id}
+            aria-controls="message-panel"
+            tabIndex={tab === t.id ? 0 : -1}
+            disabled={t.disabled}
+            onClick={() => setTab(t.id)}
+          >
+            {t.label}
+          </button>
+        ))}
+      </div>
+      <div id="message-panel" class={`tab-panel panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`}>
+        {tab === 'html' && message.html ? (
+          <>
+            <div class="part-toolbar">
+              <WidthSwitch value={width} onChange={onWidth} />
+              <label class="toggle">
+                <input type="checkbox" checked={remote} onChange={(e) => setRemote((e.target as HTMLInputElement).checked)} />
+                Load remote content
+              </label>
+              <a class="button ghost small open-tab" href={htmlUrl(message.id, remote)} target="_blank" rel="noopener noreferrer">
+                Open in new tab
+              </a>
+              <span class="muted small">
+                {message.has_remote_content === false
+                  ? 'This email has no remote content.'
+                  : remote
+                    ? 'Remote images, styles and fonts are loaded.'
+                    : 'Remote images, styles and fonts are blocked.'}
+              </span>
+            </div>
+            <PreviewFrame title="HTML preview" width={width} src={htmlUrl(message.id, remote)} />
+          </>
+        ) : null}
+        {tab === 'text' ? <TextPart message={message} /> : null}
+        {tab === 'headers' ? <HeadersPart message={message} /> : null}
+        {tab === 'raw' ? <RawPart message={message} /> : null}
+        {tab === 'attachments' ? <AttachmentsPart message={message} /> : null}
+        {tab === 'record' ? <RecordPart message={message} /> : null}
+      </div>
+    </article>
+  );
+}

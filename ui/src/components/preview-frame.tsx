@@ -1,0 +1,51 @@
+export type PreviewWidth = 'phone' | 'tablet' | 'desktop';
+
+export const WIDTHS: { id: PreviewWidth; label: string; px: number | null }[] = [
+  { id: 'phone', label: 'Phone', px: 375 },
+  { id: 'tablet', label: 'Tablet', px: 768 },
+  { id: 'desktop', label: 'Desktop', px: null },
+];
+
+/** Phone / tablet / desktop: the width the email is previewed at. */
+export function WidthSwitch({ value, onChange }: { value: PreviewWidth; onChange: (width: PreviewWidth) => void }) {
+  return (
+    <div class="segmented" role="group" aria-label="Preview width">
+      {WIDTHS.map((w) => (
+        <button type="button" key={w.id} aria-pressed={value === w.id} onClick={() => onChange(w.id)} title={w.px ? `${w.px} px wide` : 'Full width'}>
+          {w.label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+interface FrameProps {
+  title: string;
+  width: PreviewWidth;
+  /** A URL the server prepared (CSP without scripts), or a document to show inline. */
+  src?: string;
+  srcDoc?: string;
+}
+
+/**
+ * Email HTML in a sandboxed frame. The sandbox has no `allow-scripts` and no
+ * `allow-same-origin`: nothing in the email runs, and it cannot reach the inbox page.
+ * Links may open in a new tab (outside the sandbox), never in this one.
+ */
+export function PreviewFrame({ title, width, src, srcDoc }: FrameProps) {
+  const px = WIDTHS.find((w) => w.id === width)?.px ?? null;
+  return (
+    <div class={`frame-stage width-${width}`}>
+      <iframe
+        class="preview-frame"
+        title={title}
+        sandbox="allow-popups allow-popups-to-escape-sandbox"
+        referrerpolicy="no-referrer"
+        src={src}
+        srcdoc={srcDoc}
+        style={{ width: px === null ? '100%' : `${px}px` }}
+        data-width={width}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,104 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { useDebounced, useLoad } from '../state/hooks.ts';
+import { PreviewFrame, WIDTHS, type PreviewWidth } from './preview-frame.tsx';
+
+const DRAFT_KEY = 'pigeonhole.templateDraft';
+const SAMPLE = `<h1>Welcome aboard, Ada!</h1>
+<p>Thanks for signing up. Your account is ready.</p>
+<p><a href="https://example.com/start" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:6px;text-decoration:none">Get started</a></p>
+<p style="color:#6b7280;font-size:14px">If the button does not work, copy this link: https://example.com/start</p>`;
+
+type Layout = 'side' | PreviewWidth;
+
+/**
+ * For designers: an HTML body, wrapped in the chosen sender's account template by the same
+ * function the API uses, previewed at phone, tablet and desktop widths as they type.
+ */
+export function TemplatePreviewPage() {
+  const senders = useLoad(() => api.senders(), []);
+  const [sender, setSender] = useState<string>('');
+  const [html, setHtml] = useState(() => localStorage.getItem(DRAFT_KEY) ?? SAMPLE);
+  const [layout, setLayout] = useState<Layout>('side');
+  const [wrapped, setWrapped] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const body = useDebounced(html, 250);
+
+  const list = senders.data ?? [];
+  const chosen = list.find((s) => s.id === sender) ?? list.find((s) => s.has_account_template) ?? list[0];
+
+  useEffect(() => {
+    localStorage.setItem(DRAFT_KEY, body);
+    if (!chosen) return;
+    const controller = new AbortController();
+    api.preview(chosen.id, body, controller.signal).then(
+      (result) => {
+        setWrapped(result);
+        setProblem(null);
+      },
+      (error: Error) => !controller.signal.aborted && setProblem(error.message),
+    );
+    return () => controller.abort();
+  }, [body, chosen?.id]);
+
+  return (
+    <section class="page template-page" aria-labelledby="tp-title">
+      <header class="page-header">
+        <h1 id="tp-title">Template preview</h1>
+        <label class="inline-field">
+          <span>Sender</span>
+          <select value={chosen?.id ?? ''} onChange={(e) => setSender((e.target as HTMLSelectElement).value)} aria-label="Sender">
+            {list.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name} ({s.team_name}){s.has_account_template ? '' : ' · no account template'}
+              </option>
+            ))}
+          </select>
+        </label>
+        <div class="segmented" role="group" aria-label="Preview layout">
+          {(
+            [
+              ['side', 'Side by side'],
+              ...WIDTHS.map((w) => [w.id, w.label] as const),
+            ] as const
+          ).map(([id, label]) => (
+            <button type="button" key={id} aria-pressed={layout === id} onClick={() => setLayout(id)}>
+              {label}
+            </button>
+          ))}
+        </div>
+      </header>
+      {senders.error ? <p class="banner error">Could not load the senders: {senders.error.message}</p> : null}
+      {chosen && !chosen.has_account_template ? (
+        <p class="banner info small">{chosen.name} has no account template: the body is previewed as it is sent.</p>
+      ) : null}
+      <div class={`tp-layout layout-${layout === 'side' ? 'side' : 'single'}`}>
+        <label class="tp-editor">
+          <span class="tp-label">HTML body</span>
+          <textarea spellcheck={false} value={html} onInput={(e) => setHtml((e.target as HTMLTextAreaElement).value)} aria-label="HTML body" />
+        </label>
+        <div class={`tp-previews layout-${layout}`} aria-live="off">
+          {problem ? (
+            <p class="banner error" role="alert">
+              Preview failed: {problem}
+            </p>
+          ) : null}
+          {wrapped === null ? (
+            <p class="muted pad">Loading preview…</p>
+          ) : layout === 'side' ? (
+            WIDTHS.map((w) => (
+              <figure key={w.id} class={`tp-figure tp-${w.id}`}>
+                <figcaption>
+                  {w.label} <span class="muted">{w.px ? `${w.px} px` : 'full width'}</span>
+                </figcaption>
+                <PreviewFrame title={`Preview, ${w.label.toLowerCase()}`} width={w.id} srcDoc={wrapped} />
+              </figure>
+            ))
+          ) : (
+            <PreviewFrame title={`Preview, ${layout}`} width={layout} srcDoc={wrapped} />
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,27 @@
+import preact from '@preact/preset-vite';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+/**
+ * The inbox UI: built into dist/ui, which the server serves at `/` (server/http/home.ts).
+ * `npm run dev:ui` serves it with hot reload, proxying the API to a server on :8025.
+ */
+export default defineConfig({
+  root: here,
+  base: '/',
+  plugins: [preact()],
+  build: {
+    outDir: fileURLToPath(new URL('../dist/ui', import.meta.url)),
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    target: 'es2022',
+  },
+  server: {
+    proxy: {
+      '/api': { target: 'http://127.0.0.1:8025', ws: true },
+      '/v1': 'http://127.0.0.1:8025',
+    },
+  },
+});
