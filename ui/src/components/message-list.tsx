@@ -5,7 +5,8 @@ import type { MessageWindow } from '../state/message-window.ts';
 import type { MessageSummary } from '../types.ts';
 import { MessageBadges } from './badges.tsx';
 
-export const ROW_HEIGHT = 78;
+/** Matches `.row { height }` in styles.css. */
+const ROW_HEIGHT = 78;
 const OVERSCAN = 6;
 
 interface Props {

@@ -18,8 +18,10 @@ export function RecipientsPage({ inbox }: { inbox: Inbox }) {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     return inbox.onFrame((frame) => {
-      // A bounce or complaint (message.status) blocks its recipient without a recipient.changed.
-      if (frame.type !== 'recipient.changed' && frame.type !== 'message.status' && frame.type !== 'reconnected') return;
+      // A bounce or complaint blocks its recipient without a recipient.changed frame: at capture
+      // (no delivery delay: message.created) or when the outcome arrives (message.status).
+      const relevant = ['recipient.changed', 'message.created', 'message.status', 'reconnected'];
+      if (!relevant.includes(frame.type)) return;
       clearTimeout(timer);
       timer = setTimeout(() => setTick((t) => t + 1), 200);
     });

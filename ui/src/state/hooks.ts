@@ -17,9 +17,8 @@ export function useDebounced<T>(value: T, ms: number): T {
 }
 
 /** Loads `load()` when `key` changes; the answer of a superseded load is dropped. */
-export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: unknown[]): { data: T | undefined; error: Error | null; loading: boolean; reload: () => void } {
+export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: unknown[]): { data: T | undefined; error: Error | null; loading: boolean } {
   const [state, setState] = useState<{ data: T | undefined; error: Error | null; loading: boolean }>({ data: undefined, error: null, loading: true });
-  const [tick, setTick] = useState(0);
   const loadRef = useRef(load);
   loadRef.current = load;
   useEffect(() => {
@@ -30,6 +29,6 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: unkno
       (error: Error) => !controller.signal.aborted && setState({ data: undefined, error, loading: false }),
     );
     return () => controller.abort();
-  }, [...key, tick]);
-  return { ...state, reload: () => setTick((t) => t + 1) };
+  }, key);
+  return state;
 }

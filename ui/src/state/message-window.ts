@@ -18,8 +18,6 @@ export class MessageWindow {
   items: MessageSummary[] = [];
   loaded = false;
   error: string | null = null;
-  /** How many list requests were made (shown nowhere; handy when debugging bursts). */
-  fetches = 0;
 
   private filter: MessageFilter = {};
   private visible = { first: 0, count: 30 };
@@ -130,7 +128,6 @@ export class MessageWindow {
     const controller = new AbortController();
     this.inFlight = controller;
     this.lastFetchAt = Date.now();
-    this.fetches += 1;
     const offset = Math.max(0, this.visible.first - MARGIN);
     const limit = Math.min(MAX_LIMIT, this.visible.count + 2 * MARGIN);
     const filter = this.filter;
