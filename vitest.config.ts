@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 const BROWSER_TESTS = 'test/e2e/browser/**/*.test.ts';
+// These run the real `npm run build`, which empties and rewrites dist/ui: never beside the
+// browser tests that serve it.
+const BUILD_TESTS = 'test/cli/dockerfile.test.ts';
 
 export default defineConfig({
   test: {
@@ -9,7 +12,7 @@ export default defineConfig({
     // A focused or skipped test is a failure in CI, never a silent gap.
     allowOnly: false,
     projects: [
-      { extends: true, test: { name: 'node', include: ['test/**/*.test.ts'], exclude: [BROWSER_TESTS] } },
+      { extends: true, test: { name: 'node', include: ['test/**/*.test.ts'], exclude: [BROWSER_TESTS, BUILD_TESTS], sequence: { groupOrder: 0 } } },
       {
         extends: true,
         test: {
@@ -17,8 +20,10 @@ export default defineConfig({
           include: [BROWSER_TESTS],
           // Builds the UI once before any browser test (only when browser tests run).
           globalSetup: ['test/e2e/browser/build-ui.ts'],
+          sequence: { groupOrder: 1 },
         },
       },
+      { extends: true, test: { name: 'build', include: [BUILD_TESTS], sequence: { groupOrder: 2 } } },
     ],
   },
 });

@@ -52,7 +52,7 @@ describe('pigeonhole --help and --version', () => {
     expect(result.stdout).toMatch(/^Usage: pigeonhole \[options\]/);
     expect(result.stdout).toContain('pigeonhole healthcheck [options]');
     for (const option of optionList()) {
-      expect(result.stdout).toContain(`  --${option.flag} <value>\n      ${option.help}\n      env ${option.env}, default ${option.default}\n`.trimEnd());
+      expect(result.stdout).toContain(`  --${option.flag}${option.switch ? '' : ' <value>'}\n      ${option.help}\n      env ${option.env}, default ${option.default}\n`.trimEnd());
     }
     expect(optionList().map((o) => o.flag)).toEqual(expect.arrayContaining(['http-port', 'smtp-port', 'host', 'data-dir', 'config', 'max-body-size', 'max-messages', 'max-age']));
     expect((await pigeonhole(['-h'])).stdout).toBe(result.stdout);

@@ -14,10 +14,10 @@ describe('WebSocket /api/events', () => {
   it('greets every client with hello, again after a reconnect', async () => {
     await app.v1.post('/v1/email/send/', { recipient: 'hello@example.com', subject: 'before', body: 'b' });
     const first = await connectEvents(app.server.wsUrl);
-    expect(first.frames[0] ?? (await first.next('hello'))).toEqual({ type: 'hello', data: { server_time: '2026-03-02T10:00:00Z', total: 1 } });
+    expect(first.frames[0] ?? (await first.next('hello'))).toEqual({ type: 'hello', data: { server_time: '2026-03-02T10:00:00Z', total: 1, smtp_port: app.server.smtpPort } });
     await first.close();
     const again = await connectEvents(app.server.wsUrl);
-    expect(await again.next('hello')).toEqual({ type: 'hello', data: { server_time: '2026-03-02T10:00:00Z', total: 1 } });
+    expect(await again.next('hello')).toEqual({ type: 'hello', data: { server_time: '2026-03-02T10:00:00Z', total: 1, smtp_port: app.server.smtpPort } });
     await again.close();
   });
 

@@ -83,7 +83,7 @@ describe('POST /api/reset', () => {
     expect((await get('/api/blocks')).blocks).toEqual([]);
     expect((await get('/api/faults')).faults).toEqual([]);
     expect((await read(await app.v1.post('/v1/email/send/', { recipient: 'blocked@example.com', subject: 's', body: 'b' }))).body).not.toHaveProperty('error');
-    await post('/api/reset', { restore_fixtures: 'yes' });
+    await post('/api/reset', { restore_fixtures: 'true' });
     expect((await get('/api/blocks')).blocks.length).toBe(2);
   });
 

@@ -123,4 +123,5 @@ export type Frame =
   | { type: 'recipient.changed'; data: Recipient }
   | { type: 'subscription.changed'; data: Subscription }
   | { type: 'subscription.removed'; data: { id: number } }
-  | { type: 'clock.changed'; data: { now: string; offset_ms: number } };
+  | { type: 'clock.changed'; data: { now: string; offset_ms: number } }
+  | { type: 'sandbox.reset'; data: { team: string | null; removed: Record<string, number> } };

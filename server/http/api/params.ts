@@ -32,12 +32,15 @@ export function oneOf<T extends string>(value: string | undefined, name: string,
   return value as T;
 }
 
-/** A yes/no value from a query or body; absent gives `fallback` (pass undefined for "no filter"). */
+/**
+ * A yes/no value from a query or body: a JSON boolean or the words `true`/`false`, nothing
+ * looser (a typo such as `blocked=yes` is a 400, not a silent filter). Absent gives `fallback`
+ * (pass undefined for "no filter").
+ */
 export function bool<F extends boolean | undefined>(value: unknown, name: string, fallback: F): boolean | F {
   if (value === undefined || value === null || value === '') return fallback;
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'string' && /^(true|1|yes|on)$/i.test(value.trim())) return true;
-  if (typeof value === 'string' && /^(false|0|no|off)$/i.test(value.trim())) return false;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
   throw detail(400, `${name} must be true or false.`);
 }
 

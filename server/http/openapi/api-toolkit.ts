@@ -122,5 +122,13 @@ export const healthPaths: Paths = {
   '/livez': { get: { summary: 'Liveness', tags: ['operations'], responses: { 200: response('Alive.', { type: 'object' }) } } },
   '/readyz': { get: { summary: 'Readiness', tags: ['operations'], responses: { 200: response('Ready.', { type: 'object' }), 503: response('Not ready.', { type: 'object' }) } } },
   '/metrics': { get: { summary: 'Prometheus metrics', tags: ['operations'], responses: { 200: { description: 'text/plain; version=0.0.4', content: { 'text/plain': { schema: str() } } } } } },
-  '/': { get: { summary: 'Start page (the inbox)', tags: ['operations'], responses: { 200: { description: 'HTML.', content: { 'text/html': { schema: str() } } } } } },
+  '/': { get: { summary: 'The inbox UI (or, if the UI was not built, a page that says so)', tags: ['operations'], responses: { 200: { description: 'HTML.', content: { 'text/html': { schema: str() } } } } } },
+  '/assets/{file}': {
+    get: {
+      summary: "The inbox UI's built scripts and styles (hashed names, cached for a year)",
+      tags: ['operations'],
+      parameters: [{ name: 'file', in: 'path', required: true, schema: str() }],
+      responses: { 200: { description: 'The file.' }, 404: { description: 'No such file.' } },
+    },
+  },
 };

@@ -20,7 +20,7 @@ export function RecipientsPage({ inbox }: { inbox: Inbox }) {
     return inbox.onFrame((frame) => {
       // A bounce or complaint blocks its recipient without a recipient.changed frame: at capture
       // (no delivery delay: message.created) or when the outcome arrives (message.status).
-      const relevant = ['recipient.changed', 'message.created', 'message.status', 'reconnected'];
+      const relevant = ['recipient.changed', 'message.created', 'message.status', 'sandbox.reset', 'reconnected'];
       if (!relevant.includes(frame.type)) return;
       clearTimeout(timer);
       timer = setTimeout(() => setTick((t) => t + 1), 200);

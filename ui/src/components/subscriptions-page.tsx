@@ -20,7 +20,7 @@ export function SubscriptionsPage({ inbox }: { inbox: Inbox }) {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     return inbox.onFrame((frame) => {
-      if (frame.type !== 'subscription.changed' && frame.type !== 'subscription.removed' && frame.type !== 'reconnected' && frame.type !== 'clock.changed') return;
+      if (frame.type !== 'subscription.changed' && frame.type !== 'subscription.removed' && frame.type !== 'reconnected' && frame.type !== 'clock.changed' && frame.type !== 'sandbox.reset') return;
       clearTimeout(timer);
       timer = setTimeout(() => setTick((t) => t + 1), 200);
     });

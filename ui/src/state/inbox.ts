@@ -72,12 +72,13 @@ export class Inbox {
   }
 
   private handle(frame: Frame): void {
-    if (frame.type.startsWith('message.')) this.refreshUnread();
+    if (frame.type.startsWith('message.') || frame.type === 'sandbox.reset') this.refreshUnread();
     switch (frame.type) {
       case 'message.created':
         this.list.created(frame.data, Object.keys(this.filter).length > 0);
         break;
       case 'message.cleared':
+      case 'sandbox.reset':
         this.list.invalidate();
         break;
       case 'message.status':
