@@ -34,8 +34,11 @@ function entry(ctx: Context, at: string, durationMs: number) {
   const body = ctx.state.body as ParsedBody | undefined;
   const hadBody = ctx.req.headers['transfer-encoding'] !== undefined || Number(ctx.req.headers['content-length'] ?? 0) > 0;
   const query: Record<string, string | string[]> = {};
-  for (const name of new Set(ctx.URL.searchParams.keys())) {
-    const values = ctx.URL.searchParams.getAll(name);
+  // From the raw query string: Koa's ctx.URL is empty when the request can no longer be read
+  // (a connection cut after a 413), and the entry must still be written.
+  const params = new URLSearchParams(ctx.querystring);
+  for (const name of new Set(params.keys())) {
+    const values = params.getAll(name);
     query[name] = values.length === 1 ? values[0]! : values;
   }
   return {

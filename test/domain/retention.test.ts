@@ -160,10 +160,11 @@ describe('retention in the real server process', () => {
     const second = await tracker.spawn({ dataDir, env: { PIGEONHOLE_MAX_MESSAGES: '2' } });
     await waitFor(async () => ((await allMessages(second.url)).total === 2 ? true : undefined));
     expect((await allMessages(second.url)).messages.map((m) => m.id)).toEqual(ids.slice(13).reverse());
-    const blobFiles = (await readdir(path.join(dataDir, 'blobs'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
-    // Each capture of this kind has body.html and message.eml.
-    expect(blobFiles.map((e) => e.name).sort()).toEqual(
-      ['body.html', 'message.eml'].flatMap((name) => [`14.${name}`, `15.${name}`]).sort(),
-    );
+    // Each capture of this kind has body.html and message.eml. Files go just after their
+    // records are written away (a crash never leaves a record without its files), so wait.
+    const expected = ['body.html', 'message.eml'].flatMap((name) => [`14.${name}`, `15.${name}`]).sort();
+    const blobFiles = async () => (await readdir(path.join(dataDir, 'blobs'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name).sort();
+    await waitFor(async () => (JSON.stringify(await blobFiles()) === JSON.stringify(expected) ? true : undefined));
+    expect(await blobFiles()).toEqual(expected);
   });
 });

@@ -64,19 +64,39 @@ describe('the other views in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
-  it('flows: subscriptions and the clock, or a clear note when this build has no flow engine', async () => {
+  it('flows: a subscription timeline moves as the clock control advances the sandbox clock', async () => {
     const { page, errors, screenshot } = await b.open({ hash: '#/subscriptions' });
     await page.getByRole('heading', { name: 'Flow subscriptions' }).waitFor();
-    const clock = await fetch(`${b.server.url}/api/clock`);
     const clockPanel = page.getByRole('complementary', { name: 'Sandbox clock' });
-    if (clock.status === 404) {
-      await clockPanel.getByText('has no clock control').waitFor();
-      await page.getByText('has no subscriptions API').waitFor();
-    } else {
-      await clockPanel.getByText('real time').waitFor();
-      await expect(clockPanel.getByRole('button', { name: '+1 day' }).isEnabled()).resolves.toBe(true);
-    }
-    await screenshot('flows');
+    await clockPanel.getByText('real time', { exact: true }).waitFor();
+
+    const subscribed = await fetch(`${b.server.url}/v1/flows/subscribe/`, {
+      method: 'POST',
+      headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ flow_trigger: 'WELCOME_SIGNUP', email: 'timeline@example.com', first_name: 'Tim' }),
+    });
+    expect(subscribed.status).toBe(201);
+    // The subscription appears live: the welcome step done, the wait for the flag current.
+    const card = page.getByRole('article', { name: 'Welcome Signup Flow for timeline@example.com' });
+    await card.waitFor({ timeout: 3000 });
+    await card.locator('[aria-current="step"]').getByText('current').waitFor();
+    expect(await card.getByText('active', { exact: true }).count()).toBe(1);
+    await screenshot('flows-waiting');
+
+    // Two days on the sandbox clock: the wait times out, the nudge, the flag and the thanks run.
+    await clockPanel.getByRole('textbox', { name: /Advance by/ }).fill('2d');
+    await clockPanel.getByRole('button', { name: 'Advance' }).click();
+    await clockPanel.getByText(/ahead by/).waitFor({ timeout: 3000 });
+    await card.getByText('completed', { exact: true }).waitFor({ timeout: 3000 });
+    expect(await card.locator('[aria-current="step"]').count()).toBe(0);
+    const captured = (await (await fetch(`${b.server.url}/api/messages?recipient=timeline@example.com`)).json()) as { total: number; messages: { source: string }[] };
+    // Welcome, then (no onboarded flag before the timeout) the nudge and the thanks.
+    expect(captured.messages.map((m) => m.source)).toEqual(['flow', 'flow', 'flow']);
+    await screenshot('flows-completed');
+
+    // Back to real time for the tests after this one.
+    await clockPanel.getByRole('button', { name: 'Back to real time' }).click();
+    await clockPanel.getByText('real time', { exact: true }).waitFor({ timeout: 3000 });
     expect(errors).toEqual([]);
   });
 
