@@ -24,6 +24,8 @@ export interface MessageSummary {
   cc: string[];
   bcc: string[];
   subject: string;
+  /** The start of the body text (up to 200 characters), as the inbox list shows it. */
+  snippet: string;
   status: DeliveryStatus;
   blocked: boolean;
   redirected: boolean;

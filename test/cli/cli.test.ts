@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { optionList } from '../../server/config.ts';
 import { processTracker } from '../e2e/process-helpers.ts';
 import type { ServerProcess } from '../support/server-process.ts';
+import { freePort } from '../support/ports.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string }).version;
@@ -27,15 +28,6 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
   });
 }
 const pigeonhole = (args: string[], env?: Record<string, string>) => run(process.execPath, ['bin/pigeonhole.js', ...args], env);
-
-/** A port nothing listens on: taken from the system, then let go. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const tracker = processTracker();
 let server: ServerProcess;

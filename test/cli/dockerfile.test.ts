@@ -1,8 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEALTHCHECK_TIMEOUT_MS } from '../../server/cli.ts';
 import { waitFor } from '../support/poll.ts';
 import { envOf, execForm, parseDockerfile, type Stage } from './dockerfile.ts';
+import { freePort } from '../support/ports.ts';
 
 /**
  * No Docker engine runs here (design.md), so the image is checked by what can be checked: the
@@ -99,14 +98,6 @@ function sh(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<void>
       else resolve();
     });
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('the image, replayed without Docker', () => {

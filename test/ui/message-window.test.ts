@@ -19,6 +19,7 @@ function fakeServer(count: number, delayMs = 20) {
     cc: [],
     bcc: [],
     subject: `Subject ${seq}`,
+    snippet: '',
     status: 'delivered',
     blocked: false,
     redirected: false,

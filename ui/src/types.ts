@@ -1,28 +1,8 @@
 /** Wire shapes of the sandbox API (/api), as plan.md gives them: snake_case, ISO times. */
 
-export type Source = 'api' | 'smtp' | 'flow';
-export type DeliveryStatus = 'pending' | 'delivered' | 'bounced' | 'complained' | 'failed';
-
-export interface MessageSummary {
-  id: string;
-  source: Source;
-  team: string | null;
-  sender: string | null;
-  from: string;
-  recipient: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  subject: string;
-  /** The start of the text body, for list rows. */
-  snippet?: string;
-  status: DeliveryStatus;
-  blocked: boolean;
-  redirected: boolean;
-  read: boolean;
-  attachment_count: number;
-  created_at: string;
-}
+// The capture summary is the typed client's (one definition of the wire shape for both).
+export type { DeliveryStatus, MessageSummary, Source } from '../../client/pigeonhole-client.ts';
+import type { DeliveryStatus, MessageSummary, Source } from '../../client/pigeonhole-client.ts';
 
 export interface Attachment {
   filename: string;
