@@ -94,19 +94,29 @@ export interface DiskUsage {
   folders: number;
 }
 
-/** Walks a directory tree and adds up what it holds. */
+/**
+ * Walks a directory tree and adds up what it holds. The server keeps running while it walks (the
+ * request log drops its oldest segment files as new entries come), so what vanishes on the way
+ * is skipped.
+ */
 export async function diskUsage(dir: string): Promise<DiskUsage> {
   const usage: DiskUsage = { bytes: 0, allocated: 0, files: 0, folders: 0 };
+  const gone = (error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return null;
+  };
   const walk = async (folder: string): Promise<void> => {
-    const own = await stat(folder);
+    const own = await stat(folder).catch(gone);
+    if (!own) return;
     usage.folders++;
     usage.allocated += own.blocks * 512;
-    const entries = await readdir(folder, { withFileTypes: true });
+    const entries = (await readdir(folder, { withFileTypes: true }).catch(gone)) ?? [];
     await Promise.all(
       entries.map(async (entry) => {
         const full = path.join(folder, entry.name);
         if (entry.isDirectory()) return walk(full);
-        const info = await stat(full);
+        const info = await stat(full).catch(gone);
+        if (!info) return;
         usage.files++;
         usage.bytes += info.size;
         usage.allocated += info.blocks * 512;
