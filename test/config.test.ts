@@ -3,8 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, SAMPLE_CONFIG } from '../server/config.ts';
-import { loadSandboxConfig, parseSandboxConfig } from '../server/sandbox-config.ts';
+import { loadConfig, SAMPLE_CONFIG } from '../server/config.ts';
+import { loadSandboxConfig } from '../server/sandbox-config.ts';
+import { configProblem } from './support/config-problem.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -13,15 +14,7 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const sample = () => structuredClone(loadSandboxConfig(SAMPLE_CONFIG)) as any;
-const problem = (json: unknown) => {
-  try {
-    parseSandboxConfig(json, 'custom.json');
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected the configuration to be refused');
-};
+const problem = configProblem;
 
 describe('options: defaults ← PIGEONHOLE_* ← flags', () => {
   it('has the documented defaults', () => {

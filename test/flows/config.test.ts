@@ -1,22 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_CONFIG } from '../../server/config.ts';
-import { ConfigError, loadSandboxConfig, parseSandboxConfig } from '../../server/sandbox-config.ts';
+import { loadSandboxConfig, parseSandboxConfig } from '../../server/sandbox-config.ts';
 import { flow } from '../support/flow-helpers.ts';
+import { configProblem } from '../support/config-problem.ts';
 
 const withFlow = (steps: unknown[]) => {
   const config = structuredClone(loadSandboxConfig(SAMPLE_CONFIG)) as any;
   config.flows.push(flow('TEST', steps));
   return config;
 };
-const problem = (json: unknown) => {
-  try {
-    parseSandboxConfig(json, 'custom.json');
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected the configuration to be refused');
-};
+const problem = configProblem;
 
 describe('flow definitions refused at start-up', () => {
   it('a wait of nothing', () => {
