@@ -184,7 +184,9 @@ describe('the inbox in Chromium', () => {
 
     // Unfiltered, at the top: every capture is put in place from its frame.
     const plain = await burst('Plain', 150);
-    await page.locator('.list-meta').getByText(`${(await total()).toLocaleString('en-US')} messages`).waitFor({ timeout: 3000 });
+    // What this test measures is requests, not speed (the one-second arrival is the first test's):
+    // the waits allow for a busy CI machine.
+    await page.locator('.list-meta').getByText(`${(await total()).toLocaleString('en-US')} messages`).waitFor({ timeout: 10_000 });
     await row(page, plain.at(-1)!).waitFor();
     expect(listRequests).toBeLessThanOrEqual(2);
 
@@ -194,7 +196,7 @@ describe('the inbox in Chromium', () => {
     listRequests = 0;
     const started = Date.now();
     const searched = await burst('Searched', 150);
-    await page.locator('.list-meta').getByText('150 matches').waitFor({ timeout: 3000 });
+    await page.locator('.list-meta').getByText('150 matches').waitFor({ timeout: 10_000 });
     await row(page, searched.at(-1)!).waitFor();
     const elapsed = Date.now() - started;
     console.log(`burst: 150 sends while searching in ${elapsed} ms, ${listRequests} list requests`);
