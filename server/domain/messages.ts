@@ -9,6 +9,7 @@ import { unseal } from './encryption.ts';
 import { DailyLimitReached, InvalidEncryptionKey } from './errors.ts';
 import type { Events } from './events.ts';
 import { normaliseFlags } from './flags.ts';
+import { readHeaders, type HeaderField } from './headers.ts';
 import { decodeId, encodeId, sesMessageId } from './ids.ts';
 import { BODY_HTML, BODY_TEXT, blobNames, RAW, SEALED, writeCaptureFiles } from './message-files.ts';
 import { compileFilter, type MessageFilter } from './message-filter.ts';
@@ -218,12 +219,23 @@ export class Messages {
     return record.hasText ? this.store.blobs.readText(record.seq, BODY_TEXT) : Promise.resolve(null);
   }
 
-  rawPath(record: MessageRecord): string {
-    return this.store.blobs.file(record.seq, RAW);
+  /** The capture as an RFC 5322 message (the .eml). */
+  raw(record: MessageRecord): Promise<Buffer> {
+    return this.store.blobs.read(record.seq, RAW);
   }
 
-  attachmentPath(record: MessageRecord, attachment: AttachmentRecord): string {
-    return this.store.blobs.file(record.seq, attachment.blob);
+  /** The header fields of the capture's .eml, unfolded and decoded; none when it is missing. */
+  async headers(record: MessageRecord): Promise<HeaderField[]> {
+    return readHeaders(this.store.blobs.file(record.seq, RAW));
+  }
+
+  /** An attachment's bytes. */
+  attachment(record: MessageRecord, attachment: AttachmentRecord): Promise<Buffer> {
+    return this.store.blobs.read(record.seq, attachment.blob);
+  }
+
+  rawPath(record: MessageRecord): string {
+    return this.store.blobs.file(record.seq, RAW);
   }
 
   /**

@@ -1,7 +1,5 @@
-import { createReadStream } from 'node:fs';
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { readHeaders } from '../../domain/headers.ts';
 import { hasRemoteContent, prepareHtml } from '../../domain/html-preview.ts';
 import type { MessageFilter } from '../../domain/message-filter.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
@@ -32,7 +30,7 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
 
   router.get('/api/messages/:id', async (ctx) => {
     const record = findMessage(sandbox, ctx.params.id!);
-    const [html, text, headers] = await Promise.all([messages.html(record), messages.text(record), readHeaders(messages.rawPath(record))]);
+    const [html, text, headers] = await Promise.all([messages.html(record), messages.text(record), messages.headers(record)]);
     ctx.body = {
       ...messageSummary(record),
       first_name: record.firstName,
@@ -98,7 +96,7 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
     const record = findMessage(sandbox, ctx.params.id!);
     ctx.type = 'message/rfc822';
     ctx.attachment(`${record.id}.eml`, { type: ctx.query.download !== undefined ? 'attachment' : 'inline' });
-    ctx.body = createReadStream(messages.rawPath(record));
+    ctx.body = await messages.raw(record);
   });
 
   router.get('/api/messages/:id/attachments/:index', async (ctx) => {
@@ -109,7 +107,7 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
     ctx.attachment(attachment.filename, { type: ctx.query.download !== undefined ? 'attachment' : 'inline' });
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
-    ctx.body = createReadStream(messages.attachmentPath(record, attachment));
+    ctx.body = await messages.attachment(record, attachment);
   });
 }
 
