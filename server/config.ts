@@ -21,6 +21,8 @@ export interface Options {
   readonly maxAgeMs: number;
   readonly smtpMaxSize: number;
   readonly smtpAuthRequired: boolean;
+  /** fdatasync every group commit: a 200 then means the data is on stable storage. */
+  readonly fsync: boolean;
 }
 
 /** Everything the server runs with, read once and frozen. Nothing else reads process.env. */
@@ -65,6 +67,7 @@ const OPTIONS = {
   maxAgeMs: { flag: 'max-age', default: '0', help: 'prune captures older than this, e.g. 7d or 12h (0: never)', parse: maxAge },
   smtpMaxSize: { flag: 'smtp-max-size', default: String(25 * 1024 * 1024), help: 'largest SMTP message in bytes', parse: positiveInt },
   smtpAuthRequired: { flag: 'smtp-auth-required', default: 'false', help: 'SMTP clients must log in with an API key', parse: bool, boolean: true },
+  fsync: { flag: 'fsync', default: 'false', help: 'flush every write to stable storage before answering (slower; survives a power loss)', parse: bool, boolean: true },
 } satisfies Record<string, Omit<OptionSpec, 'env'>>;
 
 type OptionName = keyof typeof OPTIONS;

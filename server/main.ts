@@ -29,7 +29,7 @@ async function serve(config: Config): Promise<void> {
   const uploadDir = path.join(config.dataDir, 'tmp');
   // Uploads left by a request that never finished (a crash mid-upload) are not data.
   await rm(uploadDir, { recursive: true, force: true });
-  const store = await openStore({ dataDir: config.dataDir });
+  const store = await openStore({ dataDir: config.dataDir, fsync: config.fsync });
   let storeOpen = true;
   const sandbox = createSandbox({ store, config: config.sandbox, clock: new SandboxClock() });
   const { metrics, diskUsage } = createSandboxMetrics({ sandbox, store });
@@ -49,7 +49,7 @@ async function serve(config: Config): Promise<void> {
     logger,
     hooks: { session: () => metrics.smtpSession(), rejected: (reason) => metrics.smtpRejection(reason) },
   });
-  readiness.add('storage', () => storeOpen);
+  readiness.add('storage', () => (storeOpen ? store.health.state : 'closed'));
   readiness.add('http', () => server.listening);
   readiness.add('smtp', () => smtp.listening);
   await listen(server, config.httpPort, config.host);
@@ -57,7 +57,6 @@ async function serve(config: Config): Promise<void> {
 
   const retention = startRetention({
     messages: sandbox.messages,
-    stored: store.messages,
     events: sandbox.events,
     clock: sandbox.clock,
     maxMessages: config.maxMessages,
@@ -72,7 +71,7 @@ async function serve(config: Config): Promise<void> {
   const keys = config.sandbox.teams.flatMap((t) => t.senders.filter((s) => !s.revoked).map((s) => `${s.apiKey} (${s.name || s.id})`));
   console.log(`Pigeonhole listening on http://${hostname}:${port}`);
   console.log(`  SMTP capture:   smtp://${hostname}:${smtpPort}${config.smtpAuthRequired ? ' (AUTH required: an API key as the password)' : ''}`);
-  console.log(`  data directory: ${store.dataDir} (${store.messages.size} captures)`);
+  console.log(`  data directory: ${store.dataDir} (${sandbox.messages.count()} captures)`);
   console.log(`  configuration:  ${config.configFile}`);
   console.log(`  API keys:       ${keys.join(', ')}`);
 

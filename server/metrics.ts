@@ -1,5 +1,4 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import path from 'node:path';
 import type { Events } from './domain/events.ts';
 import type { Sandbox } from './domain/sandbox.ts';
 import { DiskUsage } from './storage/disk-usage.ts';
@@ -12,8 +11,12 @@ export interface StoreGauges {
   messagesStored(): number;
   /** Bytes the data directory takes on disk (cached, see storage/disk-usage.ts). */
   storeBytes(): Promise<number>;
-  /** Told which captures changed on disk, so the size cache knows what to look at again. */
-  capturesChanged?(seqs: readonly number[] | 'all'): void;
+  /** Files the data directory holds (cached like storeBytes). */
+  storeFiles?(): Promise<number>;
+  /** Told that captures changed on disk, so the size cache is measured again. */
+  capturesChanged?(): void;
+  /** Called with every failed storage write (reason: full, read-only, missing, error). */
+  onWriteFailure?(listener: (reason: string) => void): () => void;
 }
 
 export interface MetricsOptions {
@@ -89,6 +92,25 @@ export function createMetrics({ events, store, processMetrics = true }: MetricsO
       this.set(await store.storeBytes());
     },
   });
+  if (store.storeFiles) {
+    const files = store.storeFiles;
+    new Gauge({
+      name: 'pigeonhole_store_files',
+      help: 'Files the data directory holds (refreshed at most every few seconds).',
+      registers: [registry],
+      async collect() {
+        this.set(await files());
+      },
+    });
+  }
+  const writeFailures = new Counter({
+    name: 'pigeonhole_storage_write_failures_total',
+    help: 'Storage writes that failed, by reason (full, read-only, missing, error); nothing they covered was acknowledged.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  for (const reason of ['full', 'read-only', 'missing', 'error']) writeFailures.labels(reason).inc(0);
+  const stopWriteFailures = store.onWriteFailure?.((reason) => writeFailures.labels(reason).inc());
   const smtpSessions = new Counter({ name: 'pigeonhole_smtp_sessions_total', help: 'SMTP sessions (client connections).', registers: [registry] });
   const smtpRejections = new Counter({
     name: 'pigeonhole_smtp_rejections_total',
@@ -109,10 +131,10 @@ export function createMetrics({ events, store, processMetrics = true }: MetricsO
 
   const onCreated = (record: MessageRecord) => {
     captures.labels(record.source).inc();
-    store.capturesChanged?.([record.seq]);
+    store.capturesChanged?.();
   };
-  const onDeleted = (records: MessageRecord[]) => store.capturesChanged?.(records.map((r) => r.seq));
-  const onCleared = () => store.capturesChanged?.('all');
+  const onDeleted = () => store.capturesChanged?.();
+  const onCleared = () => store.capturesChanged?.();
   events.on('message.created', onCreated);
   events.on('message.deleted', onDeleted);
   events.on('message.cleared', onCleared);
@@ -130,6 +152,7 @@ export function createMetrics({ events, store, processMetrics = true }: MetricsO
     websocketClients: (count) => websocketClients.set(count),
     faultInjected: (target) => faultInjections.labels(target).inc(),
     close() {
+      stopWriteFailures?.();
       events.off('message.created', onCreated);
       events.off('message.deleted', onDeleted);
       events.off('message.cleared', onCleared);
@@ -147,15 +170,17 @@ export interface SandboxMetricsOptions {
 
 /** The metrics of one running sandbox: its events, its store's size on disk. */
 export function createSandboxMetrics({ sandbox, store, processMetrics, diskCacheMs }: SandboxMetricsOptions): { metrics: Metrics; diskUsage: DiskUsage } {
-  const diskUsage = new DiskUsage({
-    dataDir: store.dataDir,
-    blobFolderOf: (seq) => path.dirname(store.blobs.file(seq, 'message.eml')),
-    maxAgeMs: diskCacheMs,
-  });
+  const diskUsage = new DiskUsage(() => store.diskUsage(), diskCacheMs);
   const metrics = createMetrics({
     events: sandbox.events,
     processMetrics,
-    store: { messagesStored: () => sandbox.messages.count(), storeBytes: () => diskUsage.bytes(), capturesChanged: (seqs) => diskUsage.changed(seqs) },
+    store: {
+      messagesStored: () => sandbox.messages.count(),
+      storeBytes: () => diskUsage.bytes(),
+      storeFiles: () => diskUsage.files(),
+      capturesChanged: () => diskUsage.changed(),
+      onWriteFailure: (listener) => store.health.onFailure((error) => listener(error.problem)),
+    },
   });
   const stopFaults = sandbox.faults.onInjected(({ target }) => metrics.faultInjected(target));
   const close = metrics.close.bind(metrics);

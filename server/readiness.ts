@@ -4,11 +4,14 @@
  * passes and the process is not stopping.
  */
 export class Readiness {
-  private readonly checks = new Map<string, () => boolean>();
+  private readonly checks = new Map<string, () => boolean | string>();
   private stoppingSince: Date | null = null;
 
-  /** Adds (or replaces) a named check; it is called on every /readyz. */
-  add(name: string, check: () => boolean): void {
+  /**
+   * Adds (or replaces) a named check; it is called on every /readyz. It answers true (or "ok")
+   * when all is well, false, or a short word for what is wrong ("full", "read-only").
+   */
+  add(name: string, check: () => boolean | string): void {
     this.checks.set(name, check);
   }
 
@@ -21,17 +24,19 @@ export class Readiness {
     return this.stoppingSince !== null;
   }
 
-  /** Each check's result, in the order they were added; a check that throws fails. */
-  report(): { ready: boolean; stopping: boolean; checks: Record<string, boolean> } {
-    const checks: Record<string, boolean> = {};
+  /** Each check's state ("ok", "down" or what the check said), in order; a check that throws is down. */
+  report(): { ready: boolean; stopping: boolean; checks: Record<string, string> } {
+    const checks: Record<string, string> = {};
     for (const [name, check] of this.checks) {
+      let result: boolean | string;
       try {
-        checks[name] = check() === true;
+        result = check();
       } catch {
-        checks[name] = false;
+        result = false;
       }
+      checks[name] = result === true || result === 'ok' ? 'ok' : result === false ? 'down' : result;
     }
     const stopping = this.stopping;
-    return { ready: !stopping && Object.values(checks).every(Boolean), stopping, checks };
+    return { ready: !stopping && Object.values(checks).every((state) => state === 'ok'), stopping, checks };
   }
 }

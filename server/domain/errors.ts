@@ -47,3 +47,5 @@ export class ClockCannotMoveBack extends DomainError {
 
 /** An instant past what the clock can represent on the wire (year 9999). */
 export class ClockOutOfRange extends DomainError {}
+
+export { DamagedContent, StorageError } from '../storage/errors.ts';

@@ -98,9 +98,8 @@ export class FlowEngine {
     const { store, scheduler } = this.deps;
     const active = new Map<number, SubscriptionRecord>();
     for (const sub of store.subscriptions.all()) if (sub.status === 'active') active.set(sub.seq, sub);
-    for (const message of store.messages.all()) {
-      const mark = message.flow;
-      if (mark?.subscription === undefined || mark.run === undefined) continue;
+    for (const [, mark] of this.deps.messages.flowMarks()) {
+      if (mark.subscription === undefined || mark.run === undefined) continue;
       // The stored subscription may be several steps behind its last capture (its segment and
       // the capture's are written by one flush, but not as one file): every capture at or after
       // its stored step count is one the replay must not send again.

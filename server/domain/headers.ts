@@ -1,31 +1,6 @@
-import { open } from 'node:fs/promises';
-
 export interface HeaderField {
   name: string;
   value: string;
-}
-
-/** Headers are read from at most this much of the start of a message. */
-const MAX_HEADER_BYTES = 256 * 1024;
-
-/**
- * The header fields of a stored RFC 5322 message, in order, unfolded, with RFC 2047 encoded
- * words decoded (what a reader of the "headers" tab expects to see).
- */
-export async function readHeaders(file: string): Promise<HeaderField[]> {
-  const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
-    throw error;
-  });
-  // A capture whose .eml is missing (removed by hand) still shows its record.
-  if (handle === null) return [];
-  try {
-    const buffer = Buffer.alloc(MAX_HEADER_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, MAX_HEADER_BYTES, 0);
-    return parseHeaders(buffer.subarray(0, bytesRead).toString('latin1'));
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Parses a header block (latin1 text: bytes as they are, decoded per field below). */

@@ -1,65 +1,123 @@
-import type { MessageRecord } from '../storage/records.ts';
-import type { BlobStore } from '../storage/blobs.ts';
+import { createHash } from 'node:crypto';
+import { readFile, stat, unlink } from 'node:fs/promises';
+import { PART, type ContentRef, type PackStore } from '../storage/pack-store.ts';
+import type { AttachmentRecord, MessageContent, MessageRecord } from '../storage/records.ts';
 import { seal } from './encryption.ts';
 import { buildMime } from './mime.ts';
 
-/** The files a capture owns, beside its record (design.md, Storage). */
-export const BODY_HTML = 'body.html';
-export const BODY_TEXT = 'body.txt';
-export const RAW = 'message.eml';
-export const SEALED = 'record.enc';
+/** An attachment as it arrives: a temporary upload to move in, or its bytes. */
+export interface IncomingPart {
+  filename: string;
+  contentType: string;
+  tempPath?: string;
+  content?: Buffer;
+  contentId?: string;
+}
 
-export interface CaptureContent {
-  html: string | null;
-  text: string | null;
-  attachments: { tempPath?: string; content?: Buffer }[];
-  encryptionKey?: string;
-  /** The message exactly as an SMTP client sent it; the .eml is rebuilt from parts otherwise. */
-  raw?: Buffer;
-  /** Every address the sender asked for, shown in X-Original-To when Development Mode redirected. */
-  originalRecipients: string[];
+/** One part of a capture, ready to store: bytes for a pack, or a large one already in a file of its own. */
+export type PreparedPart = { data: Buffer } | { ref: ContentRef; size: number };
+
+/** A capture's bytes, read, sealed and (when large) written before the capture gets its id. */
+export interface PreparedContent {
+  html: PreparedPart | null;
+  text: PreparedPart | null;
+  sealed: PreparedPart | null;
+  raw: PreparedPart | null;
+  attachments: PreparedPart[];
 }
 
 /**
- * Writes a capture's bodies, attachments and .eml. The attachment list on the record must
- * already name each blob; sizes are filled in from the written files.
+ * Everything asynchronous about a capture's content, done before it is given its id (ids are
+ * handed out, and captures indexed, in order): uploads read, the /v1 record body sealed, and
+ * parts of `largePartSize` or more moved or written into files of their own.
  */
-export async function writeCaptureFiles(blobs: BlobStore, record: MessageRecord, content: CaptureContent, now: Date): Promise<void> {
-  const writes: Promise<void>[] = [];
-  if (content.html !== null) writes.push(blobs.write(record.seq, BODY_HTML, content.html));
-  if (content.text !== null) writes.push(blobs.write(record.seq, BODY_TEXT, content.text));
-  if (record.encrypted) writes.push(seal(content.html ?? '', content.encryptionKey!).then((sealed) => blobs.write(record.seq, SEALED, sealed)));
-  record.attachments.forEach((attachment, index) => {
-    const source = content.attachments[index]!;
-    writes.push(source.tempPath ? blobs.adopt(record.seq, attachment.blob, source.tempPath) : blobs.write(record.seq, attachment.blob, source.content ?? Buffer.alloc(0)));
-  });
-  await Promise.all(writes);
-  await Promise.all(record.attachments.map(async (a) => (a.size = await blobs.size(record.seq, a.blob))));
-  const headers: Record<string, string> = { 'X-Pigeonhole-ID': record.id, 'X-Pigeonhole-Source': record.source };
-  if (record.redirected) headers['X-Original-To'] = content.originalRecipients.join(', ');
-  if (content.raw) {
-    // Trace fields go on top, the way a receiving MTA adds Received and Delivered-To: the rest
-    // is byte for byte what the client sent.
-    const trace = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-    await blobs.write(record.seq, RAW, Buffer.concat([Buffer.from(trace, 'utf8'), content.raw]));
-    return;
-  }
-  const raw = await buildMime({
+export async function prepareContent(
+  packs: PackStore,
+  input: { html: string | null; text: string | null; raw?: Buffer; encryptionKey?: string; attachments: IncomingPart[] },
+): Promise<PreparedContent> {
+  const part = async (data: Buffer | null): Promise<PreparedPart | null> => {
+    if (data === null) return null;
+    return packs.isLarge(data.length) ? { ref: await packs.addFile(data), size: data.length } : { data };
+  };
+  const attachments = await Promise.all(
+    input.attachments.map(async (a): Promise<PreparedPart> => {
+      if (!a.tempPath) return (await part(a.content ?? Buffer.alloc(0)))!;
+      const size = (await stat(a.tempPath)).size;
+      if (packs.isLarge(size)) return { ref: await packs.adopt(a.tempPath, size), size };
+      const data = await readFile(a.tempPath);
+      await unlink(a.tempPath).catch(() => undefined);
+      return { data };
+    }),
+  );
+  const sealed = input.encryptionKey === undefined ? null : Buffer.from(await seal(input.html ?? '', input.encryptionKey));
+  return {
+    html: await part(input.html === null ? null : Buffer.from(input.html)),
+    text: await part(input.text === null ? null : Buffer.from(input.text)),
+    sealed: await part(sealed),
+    raw: await part(input.raw ?? null),
+    attachments,
+  };
+}
+
+/** Queues the prepared parts of capture `seq` in the pack (no waiting); says where each is. */
+export function storeContent(packs: PackStore, seq: number, prepared: PreparedContent): { content: MessageContent; attachments: { ref: ContentRef; size: number }[] } {
+  const put = (part: PreparedPart, code: number) => ('ref' in part ? part : { ref: packs.add(seq, code, part.data), size: part.data.length });
+  const content: MessageContent = {};
+  if (prepared.html) content.html = put(prepared.html, PART.html).ref;
+  if (prepared.text) content.text = put(prepared.text, PART.text).ref;
+  if (prepared.sealed) content.sealed = put(prepared.sealed, PART.sealed).ref;
+  if (prepared.raw) content.raw = put(prepared.raw, PART.raw).ref;
+  return { content, attachments: prepared.attachments.map((a, index) => put(a, PART.attachment + index)) };
+}
+
+/** Parts already written to files of their own: removed again when the capture is rolled back. */
+export function preparedFiles(prepared: PreparedContent): ContentRef[] {
+  return [prepared.html, prepared.text, prepared.sealed, prepared.raw, ...prepared.attachments].flatMap((p) => (p && 'ref' in p ? [p.ref] : []));
+}
+
+/**
+ * The .eml of an API or flow capture, built from its parts when it is asked for (the bytes
+ * a recipient would receive). The same capture gives the same bytes every time: the date and
+ * Message-ID come from the record and the MIME boundaries from its id.
+ */
+export async function buildEml(
+  record: MessageRecord,
+  parts: { html: string | null; text: string | null; attachments: { attachment: AttachmentRecord; data: Buffer }[] },
+): Promise<Buffer> {
+  return buildMime({
     messageId: `<${record.id}.${record.seq}@pigeonhole.local>`,
-    date: now,
+    date: new Date(record.createdAt),
     from: record.from,
     to: record.to,
     cc: record.cc,
     subject: record.subject,
-    html: content.html,
-    text: content.text,
-    attachments: record.attachments.map((a) => ({ ...a, path: blobs.file(record.seq, a.blob) })),
-    headers,
+    html: parts.html,
+    text: parts.text,
+    attachments: parts.attachments.map(({ attachment, data }) => ({
+      filename: attachment.filename,
+      contentType: attachment.contentType,
+      content: data,
+      contentId: attachment.contentId,
+    })),
+    headers: traceFields(record),
+    baseBoundary: createHash('sha256').update(`${record.seq}:${record.id}:${record.createdAt}`).digest('hex').slice(0, 16),
   });
-  await blobs.write(record.seq, RAW, raw);
 }
 
-/** Every file a capture may own; removing one that was never written is harmless. */
-export function blobNames(record: MessageRecord): string[] {
-  return [BODY_HTML, BODY_TEXT, RAW, SEALED, ...record.attachments.map((a) => a.blob)];
+/**
+ * The fields Pigeonhole adds to a capture's .eml, the way a receiving server adds Received and
+ * Delivered-To: its id, its source, and where Development Mode took it from.
+ */
+export function traceFields(record: MessageRecord): Record<string, string> {
+  const fields: Record<string, string> = { 'X-Pigeonhole-ID': record.id, 'X-Pigeonhole-Source': record.source };
+  if (record.redirected) fields['X-Original-To'] = (record.originalTo ?? [record.recipient]).join(', ');
+  return fields;
+}
+
+/** An SMTP capture's .eml: the trace fields on top, then the client's bytes as they came. */
+export function withTrace(record: MessageRecord, raw: Buffer): Buffer {
+  const trace = Object.entries(traceFields(record))
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return Buffer.concat([Buffer.from(trace, 'utf8'), raw]);
 }

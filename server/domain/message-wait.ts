@@ -1,6 +1,6 @@
 import type { MessageRecord } from '../storage/records.ts';
 import type { Events } from './events.ts';
-import { compileFilter, type MessageFilter } from './message-filter.ts';
+import type { MessageFilter } from './message-filter.ts';
 import type { Messages } from './messages.ts';
 
 /**
@@ -14,17 +14,20 @@ export function waitForMessage(
   filter: MessageFilter,
   options: { timeoutMs: number; signal?: AbortSignal },
 ): Promise<MessageRecord | null> {
-  const match = compileFilter(filter);
-  const present = messages.page(filter, 0, 1).items[0];
-  if (present) return Promise.resolve(present);
   if (options.signal?.aborted) return Promise.resolve(null);
+  const match = messages.matcher(filter);
   return new Promise((resolve) => {
+    let settled = false;
     const done = (record: MessageRecord | null) => {
+      if (settled) return;
+      settled = true;
       events.off('message.created', onCreated);
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       resolve(record);
     };
+    // Listening starts before the stored captures are looked at, so one that arrives while
+    // they are read is not missed.
     const onCreated = (record: MessageRecord) => {
       if (match(record)) done(record);
     };
@@ -32,5 +35,11 @@ export function waitForMessage(
     const timer = setTimeout(() => done(null), options.timeoutMs);
     events.on('message.created', onCreated);
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    messages.page(filter, 0, 1).then(
+      (page) => {
+        if (page.items[0]) done(page.items[0]);
+      },
+      () => undefined,
+    );
   });
 }

@@ -1,5 +1,7 @@
+import type { MessageIndex } from '../storage/message-index.ts';
+import { PART, type ContentRef } from '../storage/pack-store.ts';
 import type { AttachmentRecord, DeliveryStatus, FlowMark, MessageRecord, Source } from '../storage/records.ts';
-import type { Store } from '../storage/store.ts';
+import { contentRefs, type Store } from '../storage/store.ts';
 import type { Blocks } from './blocks.ts';
 import { utcDay, type Clock } from './clock.ts';
 import { blocksRecipient, simulatedOutcome } from './delivery.ts';
@@ -9,24 +11,17 @@ import { unseal } from './encryption.ts';
 import { DailyLimitReached, InvalidEncryptionKey } from './errors.ts';
 import type { Events } from './events.ts';
 import { normaliseFlags } from './flags.ts';
-import { readHeaders, type HeaderField } from './headers.ts';
+import { parseHeaders, type HeaderField } from './headers.ts';
 import { decodeId, encodeId, sesMessageId } from './ids.ts';
-import { BODY_HTML, BODY_TEXT, blobNames, RAW, SEALED, writeCaptureFiles } from './message-files.ts';
-import { compileFilter, type MessageFilter } from './message-filter.ts';
-import { pageNewestFirst, type PageOf } from './paging.ts';
+import { buildEml, prepareContent, preparedFiles, storeContent, withTrace, type IncomingPart } from './message-files.ts';
+import { compileFilter, compileTeamFilter, type MessageFilter } from './message-filter.ts';
+import type { PageOf } from './paging.ts';
 import type { Recipients } from './recipients.ts';
 import type { Scheduler } from './scheduler.ts';
 import { textSnippet } from './snippet.ts';
 import { wrapInTemplate } from './template.ts';
 
-export interface IncomingAttachment {
-  filename: string;
-  contentType: string;
-  /** A temporary file to move in (uploads), or the bytes themselves. */
-  tempPath?: string;
-  content?: Buffer;
-  contentId?: string;
-}
+export type IncomingAttachment = IncomingPart;
 
 export interface IncomingEmail {
   source: Source;
@@ -56,11 +51,23 @@ export interface IncomingEmail {
 
 export type ForcedStatus = Exclude<DeliveryStatus, 'pending'>;
 
+/** Full records kept decoded: the newest captures and those just looked at. */
+const CACHE_SIZE = 1024;
+/** Headers are read from at most this much of the start of a message. */
+const MAX_HEADER_BYTES = 256 * 1024;
+
 /**
  * The one ingestion path (design.md): API sends, SMTP messages and flow steps all end here,
- * where the sender's rules are applied and the capture is stored.
+ * where the sender's rules are applied and the capture is stored. Lists, filters and search run
+ * on the store's compact index; a capture's full record is read from its segment when shown.
  */
 export class Messages {
+  private readonly index: MessageIndex;
+  private readonly cache = new Map<number, MessageRecord>();
+  /** Captures whose status is pending, and when it turns into its outcome (sandbox clock, ms). */
+  private readonly pending = new Map<number, number>();
+  private maintenance: NodeJS.Timeout | null = null;
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
@@ -70,26 +77,35 @@ export class Messages {
     private readonly deliveryDelayMs: number,
     private readonly scheduler: Scheduler,
   ) {
+    this.index = store.messages.index;
     // Delivery outcomes are due on the sandbox clock, so advancing it settles them in order.
     scheduler.handle('delivery', async (seq) => {
-      const record = this.store.messages.get(seq);
+      const record = await this.load(seq);
       if (record) this.settle(record);
       await this.store.flush();
     });
-    const strings = new Map<string, string>();
-    for (const record of store.messages.all()) {
-      compact(record, strings);
-      if (record.status === 'pending') this.scheduleSettle(record);
+    for (const [seq, at] of this.index.pendingDeliveries()) {
+      this.pending.set(seq, at);
+      scheduler.schedule('delivery', seq, at);
     }
+    this.recountDailySends();
   }
 
   /** Applies the sender's rules and captures the email; resolves once it is on disk. */
   async ingest(email: IncomingEmail): Promise<MessageRecord> {
-    const now = this.clock.now();
     const sender = email.caller?.sender ?? null;
     const team = email.caller?.team.id ?? null;
-    const releaseLimit = this.reserveDailySend(email, now);
+    const template = email.useAccountTemplate ? (sender?.accountTemplate ?? null) : null;
+    const html = email.html === null ? null : wrapInTemplate(template, email.html);
+    // Reading uploads and sealing take time: done before the capture is given its id, so ids
+    // are handed out (and captures indexed) in the order they are stored.
+    const prepared = await prepareContent(this.store.packs, { html, text: email.text, raw: email.raw, encryptionKey: email.encryptionKey, attachments: email.attachments });
+    const now = this.clock.now();
+    let releaseLimit: () => void = () => undefined;
+    let seq = 0;
+    let captured: MessageRecord;
     try {
+      releaseLimit = this.reserveDailySend(email, now);
       const originalTo = email.to ?? [email.recipient];
       const originals = uniqueAddresses([email.recipient, ...originalTo, ...(email.cc ?? []), ...(email.bcc ?? [])]);
       // Blocked is decided on the original recipients, before any Development Mode redirect (§3);
@@ -100,22 +116,19 @@ export class Messages {
         this.recipients.apply(team, email.recipient, { firstName: email.firstName, lastName: email.lastName, flags, sent: true });
         for (const address of originals.slice(1)) this.recipients.apply(team, address, { sent: true });
       }
-      const template = email.useAccountTemplate ? (sender?.accountTemplate ?? null) : null;
-      const usedTemplate = email.html !== null && template !== null;
-      const html = email.html === null ? null : wrapInTemplate(template, email.html);
       const redirected = sender !== null && sender.developmentMode && sender.developmentRecipient !== null;
       // Development Mode sends everything to one address: Cc and Bcc are redirected too.
       const to = redirected ? [sender.developmentRecipient!] : originalTo;
       const cc = redirected ? [] : (email.cc ?? []);
       const bcc = redirected ? [] : (email.bcc ?? []);
-      const seq = ++this.store.meta.counters.message;
-      this.store.touchMeta();
-      const id = encodeId(seq);
+      seq = ++this.store.meta.counters.message;
+      this.store.touchCounters();
       const outcome = blocked ? 'failed' : simulatedOutcome(to[0] ?? cc[0] ?? bcc[0] ?? email.recipient);
       const settled = blocked || this.deliveryDelayMs === 0;
+      const stored = storeContent(this.store.packs, seq, prepared);
       const record: MessageRecord = {
         seq,
-        id,
+        id: encodeId(seq),
         source: email.source,
         team,
         sender: sender?.id ?? null,
@@ -128,74 +141,98 @@ export class Messages {
         firstName: email.firstName ?? null,
         lastName: email.lastName ?? null,
         flags,
-        usedTemplate,
+        usedTemplate: html !== null && template !== null,
         redirected,
+        ...(redirected ? { originalTo: originals } : {}),
         blocked,
         status: settled ? outcome : 'pending',
         deliverAt: settled ? null : new Date(now.getTime() + this.deliveryDelayMs).toISOString(),
         outcome,
         sesId: sesMessageId(now),
         encrypted: email.encryptionKey !== undefined,
-        hasHtml: html !== null,
-        hasText: email.text !== null,
+        content: stored.content,
         attachments: email.attachments.map((a, index) => ({
-          blob: `attachment-${index}`,
+          content: stored.attachments[index]!.ref,
           filename: a.filename,
           contentType: a.contentType,
-          size: 0,
+          size: stored.attachments[index]!.size,
           ...(a.contentId ? { contentId: a.contentId } : {}),
         })),
-        snippet: textSnippet(email.text, email.html),
+        snippet: textSnippet(email.text, html),
         flow: email.flow ?? null,
         read: false,
         createdAt: now.toISOString(),
         updatedAt: now.toISOString(),
       };
-      await writeCaptureFiles(this.store.blobs, record, { ...email, html, originalRecipients: originals }, now);
-      this.store.messages.insert(record);
+      this.store.messages.log.put(record, { volatile: true });
+      this.index.add(record, packOf(record));
+      this.remember(record);
       if (settled && blocksRecipient(outcome) && team !== null && to[0] !== undefined) this.blocks.block(team, to[0], outcome === 'bounced' ? 'bounce' : 'complaint');
       if (!settled) this.scheduleSettle(record);
       await this.store.flush();
-      this.events.emit('message.created', record);
-      // Flags given with a send may end a flow's wait: let that run before the caller answers.
-      if (email.source !== 'flow' && flags.length > 0) await this.scheduler.settle();
-      return record;
+      captured = record;
     } catch (error) {
+      // Not stored: the capture never existed (its id is not handed out again).
       releaseLimit();
+      if (seq > 0) this.forget(seq);
+      for (const ref of preparedFiles(prepared)) this.store.packs.release(ref);
       throw error;
     }
+    this.events.emit('message.created', captured);
+    // Flags given with a send may end a flow's wait: let that run before the caller answers.
+    if (email.source !== 'flow' && captured.flags.length > 0) await this.scheduler.settle();
+    return captured;
   }
 
   /** A /v1 email record of the team (captures from anonymous SMTP are not /v1 records). */
-  findForTeam(team: string, id: string): MessageRecord | undefined {
-    const record = this.byId(id);
-    return record && record.team === team && record.source !== 'smtp' ? this.settle(record) : undefined;
+  async findForTeam(team: string, id: string): Promise<MessageRecord | undefined> {
+    const record = await this.get(id);
+    return record && record.team === team && record.source !== 'smtp' ? record : undefined;
   }
 
   /** A page of the team's /v1 email records, newest first, optionally to one original recipient. */
-  pageForTeam(team: string, recipient: string | undefined, offset: number, limit: number): PageOf<MessageRecord> {
-    const wanted = recipient === undefined ? undefined : emailKey(recipient);
-    const match = (r: MessageRecord) => r.team === team && r.source !== 'smtp' && (wanted === undefined || emailKey(r.recipient) === wanted);
-    return pageNewestFirst(this.store.messages.all(), match, offset, limit);
+  pageForTeam(team: string, recipient: string | undefined, offset: number, limit: number): Promise<PageOf<MessageRecord>> {
+    return this.pageWhere(compileTeamFilter(team, recipient, this.index), offset, limit);
   }
 
   count(): number {
-    return this.store.messages.size;
+    return this.index.size;
   }
 
-  byId(id: string): MessageRecord | undefined {
+  /** The capture with this id, or undefined. */
+  async get(id: string): Promise<MessageRecord | undefined> {
     const seq = decodeId(id);
-    const record = seq === null ? undefined : this.store.messages.get(seq);
-    return record ? this.settle(record) : undefined;
+    return seq === null ? undefined : this.load(seq);
   }
 
   /** One page of captures, newest first, for the sandbox API. */
-  page(filter: MessageFilter, offset: number, limit: number): PageOf<MessageRecord> {
-    const all = this.store.messages.all();
-    const page = Object.values(filter).every((v) => v === undefined)
-      ? { total: all.length, items: all.slice(Math.max(0, all.length - offset - limit), Math.max(0, all.length - offset)).reverse() }
-      : pageNewestFirst(all, compileFilter(filter), offset, limit);
-    return { total: page.total, items: page.items.map((r) => this.settle(r)) };
+  page(filter: MessageFilter, offset: number, limit: number): Promise<PageOf<MessageRecord>> {
+    return this.pageWhere(compileFilter(filter, this.index), offset, limit);
+  }
+
+  /** A test for captures that arrive later (wait-for): whether one matches the filter. */
+  matcher(filter: MessageFilter): (record: MessageRecord) => boolean {
+    const match = compileFilter(filter, this.index);
+    return (record) => {
+      const slot = this.index.slotOf(record.seq);
+      return slot >= 0 && match(slot);
+    };
+  }
+
+  /** Flow captures' marks (the flow engine's crash-safe record of what it already sent). */
+  flowMarks(): IterableIterator<[number, FlowMark]> {
+    return this.index.flowCaptures();
+  }
+
+  /** The oldest captures: at most `limit`, those created before `before` when given (retention). */
+  oldest(limit: number, before?: Date): number[] {
+    const cutoff = before?.getTime();
+    return this.index.oldest(limit, cutoff === undefined ? undefined : (slot) => this.index.createdMs(slot) < cutoff);
+  }
+
+  /** The captures of one team (a team's reset). */
+  ofTeam(team: string): number[] {
+    return this.index.oldest(Number.MAX_SAFE_INTEGER, (slot) => this.index.team(slot) === team);
   }
 
   /**
@@ -203,44 +240,51 @@ export class Messages {
    * the sealed text is returned as it is stored (api-contract.md §3, Encryption-Key).
    */
   async recordBody(record: MessageRecord, encryptionKey: string | undefined): Promise<string> {
-    if (!record.encrypted) return (await this.store.blobs.readText(record.seq, BODY_HTML)) ?? '';
-    const sealed = (await this.store.blobs.readText(record.seq, SEALED)) ?? '';
+    if (!record.encrypted) return (await this.html(record)) ?? '';
+    const sealed = record.content.sealed ? (await this.part(record, record.content.sealed)).toString('utf8') : '';
     if (encryptionKey === undefined) return sealed;
     const clear = await unseal(sealed, encryptionKey);
     if (clear === null) throw new InvalidEncryptionKey();
     return clear;
   }
 
-  html(record: MessageRecord): Promise<string | null> {
-    return record.hasHtml ? this.store.blobs.readText(record.seq, BODY_HTML) : Promise.resolve(null);
+  async html(record: MessageRecord): Promise<string | null> {
+    return record.content.html ? (await this.part(record, record.content.html)).toString('utf8') : null;
   }
 
-  text(record: MessageRecord): Promise<string | null> {
-    return record.hasText ? this.store.blobs.readText(record.seq, BODY_TEXT) : Promise.resolve(null);
+  async text(record: MessageRecord): Promise<string | null> {
+    return record.content.text ? (await this.part(record, record.content.text)).toString('utf8') : null;
   }
 
-  /** The capture as an RFC 5322 message (the .eml). */
-  raw(record: MessageRecord): Promise<Buffer> {
-    return this.store.blobs.read(record.seq, RAW);
+  /**
+   * The capture as an RFC 5322 message (the .eml): as the SMTP client sent it, or for API and
+   * flow captures built from the parts, the same bytes every time.
+   */
+  async raw(record: MessageRecord): Promise<Buffer> {
+    if (record.content.eml) return this.part(record, record.content.eml);
+    if (record.content.raw) return withTrace(record, await this.part(record, record.content.raw));
+    const [html, text, attachments] = await Promise.all([
+      this.html(record),
+      this.text(record),
+      Promise.all(record.attachments.map(async (attachment) => ({ attachment, data: await this.attachment(record, attachment) }))),
+    ]);
+    return buildEml(record, { html, text, attachments });
   }
 
-  /** The header fields of the capture's .eml, unfolded and decoded; none when it is missing. */
+  /** The header fields of the capture's .eml, unfolded and decoded. */
   async headers(record: MessageRecord): Promise<HeaderField[]> {
-    return readHeaders(this.store.blobs.file(record.seq, RAW));
+    const raw = await this.raw(record);
+    return parseHeaders(raw.subarray(0, MAX_HEADER_BYTES).toString('latin1'));
   }
 
   /** An attachment's bytes. */
   attachment(record: MessageRecord, attachment: AttachmentRecord): Promise<Buffer> {
-    return this.store.blobs.read(record.seq, attachment.blob);
-  }
-
-  rawPath(record: MessageRecord): string {
-    return this.store.blobs.file(record.seq, RAW);
+    return this.part(record, attachment.content);
   }
 
   /**
-   * Deletes captures and their files. The records leave the store first and the files after the
-   * flush, so a crash never leaves a record whose files are gone.
+   * Deletes captures: their records (tombstones in the segments) and, once no capture refers to
+   * them, their bytes (dead packs are deleted, mostly dead ones compacted in the background).
    */
   async remove(seqs: readonly number[]): Promise<MessageRecord[]> {
     const removed = await this.removeQuietly(seqs);
@@ -250,24 +294,33 @@ export class Messages {
 
   /** Deletes every capture; returns how many there were. */
   async clear(): Promise<number> {
-    const removed = await this.removeQuietly(this.store.messages.all().map((r) => r.seq));
-    this.events.emit('message.cleared', removed.length);
-    return removed.length;
+    const count = this.index.size;
+    for (const seq of this.pending.keys()) this.scheduler.cancel('delivery', seq);
+    this.pending.clear();
+    this.index.clear();
+    this.cache.clear();
+    this.store.messages.log.clear();
+    this.store.packs.releaseAll();
+    await this.store.flush();
+    this.events.emit('message.cleared', count);
+    return count;
   }
 
   private async removeQuietly(seqs: readonly number[]): Promise<MessageRecord[]> {
+    const records = (await Promise.all(seqs.map((seq) => this.load(seq)))).filter((r): r is MessageRecord => r !== undefined);
     const removed: MessageRecord[] = [];
-    for (const seq of seqs) {
-      const record = this.store.messages.remove(seq);
-      if (!record) continue;
+    for (const record of records) {
+      if (!this.index.remove(record.seq)) continue;
       removed.push(record);
-      this.scheduler.cancel('delivery', seq);
+      this.cache.delete(record.seq);
+      this.pending.delete(record.seq);
+      this.scheduler.cancel('delivery', record.seq);
+      this.store.messages.log.delete(record.seq);
+      for (const ref of contentRefs(record)) this.store.packs.release(ref);
     }
     if (removed.length === 0) return removed;
     await this.store.flush();
-    for (let at = 0; at < removed.length; at += 64) {
-      await Promise.all(removed.slice(at, at + 64).map((record) => this.store.blobs.remove(record.seq, blobNames(record))));
-    }
+    this.scheduleMaintenance();
     return removed;
   }
 
@@ -275,7 +328,8 @@ export class Messages {
   async setRead(record: MessageRecord, read: boolean): Promise<void> {
     if (record.read === read) return;
     record.read = read;
-    this.store.messages.touch(record);
+    this.index.setRead(record.seq, read);
+    this.save(record);
     await this.store.flush();
     this.events.emit('message.updated', record);
   }
@@ -286,11 +340,13 @@ export class Messages {
    */
   async setStatus(record: MessageRecord, status: ForcedStatus): Promise<MessageRecord> {
     this.scheduler.cancel('delivery', record.seq);
+    this.pending.delete(record.seq);
     record.status = status;
     record.outcome = status;
     record.deliverAt = null;
     record.updatedAt = this.clock.now().toISOString();
-    this.store.messages.touch(record);
+    this.index.setStatus(record.seq, status);
+    this.save(record);
     if (blocksRecipient(status) && record.team !== null) this.blocks.block(record.team, record.recipient, status === 'bounced' ? 'bounce' : 'complaint');
     await this.store.flush();
     this.events.emit('message.status', record);
@@ -307,6 +363,119 @@ export class Messages {
     const daily = this.store.meta.daily;
     const used = daily.day === utcDay(this.clock.now()) ? (daily.bySender[sender.id] ?? 0) : 0;
     return used >= sender.dailyLimit ? sender.dailyLimit : null;
+  }
+
+  /** Rewrites mostly dead packs and segments, without holding up sends (runs after deletions). */
+  async compact(): Promise<void> {
+    for (const no of this.store.packs.compactionCandidates()) await this.compactPack(no);
+    const logs = [this.store.messages.log, this.store.recipients.storage, this.store.subscriptions.storage, this.store.requests.storage];
+    for (const log of logs) for (const segment of log.compactionCandidates()) await this.store.exclusive(() => log.compact(segment));
+  }
+
+  close(): void {
+    if (this.maintenance) clearTimeout(this.maintenance);
+    this.maintenance = null;
+  }
+
+  /**
+   * Copies the live entries of pack `no` forward (to the pack being written), points their
+   * captures at the copies, and lets the pack go once nothing refers to it.
+   */
+  private async compactPack(no: number): Promise<void> {
+    this.store.packs.seal(no);
+    const seqs = this.index.oldest(Number.MAX_SAFE_INTEGER, (slot) => this.index.pack(slot) === no);
+    for (let at = 0; at < seqs.length; at += 64) {
+      for (const seq of seqs.slice(at, at + 64)) {
+        const record = await this.load(seq);
+        if (!record) continue;
+        const moved: [ContentRef, ContentRef][] = [];
+        const move = async (ref: ContentRef | undefined, part: number): Promise<ContentRef | undefined> => {
+          if (!ref || !('p' in ref) || ref.p !== no) return ref;
+          const data = await this.store.packs.read(ref, seq).catch(() => null);
+          if (data === null) return ref;
+          const copy = this.store.packs.add(seq, part, data, false);
+          moved.push([ref, copy]);
+          return copy;
+        };
+        const { html, text, sealed, raw, eml } = record.content;
+        const content = { ...record.content };
+        if (html) content.html = await move(html, PART.html);
+        if (text) content.text = await move(text, PART.text);
+        if (sealed) content.sealed = await move(sealed, PART.sealed);
+        if (raw) content.raw = await move(raw, PART.raw);
+        if (eml) content.eml = await move(eml, PART.raw);
+        const attachments = await Promise.all(record.attachments.map(async (a, i) => ({ ...a, content: (await move(a.content, PART.attachment + i))! })));
+        if (moved.length === 0 || !this.index.has(seq)) continue;
+        // The same object the rest of the domain holds: later changes keep the new places.
+        const current = (await this.load(seq)) ?? record;
+        current.content = content;
+        current.attachments = attachments;
+        this.index.setPack(seq, packOf(current));
+        this.store.messages.log.put(current, { onCommit: () => moved.forEach(([old]) => this.store.packs.release(old)) });
+      }
+      await this.store.flush();
+    }
+    // The old pack is released as the moves are committed: the next write deletes it.
+    await this.store.flush();
+  }
+
+  private scheduleMaintenance(): void {
+    if (this.maintenance) return;
+    this.maintenance = setTimeout(() => {
+      this.maintenance = null;
+      void this.compact().catch(() => undefined);
+    }, 1000);
+    this.maintenance.unref();
+  }
+
+  /** A stored part's bytes. */
+  private part(record: MessageRecord, ref: ContentRef): Promise<Buffer> {
+    return this.store.packs.read(ref, record.seq);
+  }
+
+  /** The full record of a live capture (settled if its outcome is due), or undefined. */
+  private async load(seq: number): Promise<MessageRecord | undefined> {
+    if (!this.index.has(seq)) return undefined;
+    let record = this.cache.get(seq);
+    if (record) {
+      this.cache.delete(seq);
+      this.cache.set(seq, record);
+    } else {
+      record = await this.store.messages.log.read(seq);
+      if (!record) return undefined;
+      // Another read may have cached it meanwhile: one object per capture.
+      record = this.cache.get(seq) ?? record;
+      this.remember(record);
+    }
+    return this.settle(record);
+  }
+
+  private async pageWhere(match: (slot: number) => boolean, offset: number, limit: number): Promise<PageOf<MessageRecord>> {
+    const seqs: number[] = [];
+    let total = 0;
+    this.index.scanNewestFirst(match, (slot) => {
+      if (total >= offset && seqs.length < limit) seqs.push(this.index.seq(slot));
+      total++;
+    });
+    const items = (await Promise.all(seqs.map((seq) => this.load(seq)))).filter((r): r is MessageRecord => r !== undefined);
+    return { total, items };
+  }
+
+  private remember(record: MessageRecord): void {
+    this.cache.set(record.seq, record);
+    if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+  }
+
+  /** Takes a capture that was never stored out of memory again. */
+  private forget(seq: number): void {
+    this.index.remove(seq);
+    this.cache.delete(seq);
+    this.pending.delete(seq);
+    this.scheduler.cancel('delivery', seq);
+  }
+
+  private save(record: MessageRecord): void {
+    this.store.messages.log.put(record);
   }
 
   /**
@@ -326,10 +495,33 @@ export class Messages {
     const used = daily.bySender[sender.id] ?? 0;
     if (sender.dailyLimit !== null && used >= sender.dailyLimit) throw new DailyLimitReached(sender.dailyLimit);
     daily.bySender[sender.id] = used + 1;
-    this.store.touchMeta();
+    this.store.touchCounters();
     return () => {
       if (daily.day === day && (daily.bySender[sender.id] ?? 0) > 0) daily.bySender[sender.id]! -= 1;
     };
+  }
+
+  /**
+   * meta.json keeps the day's counts but is written lazily: start-up counts today's stored
+   * captures too and keeps the larger figure, so a crash never hands a sender extra sends.
+   */
+  private recountDailySends(): void {
+    const day = utcDay(this.clock.now());
+    const start = Date.parse(`${day}T00:00:00Z`);
+    const counted: Record<string, number> = {};
+    this.index.scanNewestFirst(
+      (slot) => this.index.createdMs(slot) >= start && this.index.source(slot) !== 'flow' && this.index.sender(slot) !== null,
+      (slot) => {
+        const sender = this.index.sender(slot)!;
+        counted[sender] = (counted[sender] ?? 0) + 1;
+      },
+    );
+    const daily = this.store.meta.daily;
+    if (daily.day !== day) {
+      daily.day = day;
+      daily.bySender = {};
+    }
+    for (const [sender, n] of Object.entries(counted)) daily.bySender[sender] = Math.max(daily.bySender[sender] ?? 0, n);
   }
 
   /** A pending status becomes its outcome once the delivery delay has passed (§6). */
@@ -339,7 +531,9 @@ export class Messages {
     record.status = record.outcome;
     record.deliverAt = null;
     record.updatedAt = this.clock.now().toISOString();
-    this.store.messages.touch(record);
+    this.index.setStatus(record.seq, record.status);
+    this.pending.delete(record.seq);
+    this.save(record);
     if (blocksRecipient(record.outcome) && record.team !== null && record.to[0] !== undefined) {
       this.blocks.block(record.team, record.to[0], record.outcome === 'bounced' ? 'bounce' : 'complaint');
     }
@@ -350,31 +544,16 @@ export class Messages {
   }
 
   private scheduleSettle(record: MessageRecord): void {
-    this.scheduler.schedule('delivery', record.seq, new Date(record.deliverAt ?? 0).getTime());
+    const at = new Date(record.deliverAt ?? 0).getTime();
+    this.pending.set(record.seq, at);
+    this.scheduler.schedule('delivery', record.seq, at);
   }
 }
 
-const NONE: never[] = Object.freeze([]) as never[];
-
-/**
- * Loaded records share what repeats across them (empty lists, sender addresses, the
- * recipient as the only `to`), so a large inbox costs less memory. A record is never changed
- * in a way that would write to a shared list: new ones get their own.
- */
-function compact(record: MessageRecord, strings: Map<string, string>): void {
-  const intern = (value: string) => {
-    const known = strings.get(value);
-    if (known !== undefined) return known;
-    strings.set(value, value);
-    return value;
-  };
-  if (record.cc.length === 0) record.cc = NONE;
-  if (record.bcc.length === 0) record.bcc = NONE;
-  if (record.flags.length === 0) record.flags = NONE;
-  if (record.attachments.length === 0) record.attachments = NONE;
-  record.from = intern(record.from);
-  if (record.to.length === 1 && record.to[0] === record.recipient) record.to[0] = record.recipient;
-  else record.to = record.to.map(intern);
+/** The pack holding a capture's parts (0: none, every part is a file of its own). */
+function packOf(record: MessageRecord): number {
+  for (const ref of contentRefs(record)) if ('p' in ref) return ref.p;
+  return 0;
 }
 
 /** Addresses without repeats (compared without regard to case), first spelling kept. */

@@ -3,7 +3,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 export interface MimeAttachment {
   filename: string;
   contentType: string;
-  path: string;
+  content: Buffer;
   contentId?: string;
 }
 
@@ -18,6 +18,8 @@ export interface MimeInput {
   text: string | null;
   attachments: MimeAttachment[];
   headers: Record<string, string>;
+  /** The shared part of the MIME boundaries: the same value gives the same bytes. */
+  baseBoundary: string;
 }
 
 /** Builds the RFC 5322 message a recipient would receive, with nodemailer's composer. */
@@ -34,10 +36,11 @@ export function buildMime(input: MimeInput): Promise<Buffer> {
     attachments: input.attachments.map((a) => ({
       filename: a.filename,
       contentType: a.contentType,
-      path: a.path,
+      content: a.content,
       cid: a.contentId,
     })),
     headers: input.headers,
+    baseBoundary: input.baseBoundary,
   });
   return composer.compile().build();
 }

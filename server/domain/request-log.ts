@@ -57,7 +57,12 @@ export class RequestLog {
 
   /** Removes every entry, or those of the given senders; returns how many. */
   async clear(senders?: ReadonlySet<string>): Promise<number> {
-    const doomed = this.store.requests.all().filter((r) => senders === undefined || (r.sender !== null && senders.has(r.sender)));
+    if (senders === undefined) {
+      const count = this.store.requests.clear().length;
+      await this.store.flushRequests();
+      return count;
+    }
+    const doomed = this.store.requests.all().filter((r) => r.sender !== null && senders.has(r.sender));
     for (const record of doomed) this.store.requests.remove(record.seq);
     await this.store.flushRequests();
     return doomed.length;

@@ -52,7 +52,6 @@ export class Reset {
     const report: ResetReport = {};
     for (const part of this.parts) report[part.name] = await part.reset(scope);
     await this.store.flush();
-    await this.store.blobs.pruneEmptyFolders();
     this.events.emit('sandbox.reset', { team: options.team ?? null, removed: report });
     return report;
   }
@@ -76,7 +75,7 @@ export function standardParts(deps: ResetDeps): ResettablePart[] {
     {
       name: 'messages',
       reset: async (scope) =>
-        scope.team === undefined ? messages.clear() : (await messages.remove(store.messages.all().filter((m) => m.team === scope.team).map((m) => m.seq))).length,
+        scope.team === undefined ? messages.clear() : (await messages.remove(messages.ofTeam(scope.team))).length,
     },
     { name: 'recipients', reset: (scope) => recipients.removeAll(scope.team).length },
     { name: 'blocks', reset: (scope) => blocks.reset(scope.team, scope.restoreFixtures) },

@@ -1,12 +1,9 @@
-import type { MessageRecord } from '../storage/records.ts';
 import type { Clock } from './clock.ts';
 import type { Events } from './events.ts';
 import type { Messages } from './messages.ts';
 
 export interface RetentionOptions {
   messages: Messages;
-  /** Every capture, oldest first (the store's collection); read only. */
-  stored: { all(): readonly MessageRecord[] };
   events: Events;
   clock: Clock;
   /** Captures kept at most; 0 keeps any number. */
@@ -36,7 +33,7 @@ export interface Retention {
  * so a request never waits behind more than one small batch.
  */
 export function startRetention(options: RetentionOptions): Retention {
-  const { messages, stored, events, clock, maxMessages, maxAgeMs } = options;
+  const { messages, events, clock, maxMessages, maxAgeMs } = options;
   const batchSize = options.batchSize ?? 256;
   const burstDelayMs = options.burstDelayMs ?? 250;
   const enabled = maxMessages > 0 || maxAgeMs > 0;
@@ -46,20 +43,18 @@ export function startRetention(options: RetentionOptions): Retention {
 
   /** The oldest captures over the limits, at most one batch. */
   const nextBatch = (): number[] => {
-    const all = stored.all();
-    const seqs: number[] = [];
-    const excess = maxMessages > 0 ? all.length - maxMessages : 0;
-    for (let i = 0; i < Math.min(excess, batchSize); i++) seqs.push(all[i]!.seq);
-    if (maxAgeMs > 0 && seqs.length < batchSize) {
-      // ISO-8601 UTC strings of one format order like the instants they name.
-      const cutoff = new Date(clock.now().getTime() - maxAgeMs).toISOString();
-      // Creation times follow seq order only while the clock moves forward, so every record is
-      // looked at (a comparison each: cheap next to one file deleted).
-      for (let i = Math.max(0, excess); i < all.length && seqs.length < batchSize; i++) {
-        if (all[i]!.createdAt < cutoff) seqs.push(all[i]!.seq);
+    const excess = maxMessages > 0 ? messages.count() - maxMessages : 0;
+    const seqs = new Set(excess > 0 ? messages.oldest(Math.min(excess, batchSize)) : []);
+    if (maxAgeMs > 0 && seqs.size < batchSize) {
+      // Creation times follow seq order only while the clock moves forward, so every capture is
+      // looked at (a comparison each in the index: cheap next to one deletion).
+      const cutoff = new Date(clock.now().getTime() - maxAgeMs);
+      for (const seq of messages.oldest(batchSize, cutoff)) {
+        if (seqs.size >= batchSize) break;
+        seqs.add(seq);
       }
     }
-    return seqs;
+    return [...seqs];
   };
 
   const run = async (): Promise<number> => {

@@ -85,6 +85,7 @@ export function createSandbox({ store, config, clock, log = (m, e) => console.er
     reset,
     async close() {
       await scheduler.close();
+      messages.close();
       requestLog.close();
       await store.flush();
     },

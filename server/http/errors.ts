@@ -5,11 +5,13 @@ import {
   ClockCannotMoveBack,
   ClockOutOfRange,
   DailyLimitReached,
+  DamagedContent,
   FlowHasNoSteps,
   FlowNotFound,
   InvalidEncryptionKey,
   NotFound,
   NotSubscribed,
+  StorageError,
 } from '../domain/errors.ts';
 
 /** An error that owns its exact wire response. Thrown anywhere, rendered once, below. */
@@ -42,7 +44,23 @@ export function fromDomain(error: unknown): HttpError | undefined {
   if (error instanceof InvalidEncryptionKey) return detail(400, 'Invalid encryption key.');
   if (error instanceof ClockCannotMoveBack) return detail(400, `The sandbox clock cannot move backwards: it is already at ${wireTime(error.now)}.`);
   if (error instanceof ClockOutOfRange) return detail(400, 'The sandbox clock cannot go past 9999-12-31T23:59:59Z.');
+  if (error instanceof StorageError) return detail(507, storageDetail(error));
+  if (error instanceof DamagedContent) return detail(410, `This part of the capture cannot be read back: ${error.reason} (${error.path}). The rest of the capture is intact; delete it to get rid of it.`);
   return undefined;
+}
+
+/**
+ * 507 Insufficient Storage (a sandbox decision): nothing was stored, and the body says what
+ * failed, where, and what to do. The store keeps trying and heals by itself.
+ */
+export function storageDetail(error: StorageError): string {
+  const hint =
+    error.problem === 'full'
+      ? ' Free space (delete captures: DELETE /api/messages, or lower --max-messages) and try again.'
+      : error.problem === 'read-only'
+        ? ' Make the data directory writable; Pigeonhole picks it up by itself.'
+        : ' Pigeonhole retries by itself; see /readyz.';
+  return `Not stored: ${error.reason} (${error.path}).${hint}`;
 }
 
 export interface Logger {

@@ -14,17 +14,20 @@ export function mountHealthRoutes(router: Router, readiness: Readiness): void {
   });
   router.get('/readyz', (ctx) => {
     const report = readiness.report();
-    const checks = Object.fromEntries(Object.entries(report.checks).map(([name, ok]) => [name, ok ? 'ok' : 'down']));
+    const checks = report.checks;
     ctx.set('Cache-Control', 'no-store');
     if (report.ready) {
       ctx.body = { status: 'ready', checks };
       return;
     }
-    const down = Object.keys(checks).filter((name) => checks[name] === 'down');
+    // "Not ready: smtp, http down; storage full."
+    const byState = new Map<string, string[]>();
+    for (const [name, state] of Object.entries(checks)) if (state !== 'ok') byState.set(state, [...(byState.get(state) ?? []), name]);
+    const failing = [...byState].map(([state, names]) => `${names.join(', ')} ${state}`);
     ctx.status = 503;
     ctx.body = report.stopping
       ? { status: 'stopping', detail: 'Shutting down.', checks }
-      : { status: 'not ready', detail: `Not ready: ${down.join(', ')} down.`, checks };
+      : { status: 'not ready', detail: `Not ready: ${failing.join('; ')}.`, checks };
   });
 }
 

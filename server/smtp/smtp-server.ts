@@ -2,13 +2,13 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Caller } from '../domain/directory.ts';
 import { emailKey } from '../domain/email-address.ts';
-import { DailyLimitReached } from '../domain/errors.ts';
+import { DailyLimitReached, StorageError } from '../domain/errors.ts';
 import type { SmtpStage } from '../domain/faults.ts';
 import type { Sandbox } from '../domain/sandbox.ts';
 import type { MessageRecord } from '../storage/records.ts';
 import { parseMessage } from './parse-message.ts';
 
-export type SmtpRejection = 'auth_failed' | 'auth_required' | 'daily_limit' | 'size' | 'fault' | 'error';
+export type SmtpRejection = 'auth_failed' | 'auth_required' | 'daily_limit' | 'size' | 'fault' | 'storage' | 'error';
 
 /** Optional seams for metrics. */
 export interface SmtpHooks {
@@ -96,6 +96,9 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, logger, hooks
     size: maxSize,
     logger: false,
     closeTimeout: closeTimeoutMs,
+    // A reverse DNS lookup per connection can hold a client for seconds (Docker's resolver);
+    // the client's address is shown instead.
+    disableReverseLookup: true,
     onConnect(session, callback) {
       hooks.session?.();
       afterFault('connect', session, undefined, callback, () => callback());
@@ -135,6 +138,8 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, logger, hooks
 
   const dailyLimit = (limit: number) => refuse('daily_limit', 451, `4.7.1 Daily limit of ${limit} emails has been reached`);
   const unexpected = (error: unknown) => {
+    // Nothing was stored (the disk is full, read-only, ...): a temporary failure the client retries.
+    if (error instanceof StorageError) return refuse('storage', 452, `4.3.1 Not stored: ${error.reason}, try again later`);
     // A client that went away mid-message is not a failure of ours; nothing was accepted.
     if ((error as NodeJS.ErrnoException).code !== 'ECONNECTION') logger.error('SMTP capture failed', error);
     return refuse('error', 451, '4.3.0 The message could not be stored, try again');

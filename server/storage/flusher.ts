@@ -1,63 +1,117 @@
-/** Something the flusher can write: a lowdb database whose data changed. */
-export interface Writable {
-  write(): Promise<void>;
+import type { FileHandle } from 'node:fs/promises';
+import { storageError, type StorageError } from './errors.ts';
+
+/** One participant's share of a group commit. */
+export interface Batch {
+  /** The folder or file it writes, named in errors. */
+  readonly path: string;
+  /** Whether it deletes files (frees space): such a batch may use the reserve on a full disk. */
+  readonly deletes?: boolean;
+  /** Writes everything; returns the files written. */
+  write(): Promise<FileHandle[] | void>;
+  /**
+   * Deletes files nothing lives in any more; runs once every write of the cycle is committed.
+   * A file it could not delete is tried again with the next cycle.
+   */
+  unlink?(): Promise<void>;
+  /** Undoes what write() put on disk (a later part of the batch failed). */
+  revert(): Promise<void>;
+  /** The batch is on disk: what was written is where reads find it now. */
+  commit(): void;
+  /** The batch failed: state to be written again goes back in the queue; new records are dropped. */
+  abort(): void;
+}
+
+export interface Participant {
+  /** Takes what is queued into a batch (null: nothing to write). `deleting`: an earlier part deletes files. */
+  begin(context: { deleting: boolean }): Batch | null;
+}
+
+export interface FlusherHooks {
+  /**
+   * A batch failed. Resolves true when the cause was dealt with and the batch should be tried
+   * once more (the reserve file was given up to let a deletion through on a full disk).
+   */
+  failed(error: StorageError, batch: { deletes: boolean }): Promise<boolean>;
+  succeeded(): void;
 }
 
 /**
- * Group commit. Changes are made in memory and the file that holds them is marked dirty;
- * `flush()` resolves once a write that started after the call has put every dirty file on
- * disk. Requests that arrive while a write is running share the next one, so a burst of N
- * sends costs a handful of file writes, not N.
+ * Group commit. Changes are made in memory and queued with their participant; `flush()`
+ * resolves once a write that started after the call has put everything queued on disk, in one
+ * write per file (packs first, then the segments that point into them, then the small files,
+ * then deletions). Requests that arrive while a write runs share the next one. A failed batch
+ * is undone (files truncated back) and rejected for every caller with a StorageError.
  */
 export class Flusher {
-  private dirty = new Set<Writable>();
-  private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
+  private tail: Promise<unknown> = Promise.resolve();
 
-  markDirty(file: Writable): void {
-    this.dirty.add(file);
-  }
-
-  /** Drops a file from the next write (its file is being deleted instead). */
-  forget(file: Writable): void {
-    this.dirty.delete(file);
-  }
-
-  get pending(): number {
-    return this.dirty.size;
-  }
+  constructor(
+    private readonly participants: Participant[],
+    private readonly hooks: FlusherHooks,
+  ) {}
 
   flush(): Promise<void> {
     if (this.queued) return this.queued;
-    if (!this.running) return this.start();
-    const after = this.running.catch(() => undefined);
-    this.queued = after.then(() => {
-      this.queued = null;
-      return this.start();
+    const run = this.serial(async () => {
+      if (this.queued === run) this.queued = null;
+      await this.cycle();
     });
-    return this.queued;
-  }
-
-  private start(): Promise<void> {
-    const batch = [...this.dirty];
-    this.dirty.clear();
-    const run = Promise.all(batch.map((file) => file.write())).then(
-      () => undefined,
-      (error: unknown) => {
-        // Nothing written is assumed durable: the next flush tries these files again.
-        for (const file of batch) this.dirty.add(file);
-        throw error;
-      },
-    );
-    this.running = run;
-    run.then(
-      () => this.clearRunning(run),
-      () => this.clearRunning(run),
-    );
+    this.queued = run;
     return run;
   }
 
-  private clearRunning(run: Promise<void>): void {
-    if (this.running === run) this.running = null;
+  /** Runs `task` with no write under way and none starting until it is done (compaction). */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    return this.serial(task);
+  }
+
+  private serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(task, task);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async cycle(): Promise<void> {
+    const batches: Batch[] = [];
+    let deleting = false;
+    for (const participant of this.participants) {
+      const batch = participant.begin({ deleting });
+      if (!batch) continue;
+      batches.push(batch);
+      if (batch.deletes) deleting = true;
+    }
+    if (batches.length === 0) return;
+    for (let attempt = 0; ; attempt++) {
+      const written: Batch[] = [];
+      let current: Batch | undefined;
+      try {
+        for (const batch of batches) {
+          current = batch;
+          await batch.write();
+          written.push(batch);
+        }
+        break;
+      } catch (cause) {
+        const error = storageError(cause, current?.path ?? '');
+        for (const batch of written.reverse()) await batch.revert().catch(() => undefined);
+        if (attempt === 0 && (await this.hooks.failed(error, { deletes: deleting }))) continue;
+        for (const batch of batches) batch.abort();
+        throw error;
+      }
+    }
+    for (const batch of batches) batch.commit();
+    for (const batch of batches) {
+      try {
+        await batch.unlink?.();
+      } catch (cause) {
+        // What was written stays written; a deletion the caller waits for is not done.
+        const error = storageError(cause, batch.path);
+        await this.hooks.failed(error, { deletes: false });
+        throw error;
+      }
+    }
+    this.hooks.succeeded();
   }
 }

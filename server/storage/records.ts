@@ -1,3 +1,5 @@
+import type { ContentRef } from './pack-store.ts';
+
 /** The shapes kept on disk. Field names are ours (camelCase); wire names are mapped in http/. */
 
 export type Source = 'api' | 'smtp' | 'flow';
@@ -5,8 +7,8 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'bounced' | 'complained' 
 export type SubscriptionStatus = 'active' | 'completed' | 'cancelled';
 
 export interface AttachmentRecord {
-  /** File name inside the message's blob folder. */
-  blob: string;
+  /** Where its bytes are stored. */
+  content: ContentRef;
   filename: string;
   contentType: string;
   size: number;
@@ -35,6 +37,8 @@ export interface MessageRecord {
   /** Whether the sender's account template wrapped the body. */
   usedTemplate: boolean;
   redirected: boolean;
+  /** Every address the sender asked for, when Development Mode redirected them (X-Original-To). */
+  originalTo?: string[];
   blocked: boolean;
   status: DeliveryStatus;
   /** When a pending status turns into its outcome (sandbox clock). */
@@ -43,8 +47,8 @@ export interface MessageRecord {
   sesId: string;
   /** The /v1 record body is encrypted at rest (Encryption-Key, api-contract.md §3). */
   encrypted: boolean;
-  hasHtml: boolean;
-  hasText: boolean;
+  /** Where the bodies are stored; a part that is absent was not given. */
+  content: MessageContent;
   attachments: AttachmentRecord[];
   /** The start of the body text, for list previews and search (absent on older captures). */
   snippet?: string;
@@ -52,6 +56,21 @@ export interface MessageRecord {
   read: boolean;
   createdAt: string;
   updatedAt: string;
+}
+
+export interface MessageContent {
+  html?: ContentRef;
+  text?: ContentRef;
+  /** The sealed /v1 record body of an encrypted send. */
+  sealed?: ContentRef;
+  /**
+   * The message exactly as the SMTP client sent it (the trace fields Pigeonhole adds on top are
+   * made from the record when the .eml is read). API and flow captures have none: their .eml is
+   * built from the parts when asked for, the same bytes every time.
+   */
+  raw?: ContentRef;
+  /** The whole .eml as an older version stored it (moved over as it was). */
+  eml?: ContentRef;
 }
 
 /** Which flow step captured an email. */
@@ -135,7 +154,8 @@ export interface RequestLogRecord {
 }
 
 export interface MetaData {
-  version: 1;
+  /** 1: bodies as files under blobs/ and segments of 128; 2: packs and segment logs. */
+  version: 1 | 2;
   counters: { message: number; recipient: number; subscription: number; request?: number };
   /** Emails each sender created through the API on `day` (UTC, sandbox clock). */
   daily: { day: string; bySender: Record<string, number> };

@@ -1,96 +1,368 @@
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Low } from 'lowdb';
-import { BlobStore } from './blobs.ts';
 import { Collection } from './collection.ts';
+import { storageError, type StorageError } from './errors.ts';
 import { Flusher } from './flusher.ts';
+import { nodeFs, type Fs } from './fs.ts';
+import { StorageHealth } from './health.ts';
+import { JsonFile } from './json-file.ts';
+import { MessageIndex } from './message-index.ts';
+import { migrateFromV1, isV1 } from './migrate-v1.ts';
+import { PackStore, type ContentRef } from './pack-store.ts';
+import { Quarantine, type DamageReport } from './quarantine.ts';
 import type { BlocksData, MessageRecord, MetaData, RecipientRecord, RequestLogRecord, SubscriptionRecord } from './records.ts';
-import { ensureDir, openJsonFile } from './segment-file.ts';
+import { SegmentLog } from './segment-log.ts';
 
 export interface StoreOptions {
   dataDir: string;
-  /**
-   * Records per segment file. Small enough that rewriting one is cheap and that its JSON text
-   * (about 75 KB for 128 captures) stays a young-generation string V8 frees at once; larger
-   * texts go to the large-object space, which grows the process until a full collection.
-   */
+  /** fdatasync every group commit, so a 200 means the data is on stable storage (--fsync). */
+  fsync?: boolean;
+  /** The file operations (tests inject failures through it). */
+  fs?: Fs;
+  /** Records per segment file (messages, recipients, subscriptions, the request log). */
   segmentSize?: number;
+  /** A pack is sealed at this many bytes. */
+  packSize?: number;
+  /** Parts at least this large are stored as a file of their own. */
+  largePartSize?: number;
+  /** Bytes kept in reserve so deletions can free space on a full disk. */
+  reserveSize?: number;
+  /** How often the store checks its folders and, while unhealthy, tries to write again. */
+  probeIntervalMs?: number;
+  /** Where start-up damage and recovery are reported. */
+  log?: (line: string) => void;
+}
+
+/** The captures: a compact index in memory, the records in segment files, the bytes in packs. */
+export interface MessageStore {
+  readonly index: MessageIndex;
+  readonly log: SegmentLog<MessageRecord>;
 }
 
 export interface Store {
   readonly dataDir: string;
-  readonly messages: Collection<MessageRecord>;
+  readonly messages: MessageStore;
   readonly recipients: Collection<RecipientRecord>;
   readonly subscriptions: Collection<SubscriptionRecord>;
-  /** The /v1 request log: bounded (oldest entries removed), segmented like the rest. */
+  /** The /v1 request log: bounded (oldest entries removed), with its own group commit. */
   readonly requests: Collection<RequestLogRecord>;
+  readonly packs: PackStore;
   readonly meta: MetaData;
   readonly blocks: BlocksData;
-  readonly blobs: BlobStore;
+  readonly health: StorageHealth;
+  /** What start-up found damaged and set aside in `<data>/damaged/`. */
+  readonly damage: readonly DamageReport[];
+  /** meta.json changed in a way that must be written with the next flush (the clock). */
   touchMeta(): void;
+  /**
+   * Id counters or daily counts changed: written within a second (start-up derives both from
+   * the records too, so a crash before that loses nothing).
+   */
+  touchCounters(): void;
   touchBlocks(): void;
-  /** Resolves once every change made before the call is on disk (the request log aside). */
+  /** Resolves once every change made before the call is on disk; a StorageError otherwise. */
   flush(): Promise<void>;
   /**
    * The request log has its own group commit: it is not accepted data, and a /v1 response
    * must never wait for a log segment to be written.
    */
   flushRequests(): Promise<void>;
+  /** Runs `task` with no write under way (compaction). */
+  exclusive<T>(task: () => Promise<T>): Promise<T>;
+  /** Bytes the data directory takes on disk (allocated blocks) and how many files it holds. */
+  diskUsage(): Promise<{ bytes: number; files: number }>;
   close(): Promise<void>;
 }
 
-const DEFAULT_SEGMENT_SIZE = 128;
+const DEFAULTS = {
+  segmentSize: 1024,
+  packSize: 8 * 1024 * 1024,
+  largePartSize: 1024 * 1024,
+  reserveSize: 256 * 1024,
+  probeIntervalMs: 500,
+};
 
-/** Opens (creating if needed) the data directory and loads everything it holds. */
+/** Opens (creating if needed, migrating an older layout) the data directory and loads it. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const dataDir = path.resolve(options.dataDir);
-  const segmentSize = options.segmentSize ?? DEFAULT_SEGMENT_SIZE;
-  await ensureDir(dataDir);
-  const flusher = new Flusher();
-  const logFlusher = new Flusher();
-  const [messages, recipients, subscriptions, requests, meta, blocks] = await Promise.all([
-    Collection.open<MessageRecord>(path.join(dataDir, 'messages'), segmentSize, flusher),
-    Collection.open<RecipientRecord>(path.join(dataDir, 'recipients'), segmentSize, flusher),
-    Collection.open<SubscriptionRecord>(path.join(dataDir, 'subscriptions'), segmentSize, flusher),
-    Collection.open<RequestLogRecord>(path.join(dataDir, 'requests'), segmentSize, logFlusher),
-    readFile<MetaData>(path.join(dataDir, 'meta.json'), {
-      version: 1,
-      counters: { message: 0, recipient: 0, subscription: 0 },
-      daily: { day: '', bySender: {} },
-    }),
-    readFile<BlocksData>(path.join(dataDir, 'blocks.json'), { blocks: [] }),
-  ]);
-  // A crash between writing a segment and writing meta.json must not let an id repeat:
-  // the counters never go below what the segments hold.
+  const fs = options.fs ?? nodeFs;
+  const fsync = options.fsync ?? false;
+  const settings = { ...DEFAULTS, ...definedOnly(options) };
+  const log = options.log ?? ((line: string) => console.error(line));
+  await fs.mkdir(dataDir);
+  const quarantine = new Quarantine(dataDir, fs, log);
+  const dirs = {
+    packs: path.join(dataDir, 'packs'),
+    messages: path.join(dataDir, 'messages'),
+    recipients: path.join(dataDir, 'recipients'),
+    subscriptions: path.join(dataDir, 'subscriptions'),
+    requests: path.join(dataDir, 'requests'),
+    tmp: path.join(dataDir, 'tmp'),
+  };
+  const common = { fs, fsync, quarantine };
+  if (await isV1(dataDir, fs)) await migrateFromV1({ dataDir, dirs, fs, log, segmentSize: settings.segmentSize, packSize: settings.packSize, largePartSize: settings.largePartSize, quarantine });
+
+  const meta = await JsonFile.open<MetaData>(path.join(dataDir, 'meta.json'), freshMeta(), common);
+  meta.data = { ...freshMeta(), ...meta.data, version: 2 };
+  const blocks = await JsonFile.open<BlocksData>(path.join(dataDir, 'blocks.json'), { blocks: [] }, common);
+  const packs = await PackStore.open({ dir: dirs.packs, ...common, packSize: settings.packSize, largePartSize: settings.largePartSize });
+  const index = new MessageIndex();
+  const segmentOptions = (dir: string) => ({ dir, segmentSize: settings.segmentSize, ...common });
+  const messageLog = await SegmentLog.open<MessageRecord>(segmentOptions(dirs.messages), (record) => {
+    let pack = 0;
+    for (const ref of contentRefs(record)) {
+      packs.retain(ref);
+      if ('p' in ref) pack = ref.p;
+    }
+    index.add(record, pack);
+  });
+  const recipients = await Collection.open<RecipientRecord>(segmentOptions(dirs.recipients));
+  const subscriptions = await Collection.open<SubscriptionRecord>(segmentOptions(dirs.subscriptions));
+  const requests = await Collection.open<RequestLogRecord>(segmentOptions(dirs.requests));
+  await fs.mkdir(dirs.tmp);
+
+  // Ids never repeat: the counters never go below what any segment line names (a crash may
+  // have come before meta.json was written).
   const counters = meta.data.counters;
-  counters.message = Math.max(counters.message, messages.maxSeq());
+  counters.message = Math.max(counters.message, messageLog.maxSeq);
   counters.recipient = Math.max(counters.recipient, recipients.maxSeq());
   counters.subscription = Math.max(counters.subscription, subscriptions.maxSeq());
   counters.request = Math.max(counters.request ?? 0, requests.maxSeq());
 
+  const health = new StorageHealth();
+  const reserve = new Reserve(path.join(dataDir, 'reserve'), settings.reserveSize, fs);
+  await reserve.ensure();
+
+  let lazyTimer: NodeJS.Timeout | null = null;
+  const hooks = {
+    async failed(error: StorageError, batch: { deletes: boolean }): Promise<boolean> {
+      // A deletion on a full disk may use the reserve: deleting is how a user frees space.
+      if (error.problem === 'full' && batch.deletes && (await reserve.release())) return true;
+      health.failed(error);
+      return false;
+    },
+    succeeded(): void {
+      if (health.problem) health.recovered();
+      if (reserve.missing) void reserve.ensure().catch(() => undefined);
+      if (meta.lazyPending && lazyTimer === null) {
+        lazyTimer = setTimeout(() => {
+          lazyTimer = null;
+          meta.force();
+          void flusher.flush().catch(() => undefined);
+        }, 1000);
+        lazyTimer.unref();
+      }
+    },
+  };
+  const flusher = new Flusher([packs, messageLog, recipients.storage, subscriptions.storage, meta, blocks], hooks);
+  const logFlusher = new Flusher([requests.storage], {
+    failed: async (error) => {
+      health.failed(error);
+      return false;
+    },
+    succeeded: () => undefined,
+  });
+
+  const watched = new FolderWatch(fs, [dataDir, ...Object.values(dirs)]);
+  await watched.remember();
   let closed = false;
+  let ticks = 0;
+  let probing = false;
+  /**
+   * Every half second: the folders are still the ones opened (someone may have removed the
+   * data directory to clear the sandbox: it is written back, nothing acknowledged is lost);
+   * and while a write failed, try again, so the store heals itself once space is freed or the
+   * file system is writable again.
+   */
+  const probe = async () => {
+    if (closed || probing) return;
+    probing = true;
+    try {
+      ticks++;
+      const lost = (await watched.changed()) || (ticks % 10 === 0 && ((await packs.lostFiles()) || (await messageLog.lostFiles())));
+      if (lost) await restore();
+      if (health.problem) {
+        await probeWrite(fs, dataDir);
+        await reserve.ensure();
+        await flusher.flush();
+        await logFlusher.flush();
+        health.recovered();
+      }
+    } catch (error) {
+      if (!health.problem) health.failed(storageError(error, dataDir));
+    } finally {
+      probing = false;
+    }
+  };
+  const timer = setInterval(() => void probe(), settings.probeIntervalMs);
+  timer.unref();
+
+  const restore = () =>
+    flusher.exclusive(async () => {
+      for (const dir of [dataDir, ...Object.values(dirs)]) await fs.mkdir(dir);
+      let files = await packs.restore();
+      for (const segmentLog of [messageLog, recipients.storage, subscriptions.storage, requests.storage]) files += await segmentLog.restore();
+      meta.touch();
+      blocks.touch();
+      reserve.missing = true;
+      void reserve.ensure();
+      await watched.remember();
+      log(`pigeonhole: the data directory ${dataDir} (or a folder in it) was removed while the server ran; recreated it and wrote back ${files} file${files === 1 ? '' : 's'} from the files still open, and the rest from memory`);
+    }).then(() => flusher.flush());
+
   return {
     dataDir,
-    messages,
+    messages: { index, log: messageLog },
     recipients,
     subscriptions,
     requests,
-    meta: meta.data,
-    blocks: blocks.data,
-    blobs: new BlobStore(path.join(dataDir, 'blobs')),
-    touchMeta: () => flusher.markDirty(meta),
-    touchBlocks: () => flusher.markDirty(blocks),
+    packs,
+    get meta() {
+      return meta.data;
+    },
+    get blocks() {
+      return blocks.data;
+    },
+    health,
+    damage: quarantine.reports,
+    touchMeta: () => meta.touch(),
+    touchCounters: () => meta.touchLazily(),
+    touchBlocks: () => blocks.touch(),
     flush: () => flusher.flush(),
     flushRequests: () => logFlusher.flush(),
+    exclusive: (task) => flusher.exclusive(task),
+    diskUsage: () => diskUsage(fs, dataDir),
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([flusher.flush(), logFlusher.flush()]);
+      clearInterval(timer);
+      if (lazyTimer) clearTimeout(lazyTimer);
+      meta.force();
+      try {
+        await Promise.all([flusher.flush(), logFlusher.flush()]);
+      } finally {
+        await Promise.all([packs.close(), messageLog.close(), recipients.storage.close(), subscriptions.storage.close(), requests.storage.close()]);
+      }
     },
   };
 }
 
-async function readFile<T>(file: string, initial: T): Promise<Low<T>> {
-  const db = openJsonFile<T>(file, initial);
-  await db.read();
-  return db;
+/** Every stored part of a capture. */
+export function contentRefs(record: MessageRecord): ContentRef[] {
+  const refs: ContentRef[] = [];
+  const { html, text, sealed, raw, eml } = record.content;
+  for (const ref of [html, text, sealed, raw, eml]) if (ref) refs.push(ref);
+  for (const attachment of record.attachments) refs.push(attachment.content);
+  return refs;
+}
+
+function freshMeta(): MetaData {
+  return { version: 2, counters: { message: 0, recipient: 0, subscription: 0, request: 0 }, daily: { day: '', bySender: {} } };
+}
+
+function definedOnly(options: StoreOptions): Partial<typeof DEFAULTS> {
+  const out: Partial<typeof DEFAULTS> = {};
+  for (const key of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]) if (options[key] !== undefined) out[key] = options[key];
+  return out;
+}
+
+/**
+ * A file of `size` bytes kept so that, on a full disk, a deletion can still write what it
+ * needs (a tombstone, meta.json): it is given up then, and made again once there is room.
+ */
+class Reserve {
+  constructor(
+    private readonly file: string,
+    private readonly size: number,
+    private readonly fs: Fs,
+  ) {}
+
+  /** Whether the reserve was given up (or could not be made) and should be made again. */
+  missing = true;
+  private making: Promise<void> | null = null;
+
+  ensure(): Promise<void> {
+    this.making ??= this.make().finally(() => (this.making = null));
+    return this.making;
+  }
+
+  private async make(): Promise<void> {
+    if (this.size === 0) {
+      this.missing = false;
+      return;
+    }
+    const present = await this.fs.stat(this.file).catch(() => null);
+    if (present && present.size === this.size) {
+      this.missing = false;
+      return;
+    }
+    try {
+      await this.fs.writeFile(this.file, Buffer.alloc(this.size));
+      this.missing = false;
+    } catch {
+      await this.fs.unlink(this.file).catch(() => undefined);
+    }
+  }
+
+  /** Gives the space up; false when there was none to give. */
+  async release(): Promise<boolean> {
+    const present = await this.fs.stat(this.file).catch(() => null);
+    if (!present) return false;
+    await this.fs.unlink(this.file);
+    this.missing = true;
+    return true;
+  }
+}
+
+/** Remembers the folders' identities, to notice one removed (and maybe made again) under us. */
+class FolderWatch {
+  private known = new Map<string, string>();
+
+  constructor(
+    private readonly fs: Fs,
+    private readonly dirs: string[],
+  ) {}
+
+  async remember(): Promise<void> {
+    this.known.clear();
+    for (const dir of this.dirs) {
+      const s = await this.fs.stat(dir);
+      if (s) this.known.set(dir, `${s.dev}:${s.ino}`);
+    }
+  }
+
+  async changed(): Promise<boolean> {
+    for (const dir of this.dirs) {
+      const s = await this.fs.stat(dir);
+      if (!s || this.known.get(dir) !== `${s.dev}:${s.ino}`) return true;
+    }
+    return false;
+  }
+}
+
+/** A small write and delete: whether the data directory takes writes again. */
+async function probeWrite(fs: Fs, dataDir: string): Promise<void> {
+  const file = path.join(dataDir, '.probe');
+  try {
+    await fs.writeFile(file, Buffer.alloc(64 * 1024));
+  } finally {
+    await fs.unlink(file).catch(() => undefined);
+  }
+}
+
+async function diskUsage(fs: Fs, dir: string): Promise<{ bytes: number; files: number }> {
+  let bytes = 0;
+  let files = 0;
+  const walk = async (target: string): Promise<void> => {
+    const s = await lstat(target).catch(() => null);
+    if (!s) return;
+    bytes += s.blocks * 512;
+    if (!s.isDirectory()) {
+      files++;
+      return;
+    }
+    for (const name of await fs.readdir(target)) await walk(path.join(target, name));
+  };
+  await walk(dir);
+  return { bytes, files };
 }

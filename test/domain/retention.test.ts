@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startRetention, type Retention } from '../../server/domain/retention.ts';
 import type { MessageRecord } from '../../server/storage/records.ts';
@@ -49,7 +46,6 @@ async function capture(server: TestServer, n: number, subject = 'keep'): Promise
 function retention(server: TestServer, limits: { maxMessages?: number; maxAgeMs?: number; batchSize?: number; burstDelayMs?: number }): Retention {
   const r = startRetention({
     messages: server.sandbox.messages,
-    stored: server.store.messages,
     events: server.sandbox.events,
     clock: server.sandbox.clock,
     maxMessages: limits.maxMessages ?? 0,
@@ -61,14 +57,21 @@ function retention(server: TestServer, limits: { maxMessages?: number; maxAgeMs?
   return r;
 }
 
-const filesOf = (server: TestServer, record: MessageRecord) =>
-  ['body.html', 'body.txt', 'message.eml', ...record.attachments.map((a) => a.blob)].map((name) => server.store.blobs.file(record.seq, name));
+/** The ids stored, oldest first. */
+const storedIds = async (server: TestServer) => (await server.sandbox.messages.page({}, 0, 10_000)).items.map((m) => m.id).reverse();
+
+/** Whether a capture's record and its attachment can still be read through the sandbox API. */
+const readable = async (server: TestServer, record: MessageRecord) => {
+  const [detail, attachment] = await Promise.all([fetch(`${server.url}/api/messages/${record.id}`), fetch(`${server.url}/api/messages/${record.id}/attachments/0`)]);
+  await Promise.all([detail.arrayBuffer(), attachment.arrayBuffer()]);
+  return detail.status === 200 && attachment.status === 200;
+};
 
 describe('retention', () => {
-  it('keeps the newest --max-messages, deleting the oldest records and their files in batches', async () => {
+  it('keeps the newest --max-messages, deleting the oldest records and their content in batches', async () => {
     const { server } = await app();
     const made = await capture(server, 30);
-    for (const file of made.flatMap((r) => filesOf(server, r))) expect(existsSync(file), file).toBe(true);
+    for (const record of made) expect(await readable(server, record), record.id).toBe(true);
     const batches: number[] = [];
     server.sandbox.events.on('message.deleted', (records) => batches.push(records.length));
 
@@ -76,9 +79,9 @@ describe('retention', () => {
     await r.prune();
     await waitFor(async () => (server.sandbox.messages.count() === 10 ? true : undefined));
 
-    expect(server.store.messages.all().map((m) => m.id)).toEqual(made.slice(20).map((m) => m.id));
-    for (const file of made.slice(0, 20).flatMap((m) => filesOf(server, m))) expect(existsSync(file), `${file} still on disk`).toBe(false);
-    for (const file of made.slice(20).flatMap((m) => filesOf(server, m))) expect(existsSync(file), file).toBe(true);
+    expect(await storedIds(server)).toEqual(made.slice(20).map((m) => m.id));
+    for (const record of made.slice(0, 20)) expect(await readable(server, record), `${record.id} still readable`).toBe(false);
+    for (const record of made.slice(20)) expect(await readable(server, record), record.id).toBe(true);
     // Twenty deleted four at a time: the start-up prune and the explicit one share the work.
     expect(batches.reduce((a, b) => a + b, 0)).toBe(20);
     expect(Math.max(...batches)).toBeLessThanOrEqual(4);
@@ -92,7 +95,7 @@ describe('retention', () => {
     retention(server, { maxMessages: 5, burstDelayMs: 20 });
     const made = await capture(server, 12);
     await waitFor(async () => (server.sandbox.messages.count() === 5 ? true : undefined));
-    expect(server.store.messages.all().map((m) => m.id)).toEqual(made.slice(7).map((m) => m.id));
+    expect(await storedIds(server)).toEqual(made.slice(7).map((m) => m.id));
   });
 
   it('deletes captures older than --max-age on the sandbox clock, whatever their number', async () => {
@@ -102,8 +105,8 @@ describe('retention', () => {
     const young = await capture(server, 2, 'young');
     const r = retention(server, { maxAgeMs: DAY });
     await r.prune();
-    expect(server.store.messages.all().map((m) => m.id)).toEqual(young.map((m) => m.id));
-    for (const file of old.flatMap((m) => filesOf(server, m))) expect(existsSync(file)).toBe(false);
+    expect(await storedIds(server)).toEqual(young.map((m) => m.id));
+    for (const record of old) expect(await readable(server, record)).toBe(false);
 
     // A day and a bit later on the sandbox clock, the young ones are old too.
     clock.now += DAY + 1000;
@@ -147,7 +150,7 @@ describe('retention', () => {
 });
 
 describe('retention in the real server process', () => {
-  it('--max-messages keeps the inbox at its cap, and start-up prunes to a lowered cap; files go too', async () => {
+  it('--max-messages keeps the inbox at its cap, and start-up prunes to a lowered cap; their space goes too', async () => {
     const dataDir = await tracker.tempDir('pigeonhole-retention-');
     const first = await tracker.spawn({ dataDir, args: ['--max-messages', '6'] });
     const v1 = api(first.url, 'bulk-key');
@@ -160,11 +163,9 @@ describe('retention in the real server process', () => {
     const second = await tracker.spawn({ dataDir, env: { PIGEONHOLE_MAX_MESSAGES: '2' } });
     await waitFor(async () => ((await allMessages(second.url)).total === 2 ? true : undefined));
     expect((await allMessages(second.url)).messages.map((m) => m.id)).toEqual(ids.slice(13).reverse());
-    // Each capture of this kind has body.html and message.eml. Files go just after their
-    // records are written away (a crash never leaves a record without its files), so wait.
-    const expected = ['body.html', 'message.eml'].flatMap((name) => [`14.${name}`, `15.${name}`]).sort();
-    const blobFiles = async () => (await readdir(path.join(dataDir, 'blobs'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name).sort();
-    await waitFor(async () => (JSON.stringify(await blobFiles()) === JSON.stringify(expected) ? true : undefined));
-    expect(await blobFiles()).toEqual(expected);
+    const kept = await Promise.all(ids.slice(13).map((id) => fetch(`${second.url}/api/messages/${id}/html`).then((r) => r.status)));
+    expect(kept).toEqual([200, 200]);
+    const gone = await Promise.all(ids.slice(0, 13).map((id) => fetch(`${second.url}/api/messages/${id}/html`).then((r) => r.status)));
+    expect(new Set(gone)).toEqual(new Set([404]));
   });
 });

@@ -90,7 +90,7 @@ describe('heartbeat and slow clients', () => {
     const server = await startApp({ realtime: { maxBufferedBytes: 256 * 1024 } });
     try {
       await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: 'x@example.com', subject: 'x'.repeat(400), body: 'b' });
-      const record = server.sandbox.messages.page({}, 0, 1).items[0]!;
+      const record = (await server.sandbox.messages.page({}, 0, 1)).items[0]!;
       const fast = await connectEvents(server.wsUrl);
       const slow = await connectEvents(server.wsUrl);
       (slow.ws as any)._socket.pause();

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { read, startApp, useApp } from '../support/app.ts';
 import { capturedId, rawSmtp, smtpClient, trySend } from '../support/smtp.ts';
@@ -15,9 +14,10 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 describe('SMTP capture', () => {
   it('captures a plain message through the one ingestion path, on disk when 250 is answered', async () => {
     const id = await send({ from: 'app@example.com', to: 'user@example.com', subject: 'Plain', text: 'Just text.' });
-    // 250 means stored: the record and its files exist without waiting.
-    const record = app.server.sandbox.messages.byId(id)!;
-    expect(existsSync(app.server.sandbox.messages.rawPath(record))).toBe(true);
+    // 250 means stored: the record and its bytes are on disk without waiting.
+    const record = (await app.server.sandbox.messages.get(id))!;
+    expect(record.content.raw).toBeDefined();
+    expect(app.server.store.messages.log.has(record.seq)).toBe(true);
     const m = await get(`/api/messages/${id}`);
     expect(m).toMatchObject({
       id,

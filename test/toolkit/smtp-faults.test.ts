@@ -24,7 +24,7 @@ describe('SMTP fault injection', () => {
     expect(await trySend(client, mail('flaky@example.com'))).toMatchObject({ ok: false, code: 451 });
     expect(await trySend(client, mail('flaky@example.com'))).toMatchObject({ ok: true });
     expect(await rule(id)).toMatchObject({ fired: 2, remaining: 0 });
-    expect(app.server.sandbox.messages.page({ recipient: 'flaky@example.com' }, 0, 10).total).toBe(1);
+    expect((await app.server.sandbox.messages.page({ recipient: 'flaky@example.com' }, 0, 10)).total).toBe(1);
   });
 
   it('matches the logged-in sender: a rule for one API key leaves anonymous mail alone', async () => {

@@ -40,7 +40,7 @@ export function mountCaptureRoutes(router: Router, sandbox: Sandbox, parseV1Body
   });
 
   router.get('/api/messages/latest', async (ctx) => {
-    const record = messages.page(filterFrom(ctx, sandbox), 0, 1).items[0];
+    const record = (await messages.page(filterFrom(ctx, sandbox), 0, 1)).items[0];
     if (!record) throw detail(404, 'No message matches the filters.');
     ctx.body = await withContent(sandbox, record);
   });
@@ -49,18 +49,18 @@ export function mountCaptureRoutes(router: Router, sandbox: Sandbox, parseV1Body
     const filter = filterFrom(ctx, sandbox);
     const limit = int(ctx, 'limit', 50, 1, 500);
     const offset = int(ctx, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-    const { total, items } = messages.page(filter, offset, limit);
+    const { total, items } = await messages.page(filter, offset, limit);
     ctx.body = { total, offset, limit, messages: await Promise.all(items.map((record) => withContent(sandbox, record, false))) };
   });
 
   router.get('/api/messages/:id/extract', async (ctx) => {
-    const record = findMessage(sandbox, ctx.params.id!);
+    const record = await findMessage(sandbox, ctx.params.id!);
     const [html, body] = await Promise.all([messages.html(record), messages.text(record)]);
     ctx.body = extract(html, body);
   });
 
   router.post('/api/messages/:id/status', parseBody, async (ctx) => {
-    const record = findMessage(sandbox, ctx.params.id!);
+    const record = await findMessage(sandbox, ctx.params.id!);
     const data = (ctx.state.body as ParsedBody).data;
     const status = field(data, 'status');
     if (status === undefined || !(FORCED as readonly string[]).includes(status)) throw detail(400, `status must be one of ${FORCED.join(', ')}.`);

@@ -36,8 +36,8 @@ export function filterFrom(ctx: Context, sandbox: Sandbox): MessageFilter {
 }
 
 /** The capture with this id, or a JSON 404. */
-export function findMessage(sandbox: Sandbox, id: string): MessageRecord {
-  const record = sandbox.messages.byId(id);
+export async function findMessage(sandbox: Sandbox, id: string): Promise<MessageRecord> {
+  const record = await sandbox.messages.get(id);
   if (!record) throw notFound();
   return record;
 }

@@ -19,7 +19,7 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
 
   router.get('/api/messages', async (ctx) => {
     const { offset, limit } = paging(ctx);
-    const { total, items } = messages.page(filterFrom(ctx, sandbox), offset, limit);
+    const { total, items } = await messages.page(filterFrom(ctx, sandbox), offset, limit);
     ctx.body = { total, offset, limit, messages: items.map(messageSummary) };
   });
 
@@ -29,7 +29,7 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
   });
 
   router.get('/api/messages/:id', async (ctx) => {
-    const record = findMessage(sandbox, ctx.params.id!);
+    const record = await findMessage(sandbox, ctx.params.id!);
     const [html, text, headers] = await Promise.all([messages.html(record), messages.text(record), messages.headers(record)]);
     ctx.body = {
       ...messageSummary(record),
@@ -58,7 +58,7 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
   });
 
   router.patch('/api/messages/:id', parseBody, async (ctx) => {
-    const record = findMessage(sandbox, ctx.params.id!);
+    const record = await findMessage(sandbox, ctx.params.id!);
     const read = bool(ctx.state.body!.data.read, 'read', undefined);
     if (read === undefined) throw detail(400, 'read must be true or false.');
     await messages.setRead(record, read);
@@ -66,13 +66,13 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
   });
 
   router.delete('/api/messages/:id', async (ctx) => {
-    const record = findMessage(sandbox, ctx.params.id!);
+    const record = await findMessage(sandbox, ctx.params.id!);
     await messages.remove([record.seq]);
     ctx.status = 204;
   });
 
   router.get('/api/messages/:id/html', async (ctx) => {
-    const record = findMessage(sandbox, ctx.params.id!);
+    const record = await findMessage(sandbox, ctx.params.id!);
     const html = await messages.html(record);
     if (html === null) throw detail(404, 'This capture has no HTML body.');
     const remote = ctx.query.remote === '1' || ctx.query.remote === 'true';
@@ -84,7 +84,7 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
   });
 
   router.get('/api/messages/:id/text', async (ctx) => {
-    const record = findMessage(sandbox, ctx.params.id!);
+    const record = await findMessage(sandbox, ctx.params.id!);
     const text = await messages.text(record);
     if (text === null) throw detail(404, 'This capture has no text body.');
     ctx.set('X-Content-Type-Options', 'nosniff');
@@ -93,14 +93,14 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
   });
 
   router.get('/api/messages/:id/raw', async (ctx) => {
-    const record = findMessage(sandbox, ctx.params.id!);
+    const record = await findMessage(sandbox, ctx.params.id!);
     ctx.type = 'message/rfc822';
     ctx.attachment(`${record.id}.eml`, { type: ctx.query.download !== undefined ? 'attachment' : 'inline' });
     ctx.body = await messages.raw(record);
   });
 
   router.get('/api/messages/:id/attachments/:index', async (ctx) => {
-    const record = findMessage(sandbox, ctx.params.id!);
+    const record = await findMessage(sandbox, ctx.params.id!);
     const attachment = /^\d+$/.test(ctx.params.index!) ? record.attachments[Number(ctx.params.index)] : undefined;
     if (!attachment) throw notFound();
     ctx.type = attachment.contentType;

@@ -51,7 +51,7 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
     const recipient = queryParam(ctx, 'recipient');
     // This endpoint reports the field error as a string, not a list (§3).
     if (recipient !== undefined && !isValidEmail(recipient)) throw new HttpError(400, { recipient: 'Enter a valid email address.' });
-    ctx.body = paginate(ctx, (offset, limit) => messages.pageForTeam(ctx.state.caller.team.id, recipient, offset, limit), emailListItem);
+    ctx.body = await paginate(ctx, (offset, limit) => messages.pageForTeam(ctx.state.caller.team.id, recipient, offset, limit), emailListItem);
   };
 
   const detailView = async (ctx: V1Context) => {
@@ -59,8 +59,8 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
     const id = ctx.params.id ?? queryParam(ctx, 'id');
     const address = queryParam(ctx, 'email') ?? queryParam(ctx, 'recipient');
     let record: MessageRecord | undefined;
-    if (id !== undefined) record = messages.findForTeam(team, id);
-    else if (address !== undefined) record = messages.pageForTeam(team, address, 0, 1).items[0];
+    if (id !== undefined) record = await messages.findForTeam(team, id);
+    else if (address !== undefined) record = (await messages.pageForTeam(team, address, 0, 1)).items[0];
     else throw detail(400, 'Provide sqid in URL path or as query parameter (id=<sqid>) or email=<address> as query parameter.');
     if (!record) throw notFound();
     ctx.body = {
@@ -74,7 +74,7 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
   const delivery = async (ctx: V1Context) => {
     const id = ctx.params.id ?? queryParam(ctx, 'id') ?? bodyParam(ctx.state.body.data, 'id');
     if (id === undefined) throw detail(400, 'Provide id in URL path, query parameter, or request payload.');
-    const record = messages.findForTeam(ctx.state.caller.team.id, id);
+    const record = await messages.findForTeam(ctx.state.caller.team.id, id);
     // This endpoint's not-found body uses "error", unlike detail (§3).
     if (!record) throw new HttpError(404, { error: 'Email not found' });
     ctx.body = { id: record.id, status: record.status, ses_id: record.sesId };

@@ -18,16 +18,16 @@ export interface Page<T> {
  * without a page parameter, and 404 "Invalid page." outside the range. `fetch` returns one
  * page and the total, so a large list is never copied whole.
  */
-export function paginate<T, R>(ctx: Context, fetch: (offset: number, limit: number) => PageOf<T>, render: (item: T) => R): Page<R> {
+export async function paginate<T, R>(ctx: Context, fetch: (offset: number, limit: number) => PageOf<T> | Promise<PageOf<T>>, render: (item: T) => R): Promise<Page<R>> {
   const raw = ctx.URL.searchParams.get('page');
   const pagesOf = (total: number) => Math.max(1, Math.ceil(total / PAGE_SIZE));
   let page = 1;
-  if (raw === 'last') page = pagesOf(fetch(0, 0).total);
+  if (raw === 'last') page = pagesOf((await fetch(0, 0)).total);
   else if (raw !== null && raw !== '') {
     if (!/^\d+$/.test(raw) || Number(raw) < 1) throw invalidPage();
     page = Number(raw);
   }
-  const { total, items } = fetch((page - 1) * PAGE_SIZE, PAGE_SIZE);
+  const { total, items } = await fetch((page - 1) * PAGE_SIZE, PAGE_SIZE);
   const pages = pagesOf(total);
   if (page > pages) throw invalidPage();
   return {

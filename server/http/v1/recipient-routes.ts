@@ -37,7 +37,7 @@ export function recipientRoutes(sandbox: Sandbox): Endpoint[] {
 
   const list = async (ctx: V1Context) => {
     const filter = { email: queryParam(ctx, 'email'), flag: queryParam(ctx, 'flag') };
-    ctx.body = paginate(ctx, (offset, limit) => recipients.page(ctx.state.caller.team.id, filter, offset, limit), recipientBody);
+    ctx.body = await paginate(ctx, (offset, limit) => recipients.page(ctx.state.caller.team.id, filter, offset, limit), recipientBody);
   };
 
   const setFlags = async (ctx: V1Context) => {

@@ -1,0 +1,252 @@
+import type { DeliveryStatus, FlowMark, MessageRecord, Source } from './records.ts';
+
+const SOURCES: readonly Source[] = ['api', 'smtp', 'flow'];
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'bounced', 'complained', 'failed'];
+
+// One 16-bit word of flags per capture.
+const SOURCE_MASK = 0b11;
+const STATUS_SHIFT = 2;
+const STATUS_MASK = 0b111 << STATUS_SHIFT;
+const BLOCKED = 1 << 5;
+const REDIRECTED = 1 << 6;
+const READ = 1 << 7;
+const DEAD = 1 << 8;
+
+/** Separators in the search text: before every address, and between the other fields. */
+export const ADDRESS_MARK = '\u0001';
+export const FIELD_MARK = '\u0002';
+
+/**
+ * Every capture, as compact as the inbox's lists, filters, search and wait-for allow
+ * (design.md, Storage: memory per capture is only what those need). Fixed-size fields live in
+ * typed arrays, one slot per capture in sequence order; the only object per capture is its
+ * search text: the addresses, subject, From, sender id and body snippet, lowercased, in one
+ * string. Everything else (names, flags, attachments, where the bodies are) is read from the
+ * segment files when a capture is shown.
+ */
+export class MessageIndex {
+  private seqs = new Float64Array(1024);
+  private created = new Float64Array(1024);
+  private bits = new Uint16Array(1024);
+  private teams = new Uint16Array(1024);
+  private senders = new Uint16Array(1024);
+  private packs = new Uint32Array(1024);
+  private texts: string[] = [];
+  private used = 0;
+  private liveCount = 0;
+  /** Team and sender ids, interned: a handful per configuration. Index 0 is null. */
+  private readonly names: (string | null)[] = [null];
+  private readonly nameIds = new Map<string, number>();
+  /** Flow captures' marks: the flow engine's proof that a step was sent (few captures have one). */
+  private readonly flowMarks = new Map<number, FlowMark>();
+  /** Captures loaded with a pending status, and when it turns (ms): the domain schedules them. */
+  private readonly deliveries = new Map<number, number>();
+
+  get size(): number {
+    return this.liveCount;
+  }
+
+  /** Adds a capture; captures arrive in sequence order. */
+  add(record: MessageRecord, pack: number): void {
+    if (this.used > 0 && record.seq <= this.seqs[this.used - 1]!) throw new Error(`capture ${record.seq} arrived out of order`);
+    if (this.used === this.seqs.length) this.grow(this.seqs.length * 2);
+    const slot = this.used++;
+    this.seqs[slot] = record.seq;
+    this.created[slot] = Date.parse(record.createdAt);
+    this.bits[slot] =
+      SOURCES.indexOf(record.source) |
+      (STATUSES.indexOf(record.status) << STATUS_SHIFT) |
+      (record.blocked ? BLOCKED : 0) |
+      (record.redirected ? REDIRECTED : 0) |
+      (record.read ? READ : 0);
+    this.teams[slot] = this.nameId(record.team);
+    this.senders[slot] = this.nameId(record.sender);
+    this.packs[slot] = pack;
+    this.texts[slot] = searchText(record);
+    if (record.flow) this.flowMarks.set(record.seq, record.flow);
+    if (record.status === 'pending' && record.deliverAt !== null) this.deliveries.set(record.seq, Date.parse(record.deliverAt));
+    this.liveCount++;
+  }
+
+  /** The slot of a live capture, or -1. */
+  slotOf(seq: number): number {
+    let lo = 0;
+    let hi = this.used - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = this.seqs[mid]!;
+      if (at === seq) return this.bits[mid]! & DEAD ? -1 : mid;
+      if (at < seq) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  has(seq: number): boolean {
+    return this.slotOf(seq) >= 0;
+  }
+
+  remove(seq: number): boolean {
+    const slot = this.slotOf(seq);
+    if (slot < 0) return false;
+    this.bits[slot]! |= DEAD;
+    this.texts[slot] = '';
+    this.flowMarks.delete(seq);
+    this.deliveries.delete(seq);
+    this.liveCount--;
+    if (this.used - this.liveCount > Math.max(4096, this.liveCount)) this.compact();
+    return true;
+  }
+
+  clear(): void {
+    this.used = 0;
+    this.liveCount = 0;
+    this.texts = [];
+    this.flowMarks.clear();
+    this.deliveries.clear();
+    this.grow(1024);
+  }
+
+  setStatus(seq: number, status: DeliveryStatus): void {
+    const slot = this.slotOf(seq);
+    if (slot >= 0) this.bits[slot] = (this.bits[slot]! & ~STATUS_MASK) | (STATUSES.indexOf(status) << STATUS_SHIFT);
+  }
+
+  setRead(seq: number, read: boolean): void {
+    const slot = this.slotOf(seq);
+    if (slot >= 0) this.bits[slot] = read ? this.bits[slot]! | READ : this.bits[slot]! & ~READ;
+  }
+
+  setPack(seq: number, pack: number): void {
+    const slot = this.slotOf(seq);
+    if (slot >= 0) this.packs[slot] = pack;
+  }
+
+  /** Reading a slot's fields (for filters). */
+  seq(slot: number): number {
+    return this.seqs[slot]!;
+  }
+  createdMs(slot: number): number {
+    return this.created[slot]!;
+  }
+  source(slot: number): Source {
+    return SOURCES[this.bits[slot]! & SOURCE_MASK]!;
+  }
+  status(slot: number): DeliveryStatus {
+    return STATUSES[(this.bits[slot]! & STATUS_MASK) >> STATUS_SHIFT]!;
+  }
+  blocked(slot: number): boolean {
+    return (this.bits[slot]! & BLOCKED) !== 0;
+  }
+  redirected(slot: number): boolean {
+    return (this.bits[slot]! & REDIRECTED) !== 0;
+  }
+  read(slot: number): boolean {
+    return (this.bits[slot]! & READ) !== 0;
+  }
+  team(slot: number): string | null {
+    return this.names[this.teams[slot]!]!;
+  }
+  sender(slot: number): string | null {
+    return this.names[this.senders[slot]!]!;
+  }
+  pack(slot: number): number {
+    return this.packs[slot]!;
+  }
+  /** The lowercased search text (see searchText). */
+  text(slot: number): string {
+    return this.texts[slot]!;
+  }
+  flow(seq: number): FlowMark | undefined {
+    return this.flowMarks.get(seq);
+  }
+  flowCaptures(): IterableIterator<[number, FlowMark]> {
+    return this.flowMarks.entries();
+  }
+  /** Captures that were pending when loaded, and when each turns (ms since the epoch). */
+  pendingDeliveries(): [number, number][] {
+    const out = [...this.deliveries];
+    this.deliveries.clear();
+    return out;
+  }
+
+  /** Slots of live captures, newest first, that pass `match`; stops when `visit` returns false. */
+  scanNewestFirst(match: (slot: number) => boolean, visit: (slot: number) => boolean | void): void {
+    for (let slot = this.used - 1; slot >= 0; slot--) {
+      if (this.bits[slot]! & DEAD) continue;
+      if (!match(slot)) continue;
+      if (visit(slot) === false) return;
+    }
+  }
+
+  /** Sequence numbers of live captures, oldest first, that pass `match`, at most `limit`. */
+  oldest(limit: number, match: (slot: number) => boolean = () => true): number[] {
+    const out: number[] = [];
+    for (let slot = 0; slot < this.used && out.length < limit; slot++) {
+      if (this.bits[slot]! & DEAD) continue;
+      if (match(slot)) out.push(this.seqs[slot]!);
+    }
+    return out;
+  }
+
+  /** The newest live sequence number, or 0. */
+  maxSeq(): number {
+    for (let slot = this.used - 1; slot >= 0; slot--) if (!(this.bits[slot]! & DEAD)) return this.seqs[slot]!;
+    return 0;
+  }
+
+  /** Drops dead slots (after many deletions). */
+  private compact(): void {
+    let to = 0;
+    for (let from = 0; from < this.used; from++) {
+      if (this.bits[from]! & DEAD) continue;
+      this.seqs[to] = this.seqs[from]!;
+      this.created[to] = this.created[from]!;
+      this.bits[to] = this.bits[from]!;
+      this.teams[to] = this.teams[from]!;
+      this.senders[to] = this.senders[from]!;
+      this.packs[to] = this.packs[from]!;
+      this.texts[to] = this.texts[from]!;
+      to++;
+    }
+    this.used = to;
+    this.texts.length = to;
+    this.grow(Math.max(1024, to * 2));
+  }
+
+  private grow(capacity: number): void {
+    const copy = <A extends Float64Array | Uint16Array | Uint32Array>(from: A, make: (n: number) => A): A => {
+      const next = make(capacity);
+      next.set(from.subarray(0, Math.min(this.used, capacity)));
+      return next;
+    };
+    this.seqs = copy(this.seqs, (n) => new Float64Array(n));
+    this.created = copy(this.created, (n) => new Float64Array(n));
+    this.bits = copy(this.bits, (n) => new Uint16Array(n));
+    this.teams = copy(this.teams, (n) => new Uint16Array(n));
+    this.senders = copy(this.senders, (n) => new Uint16Array(n));
+    this.packs = copy(this.packs, (n) => new Uint32Array(n));
+  }
+
+  private nameId(name: string | null): number {
+    if (name === null) return 0;
+    let id = this.nameIds.get(name);
+    if (id === undefined) {
+      id = this.names.length;
+      this.names.push(name);
+      this.nameIds.set(name, id);
+    }
+    return id;
+  }
+}
+
+/**
+ * What search and the address filters look in, lowercased:
+ * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02sender\x02snippet`.
+ * The original recipient comes first, so "sent to" is a prefix test; any address is
+ * `\x01address\x01`.
+ */
+export function searchText(record: MessageRecord): string {
+  const addresses = [record.recipient, ...record.to, ...record.cc, ...record.bcc].map((a) => a.trim()).join(ADDRESS_MARK);
+  return `${ADDRESS_MARK}${addresses}${ADDRESS_MARK}${FIELD_MARK}${record.subject}${FIELD_MARK}${record.from}${FIELD_MARK}${record.sender ?? ''}${FIELD_MARK}${record.snippet ?? ''}`.toLowerCase();
+}

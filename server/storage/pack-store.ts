@@ -1,0 +1,502 @@
+import { randomBytes } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { DamagedContent } from './errors.ts';
+import type { Batch, Participant } from './flusher.ts';
+import { readAt, writeAllAt, type Fs } from './fs.ts';
+import type { Quarantine } from './quarantine.ts';
+import { syncDir } from './segment-log.ts';
+
+/**
+ * Where a part of a capture (its HTML, text, sealed record body, raw message or an attachment)
+ * is stored: an entry in a pack file, or a file of its own for a very large part.
+ */
+export type ContentRef = { p: number; o: number; n: number } | { f: string; n: number };
+
+/**
+ * Pack files hold the bytes of captures (design.md, Storage): entries appended to a file that
+ * only grows until it reaches `packSize`, then is sealed and a new one started. Each entry is a
+ * 20-byte header (magic, the capture's sequence number, the part, the length, a CRC-32 of the
+ * header and the data) and the data. A group commit appends every entry of its batch in one
+ * write. Parts of `largePartSize` and more keep a file of their own (an upload is renamed in,
+ * not copied). Deleting captures leaves dead bytes; a sealed pack with nothing live is deleted,
+ * and one mostly dead is compacted (its live entries copied forward).
+ */
+const MAGIC = 0x314b4850; // "PHK1"
+export const ENTRY_HEADER = 20;
+
+export const PART = { html: 1, text: 2, sealed: 3, raw: 4, attachment: 16 } as const;
+
+export interface PackStoreOptions {
+  dir: string;
+  fs: Fs;
+  fsync: boolean;
+  quarantine: Quarantine;
+  /** A pack is sealed once it holds this many bytes. */
+  packSize: number;
+  /** Parts at least this large get a file of their own. */
+  largePartSize: number;
+}
+
+class Pack {
+  handle: FileHandle | null = null;
+  writable = false;
+  /** Bytes on disk. */
+  size = 0;
+  /** Bytes being written now (taken by a batch, not committed yet). */
+  inflightBytes = 0;
+  /** Bytes queued for the next write (their offsets are already handed out). */
+  queued: Buffer[] = [];
+  queuedBytes = 0;
+  /** Of the queued bytes, those of new captures, which are rolled back if their write fails. */
+  queuedVolatile = 0;
+  /** Data of entries not on disk yet, by offset, so a read never waits for the write. */
+  readonly unsaved = new Map<number, Buffer>();
+  /** Bytes of entries still referenced by a capture. */
+  live = 0;
+  sealed = false;
+
+  constructor(
+    readonly no: number,
+    readonly file: string,
+  ) {}
+
+  get end(): number {
+    return this.size + this.inflightBytes + this.queuedBytes;
+  }
+}
+
+/** A scanned entry that failed its checks: its bytes and where it was. */
+interface BadEntry {
+  offset: number;
+  length: number;
+}
+
+export class PackStore implements Participant {
+  private readonly packs = new Map<number, Pack>();
+  private active!: Pack;
+  /** Large parts renamed in for captures whose write is pending; deleted if it fails. */
+  private queuedFiles: { name: string; volatile: boolean }[] = [];
+  private doomedFiles: string[] = [];
+  /** Entries found damaged at start-up: reads of them answer DamagedContent. */
+  private readonly damaged = new Set<string>();
+
+  private constructor(private readonly options: PackStoreOptions) {}
+
+  static async open(options: PackStoreOptions): Promise<PackStore> {
+    const store = new PackStore(options);
+    await options.fs.mkdir(options.dir);
+    const numbers = (await options.fs.readdir(options.dir))
+      .map((name) => /^(\d{6})\.pack$/.exec(name)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+    for (const no of numbers) await store.load(no, no === numbers.at(-1));
+    const last = numbers.at(-1);
+    store.active = last !== undefined ? store.packs.get(last)! : store.newPack(1);
+    if (store.active.size >= options.packSize) store.rotate();
+    return store;
+  }
+
+  get dir(): string {
+    return this.options.dir;
+  }
+
+  get files(): number {
+    return this.packs.size;
+  }
+
+  /**
+   * Queues `data` as a part of capture `seq` for the next write and says where it will be.
+   * Volatile (the default): the part of a new capture, which is rolled back if its write fails;
+   * otherwise (compaction's copies) the bytes stay referenced and are written again.
+   */
+  add(seq: number, part: number, data: Buffer, volatile = true): ContentRef {
+    const entry = ENTRY_HEADER + data.length;
+    if (this.active.end > 0 && this.active.end + entry > this.options.packSize) this.rotate();
+    const pack = this.active;
+    const header = Buffer.allocUnsafe(ENTRY_HEADER);
+    header.writeUInt32LE(MAGIC, 0);
+    header.writeUInt32LE(seq, 4);
+    header.writeUInt16LE(part, 8);
+    header.writeUInt16LE(0, 10);
+    header.writeUInt32LE(data.length, 12);
+    header.writeUInt32LE(crc32(data, crc32(header.subarray(0, 16))), 16);
+    const ref = { p: pack.no, o: pack.end, n: data.length };
+    pack.unsaved.set(ref.o, data);
+    pack.queued.push(header, data);
+    pack.queuedBytes += entry;
+    if (volatile) pack.queuedVolatile += entry;
+    pack.live += entry;
+    return ref;
+  }
+
+  /** Moves a large temporary file in as a part of its own; the name is random, not the seq. */
+  async adopt(source: string, size: number): Promise<ContentRef> {
+    const name = `${randomBytes(8).toString('hex')}.part`;
+    const target = path.join(this.options.dir, name);
+    await this.options.fs.rename(source, target).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EXDEV') throw error;
+      await this.options.fs.writeFile(target, await this.options.fs.readFile(source));
+      await this.options.fs.unlink(source);
+    });
+    this.queuedFiles.push({ name, volatile: true });
+    return { f: name, n: size };
+  }
+
+  /** Writes a large part from memory into a file of its own. */
+  async addFile(data: Buffer): Promise<ContentRef> {
+    const name = `${randomBytes(8).toString('hex')}.part`;
+    await this.options.fs.writeFile(path.join(this.options.dir, name), data);
+    this.queuedFiles.push({ name, volatile: true });
+    return { f: name, n: data.length };
+  }
+
+  /** Whether a part of this size is kept as a file of its own. */
+  isLarge(size: number): boolean {
+    return size >= this.options.largePartSize;
+  }
+
+  /** Counts a stored part as live (at start-up, for every capture's parts). */
+  retain(ref: ContentRef): void {
+    if ('p' in ref) {
+      const pack = this.packs.get(ref.p);
+      if (pack) pack.live += ENTRY_HEADER + ref.n;
+    }
+  }
+
+  /** A part is no longer referenced: its bytes are dead (its own file goes with the next write). */
+  release(ref: ContentRef): void {
+    if ('f' in ref) {
+      this.doomedFiles.push(ref.f);
+      return;
+    }
+    const pack = this.packs.get(ref.p);
+    if (!pack) return;
+    pack.live = Math.max(0, pack.live - (ENTRY_HEADER + ref.n));
+  }
+
+  /** The part's bytes, checked against their header; DamagedContent when they cannot be trusted. */
+  async read(ref: ContentRef, seq: number): Promise<Buffer> {
+    if ('f' in ref) {
+      const file = path.join(this.options.dir, ref.f);
+      const data = await this.options.fs.readFile(file).catch(() => null);
+      if (data === null) throw new DamagedContent(file, 'the file holding this part is missing');
+      if (data.length !== ref.n) throw new DamagedContent(file, `the file holding this part has ${data.length} bytes, ${ref.n} were stored`);
+      return data;
+    }
+    const pack = this.packs.get(ref.p);
+    const file = pack?.file ?? this.fileOf(ref.p);
+    if (this.damaged.has(`${ref.p}:${ref.o}`)) throw new DamagedContent(file, `the entry at offset ${ref.o} failed its checksum`);
+    if (!pack) throw new DamagedContent(file, 'the pack holding this part is missing');
+    if (ref.o + ENTRY_HEADER + ref.n > pack.end) throw new DamagedContent(file, `the entry at offset ${ref.o} lies past the end of the pack`);
+    const unsaved = pack.unsaved.get(ref.o);
+    if (unsaved) return unsaved;
+    if (!pack.handle) throw new DamagedContent(file, 'the pack holding this part is missing');
+    const bytes = await readAt(pack.handle, ref.o, ENTRY_HEADER + ref.n);
+    const problem = checkEntry(bytes, seq, ref.n);
+    if (problem) throw new DamagedContent(file, `the entry at offset ${ref.o} ${problem}`);
+    return bytes.subarray(ENTRY_HEADER);
+  }
+
+  /** Packs worth compacting: at least 64 KB, less than half of it live. */
+  compactionCandidates(): number[] {
+    const out: number[] = [];
+    for (const pack of this.packs.values()) {
+      if (pack.live > 0 && pack.size >= 64 * 1024 && pack.live * 2 < pack.size && pack.queuedBytes === 0 && pack.inflightBytes === 0) out.push(pack.no);
+    }
+    return out;
+  }
+
+  /** Stops appending to pack `no` (before it is compacted): new parts go to a new pack. */
+  seal(no: number): void {
+    if (this.active.no === no) this.rotate();
+  }
+
+  /** Sealed packs with nothing live, and the active one if nothing in it is live. */
+  private deadPacks(): Pack[] {
+    return [...this.packs.values()].filter((pack) => pack.live === 0 && pack.queuedBytes === 0 && pack.inflightBytes === 0 && pack.size > 0);
+  }
+
+  begin(): Batch | null {
+    const writes = [...this.packs.values()]
+      .filter((pack) => pack.queuedBytes > 0)
+      .map((pack) => ({ pack, buffers: pack.queued, bytes: pack.queuedBytes, liveBytes: pack.queuedVolatile, position: pack.size + pack.inflightBytes }));
+    for (const write of writes) {
+      write.pack.inflightBytes += write.bytes;
+      write.pack.queued = [];
+      write.pack.queuedBytes = 0;
+      write.pack.queuedVolatile = 0;
+    }
+    const files = this.queuedFiles;
+    this.queuedFiles = [];
+    const doomedFiles = this.doomedFiles;
+    this.doomedFiles = [];
+    const dead = this.deadPacks();
+    if (writes.length === 0 && files.length === 0 && doomedFiles.length === 0 && dead.length === 0) return null;
+    return new PackBatch(this, writes, files, doomedFiles, dead);
+  }
+
+  /** After the data directory was removed under the server: writes every pack back from its open file. */
+  async restore(): Promise<number> {
+    const { fs } = this.options;
+    await fs.mkdir(this.options.dir);
+    let restored = 0;
+    for (const pack of this.packs.values()) {
+      if (!pack.handle) continue;
+      const present = await fs.stat(pack.file);
+      const current = await pack.handle.stat();
+      if (present && present.ino === current.ino && current.nlink > 0) continue;
+      const content = await readAt(pack.handle, 0, pack.size);
+      const handle = await fs.open(pack.file, 'w+');
+      await writeAllAt(handle, [content], 0);
+      await pack.handle.close().catch(() => undefined);
+      pack.handle = handle;
+      pack.writable = true;
+      restored++;
+    }
+    return restored;
+  }
+
+  async close(): Promise<void> {
+    for (const pack of this.packs.values()) {
+      await pack.handle?.close().catch(() => undefined);
+      pack.handle = null;
+    }
+  }
+
+  /** Forgets every pack (the whole inbox was cleared): their files go with the next write. */
+  releaseAll(): void {
+    for (const pack of this.packs.values()) pack.live = 0;
+    // New captures go to a new pack, so every old one can go as a whole.
+    if (this.active.end > 0) this.rotate();
+  }
+
+  /** @internal */
+  options_(): PackStoreOptions {
+    return this.options;
+  }
+
+  /**
+   * @internal The write of `pack` failed. Entries queued after it already have their offsets, so
+   * the failed bytes go back to the front of the queue to be written again, as dead bytes: the
+   * captures they belonged to were rolled back.
+   */
+  requeue(pack: Pack, buffers: Buffer[], bytes: number, liveBytes: number): void {
+    pack.inflightBytes -= bytes;
+    pack.queued = [...buffers, ...pack.queued];
+    pack.queuedBytes += bytes;
+    pack.live = Math.max(0, pack.live - liveBytes);
+  }
+
+  /** @internal the write of `pack` is on disk. */
+  saved(pack: Pack, position: number, buffers: Buffer[], bytes: number): void {
+    pack.inflightBytes -= bytes;
+    pack.size = Math.max(pack.size, position + bytes);
+    let at = position;
+    for (let i = 0; i + 1 < buffers.length; i += 2) {
+      pack.unsaved.delete(at);
+      at += buffers[i]!.length + buffers[i + 1]!.length;
+    }
+  }
+
+  /** @internal */
+  dropPack(pack: Pack): void {
+    this.packs.delete(pack.no);
+    if (pack === this.active) this.active = this.newPack(pack.no + 1);
+  }
+
+  private rotate(): void {
+    this.active.sealed = true;
+    this.active = this.newPack(this.active.no + 1);
+  }
+
+  private newPack(no: number): Pack {
+    const pack = new Pack(no, this.fileOf(no));
+    this.packs.set(no, pack);
+    return pack;
+  }
+
+  private fileOf(no: number): string {
+    return path.join(this.options.dir, `${String(no).padStart(6, '0')}.pack`);
+  }
+
+  /**
+   * Scans a pack: every entry's header and checksum. A damaged entry is remembered (reads of it
+   * fail clearly) and its bytes set aside; a torn tail (a crash mid-append) is cut off.
+   */
+  private async load(no: number, last: boolean): Promise<void> {
+    const { fs, quarantine } = this.options;
+    const pack = this.newPack(no);
+    try {
+      pack.handle = await fs.open(pack.file, 'r+');
+      pack.writable = true;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EROFS' && code !== 'EACCES' && code !== 'EPERM') throw error;
+      pack.handle = await fs.open(pack.file, 'r');
+    }
+    const { size } = await pack.handle.stat();
+    pack.size = size;
+    pack.sealed = !last;
+    const bad: BadEntry[] = [];
+    let at = 0;
+    let tornAt: number | null = null;
+    const chunkSize = 1 << 20;
+    let chunk: Buffer = Buffer.alloc(0);
+    let chunkAt = 0;
+    const bytesAt = async (offset: number, length: number): Promise<Buffer> => {
+      if (offset >= chunkAt && offset + length <= chunkAt + chunk.length) return chunk.subarray(offset - chunkAt, offset - chunkAt + length);
+      if (length > chunkSize) return readAt(pack.handle!, offset, length);
+      chunk = await readAt(pack.handle!, offset, Math.min(chunkSize, size - offset));
+      chunkAt = offset;
+      return chunk.subarray(0, Math.min(length, chunk.length));
+    };
+    while (at < size) {
+      const header = await bytesAt(at, ENTRY_HEADER);
+      if (header.length < ENTRY_HEADER || header.readUInt32LE(0) !== MAGIC) {
+        tornAt = at;
+        break;
+      }
+      const length = header.readUInt32LE(12);
+      if (at + ENTRY_HEADER + length > size) {
+        tornAt = at;
+        break;
+      }
+      const entry = await bytesAt(at, ENTRY_HEADER + length);
+      if (checkEntry(entry, null, length) !== null) {
+        bad.push({ offset: at, length: ENTRY_HEADER + length });
+        this.damaged.add(`${no}:${at}`);
+      }
+      at += ENTRY_HEADER + length;
+    }
+    if (bad.length > 0) {
+      const bytes = Buffer.concat(await Promise.all(bad.map((b) => readAt(pack.handle!, b.offset, b.length))));
+      await quarantine.keep(pack.file, bytes, bad.length, `${bad.length} pack entr${bad.length === 1 ? 'y' : 'ies'} failed the checksum (their captures read as damaged)`);
+    }
+    if (tornAt !== null) {
+      const tail = await readAt(pack.handle, tornAt, size - tornAt);
+      if (pack.writable) {
+        await pack.handle.truncate(tornAt);
+        pack.size = tornAt;
+      }
+      await quarantine.keep(pack.file, tail, 0, `a torn tail of ${size - tornAt} bytes (a write cut short by a crash) was cut off`);
+      // A torn entry in a sealed pack means the rest of that pack is unreadable: seal it anyway.
+    }
+  }
+
+  /** Whether any pack file has lost its name under the running server. */
+  async lostFiles(): Promise<boolean> {
+    for (const pack of this.packs.values()) {
+      if (pack.handle && (await pack.handle.stat()).nlink === 0) return true;
+    }
+    return false;
+  }
+
+  /** @internal */
+  reopen(pack: Pack): Promise<void> {
+    return (async () => {
+      if (pack.handle && pack.writable) return;
+      const handle = await this.options.fs.open(pack.file, pack.handle ? 'r+' : 'w+');
+      await pack.handle?.close().catch(() => undefined);
+      pack.handle = handle;
+      pack.writable = true;
+    })();
+  }
+}
+
+class PackBatch implements Batch {
+  private written: { pack: Pack; position: number }[] = [];
+
+  constructor(
+    private readonly store: PackStore,
+    private readonly writes: { pack: Pack; buffers: Buffer[]; bytes: number; liveBytes: number; position: number }[],
+    private readonly files: { name: string; volatile: boolean }[],
+    private readonly doomedFiles: string[],
+    private readonly dead: Pack[],
+  ) {}
+
+  get deletes(): boolean {
+    return this.dead.length > 0 || this.doomedFiles.length > 0;
+  }
+
+  get path(): string {
+    return this.store.dir;
+  }
+
+  async write(): Promise<FileHandle[]> {
+    const { fsync } = this.store.options_();
+    const handles: FileHandle[] = [];
+    this.written = [];
+    if (fsync && this.files.length > 0) {
+      for (const file of this.files) {
+        const handle = await this.store.options_().fs.open(path.join(this.store.dir, file.name), 'r');
+        await handle.sync().finally(() => handle.close());
+      }
+    }
+    for (const { pack, buffers, position } of this.writes) {
+      const created = pack.handle === null;
+      await this.store.reopen(pack);
+      this.written.push({ pack, position });
+      await writeAllAt(pack.handle!, buffers, position);
+      if (fsync) {
+        await pack.handle!.datasync();
+        if (created) await syncDir(this.store.options_().fs, this.store.dir);
+      }
+      handles.push(pack.handle!);
+    }
+    if (fsync && this.files.length > 0) await syncDir(this.store.options_().fs, this.store.dir);
+    return handles;
+  }
+
+  async unlink(): Promise<void> {
+    const { fs } = this.store.options_();
+    for (const pack of this.dead) {
+      if (pack.live > 0 || pack.queuedBytes > 0 || pack.inflightBytes > 0) continue;
+      await fs.unlink(pack.file).catch(ignoreMissing);
+      await pack.handle?.close().catch(() => undefined);
+      pack.handle = null;
+      this.store.dropPack(pack);
+    }
+    for (const [at, name] of this.doomedFiles.entries()) {
+      try {
+        await fs.unlink(path.join(this.store.dir, name)).catch(ignoreMissing);
+      } catch (error) {
+        for (const rest of this.doomedFiles.slice(at)) this.store.release({ f: rest, n: 0 });
+        throw error;
+      }
+    }
+  }
+
+  async revert(): Promise<void> {
+    for (const { pack, position } of this.written.reverse()) await pack.handle?.truncate(position).catch(() => undefined);
+  }
+
+  commit(): void {
+    for (const { pack, buffers, bytes, position } of this.writes) this.store.saved(pack, position, buffers, bytes);
+  }
+
+  abort(): void {
+    for (const { pack, buffers, bytes, liveBytes } of this.writes) this.store.requeue(pack, buffers, bytes, liveBytes);
+    const { fs } = this.store.options_();
+    for (const file of this.files) if (file.volatile) void fs.unlink(path.join(this.store.dir, file.name)).catch(() => undefined);
+    // Files to delete are tried again with the next write.
+    for (const name of this.doomedFiles) this.store.release({ f: name, n: 0 });
+  }
+}
+
+function ignoreMissing(error: NodeJS.ErrnoException): void {
+  if (error.code !== 'ENOENT') throw error;
+}
+
+/** Null when the entry's header and checksum hold, else what is wrong with it. */
+function checkEntry(bytes: Buffer, seq: number | null, length: number): string | null {
+  if (bytes.length < ENTRY_HEADER + length) return 'is cut short';
+  if (bytes.readUInt32LE(0) !== MAGIC) return 'has no entry header';
+  if (seq !== null && bytes.readUInt32LE(4) !== seq) return 'belongs to another capture';
+  if (bytes.readUInt32LE(12) !== length) return 'has another length than stored';
+  const expected = crc32(bytes.subarray(ENTRY_HEADER, ENTRY_HEADER + length), crc32(bytes.subarray(0, 16)));
+  if (bytes.readUInt32LE(16) !== expected) return 'failed its checksum';
+  return null;
+}

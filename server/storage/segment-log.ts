@@ -1,0 +1,715 @@
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import type { Batch, Participant } from './flusher.ts';
+import { readAt, writeAllAt, type Fs } from './fs.ts';
+import type { Quarantine } from './quarantine.ts';
+
+/**
+ * Segment files are lowdb's JSON documents, `{"records":[...]}`, written one record per line so
+ * that a record can be read back by its byte range and new records appended without rewriting
+ * the rest (design.md, Storage). A change appends the record's new version (the last line of a
+ * sequence number wins); a deletion appends a tombstone `{"seq":N,"deleted":true}`. After every
+ * completed write the file is a valid JSON document again. A segment is rewritten without its
+ * dead lines once they outnumber the live ones, and deleted once nothing in it is live.
+ */
+const HEADER = '{"records":[\n';
+const TRAILER = ']}\n';
+const HEADER_BYTES = Buffer.from(HEADER);
+const TRAILER_BYTES = Buffer.from(TRAILER);
+/** The bytes an append overwrites at the end of a segment that has records: "\n]}\n". */
+const TAIL_AFTER_RECORD = Buffer.from(`\n${TRAILER}`);
+const EMPTY_SEGMENT = Buffer.concat([HEADER_BYTES, TRAILER_BYTES]);
+
+interface Line {
+  seq: number;
+  /**
+   * The record (its JSON is taken when the write starts, so later changes in place are
+   * included); null for a tombstone.
+   */
+  record: object | null;
+  /**
+   * A new record whose owner rolls it back when its write fails (a capture answered 507 must
+   * not come back). Other lines describe state kept in memory and are written again later.
+   */
+  volatile: boolean;
+  onCommit?: () => void;
+}
+
+interface Tombstone {
+  seq: number;
+  deleted: true;
+}
+
+class Segment {
+  handle: FileHandle | null = null;
+  /** Whether `handle` was opened for writing (a read-only data directory opens files to read). */
+  writable = false;
+  /** A damaged file's good content, to be written as a clean file before anything is appended. */
+  needsRewrite: Buffer | null = null;
+  /** Everything in the file was deleted at once (clear): the next write starts the file afresh. */
+  cleared = false;
+  /** Bytes on disk. 0: the file does not exist yet. */
+  size = 0;
+  /** Whether the file holds at least one line after the header. */
+  hasLines = false;
+  live = 0;
+  /** Lines that no longer count: superseded versions and tombstones. */
+  dead = 0;
+  pending: Line[] = [];
+  /** Byte offset and length of each sequence number's live line (length 0: none). */
+  readonly offsets: Float64Array;
+  readonly lengths: Uint32Array;
+
+  constructor(
+    readonly index: number,
+    readonly file: string,
+    size: number,
+  ) {
+    this.offsets = new Float64Array(size);
+    this.lengths = new Uint32Array(size);
+  }
+}
+
+export interface SegmentLogOptions {
+  /** The collection's folder. */
+  dir: string;
+  /** Sequence numbers per segment file. */
+  segmentSize: number;
+  fs: Fs;
+  /** fdatasync every write (--fsync). */
+  fsync: boolean;
+  quarantine: Quarantine;
+}
+
+export interface LoadReport {
+  /** The highest sequence number any line names (tombstones too): ids must never repeat. */
+  maxSeq: number;
+  records: number;
+}
+
+/** One collection's records on disk: append, replace, delete, read back by sequence number. */
+export class SegmentLog<T extends { seq: number }> implements Participant {
+  private readonly segments = new Map<number, Segment>();
+  /** Lines not written yet, by sequence number (the newest one). */
+  private readonly pendingBySeq = new Map<number, Line>();
+  /** Segment files to delete with the next write (nothing live in them). */
+  private readonly doomed = new Set<Segment>();
+  private maxSeqSeen = 0;
+
+  private constructor(private readonly options: SegmentLogOptions) {}
+
+  /**
+   * Opens the collection's folder, calling `onRecord` once for every live record in sequence
+   * order. Damaged lines are set aside (Quarantine) and the segment rewritten without them;
+   * a torn last line (a crash mid-append) is dropped.
+   */
+  static async open<T extends { seq: number }>(options: SegmentLogOptions, onRecord: (record: T) => void): Promise<SegmentLog<T>> {
+    const log = new SegmentLog<T>(options);
+    await options.fs.mkdir(options.dir);
+    const indexes = (await options.fs.readdir(options.dir))
+      .map((name) => /^seg-(\d+)\.json$/.exec(name)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+    for (const index of indexes) await log.load(index, onRecord);
+    return log;
+  }
+
+  get dir(): string {
+    return this.options.dir;
+  }
+
+  /** The highest sequence number ever stored in this collection (as far as its files say). */
+  get maxSeq(): number {
+    return this.maxSeqSeen;
+  }
+
+  /** Bytes and files on disk, for the disk-usage figure. */
+  get files(): number {
+    let n = 0;
+    for (const segment of this.segments.values()) if (segment.size > 0) n++;
+    return n;
+  }
+
+  /** Queues the record's current state for the next write. */
+  put(record: T, options: { volatile?: boolean; onCommit?: () => void } = {}): void {
+    this.queue({ seq: record.seq, record, volatile: options.volatile === true, onCommit: options.onCommit });
+  }
+
+  /** Queues a tombstone: the record is gone for good once it is written. */
+  delete(seq: number): void {
+    this.queue({ seq, record: null, volatile: false });
+  }
+
+  /**
+   * Forgets a record without writing anything (the request log's oldest entries): its line
+   * stays until the whole segment is dropped, and start-up applies the cap again.
+   */
+  forget(seq: number): void {
+    const segment = this.segments.get(this.indexOf(seq));
+    if (!segment) return;
+    const slot = seq % this.options.segmentSize;
+    if (segment.lengths[slot] === 0) return;
+    segment.lengths[slot] = 0;
+    segment.live--;
+    segment.dead++;
+    this.maybeDoom(segment);
+  }
+
+  /** Drops every segment file with the next write (clearing the whole collection). */
+  clear(): void {
+    this.pendingBySeq.clear();
+    for (const segment of this.segments.values()) {
+      segment.pending = [];
+      segment.lengths.fill(0);
+      segment.live = 0;
+      segment.dead = 0;
+      segment.needsRewrite = null;
+      if (segment.size > 0) segment.cleared = true;
+      this.maybeDoom(segment);
+    }
+  }
+
+  /** The record as last put or as stored, or undefined when there is none. */
+  async read(seq: number): Promise<T | undefined> {
+    const pending = this.pendingBySeq.get(seq);
+    if (pending) return pending.record === null ? undefined : (JSON.parse(JSON.stringify(pending.record)) as T);
+    const segment = this.segments.get(this.indexOf(seq));
+    if (!segment?.handle) return undefined;
+    const slot = seq % this.options.segmentSize;
+    const length = segment.lengths[slot]!;
+    if (length === 0) return undefined;
+    const bytes = await readAt(segment.handle, segment.offsets[slot]!, length);
+    return JSON.parse(bytes.toString('utf8')) as T;
+  }
+
+  /** Whether a record with this sequence number is stored (or about to be). */
+  has(seq: number): boolean {
+    const pending = this.pendingBySeq.get(seq);
+    if (pending) return pending.record !== null;
+    const segment = this.segments.get(this.indexOf(seq));
+    return segment !== undefined && segment.lengths[seq % this.options.segmentSize]! > 0;
+  }
+
+  /** Segments whose dead lines outnumber the live ones: worth rewriting. */
+  compactionCandidates(): number[] {
+    const out: number[] = [];
+    for (const segment of this.segments.values()) {
+      if (segment.pending.length === 0 && segment.live > 0 && segment.dead >= 64 && segment.dead > segment.live) out.push(segment.index);
+    }
+    return out;
+  }
+
+  /**
+   * Rewrites a segment with only its live lines (atomically: a new file renamed over the old).
+   * Run with nothing else writing (Flusher.exclusive).
+   */
+  async compact(index: number): Promise<void> {
+    const segment = this.segments.get(index);
+    if (!segment?.handle || segment.pending.length > 0) return;
+    const { fs, fsync } = this.options;
+    const parts: Buffer[] = [HEADER_BYTES];
+    const moves: [slot: number, offset: number][] = [];
+    let at = HEADER_BYTES.length;
+    for (let slot = 0; slot < this.options.segmentSize; slot++) {
+      const length = segment.lengths[slot]!;
+      if (length === 0) continue;
+      const bytes = await readAt(segment.handle, segment.offsets[slot]!, length);
+      if (moves.length > 0) {
+        parts.push(Buffer.from(',\n'));
+        at += 2;
+      }
+      parts.push(bytes);
+      moves.push([slot, at]);
+      at += length;
+    }
+    parts.push(moves.length > 0 ? TAIL_AFTER_RECORD : TRAILER_BYTES);
+    const content = Buffer.concat(parts);
+    const temp = `${segment.file}.tmp`;
+    const handle = await fs.open(temp, 'w+');
+    try {
+      await writeAllAt(handle, [content], 0);
+      if (fsync) await handle.datasync();
+      await fs.rename(temp, segment.file);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await fs.unlink(temp).catch(() => undefined);
+      throw error;
+    }
+    if (fsync) await syncDir(fs, this.options.dir);
+    const old = segment.handle;
+    segment.handle = handle;
+    segment.writable = true;
+    segment.size = content.length;
+    segment.hasLines = moves.length > 0;
+    segment.dead = 0;
+    for (const [slot, offset] of moves) segment.offsets[slot] = offset;
+    await old.close().catch(() => undefined);
+  }
+
+  /**
+   * After the data directory (or this folder) was removed under the running server: writes
+   * every segment back from the files still open, so nothing acknowledged is lost.
+   */
+  async restore(): Promise<number> {
+    const { fs } = this.options;
+    await fs.mkdir(this.options.dir);
+    let restored = 0;
+    for (const segment of this.segments.values()) {
+      if (!segment.handle) continue;
+      const present = await fs.stat(segment.file);
+      const current = await segment.handle.stat();
+      if (present && present.ino === current.ino && current.nlink > 0) continue;
+      const content = await readAt(segment.handle, 0, segment.size);
+      const handle = await fs.open(segment.file, 'w+');
+      await writeAllAt(handle, [content], 0);
+      await segment.handle.close().catch(() => undefined);
+      segment.handle = handle;
+      segment.writable = true;
+      restored++;
+    }
+    return restored;
+  }
+
+  /** Whether any file this log writes has lost its name (deleted under the running server). */
+  async lostFiles(): Promise<boolean> {
+    for (const segment of this.segments.values()) {
+      if (segment.handle && (await segment.handle.stat()).nlink === 0) return true;
+    }
+    return false;
+  }
+
+  async close(): Promise<void> {
+    for (const segment of this.segments.values()) {
+      await segment.handle?.close().catch(() => undefined);
+      segment.handle = null;
+    }
+  }
+
+  begin(): Batch | null {
+    const writes: SegmentWrite[] = [];
+    for (const segment of this.segments.values()) {
+      if (segment.pending.length === 0) continue;
+      writes.push(new SegmentWrite(segment, segment.pending));
+      segment.pending = [];
+    }
+    const deletes = this.doomed.size > 0 || writes.some((w) => w.lines.some((line) => line.record === null));
+    if (writes.length === 0 && !deletes) return null;
+    return new SegmentBatch(this, writes, deletes);
+  }
+
+  /** @internal segments to delete now: nothing in them is live or waiting to be written. */
+  takeDoomed(): Segment[] {
+    const doomed = [...this.doomed].filter((s) => s.live === 0 && s.pending.length === 0);
+    this.doomed.clear();
+    return doomed;
+  }
+
+  /** @internal the batch's view of this log. */
+  options_(): SegmentLogOptions {
+    return this.options;
+  }
+
+  /** @internal a line was written: it is where reads find the record now. */
+  committed(segment: Segment, line: Line, offset: number, length: number): void {
+    const slot = line.seq % this.options.segmentSize;
+    const had = segment.lengths[slot]! > 0;
+    if (had) segment.dead++;
+    if (line.record === null) {
+      segment.dead++;
+      segment.lengths[slot] = 0;
+      if (had) segment.live--;
+    } else {
+      segment.offsets[slot] = offset;
+      segment.lengths[slot] = length;
+      if (!had) segment.live++;
+    }
+    if (this.pendingBySeq.get(line.seq) === line) this.pendingBySeq.delete(line.seq);
+    line.onCommit?.();
+    this.maybeDoom(segment);
+  }
+
+  /** @internal a write failed: state lines go back in the queue, new records are dropped. */
+  aborted(segment: Segment, lines: Line[]): void {
+    const again: Line[] = [];
+    for (const line of lines) {
+      const newest = this.pendingBySeq.get(line.seq);
+      if (line.volatile) {
+        if (newest === line) this.pendingBySeq.delete(line.seq);
+        continue;
+      }
+      // A newer line for the same record is already queued: this one is superseded.
+      if (newest !== undefined && newest !== line) continue;
+      again.push(line);
+    }
+    segment.pending = [...again, ...segment.pending];
+  }
+
+  /** @internal a file that was to be deleted is looked at again with the next write. */
+  requeueDoomed(segment: Segment): void {
+    this.maybeDoom(segment);
+  }
+
+  /** @internal a segment file was deleted. */
+  dropped(segment: Segment): void {
+    if (segment.live === 0 && segment.pending.length === 0) this.segments.delete(segment.index);
+  }
+
+  private queue(line: Line): void {
+    if (line.seq > this.maxSeqSeen) this.maxSeqSeen = line.seq;
+    const segment = this.segmentFor(line.seq);
+    const previous = this.pendingBySeq.get(line.seq);
+    if (previous && segment.pending.includes(previous)) {
+      // Not written yet: the newer state replaces it in place (a new record stays new).
+      previous.record = line.record;
+      if (line.onCommit) {
+        const first = previous.onCommit;
+        previous.onCommit = first ? () => (first(), line.onCommit!()) : line.onCommit;
+      }
+      if (line.record === null && previous.volatile) {
+        // A record deleted before it was ever written: nothing to write at all.
+        segment.pending.splice(segment.pending.indexOf(previous), 1);
+        this.pendingBySeq.delete(line.seq);
+      }
+      return;
+    }
+    segment.pending.push(line);
+    this.pendingBySeq.set(line.seq, line);
+    this.doomed.delete(segment);
+  }
+
+  private maybeDoom(segment: Segment): void {
+    if (segment.live === 0 && segment.pending.length === 0 && segment.size > 0) this.doomed.add(segment);
+  }
+
+  private indexOf(seq: number): number {
+    return Math.floor(seq / this.options.segmentSize);
+  }
+
+  private segmentFor(seq: number): Segment {
+    const index = this.indexOf(seq);
+    let segment = this.segments.get(index);
+    if (!segment) {
+      segment = new Segment(index, this.fileOf(index), this.options.segmentSize);
+      this.segments.set(index, segment);
+    }
+    return segment;
+  }
+
+  private fileOf(index: number): string {
+    return path.join(this.options.dir, `seg-${String(index).padStart(6, '0')}.json`);
+  }
+
+  private async load(index: number, onRecord: (record: T) => void): Promise<void> {
+    const { fs, quarantine, segmentSize } = this.options;
+    const file = this.fileOf(index);
+    const bytes = await fs.readFile(file);
+    if (bytes.length === 0) {
+      // Created by a write that never got further: nothing was ever stored in it.
+      await fs.unlink(file).catch(() => undefined);
+      return;
+    }
+    const segment = new Segment(index, file, segmentSize);
+    const latest = new Map<number, T>();
+    const damaged: Buffer[] = [];
+    let damagedLines = 0;
+    let clean = bytes.subarray(0, HEADER_BYTES.length).equals(HEADER_BYTES);
+    let trailer = false;
+    let torn = false;
+    if (!clean) {
+      damaged.push(bytes);
+      damagedLines = countLines(bytes);
+    } else {
+      let at = HEADER_BYTES.length;
+      while (at < bytes.length) {
+        const newline = bytes.indexOf(0x0a, at);
+        const end = newline < 0 ? bytes.length : newline;
+        const raw = bytes.subarray(at, end);
+        const text = raw.toString('utf8');
+        if (text === ']}' && (newline < 0 || newline === bytes.length - 1)) {
+          trailer = true;
+          break;
+        }
+        const jsonLength = raw.length - (text.endsWith(',') ? 1 : 0);
+        const parsed = parseLine(raw.subarray(0, jsonLength).toString('utf8'));
+        if (parsed === null) {
+          if (newline < 0) torn = true;
+          else {
+            damaged.push(bytes.subarray(at, end + 1));
+            damagedLines++;
+          }
+        } else {
+          const seq = parsed.seq;
+          if (seq > this.maxSeqSeen) this.maxSeqSeen = seq;
+          const slot = seq % segmentSize;
+          if (Math.floor(seq / segmentSize) !== index) {
+            damaged.push(bytes.subarray(at, end + 1));
+            damagedLines++;
+          } else {
+            if (segment.lengths[slot]! > 0) segment.dead++;
+            if ('deleted' in parsed && parsed.deleted === true) {
+              segment.dead++;
+              segment.lengths[slot] = 0;
+              latest.delete(seq);
+            } else {
+              segment.offsets[slot] = at;
+              segment.lengths[slot] = jsonLength;
+              latest.set(seq, parsed as T);
+            }
+          }
+        }
+        at = end + 1;
+      }
+      if (!trailer) clean = false;
+    }
+    if (damaged.length > 0) await quarantine.keep(file, Buffer.concat(damaged), damagedLines, 'damaged lines that do not parse');
+    if (torn) await quarantine.keep(file, null, 0, 'a torn last line (a write cut short by a crash) was dropped');
+    segment.live = latest.size;
+    this.segments.set(index, segment);
+    await openSegment(fs, segment);
+    segment.size = bytes.length;
+    segment.hasLines = bytes.length > EMPTY_SEGMENT.length;
+    if (!clean || damaged.length > 0 || torn) {
+      // Rewrite the good lines as a clean file, so appends land after whole lines again (on a
+      // read-only file system: before the first append, once it can be written).
+      segment.needsRewrite = bytes;
+      await this.rewriteFrom(segment).catch(() => undefined);
+    }
+    const seqs = [...latest.keys()].sort((a, b) => a - b);
+    for (const seq of seqs) onRecord(latest.get(seq)!);
+    if (segment.live === 0) this.maybeDoom(segment);
+  }
+
+  /** Replaces a damaged segment's file with its live lines, taken from its old content. */
+  async rewriteFrom(segment: Segment): Promise<void> {
+    const bytes = segment.needsRewrite;
+    if (!bytes) return;
+    const { fs } = this.options;
+    const parts: Buffer[] = [HEADER_BYTES];
+    let at = HEADER_BYTES.length;
+    let count = 0;
+    for (let slot = 0; slot < this.options.segmentSize; slot++) {
+      const length = segment.lengths[slot]!;
+      if (length === 0) continue;
+      if (count > 0) {
+        parts.push(Buffer.from(',\n'));
+        at += 2;
+      }
+      parts.push(bytes.subarray(segment.offsets[slot]!, segment.offsets[slot]! + length));
+      segment.offsets[slot] = at;
+      at += length;
+      count++;
+    }
+    parts.push(count > 0 ? TAIL_AFTER_RECORD : TRAILER_BYTES);
+    const content = Buffer.concat(parts);
+    const temp = `${segment.file}.tmp`;
+    await fs.writeFile(temp, content);
+    await fs.rename(temp, segment.file);
+    await segment.handle?.close().catch(() => undefined);
+    segment.handle = null;
+    await openSegment(fs, segment);
+    segment.size = content.length;
+    segment.hasLines = count > 0;
+    segment.dead = 0;
+    segment.needsRewrite = null;
+  }
+}
+
+/** Opens a segment to read and write, or only to read where the file system refuses writes. */
+async function openSegment(fs: Fs, segment: Segment): Promise<void> {
+  try {
+    segment.handle = await fs.open(segment.file, 'r+');
+    segment.writable = true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EROFS' && code !== 'EACCES' && code !== 'EPERM') throw error;
+    segment.handle = await fs.open(segment.file, 'r');
+    segment.writable = false;
+  }
+}
+
+/** One segment's share of a group commit: its queued lines, appended in one write. */
+class SegmentWrite {
+  /** Where the write started and what it overwrote there, to undo it. */
+  private undo: { position: number; restore: Buffer; created: boolean } | null = null;
+  private placed: [line: Line, offset: number, length: number][] = [];
+
+  constructor(
+    readonly segment: Segment,
+    readonly lines: Line[],
+  ) {}
+
+  async write(log: SegmentLog<{ seq: number }>): Promise<FileHandle> {
+    const { fs, fsync } = log.options_();
+    const segment = this.segment;
+    if (segment.needsRewrite) await log.rewriteFrom(segment);
+    let created = false;
+    if (segment.cleared && segment.handle) {
+      // Its old lines were all deleted: start the file again rather than append after them.
+      if (!segment.writable) {
+        const handle = await fs.open(segment.file, 'r+');
+        await segment.handle.close().catch(() => undefined);
+        segment.handle = handle;
+        segment.writable = true;
+      }
+      await segment.handle.truncate(0);
+      segment.size = 0;
+      segment.hasLines = false;
+      segment.cleared = false;
+    }
+    if (!segment.handle || segment.size === 0) {
+      if (!segment.handle || !segment.writable) {
+        await segment.handle?.close().catch(() => undefined);
+        segment.handle = await fs.open(segment.file, 'w+');
+        segment.writable = true;
+      }
+      created = true;
+    } else if (!segment.writable) {
+      const handle = await fs.open(segment.file, 'r+');
+      await segment.handle.close().catch(() => undefined);
+      segment.handle = handle;
+      segment.writable = true;
+    }
+    const base = created ? 0 : segment.hasLines ? segment.size - TAIL_AFTER_RECORD.length : segment.size - TRAILER_BYTES.length;
+    let text = created ? HEADER : '';
+    let offset = base + (created ? HEADER_BYTES.length : 0);
+    let first = !segment.hasLines;
+    this.placed = [];
+    for (const line of this.lines) {
+      const json = JSON.stringify(line.record ?? ({ seq: line.seq, deleted: true } satisfies Tombstone));
+      const separator = first ? '' : ',\n';
+      text += separator + json;
+      offset += Buffer.byteLength(separator);
+      const length = Buffer.byteLength(json);
+      this.placed.push([line, offset, length]);
+      offset += length;
+      first = false;
+    }
+    text += `\n${TRAILER}`;
+    const buffer = Buffer.from(text);
+    this.undo = {
+      position: base,
+      created,
+      restore: created ? Buffer.alloc(0) : segment.hasLines ? TAIL_AFTER_RECORD : TRAILER_BYTES,
+    };
+    await writeAllAt(segment.handle, [buffer], base);
+    if (fsync) await segment.handle.datasync();
+    return segment.handle;
+  }
+
+  /** Puts the file back as it was before this write (truncation needs no free space). */
+  async revert(): Promise<void> {
+    const { segment, undo } = this;
+    if (!undo || !segment.handle) return;
+    if (undo.created) {
+      await segment.handle.truncate(0);
+      return;
+    }
+    await segment.handle.truncate(undo.position + undo.restore.length);
+    await writeAllAt(segment.handle, [undo.restore], undo.position);
+  }
+
+  commit(log: SegmentLog<{ seq: number }>, size: number): void {
+    this.segment.size = size;
+    this.segment.hasLines = true;
+    for (const [line, offset, length] of this.placed) log.committed(this.segment, line, offset, length);
+  }
+
+  /** The file's size once this write is in. */
+  endOf(): number {
+    const last = this.placed.at(-1);
+    return last ? last[1] + last[2] + TAIL_AFTER_RECORD.length : this.segment.size;
+  }
+}
+
+class SegmentBatch implements Batch {
+  private written: SegmentWrite[] = [];
+  private ends = new Map<SegmentWrite, number>();
+
+  constructor(
+    private readonly log: SegmentLog<{ seq: number }>,
+    private readonly writes: SegmentWrite[],
+    /** Files will be deleted (some are already empty, or tombstones may empty them). */
+    readonly deletes: boolean,
+  ) {}
+
+  get path(): string {
+    return this.log.dir;
+  }
+
+  async write(): Promise<FileHandle[]> {
+    const handles: FileHandle[] = [];
+    this.written = [];
+    for (const write of this.writes) {
+      handles.push(await write.write(this.log));
+      this.written.push(write);
+      this.ends.set(write, write.endOf());
+    }
+    return handles;
+  }
+
+  /**
+   * Deletes the segment files nothing lives in any more, including those this batch's
+   * tombstones just emptied (meta.json, written earlier in the cycle, keeps the counters).
+   */
+  async unlink(): Promise<void> {
+    if (!this.deletes) return;
+    const { fs } = this.log.options_();
+    const doomed = this.log.takeDoomed();
+    for (const [at, segment] of doomed.entries()) {
+      if (segment.live > 0 || segment.pending.length > 0) continue;
+      try {
+        await fs.unlink(segment.file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+          for (const rest of doomed.slice(at)) this.log.requeueDoomed(rest);
+          throw error;
+        }
+      }
+      await segment.handle?.close().catch(() => undefined);
+      segment.handle = null;
+      segment.size = 0;
+      segment.hasLines = false;
+      segment.dead = 0;
+      this.log.dropped(segment);
+    }
+  }
+
+  async revert(): Promise<void> {
+    for (const write of this.written.reverse()) await write.revert().catch(() => undefined);
+  }
+
+  commit(): void {
+    for (const write of this.writes) write.commit(this.log, this.ends.get(write)!);
+  }
+
+  abort(): void {
+    for (const write of this.writes) this.log.aborted(write.segment, write.lines);
+  }
+}
+
+function parseLine(text: string): (Record<string, unknown> & { seq: number }) | null {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (typeof value !== 'object' || value === null || !Number.isSafeInteger((value as { seq?: unknown }).seq)) return null;
+    return value as Record<string, unknown> & { seq: number };
+  } catch {
+    return null;
+  }
+}
+
+function countLines(bytes: Buffer): number {
+  let n = 0;
+  for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, at + 1)) n++;
+  return Math.max(1, n - 1);
+}
+
+/** fsync on a folder makes a rename in it durable. */
+export async function syncDir(fs: Fs, dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
