@@ -138,7 +138,12 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
       void work.finally(() => inFlight.delete(work));
     },
   });
-  server.on('error', (error) => logger.error('SMTP server error', error));
+  server.on('error', (error: Error & { code?: string; report?: boolean }) => {
+    // A client that gives up on the TLS handshake (say, it does not trust the certificate) is
+    // that client's failure, not the server's.
+    if (error.report === false || error.code === 'TLSError') return;
+    logger.error('SMTP server error', error);
+  });
 
   function authenticate(password: string, callback: (error: Error | null, response?: { user: string }) => void): void {
     const caller = directory.byApiKey(password);

@@ -189,7 +189,7 @@ describe('clients that are not a hostile page are served as before', () => {
   });
 
   it('/v1 answers OPTIONS with its allowed methods as before, and never with CORS', async () => {
-    for (const headers of [{}, { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'POST' }]) {
+    for (const headers of [{}, { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'POST' }] as Record<string, string>[]) {
       const res = await raw(`${server.url}/v1/email/send/`, { method: 'OPTIONS', headers: { Authorization: 'Api-Key test-key', ...headers } });
       expect(res.status).toBe(200);
       expect(res.headers.allow).toBe('POST, OPTIONS');
