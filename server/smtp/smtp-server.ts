@@ -105,7 +105,7 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
     authMethods: ['PLAIN', 'LOGIN'],
     // Required AUTH is enforced at MAIL FROM below, with a reply that says what to do.
     authOptional: true,
-    // With TLS required, AUTH (an API key) waits for STARTTLS too (538, and not offered before).
+    // With TLS required, AUTH (an API key) waits for STARTTLS too: 538 before it.
     allowInsecureAuth: !tls?.required,
     size: maxSize,
     logger: false,

@@ -74,8 +74,9 @@ describe('STARTTLS (--smtp-tls-cert)', () => {
   });
 
   it('verifies against the certificate file when a client is told to trust it (ca), by localhost or 127.0.0.1', async () => {
-    for (const servername of ['localhost', '127.0.0.1']) {
-      const sent = await transport(server.smtpPort, { secure: false, requireTLS: true, tls: { ca: await readFile(cert.file, 'utf8'), servername } }).sendMail(mail(`verified ${servername}`));
+    // By name (servername) and by address (checked against the certificate's IP entries).
+    for (const tls of [{ servername: 'localhost' }, {}]) {
+      const sent = await transport(server.smtpPort, { secure: false, requireTLS: true, tls: { ca: await readFile(cert.file, 'utf8'), ...tls } }).sendMail(mail('verified'));
       expect(sent.response).toMatch(/^250 2\.0\.0 Captured as/);
     }
   });
