@@ -4,6 +4,7 @@
  *
  *   import { PigeonholeClient } from 'pigeonhole/client';
  *   const ph = new PigeonholeClient({ baseUrl: 'http://localhost:8025' });
+ *   // a sandbox started with --auth: new PigeonholeClient({ baseUrl, auth: process.env.PIGEONHOLE_AUTH })
  *   await ph.reset();
  *   const mail = await ph.waitForMessage({ recipient: 'user@example.com', timeout: 5000 });
  *   mail.codes[0]; mail.links.find((l) => l.text === 'Verify')?.href;
@@ -170,8 +171,14 @@ export class PigeonholeError extends Error {
 }
 
 export interface ClientOptions {
-  /** Default http://localhost:8025. */
+  /** Default http://localhost:8025. A `user:password@` in it is used as `auth`. */
   baseUrl?: string;
+  /**
+   * The login of a sandbox started with `--auth` or `--auth-file`: `"user:password"` (the form
+   * of `PIGEONHOLE_AUTH`) or `{user, password}`. Sent as HTTP Basic with every sandbox API call;
+   * `sendEmail` uses its API key instead (/v1 has no login).
+   */
+  auth?: string | { user: string; password: string };
   fetch?: typeof fetch;
 }
 
@@ -180,10 +187,18 @@ type Query = Record<string, string | number | boolean | Date | undefined>;
 export class PigeonholeClient {
   readonly baseUrl: string;
   private readonly fetch: typeof fetch;
+  private readonly authorization: string | null;
 
   constructor(options: ClientOptions = {}) {
-    this.baseUrl = (options.baseUrl ?? 'http://localhost:8025').replace(/\/+$/, '');
+    const base = new URL(options.baseUrl ?? 'http://localhost:8025');
+    // fetch refuses URLs with credentials: they become the Authorization header instead.
+    const fromUrl = base.username ? `${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}` : undefined;
+    base.username = '';
+    base.password = '';
+    this.baseUrl = base.href.replace(/\/+$/, '');
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    const auth = options.auth ?? fromUrl;
+    this.authorization = auth === undefined || auth === '' ? null : basic(typeof auth === 'string' ? auth : `${auth.user}:${auth.password}`);
   }
 
   /** Resolves with the newest capture matching the filter, waiting server-side up to `timeout` ms (default 10000); a timeout throws PigeonholeError 408. */
@@ -270,9 +285,11 @@ export class PigeonholeClient {
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, value instanceof Date ? value.toISOString() : String(value));
     }
-    const init: RequestInit = { method };
+    const headers: Record<string, string> = {};
+    if (this.authorization !== null) headers.Authorization = this.authorization;
+    const init: RequestInit = { method, headers };
     if (body !== undefined) {
-      init.headers = { 'Content-Type': 'application/json' };
+      headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
     }
     return this.parse<T>(await this.fetch(url, init));
@@ -291,4 +308,12 @@ export class PigeonholeClient {
     if (!response.ok) throw new PigeonholeError(response.status, body);
     return body as T;
   }
+}
+
+/** An HTTP Basic header for "user:password" (UTF-8), in Node and in browsers alike. */
+function basic(userPassword: string): string {
+  const bytes = new TextEncoder().encode(userPassword);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `Basic ${btoa(binary)}`;
 }

@@ -8,6 +8,7 @@ import { mountClockRoutes } from './http/api/clock-routes.ts';
 import { mountSubscriptionRoutes } from './http/api/subscription-routes.ts';
 import { mountRecipientRoutes } from './http/api/recipient-routes.ts';
 import { mountSenderRoutes } from './http/api/sender-routes.ts';
+import { accessMiddleware, openAccess, type Access } from './http/access.ts';
 import { bodyParser } from './http/body.ts';
 import { errorMiddleware, notFound, type Logger } from './http/errors.ts';
 import { injectFaults } from './http/faults.ts';
@@ -34,6 +35,8 @@ export interface AppDeps {
   readiness?: Readiness;
   /** Request metrics and /metrics. */
   metrics: Metrics;
+  /** The browser guard's policy and the optional login; the defaults without it (docs/security.md). */
+  access?: Access;
 }
 
 /** The HTTP application: the emulated /v1 API, the sandbox's /api, and the inbox page. */
@@ -45,6 +48,10 @@ export function createApp(deps: AppDeps): Koa {
   app.use(metricsMiddleware(metrics));
   app.use(logRequests(sandbox.requestLog, sandbox.clock, logger));
   app.use(errorMiddleware(logger));
+  // Host/Origin checks and the login go before every route, so whatever is mounted later is
+  // covered too; inside the error renderer (one place renders refusals), the metrics and the
+  // /v1 request log (refusals are counted and logged like any answer).
+  for (const middleware of accessMiddleware(deps.access ?? openAccess())) app.use(middleware);
   app.use(router.routes());
   app.use(v1Fallback(router));
   app.use(async () => {

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import bcrypt from 'bcryptjs';
 import { ConfigError, loadConfig, loadOptions, usage, type Config, type Options } from './config.ts';
 
 /** How long `pigeonhole healthcheck` waits for /readyz before it calls the server not ready. */
@@ -9,7 +12,12 @@ export const HEALTHCHECK_TIMEOUT_MS = 3000;
 export interface CliIo {
   out(line: string): void;
   err(line: string): void;
+  /** The first line of standard input (not echoed on a terminal), for `hash-password`. */
+  readPassword(): Promise<string>;
 }
+
+/** bcrypt's cost for `hash-password`: ~80 ms a check, paid once per login (checked logins are remembered). */
+const HASH_ROUNDS = 10;
 
 /** Exit codes: 0 done, 1 not ready (healthcheck), 2 a bad command line or configuration. */
 export type ExitCode = 0 | 1 | 2;
@@ -30,6 +38,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, serve: (con
   }
   try {
     if (argv[0] === 'healthcheck') return await healthcheck(loadOptions(argv.slice(1), env), io);
+    if (argv[0] === 'hash-password') return await hashPassword(argv.slice(1), io);
     const config = loadConfig(argv, env);
     await serve(config);
     return null;
@@ -45,6 +54,8 @@ export function help(): string {
     'Usage: pigeonhole [options]               run the sandbox (HTTP API, inbox, SMTP)',
     '       pigeonhole healthcheck [options]   exit 0 when the server at --host and --http-port answers',
     '                                          /readyz with 200 within 3 s, 1 otherwise',
+    '       pigeonhole hash-password [USER]      read a password from standard input, print USER:<bcrypt hash>',
+    '                                          (a line for --auth-file)',
     '       pigeonhole --help | --version',
     '',
     'Options (flags win over the PIGEONHOLE_* environment, which wins over the defaults):',
@@ -90,4 +101,37 @@ async function healthcheck(options: Options, io: CliIo): Promise<ExitCode> {
   return 1;
 }
 
-const consoleIo: CliIo = { out: (line) => console.log(line), err: (line) => console.error(line) };
+/** `hash-password [USER]`: a bcrypt hash of the password read from standard input, as an --auth-file line. */
+async function hashPassword(args: string[], io: CliIo): Promise<ExitCode> {
+  const [user, ...rest] = args;
+  if (rest.length > 0 || user?.startsWith('-')) throw new ConfigError('usage: pigeonhole hash-password [USER] (the password is read from standard input)');
+  if (user !== undefined && (user === '' || user.includes(':'))) throw new ConfigError('hash-password: the user name may not be empty or contain ":"');
+  const password = await io.readPassword();
+  if (password === '') throw new ConfigError('hash-password: no password on standard input');
+  const hash = await bcrypt.hash(password, HASH_ROUNDS);
+  io.out(user === undefined ? hash : `${user}:${hash}`);
+  return 0;
+}
+
+/** The first line of standard input; on a terminal, asked for with a prompt and not echoed. */
+function readPasswordLine(): Promise<string> {
+  return new Promise((resolve) => {
+    const terminal = process.stdin.isTTY === true;
+    if (terminal) process.stderr.write('Password: ');
+    // Whatever readline would echo goes nowhere.
+    const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
+    const lines = createInterface({ input: process.stdin, output: silent, terminal });
+    let answered = false;
+    lines.once('line', (line) => {
+      answered = true;
+      lines.close();
+      if (terminal) process.stderr.write('\n');
+      resolve(line);
+    });
+    lines.once('close', () => {
+      if (!answered) resolve('');
+    });
+  });
+}
+
+const consoleIo: CliIo = { out: (line) => console.log(line), err: (line) => console.error(line), readPassword: readPasswordLine };

@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -23,11 +25,37 @@ export interface Options {
   readonly smtpAuthRequired: boolean;
   /** fdatasync every group commit: a 200 then means the data is on stable storage. */
   readonly fsync: boolean;
+  /** Host names browsers may reach the server by, beyond the defaults (`.name` with subdomains, `*` any). */
+  readonly allowedHosts: readonly string[];
+  /** Origins whose pages may change state, open the live push and read the sandbox API (`*` any). */
+  readonly allowedOrigins: readonly string[];
+  /** `--auth USER:PASSWORD`: HTTP Basic in front of the UI, /api, the live push and /metrics. */
+  readonly auth: { readonly user: string; readonly password: string } | null;
+  /** `--auth-file`: a file of `user:bcrypt-hash` lines, read by loadConfig. */
+  readonly authFile: string | null;
+  /** A PEM certificate file for SMTP TLS, `auto` for one made and kept in the data directory, or null (no TLS). */
+  readonly smtpTlsCert: string | null;
+  /** The PEM private key of smtpTlsCert (a file). */
+  readonly smtpTlsKey: string | null;
+  /** Refuse MAIL FROM until the session is encrypted. */
+  readonly smtpRequireTls: boolean;
+  /** The SMTP port speaks TLS from the first byte (port 465 style) instead of offering STARTTLS. */
+  readonly smtpTlsImplicit: boolean;
+}
+
+/** A user of the --auth-file. */
+export interface AuthUser {
+  readonly user: string;
+  readonly hash: string;
 }
 
 /** Everything the server runs with, read once and frozen. Nothing else reads process.env. */
 export interface Config extends Options {
   readonly sandbox: SandboxConfig;
+  /** The --auth-file's users (empty without one). */
+  readonly authUsers: readonly AuthUser[];
+  /** The PEM contents of --smtp-tls-cert and --smtp-tls-key files, checked to belong together; null without them (or with auto). */
+  readonly smtpTlsFiles: { readonly cert: string; readonly key: string } | null;
 }
 
 /** The sample configuration shipped in fixtures/, found from the source or the built file. */
@@ -68,6 +96,14 @@ const OPTIONS = {
   smtpMaxSize: { flag: 'smtp-max-size', default: String(25 * 1024 * 1024), help: 'largest SMTP message in bytes', parse: positiveInt },
   smtpAuthRequired: { flag: 'smtp-auth-required', default: 'false', help: 'SMTP clients must log in with an API key', parse: bool, boolean: true },
   fsync: { flag: 'fsync', default: 'false', help: 'flush every write to stable storage before answering (slower; survives a power loss)', parse: bool, boolean: true },
+  allowedHosts: { flag: 'allowed-hosts', default: '', shown: 'none', help: 'more host names to be reached by, comma-separated (.example.com with subdomains, * any)', parse: hostList },
+  allowedOrigins: { flag: 'allowed-origins', default: '', shown: 'none', help: 'origins whose pages may use the sandbox API and live push, comma-separated (* any)', parse: originList },
+  auth: { flag: 'auth', default: '', shown: 'off', help: 'USER:PASSWORD: HTTP Basic login for the inbox, /api, the live push and /metrics', parse: userPassword },
+  authFile: { flag: 'auth-file', default: '', shown: 'off', help: 'file of user:bcrypt-hash lines for the login (make one with "pigeonhole hash-password")', parse: optionalPath },
+  smtpTlsCert: { flag: 'smtp-tls-cert', default: '', shown: 'off', help: 'PEM certificate for SMTP STARTTLS, or auto for a self-signed one kept in the data directory', parse: certificate },
+  smtpTlsKey: { flag: 'smtp-tls-key', default: '', shown: 'off', help: 'PEM private key of --smtp-tls-cert', parse: optionalPath },
+  smtpRequireTls: { flag: 'smtp-require-tls', default: 'false', help: 'refuse MAIL FROM until the client has issued STARTTLS', parse: bool, boolean: true },
+  smtpTlsImplicit: { flag: 'smtp-tls-implicit', default: 'false', help: 'TLS from the first byte on the SMTP port (port 465 style) instead of STARTTLS', parse: bool, boolean: true },
 } satisfies Record<string, Omit<OptionSpec, 'env'>>;
 
 type OptionName = keyof typeof OPTIONS;
@@ -106,26 +142,98 @@ export function loadOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
   }
   const problems: string[] = [];
   const values: Partial<Record<OptionName, unknown>> = {};
+  const sources: Partial<Record<OptionName, string>> = {};
   for (const [name, spec] of Object.entries(OPTIONS) as [OptionName, (typeof OPTIONS)[OptionName]][]) {
     const fromFlag = flags[spec.flag];
     const fromEnv = env[envName(spec.flag)];
     const [raw, source] =
       typeof fromFlag === 'boolean' ? [String(fromFlag), `--${spec.flag}`]
       : typeof fromFlag === 'string' ? [fromFlag, `--${spec.flag}`] : fromEnv !== undefined ? [fromEnv, envName(spec.flag)] : [spec.default, `default of --${spec.flag}`];
+    if (fromFlag !== undefined || fromEnv !== undefined) sources[name] = source;
     try {
       values[name] = spec.parse(raw, source);
     } catch (error) {
       problems.push((error as Error).message);
     }
   }
+  if (problems.length === 0) problems.push(...combinationProblems(values as unknown as Options, sources));
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return values as unknown as Options;
+}
+
+/** Options that are fine alone but not together, or that need another. */
+function combinationProblems(o: Options, sources: Partial<Record<OptionName, string>>): string[] {
+  const problems: string[] = [];
+  if (o.auth && o.authFile) problems.push(`${sources.auth} and ${sources.authFile}: give one or the other`);
+  if (o.smtpTlsCert === 'auto' && o.smtpTlsKey) problems.push(`${sources.smtpTlsKey}: not used with --smtp-tls-cert auto (the key is made with the certificate)`);
+  if (o.smtpTlsCert !== null && o.smtpTlsCert !== 'auto' && !o.smtpTlsKey) problems.push(`${sources.smtpTlsCert}: needs --smtp-tls-key, the certificate's private key (or use --smtp-tls-cert auto)`);
+  if (o.smtpTlsCert === null && o.smtpTlsKey) problems.push(`${sources.smtpTlsKey}: needs --smtp-tls-cert, the certificate of this key`);
+  for (const name of ['smtpRequireTls', 'smtpTlsImplicit'] as const) {
+    if (o[name] && o.smtpTlsCert === null) problems.push(`${sources[name]}: needs a certificate: --smtp-tls-cert auto, or --smtp-tls-cert and --smtp-tls-key`);
+  }
+  return problems;
 }
 
 /** The options and the configuration file they name, frozen. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   const options = loadOptions(argv, env);
-  return Object.freeze({ ...options, sandbox: deepFreeze(loadSandboxConfig(options.configFile)) });
+  const authUsers = options.authFile ? readAuthFile(options.authFile) : [];
+  const smtpTlsFiles = options.smtpTlsCert && options.smtpTlsCert !== 'auto' && options.smtpTlsKey ? readTlsFiles(options.smtpTlsCert, options.smtpTlsKey) : null;
+  return deepFreeze({ ...options, authUsers, smtpTlsFiles, sandbox: loadSandboxConfig(options.configFile) });
+}
+
+const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
+
+/** `user:hash` lines (bcrypt, as `pigeonhole hash-password` or `htpasswd -nB` write them); blank lines and `#` comments are skipped. */
+export function parseAuthFile(text: string, file: string): AuthUser[] {
+  const users: AuthUser[] = [];
+  const problems: string[] = [];
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const colon = line.indexOf(':');
+    const user = colon > 0 ? line.slice(0, colon) : '';
+    const hash = colon > 0 ? line.slice(colon + 1).trim() : '';
+    if (user === '') problems.push(`  line ${index + 1}: expected user:hash`);
+    else if (!BCRYPT_HASH.test(hash)) problems.push(`  line ${index + 1}: the hash of "${user}" is not a bcrypt hash ($2b$10$... ; make one with "pigeonhole hash-password ${user}")`);
+    else if (users.some((u) => u.user === user)) problems.push(`  line ${index + 1}: "${user}" is listed twice`);
+    else users.push({ user, hash });
+  });
+  if (problems.length === 0 && users.length === 0) problems.push('  no user:hash line in it');
+  if (problems.length > 0) throw new ConfigError(`Invalid auth file ${file}:\n${problems.join('\n')}`);
+  return users;
+}
+
+function readAuthFile(file: string): AuthUser[] {
+  return parseAuthFile(readText(file, '--auth-file'), file);
+}
+
+/** The certificate and key files, checked to be PEM and to belong together. */
+function readTlsFiles(certFile: string, keyFile: string): { cert: string; key: string } {
+  const cert = readText(certFile, '--smtp-tls-cert');
+  const key = readText(keyFile, '--smtp-tls-key');
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(cert);
+  } catch {
+    throw new ConfigError(`--smtp-tls-cert: ${certFile} is not a PEM certificate`);
+  }
+  let privateKey;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new ConfigError(`--smtp-tls-key: ${keyFile} is not a PEM private key (an encrypted key is not supported)`);
+  }
+  if (!x509.checkPrivateKey(privateKey)) throw new ConfigError(`--smtp-tls-key: ${keyFile} is not the private key of the certificate ${certFile}`);
+  return { cert, key };
+}
+
+function readText(file: string, flag: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
 }
 
 /** parseArgs' wording, with the way out: where the options are listed. */
@@ -177,6 +285,48 @@ function bool(value: string, source: string): boolean {
   if (['true', '1', 'yes', 'on'].includes(v)) return true;
   if (['false', '0', 'no', 'off', ''].includes(v)) return false;
   throw new ConfigError(`${source}: "${value}" is not true or false`);
+}
+
+/** A comma-separated list of host names (`.example.com`: it and its subdomains; `*`: any). */
+function hostList(value: string, source: string): string[] {
+  const hosts = list(value);
+  for (const host of hosts) {
+    const name = host.startsWith('.') ? host.slice(1) : host;
+    if (host === '*' || isIP(name) !== 0 || /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(name)) continue;
+    const port = /^(.+):\d+$/.exec(host);
+    throw new ConfigError(port ? `${source}: "${host}": give the name without a port (every port is allowed): ${port[1]}` : `${source}: "${host}" is not a host name (such as mail.example.com, .example.com for it and its subdomains, or *)`);
+  }
+  return hosts;
+}
+
+/** A comma-separated list of origins, `scheme://host[:port]` (a trailing slash is dropped), or `*`. */
+function originList(value: string, source: string): string[] {
+  return list(value).map((origin) => {
+    if (origin === '*') return origin;
+    const trimmed = origin.replace(/\/$/, '');
+    if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/.test(trimmed)) return trimmed;
+    throw new ConfigError(`${source}: "${origin}" is not an origin such as http://localhost:3000 or https://app.example.com (scheme and host, no path), or *`);
+  });
+}
+
+function list(value: string): string[] {
+  return value.split(',').map((item) => item.trim().toLowerCase()).filter((item) => item !== '');
+}
+
+/** USER:PASSWORD (the password may contain colons); empty turns the login off. */
+function userPassword(value: string, source: string): { user: string; password: string } | null {
+  if (value === '') return null;
+  const colon = value.indexOf(':');
+  if (colon <= 0 || colon === value.length - 1) throw new ConfigError(`${source}: expected USER:PASSWORD, both not empty`);
+  return { user: value.slice(0, colon), password: value.slice(colon + 1) };
+}
+
+function optionalPath(value: string): string | null {
+  return value.trim() === '' ? null : path.resolve(value.trim());
+}
+
+function certificate(value: string): string | null {
+  return value.trim() === 'auto' ? 'auto' : optionalPath(value);
 }
 
 function nonEmpty(value: string, source: string): string {

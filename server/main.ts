@@ -4,6 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createApp } from './app.ts';
+import { upgradeCheck, type Access } from './http/access.ts';
+import { createLogin } from './http/basic-auth.ts';
+import { browserPolicy } from './http/browser-guard.ts';
 import { runCli } from './cli.ts';
 import type { Config } from './config.ts';
 import { SandboxClock } from './domain/clock.ts';
@@ -13,7 +16,8 @@ import { createSandboxMetrics } from './metrics.ts';
 import { Readiness } from './readiness.ts';
 import { domainFrames, helloFrame } from './realtime/frames.ts';
 import { attachRealtime } from './realtime/realtime.ts';
-import { createSmtpServer } from './smtp/smtp-server.ts';
+import { createSmtpServer, type SmtpTls } from './smtp/smtp-server.ts';
+import { autoCertificate, certificateNames } from './smtp/tls-certificate.ts';
 import { openStore } from './storage/store.ts';
 
 /** How long requests in flight get to finish after SIGTERM before their connections are cut. */
@@ -35,17 +39,24 @@ async function serve(config: Config): Promise<void> {
   const { metrics, diskUsage } = createSandboxMetrics({ sandbox, store });
   const readiness = new Readiness();
   const logger = { error: (message: string, error?: unknown) => console.error(message, error) };
-  const app = createApp({ sandbox, maxBodySize: config.maxBodySize, uploadDir, logger, readiness, metrics });
+  const access: Access = {
+    policy: browserPolicy({ hosts: config.allowedHosts, origins: config.allowedOrigins, listenHost: config.host }),
+    login: createLogin(config.auth ?? (config.authUsers.length > 0 ? { users: config.authUsers } : null)),
+  };
+  const app = createApp({ sandbox, maxBodySize: config.maxBodySize, uploadDir, logger, readiness, metrics, access });
   const server = createServer(app.callback());
   const realtime = attachRealtime(server, sandbox.events, {
     hello: helloFrame(sandbox, () => smtp.port),
     frames: domainFrames(sandbox),
     onClients: (count) => metrics.websocketClients(count),
+    admit: upgradeCheck(access),
   });
+  const tls = await smtpTls(config);
   const smtp = createSmtpServer({
     sandbox,
     maxSize: config.smtpMaxSize,
     authRequired: config.smtpAuthRequired,
+    tls: tls && { cert: tls.cert, key: tls.key, implicit: config.smtpTlsImplicit, required: config.smtpRequireTls },
     logger,
     hooks: { session: () => metrics.smtpSession(), rejected: (reason) => metrics.smtpRejection(reason) },
   });
@@ -69,8 +80,13 @@ async function serve(config: Config): Promise<void> {
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const hostname = shown.includes(':') ? `[${shown}]` : shown;
   const keys = config.sandbox.teams.flatMap((t) => t.senders.filter((s) => !s.revoked).map((s) => `${s.apiKey} (${s.name || s.id})`));
-  console.log(`Pigeonhole listening on http://${hostname}:${port}`);
-  console.log(`  SMTP capture:   smtp://${hostname}:${smtpPort}${config.smtpAuthRequired ? ' (AUTH required: an API key as the password)' : ''}`);
+  const smtpNotes = [
+    tls && (config.smtpTlsImplicit ? 'implicit TLS' : config.smtpRequireTls ? 'STARTTLS required' : 'STARTTLS'),
+    config.smtpAuthRequired && 'AUTH required: an API key as the password',
+  ].filter(Boolean);
+  console.log(`Pigeonhole listening on http://${hostname}:${port}${access.login ? ' (login required)' : ''}`);
+  console.log(`  SMTP capture:   ${config.smtpTlsImplicit ? 'smtps' : 'smtp'}://${hostname}:${smtpPort}${smtpNotes.length > 0 ? ` (${smtpNotes.join('; ')})` : ''}`);
+  if (tls?.file) console.log(`  TLS certificate: ${tls.file} (${tls.created ? 'made now' : 'kept'}, self-signed, SHA-256 ${tls.fingerprint})`);
   console.log(`  data directory: ${store.dataDir} (${sandbox.messages.count()} captures)`);
   console.log(`  configuration:  ${config.configFile}`);
   console.log(`  API keys:       ${keys.join(', ')}`);
@@ -88,6 +104,12 @@ async function serve(config: Config): Promise<void> {
     await store.close();
     storeOpen = false;
   });
+}
+
+/** The SMTP certificate: the files given, the automatic one (made or kept in the data directory), or none. */
+async function smtpTls(config: Config): Promise<(Pick<SmtpTls, 'cert' | 'key'> & { file?: string; created?: boolean; fingerprint?: string }) | null> {
+  if (config.smtpTlsCert === 'auto') return autoCertificate(config.dataDir, certificateNames(config.host, config.allowedHosts));
+  return config.smtpTlsFiles;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 
@@ -19,6 +19,18 @@ export interface RealtimeOptions {
   maxBufferedBytes?: number;
   /** Called with the number of connected clients whenever it changes (metrics). */
   onClients?(count: number): void;
+  /**
+   * Decides on each upgrade request before it is accepted (the HTTP port's host, origin and
+   * login checks): null upgrades it, a refusal is answered on the raw socket and closes it.
+   */
+  admit?(request: IncomingMessage): Promise<UpgradeRefusal | null>;
+}
+
+/** An HTTP answer to an upgrade request that is not accepted. */
+export interface UpgradeRefusal {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
 }
 
 export interface Realtime {
@@ -28,6 +40,12 @@ export interface Realtime {
 }
 
 const NOT_FOUND = '{"detail": "Not found."}';
+
+function refusalResponse({ status, body, headers = {} }: UpgradeRefusal): string {
+  const json = JSON.stringify(body);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n${extra}\r\n${json}`;
+}
 
 /**
  * Live push over WebSocket on the HTTP server's port: each domain event given a mapper is sent
@@ -106,7 +124,11 @@ export function attachRealtime(server: Server, events: EventEmitter, options: Re
       socket.end(`HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${NOT_FOUND.length}\r\n\r\n${NOT_FOUND}`);
       return;
     }
-    wss.handleUpgrade(request, socket, head, welcome);
+    if (!options.admit) return wss.handleUpgrade(request, socket, head, welcome);
+    options.admit(request).then(
+      (refusal) => (refusal ? socket.end(refusalResponse(refusal)) : wss.handleUpgrade(request, socket, head, welcome)),
+      () => socket.destroy(),
+    );
   };
   server.on('upgrade', onUpgrade);
 

@@ -8,7 +8,17 @@ import type { Sandbox } from '../domain/sandbox.ts';
 import type { MessageRecord } from '../storage/records.ts';
 import { parseMessage } from './parse-message.ts';
 
-export type SmtpRejection = 'auth_failed' | 'auth_required' | 'daily_limit' | 'size' | 'fault' | 'storage' | 'error';
+export type SmtpRejection = 'auth_failed' | 'auth_required' | 'tls_required' | 'daily_limit' | 'size' | 'fault' | 'storage' | 'error';
+
+/** SMTP TLS: a certificate and key (PEM), and how they are used. */
+export interface SmtpTls {
+  cert: string;
+  key: string;
+  /** TLS from the first byte (port 465 style) instead of offering STARTTLS. */
+  implicit: boolean;
+  /** Refuse MAIL FROM (and AUTH) until the session is encrypted. */
+  required: boolean;
+}
 
 /** Optional seams for metrics. */
 export interface SmtpHooks {
@@ -24,6 +34,8 @@ export interface SmtpDeps {
   maxSize: number;
   /** Refuse MAIL FROM until the client has logged in with an API key. */
   authRequired: boolean;
+  /** STARTTLS (or implicit TLS) with this certificate; without it no TLS is offered. */
+  tls?: SmtpTls | null;
   logger: { error(message: string, error?: unknown): void };
   hooks?: SmtpHooks;
   /** How long close() lets sessions finish before cutting them (default 5 s). */
@@ -44,7 +56,7 @@ export interface SmtpCapture {
  * SMTP capture: every message goes through the one ingestion path with source `smtp`.
  * AUTH (PLAIN or LOGIN) takes an API key as the password, and that sender's rules apply.
  */
-export function createSmtpServer({ sandbox, maxSize, authRequired, logger, hooks = {}, closeTimeoutMs = 5000 }: SmtpDeps): SmtpCapture {
+export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, logger, hooks = {}, closeTimeoutMs = 5000 }: SmtpDeps): SmtpCapture {
   const { directory, messages, faults } = sandbox;
   const inFlight = new Set<Promise<unknown>>();
 
@@ -87,12 +99,14 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, logger, hooks
   const server = new SMTPServer({
     name: 'pigeonhole',
     banner: 'Pigeonhole SMTP capture, nothing is delivered',
-    // The library's built-in certificate has expired; clients would fail the TLS handshake.
-    disabledCommands: ['STARTTLS'],
+    // Without a certificate of ours no STARTTLS is offered: the library's built-in one has
+    // expired, and clients that upgrade whenever it is offered would fail the handshake.
+    ...(tls ? { cert: tls.cert, key: tls.key, secure: tls.implicit } : { disabledCommands: ['STARTTLS'] }),
     authMethods: ['PLAIN', 'LOGIN'],
     // Required AUTH is enforced at MAIL FROM below, with a reply that says what to do.
     authOptional: true,
-    allowInsecureAuth: true,
+    // With TLS required, AUTH (an API key) waits for STARTTLS too: 538 before it.
+    allowInsecureAuth: !tls?.required,
     size: maxSize,
     logger: false,
     closeTimeout: closeTimeoutMs,
@@ -107,6 +121,7 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, logger, hooks
       afterFault('auth', session, undefined, callback, () => authenticate(auth.password ?? '', callback));
     },
     onMailFrom(_address, session, callback) {
+      if (tls?.required && !session.secure) return callback(refuse('tls_required', 530, '5.7.0 Must issue a STARTTLS command first'));
       const caller = callerOf(session);
       if (authRequired && !caller) return callback(refuse('auth_required', 530, '5.7.0 Authentication required: AUTH PLAIN or LOGIN with an API key as the password'));
       const limit = caller ? messages.dailyLimitReached(caller) : null;
@@ -126,7 +141,12 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, logger, hooks
       void work.finally(() => inFlight.delete(work));
     },
   });
-  server.on('error', (error) => logger.error('SMTP server error', error));
+  server.on('error', (error: Error & { code?: string; report?: boolean }) => {
+    // A client that gives up on the TLS handshake (say, it does not trust the certificate) is
+    // that client's failure, not the server's.
+    if (error.report === false || error.code === 'TLSError') return;
+    logger.error('SMTP server error', error);
+  });
 
   function authenticate(password: string, callback: (error: Error | null, response?: { user: string }) => void): void {
     const caller = directory.byApiKey(password);

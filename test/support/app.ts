@@ -13,7 +13,8 @@ import { SAMPLE_CONFIG } from '../../server/config.ts';
 import { openStore, type Store } from '../../server/storage/store.ts';
 import { domainFrames, helloFrame } from '../../server/realtime/frames.ts';
 import { attachRealtime, type Realtime } from '../../server/realtime/realtime.ts';
-import { createSmtpServer, type SmtpHooks } from '../../server/smtp/smtp-server.ts';
+import { createSmtpServer, type SmtpHooks, type SmtpTls } from '../../server/smtp/smtp-server.ts';
+import { openAccess, upgradeCheck, type Access } from '../../server/http/access.ts';
 
 export interface TestServer {
   url: string;
@@ -40,7 +41,9 @@ export interface TestServerOptions {
   now?: () => number;
   /** Where the domain reports failures of scheduled work (defaults to console.error). */
   log?: (message: string, error?: unknown) => void;
-  smtp?: { authRequired?: boolean; maxSize?: number; hooks?: SmtpHooks };
+  smtp?: { authRequired?: boolean; maxSize?: number; hooks?: SmtpHooks; tls?: SmtpTls };
+  /** The browser guard's policy and the login, for the HTTP routes and the live push (the defaults without it). */
+  access?: Access;
   realtime?: { heartbeatMs?: number; maxBufferedBytes?: number; onClients?: (count: number) => void };
 }
 
@@ -48,7 +51,8 @@ export interface TestServerOptions {
  * The real app on a temporary data directory: HTTP (with the WebSocket push at /api/events)
  * and SMTP capture, each on a free port of 127.0.0.1. Besides `url`, the result has `wsUrl`,
  * `smtpPort` (send with test/support/smtp.ts) and `realtime` (its `clients` count); options
- * `smtp` (authRequired, maxSize, hooks) and `realtime` (heartbeatMs, maxBufferedBytes) tune them.
+ * `smtp` (authRequired, maxSize, hooks, tls), `realtime` (heartbeatMs, maxBufferedBytes) and
+ * `access` (allowed hosts and origins, login) tune them.
  */
 export async function startApp(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-test-')));
@@ -64,15 +68,22 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
     maxBodySize: options.maxBodySize ?? 25 * 1024 * 1024,
     uploadDir: path.join(dataDir, 'tmp'),
     logger,
+    access: options.access,
   });
   const server: Server = createServer(app.callback());
-  const realtime = attachRealtime(server, sandbox.events, { hello: helloFrame(sandbox, () => smtp.port), frames: domainFrames(sandbox), ...options.realtime });
+  const realtime = attachRealtime(server, sandbox.events, {
+    hello: helloFrame(sandbox, () => smtp.port),
+    frames: domainFrames(sandbox),
+    admit: upgradeCheck(options.access ?? openAccess()),
+    ...options.realtime,
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const smtp = createSmtpServer({
     sandbox,
     maxSize: options.smtp?.maxSize ?? 25 * 1024 * 1024,
     authRequired: options.smtp?.authRequired ?? false,
+    tls: options.smtp?.tls,
     hooks: options.smtp?.hooks,
     logger,
     closeTimeoutMs: 200,

@@ -41,7 +41,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
     const timer = setTimeout(() => reject(new Error(`server did not start in 20 s:\n${output}`)), 20_000);
     const onData = () => {
       const match = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
-      const smtp = /SMTP capture: +smtp:\/\/[^:]+:(\d+)/.exec(output);
+      const smtp = /SMTP capture: +smtps?:\/\/[^:]+:(\d+)/.exec(output);
       if (match && smtp) {
         clearTimeout(timer);
         child.stdout!.off('data', onData);

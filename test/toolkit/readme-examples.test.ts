@@ -3,12 +3,16 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { createLogin } from '../../server/http/basic-auth.ts';
+import { browserPolicy } from '../../server/http/browser-guard.ts';
 import { useApp } from '../support/app.ts';
 
 /** The README's Python and curl examples, run as written against a real server. */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 const app = useApp();
+// The same examples against a sandbox with a login, given to them in PIGEONHOLE_AUTH.
+const guarded = useApp({ access: { policy: browserPolicy(), login: createLogin({ user: 'ci', password: 'pass word:1' }) } });
 
 async function example(language: string): Promise<string> {
   const readme = await readFile(`${ROOT}README.md`, 'utf8');
@@ -20,17 +24,27 @@ async function example(language: string): Promise<string> {
 
 const has = async (command: string) => run(command, ['--version']).then(() => true, () => false);
 
+/** The environment an example runs with: the sandbox's URL, and its login when it has one. */
+const envFor = (url: string, auth?: string) => {
+  const env: NodeJS.ProcessEnv = { ...process.env, PIGEONHOLE_URL: url };
+  delete env.PIGEONHOLE_AUTH;
+  return auth === undefined ? env : { ...env, PIGEONHOLE_AUTH: auth };
+};
+
 describe('README: Using Pigeonhole in your tests', () => {
-  it('the Python example (standard library only) prints the code', async (context) => {
+  it('the Python example (standard library only) prints the code, with and without a login', async (context) => {
     if (!(await has('python3'))) return context.skip();
-    const { stdout } = await run('python3', ['-c', await example('python')], { env: { ...process.env, PIGEONHOLE_URL: app.url } });
-    expect(stdout).toBe('731904\n');
+    const code = await example('python');
+    expect((await run('python3', ['-c', code], { env: envFor(app.url) })).stdout).toBe('731904\n');
+    expect((await run('python3', ['-c', code], { env: envFor(guarded.url, 'ci:pass word:1') })).stdout).toBe('731904\n');
+    await expect(run('python3', ['-c', code], { env: envFor(guarded.url) })).rejects.toThrow(/HTTP Error 401/);
   });
 
-  it('the curl example prints the code', async (context) => {
+  it('the curl example prints the code, with and without a login', async (context) => {
     if (!(await has('curl')) || !(await has('jq'))) return context.skip();
-    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', await example('sh')], { env: { ...process.env, PIGEONHOLE_URL: app.url } });
-    expect(stdout).toBe('552817\n');
+    const code = await example('sh');
+    expect((await run('bash', ['-euo', 'pipefail', '-c', code], { env: envFor(app.url) })).stdout).toBe('552817\n');
+    expect((await run('bash', ['-euo', 'pipefail', '-c', code], { env: envFor(guarded.url, 'ci:pass word:1') })).stdout).toBe('552817\n');
   });
 
   it('the TypeScript example uses only methods the client has', async () => {

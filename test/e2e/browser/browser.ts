@@ -7,11 +7,11 @@ import { startApp, type TestServer } from '../../support/app.ts';
 export const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Debian's chromium, headless, with nothing running in the background. */
-export function launchChromium(): Promise<Browser> {
+/** Debian's chromium, headless, with nothing running in the background (plus any `extraArgs`). */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
   });
 }
 

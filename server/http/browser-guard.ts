@@ -1,0 +1,189 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
+import type { Context, Middleware, Next } from 'koa';
+import { HttpError } from './errors.ts';
+
+/**
+ * Which hosts and origins browser requests may use: the defaults, `--host`, and
+ * `--allowed-hosts` / `--allowed-origins` (docs/security.md).
+ */
+export interface BrowserPolicy {
+  /** Host names allowed beyond the defaults: a name, or `.name` for it and every subdomain; `*` allows any. */
+  readonly hosts: readonly string[];
+  /** Origins allowed beyond the defaults (`scheme://host[:port]`, lower case); `*` allows any but `null`. */
+  readonly origins: readonly string[];
+  /** The address the server listens on (`--host`): a name given there is an allowed host. */
+  readonly listenHost: string | null;
+}
+
+export function browserPolicy(options: { hosts?: readonly string[]; origins?: readonly string[]; listenHost?: string | null } = {}): BrowserPolicy {
+  return Object.freeze({
+    hosts: Object.freeze((options.hosts ?? []).map((h) => h.toLowerCase())),
+    origins: Object.freeze((options.origins ?? []).map((o) => o.toLowerCase())),
+    listenHost: options.listenHost ? hostName(options.listenHost) : null,
+  });
+}
+
+/** The parts of a request the guard decides on. */
+export interface BrowserRequest {
+  method: string;
+  host?: string | undefined;
+  origin?: string | undefined;
+  secFetchSite?: string | undefined;
+  /** `Access-Control-Request-Method` of a CORS preflight (an OPTIONS that announces a request). */
+  preflightMethod?: string | undefined;
+  /** A WebSocket upgrade: it needs an allowed Origin, like a request that changes state. */
+  upgrade?: boolean;
+}
+
+/** Why a request was refused: the header at fault and a sentence saying what allows it. */
+export interface Refusal {
+  status: 403;
+  header: 'Host' | 'Origin' | 'Sec-Fetch-Site';
+  detail: string;
+}
+
+/** The health probes answer whoever asks (they say nothing about the mail): no host check, no login. */
+export const OPEN_PATHS: readonly string[] = ['/livez', '/readyz'];
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function browserRequest(method: string, headers: IncomingHttpHeaders, upgrade = false): BrowserRequest {
+  return {
+    method,
+    host: headers.host,
+    origin: one(headers.origin),
+    secFetchSite: one(headers['sec-fetch-site']),
+    preflightMethod: method === 'OPTIONS' ? one(headers['access-control-request-method']) : undefined,
+    upgrade,
+  };
+}
+
+/**
+ * The one decision for HTTP requests and WebSocket upgrades: null to serve the request, or the
+ * refusal. The `Host` must be an allowed host, on every request: a page whose domain name an
+ * attacker re-points at 127.0.0.1 (DNS rebinding) reads with same-origin requests that carry
+ * neither `Origin` nor `Sec-Fetch-*` (browsers send those only to secure origins), so only
+ * the name tells it apart. Anything that changes state, a CORS preflight and the WebSocket
+ * upgrade also need an allowed `Origin` when one is sent; `Origin: null` never is. Clients
+ * that send no `Origin` (curl, SDKs, test suites) are not asked for one.
+ */
+export function checkBrowserRequest(request: BrowserRequest, policy: BrowserPolicy): Refusal | null {
+  if (request.host !== undefined && request.host.trim() !== '' && !isAllowedHost(request.host, policy)) {
+    const name = hostName(request.host) ?? request.host;
+    return refuse(
+      'Host',
+      `Host ${JSON.stringify(request.host)} is not an allowed host, so this request is refused (it could come from a web page whose name was pointed at this machine). If you reach Pigeonhole by this name, start it with --allowed-hosts ${name} (or PIGEONHOLE_ALLOWED_HOSTS=${name}).`,
+    );
+  }
+  const needsOrigin = request.upgrade === true || !READ_METHODS.has(request.method) || request.preflightMethod !== undefined;
+  if (!needsOrigin) return null;
+  const what = request.upgrade ? 'open the live push' : 'change anything';
+  if (request.origin !== undefined) {
+    if (request.origin.trim().toLowerCase() === 'null') {
+      return refuse('Origin', `Origin "null" (a sandboxed frame, a file:// page or a redirect) may not ${what}; no setting allows it. Serve the page from an http(s) origin and allow that with --allowed-origins.`);
+    }
+    if (!isAllowedOrigin(request.origin, request.host, policy)) {
+      const origin = request.origin.trim();
+      return refuse('Origin', `Origin ${JSON.stringify(origin)} may not ${what} here. To allow pages from it, start Pigeonhole with --allowed-origins ${origin} (or PIGEONHOLE_ALLOWED_ORIGINS=${origin}).`);
+    }
+    return null;
+  }
+  // Browsers send Origin with every request that changes state; one without it that says it
+  // is cross-site cannot be told apart from an attack, whatever the settings.
+  if (request.secFetchSite?.trim().toLowerCase() === 'cross-site') {
+    return refuse('Sec-Fetch-Site', `Sec-Fetch-Site "cross-site" without an Origin header may not ${what}; no setting allows it. Send the request from a page on an allowed origin (--allowed-origins), which sends its Origin.`);
+  }
+  return null;
+}
+
+/** Names reserved for private use: no public DNS answers for them, so no page can be rebound to one. */
+const PRIVATE_SUFFIXES = ['.localhost', '.internal', '.local', '.home.arpa'];
+
+/**
+ * Allowed hosts: `localhost` and `*.localhost`, any IP address (rebinding needs a domain name),
+ * names without a dot (a compose service such as `pigeonhole`), `*.internal` (such as
+ * `host.docker.internal`), `*.local` (mDNS, and Kubernetes' `*.svc.cluster.local`) and
+ * `*.home.arpa`, none of which public DNS can serve, the `--host`, and `--allowed-hosts`.
+ * Any port.
+ */
+export function isAllowedHost(host: string, policy: BrowserPolicy): boolean {
+  if (policy.hosts.includes('*')) return true;
+  const name = hostName(host);
+  if (name === null) return false;
+  if (isIP(name) !== 0 || name === 'localhost' || !name.includes('.') || PRIVATE_SUFFIXES.some((suffix) => name.endsWith(suffix))) return true;
+  if (name === policy.listenHost) return true;
+  return policy.hosts.some((allowed) => (allowed.startsWith('.') ? name === allowed.slice(1) || name.endsWith(allowed) : name === allowed));
+}
+
+/**
+ * Allowed origins: the request's own (same host and port as `Host`), any http(s) origin on
+ * localhost or a loopback address (the developer's own app, on any port), and
+ * `--allowed-origins` (`*`: any). Never `null`.
+ */
+export function isAllowedOrigin(origin: string, host: string | undefined, policy: BrowserPolicy): boolean {
+  const value = origin.trim().toLowerCase();
+  if (value === 'null' || value === '') return false;
+  if (policy.origins.includes('*') || policy.origins.includes(value)) return true;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  if (host !== undefined && url.host === host.trim().toLowerCase().replace(/\.(?=:\d+$|$)/, '')) return true;
+  const name = url.hostname.replace(/^\[|\]$/g, '');
+  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || (isIP(name) === 4 && name.startsWith('127.'));
+}
+
+/** The host name of a `Host` header, lower case, without port, brackets or a trailing dot; null if malformed. */
+export function hostName(host: string): string | null {
+  const value = host.trim().toLowerCase();
+  const v6 = /^\[([0-9a-f:.]+)\](?::\d*)?$/.exec(value);
+  if (v6) return isIP(v6[1]!) === 6 ? v6[1]! : null;
+  if (isIP(value) === 6) return value;
+  const named = /^([a-z0-9_.-]+?)\.?(?::\d*)?$/.exec(value);
+  return named ? named[1]! : null;
+}
+
+function refuse(header: Refusal['header'], detail: string): Refusal {
+  return { status: 403, header, detail };
+}
+
+function one(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+const CORS_METHODS = 'GET, HEAD, POST, PATCH, DELETE';
+
+/**
+ * Every request but the health probes passes here first: a refusal is thrown (403
+ * `{"detail"}`, rendered by the error middleware). On the sandbox API (`/api/...`) a request
+ * from an allowed origin gets CORS headers so a test page on another origin can read the
+ * answer, and a preflight is answered here (before the login, which preflights never carry);
+ * no other origin ever gets `Access-Control-Allow-Origin`.
+ */
+export function browserGuard(policy: BrowserPolicy): Middleware {
+  return async (ctx: Context, next: Next) => {
+    if (OPEN_PATHS.includes(ctx.path)) return next();
+    const request = browserRequest(ctx.method, ctx.req.headers);
+    const refusal = checkBrowserRequest(request, policy);
+    if (refusal) throw new HttpError(refusal.status, { detail: refusal.detail });
+    const sandboxApi = ctx.path === '/api' || ctx.path.startsWith('/api/');
+    if (!sandboxApi || request.origin === undefined) return next();
+    ctx.vary('Origin');
+    if (!isAllowedOrigin(request.origin, request.host, policy)) return next();
+    ctx.set('Access-Control-Allow-Origin', request.origin.trim());
+    if (request.preflightMethod === undefined) return next();
+    ctx.vary('Access-Control-Request-Method');
+    ctx.vary('Access-Control-Request-Headers');
+    ctx.set('Access-Control-Allow-Methods', CORS_METHODS);
+    const asked = ctx.get('access-control-request-headers');
+    if (/^[\w-]+(\s*,\s*[\w-]+)*$/.test(asked.trim())) ctx.set('Access-Control-Allow-Headers', asked.trim());
+    // Chrome asks before a public page reaches a private address (Private Network Access).
+    if (ctx.get('access-control-request-private-network') === 'true') ctx.set('Access-Control-Allow-Private-Network', 'true');
+    ctx.set('Access-Control-Max-Age', '600');
+    ctx.status = 204;
+  };
+}
