@@ -95,7 +95,9 @@ export type FaultAction =
   | { type: 'status'; status: 429 | 500 | 503 }
   | { type: 'delay'; ms: number }
   | { type: 'drop' }
-  | { type: 'smtp_reply'; code: number; message: string };
+  | { type: 'smtp_reply'; code: number; message: string }
+  /** A token bucket per API key: `rate` a second, `burst` at once (default: one second's worth). */
+  | { type: 'rate_limit'; rate: number; burst?: number };
 
 export interface FaultRuleInput {
   id?: string;
