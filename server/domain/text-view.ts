@@ -19,8 +19,9 @@ const OPTIONS: HtmlToTextOptions = {
     { selector: 'a', options: { linkBrackets: ['(', ')'], hideLinkHrefIfSameAsText: true, noAnchorUrl: true } },
     { selector: 'img', format: 'skip' },
     ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
-    // Layout tables (one cell per row) come out as plain blocks; data tables as aligned columns.
-    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false, maxColumnWidth: 60 } },
+    // Layout tables (one cell per row) come out as plain blocks, data tables as aligned columns;
+    // a cell's text is never wrapped (a paragraph in a layout cell stays one line).
+    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false, maxColumnWidth: 10_000 } },
   ],
 };
 

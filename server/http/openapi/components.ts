@@ -88,7 +88,16 @@ export const schemas: Record<string, Json> = {
   Extracted: object({ links: array(ref('Link')), codes: array(str(), 'One-time codes, in order of appearance.') }),
   Capture: {
     description: 'A capture with its bodies and what was extracted from them.',
-    allOf: [ref('MessageSummary'), ref('Extracted'), object({ html: nullable(str()), text: nullable(str()), url: str('The full detail: GET this.') })],
+    allOf: [
+      ref('MessageSummary'),
+      ref('Extracted'),
+      object({
+        html: nullable(str()),
+        text: nullable(str('The plain part, or the HTML rendered as text when there is none.')),
+        text_derived: bool('True when text was rendered from the HTML because the capture has no plain part.'),
+        url: str('The full detail: GET this.'),
+      }),
+    ],
   },
   CaptureSearch: object({
     total: int(),
