@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { extract, findCodes } from '../../server/domain/extract.ts';
 
@@ -63,21 +65,11 @@ describe('links', () => {
   });
 });
 
-/** Django 3.2's registration/password_reset_email.html rendered, as its plain-text body. */
-export const DJANGO_RESET_BODY = `
-You're receiving this email because you requested a password reset for your user account at testserver.
-
-Please go to the following page and choose a new password:
-
-http://testserver/reset/MQ/c4x7yz-0a1b2c3d4e5f60718293a4b5c6d7e8f9/
-
-Your username, in case you’ve forgotten: ada
-
-Thanks for using our site!
-
-The testserver team
-
-`;
+/**
+ * Django 3.2's registration/password_reset_email.html rendered for user "ada" on "testserver":
+ * the plain-text body Django's password-reset form sends.
+ */
+const DJANGO_RESET_BODY = readFileSync(fileURLToPath(new URL('../../fixtures/django-password-reset-body.txt', import.meta.url)), 'utf8');
 
 describe('real-world shapes', () => {
   it("Django's plain-text reset mail posted into the HTML body field: the URL written as text is the link", () => {
