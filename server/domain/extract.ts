@@ -35,11 +35,16 @@ export function extract(html: string | null, text: string | null): Extracted {
   const add = (link: ExtractedLink) => {
     if (!links.has(link.href)) links.set(link.href, link);
   };
-  if (visible !== null) for (const link of htmlLinks(visible)) add(link);
-  if (text !== null) for (const link of textLinks(text)) add(link);
   const codes = new Set<string>();
-  for (const body of [visible?.text ?? null, text]) {
-    if (body !== null) for (const code of findCodes(body)) codes.add(code);
+  if (visible !== null) {
+    const found = addressesIn(visible.text);
+    for (const link of htmlLinks(visible, found)) add(link);
+    for (const code of findCodes(visible.text, found)) codes.add(code);
+  }
+  if (text !== null) {
+    const found = addressesIn(text);
+    for (const link of urlsIn(found)) add({ href: link.href, text: link.text });
+    for (const code of findCodes(text, found)) codes.add(code);
   }
   return { links: [...links.values()], codes: [...codes] };
 }
@@ -114,12 +119,12 @@ export function readHtml(html: string): VisibleHtml {
  * whose text is another URL than its href (a tracking redirect) gives both: the href (where a
  * click goes) and the URL the reader sees.
  */
-function htmlLinks(visible: VisibleHtml): ExtractedLink[] {
+function htmlLinks(visible: VisibleHtml, addresses: Found[]): ExtractedLink[] {
   const found: { at: number; link: ExtractedLink }[] = [];
   for (const a of visible.anchors) {
     if (isFollowable(a.href)) found.push({ at: a.start, link: { href: a.href, text: a.text } });
   }
-  for (const url of urlsIn(visible.text)) {
+  for (const url of urlsIn(addresses)) {
     const inside = visible.anchors.find((a) => url.start >= a.start && url.end <= a.end);
     if (inside && inside.href === url.href) continue;
     found.push({ at: url.start, link: { href: url.href, text: url.text } });
@@ -127,23 +132,37 @@ function htmlLinks(visible: VisibleHtml): ExtractedLink[] {
   return found.sort((a, b) => a.at - b.at).map((f) => f.link);
 }
 
-/** URLs written in a plain-text part; the text of such a link is the URL as written. */
-function textLinks(text: string): ExtractedLink[] {
-  return urlsIn(text).map((url) => ({ href: url.href, text: url.text }));
-}
-
 function isFollowable(href: string): boolean {
   return href !== '' && !href.startsWith('#') && !/^\s*(?:javascript|vbscript|data):/i.test(href);
+}
+
+/** A URL or an email address linkifyjs found, at its place in the text. */
+type Found = ReturnType<typeof linkify.find>[number];
+
+/** Could this line hold a URL or an address? Lines without one skip linkifyjs (most of a mail). */
+const MAYBE_ADDRESS = /[a-z0-9-]\.[a-z]{2,}|:\/\/|www\./i;
+
+/** Every URL and email address written in the text, with positions in the whole text. */
+function addressesIn(text: string): Found[] {
+  const out: Found[] = [];
+  let at = 0;
+  for (const line of text.split('\n')) {
+    if (MAYBE_ADDRESS.test(line)) for (const match of linkify.find(line)) out.push({ ...match, start: match.start + at, end: match.end + at });
+    at += line.length + 1;
+  }
+  return out;
 }
 
 /**
  * URLs written as text: with a scheme, or starting `www.`; a bare domain only with a path
  * ("acme.com/reset?t=1"), since "Acme.Inc" or "report.zip" read as words, not links.
- * Punctuation that ends the sentence is not part of the URL.
+ * Punctuation that ends the sentence is not part of the URL. The text of such a link is the
+ * URL as written.
  */
-function urlsIn(text: string): { href: string; text: string; start: number; end: number }[] {
+function urlsIn(addresses: Found[]): { href: string; text: string; start: number; end: number }[] {
   const out: { href: string; text: string; start: number; end: number }[] = [];
-  for (const match of linkify.find(text, 'url')) {
+  for (const match of addresses) {
+    if (match.type !== 'url') continue;
     const written = match.value.replace(/[.,;:!?'"*]+$/, '');
     const schemed = /^[a-z][a-z0-9+.-]*:/i.test(written);
     if (!schemed && !/^www\./i.test(written) && !/^[^/?#]+[/?#]./.test(written)) continue;
@@ -169,8 +188,8 @@ const IDENTIFIER_BEFORE = /\b(?:order|invoice|receipt|ticket|booking|reservation
  * or an email address, amounts ($12.50, 1,000), years in dates or a copyright line, numbers
  * after # or after a word such as order, invoice or ticket, percentages.
  */
-export function findCodes(text: string): string[] {
-  const lines = withoutAddresses(text)
+export function findCodes(text: string, addresses: Found[] = addressesIn(text)): string[] {
+  const lines = withoutAddresses(text, addresses)
     .split(/\n/)
     .map(collapse)
     .filter((line) => line !== '');
@@ -192,10 +211,10 @@ export function findCodes(text: string): string[] {
 }
 
 /** The text with every URL (tracking links too) and email address blanked out. */
-function withoutAddresses(text: string): string {
+function withoutAddresses(text: string, addresses: Found[]): string {
   let out = '';
   let at = 0;
-  for (const match of linkify.find(text)) {
+  for (const match of addresses) {
     out += text.slice(at, match.start) + ' '.repeat(match.end - match.start);
     at = match.end;
   }
