@@ -48,8 +48,39 @@ export interface Extracted {
 /** A capture as wait and latest return it: bodies, links and codes in one answer. */
 export interface Capture extends MessageSummary, Extracted {
   html: string | null;
+  /** The plain part, or the HTML rendered as text when there is none (then `text_derived`). */
   text: string | null;
+  /** True when `text` was rendered from the HTML because the capture has no plain part. */
+  text_derived: boolean;
   url: string;
+}
+
+export interface AttachmentInfo {
+  filename: string;
+  content_type: string;
+  size: number;
+  content_id: string | null;
+  url: string;
+}
+
+/** One capture whole, as GET /api/messages/<id> gives it. */
+export interface MessageDetail extends MessageSummary, Extracted {
+  first_name: string | null;
+  last_name: string | null;
+  flags: string[];
+  used_template: boolean;
+  ses_id: string | null;
+  encrypted: boolean;
+  flow: Record<string, unknown> | null;
+  html: string | null;
+  text: string | null;
+  text_derived: boolean;
+  has_remote_content: boolean;
+  headers: { name: string; value: string }[];
+  raw_url: string;
+  html_url: string | null;
+  text_url: string | null;
+  attachments: AttachmentInfo[];
 }
 
 export interface MessageFilter {
@@ -96,7 +127,9 @@ export type FaultAction =
   | { type: 'status'; status: 429 | 500 | 503 }
   | { type: 'delay'; ms: number }
   | { type: 'drop' }
-  | { type: 'smtp_reply'; code: number; message: string };
+  | { type: 'smtp_reply'; code: number; message: string }
+  /** A token bucket per API key: `rate` a second, `burst` at once (default: one second's worth). */
+  | { type: 'rate_limit'; rate: number; burst?: number };
 
 export interface FaultRuleInput {
   id?: string;
@@ -148,6 +181,50 @@ export interface Clock {
   offset_ms: number;
   real_time: boolean;
 }
+
+export interface Sender {
+  team: string;
+  team_name: string;
+  id: string;
+  name: string;
+  email: string;
+  api_key: string;
+  development_mode: boolean;
+  development_recipient: string | null;
+  daily_limit: number | null;
+  has_account_template: boolean;
+  revoked: boolean;
+}
+
+export interface Recipient {
+  team: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  flags: string[];
+  blocked: boolean;
+  block_reason: string | null;
+  has_been_sent_email: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Subscription {
+  id: number;
+  team: string;
+  trigger: string;
+  flow_name: string;
+  email: string;
+  status: 'active' | 'completed' | 'cancelled';
+  current_step_order: number;
+  next_send_date: string | null;
+  created_at: string;
+  updated_at: string;
+  steps: { order: number; name: string; type: string; state: 'done' | 'current' | 'pending' | 'skipped'; summary: string }[];
+}
+
+/** The message check's answer when the server has it (GET /api/messages/<id>/check), else `available: false`. */
+export type CheckResult = { available: true; result: unknown } | { available: false; reason: string };
 
 export interface SendEmailInput {
   apiKey: string;
@@ -201,9 +278,13 @@ export class PigeonholeClient {
     this.authorization = auth === undefined || auth === '' ? null : basic(typeof auth === 'string' ? auth : `${auth.user}:${auth.password}`);
   }
 
-  /** Resolves with the newest capture matching the filter, waiting server-side up to `timeout` ms (default 10000); a timeout throws PigeonholeError 408. */
-  waitForMessage(filter: MessageFilter & { timeout?: number } = {}): Promise<Capture> {
-    return this.call('GET', '/api/messages/wait', { ...filter });
+  /**
+   * Resolves with the newest capture matching the filter, waiting server-side up to `timeout` ms
+   * (default 10000); a timeout throws PigeonholeError 408. `signal` gives up the wait.
+   */
+  waitForMessage(filter: MessageFilter & { timeout?: number; signal?: AbortSignal } = {}): Promise<Capture> {
+    const { signal, ...query } = filter;
+    return this.call('GET', '/api/messages/wait', query, undefined, signal);
   }
 
   /** The newest capture matching the filter, or null. */
@@ -220,9 +301,35 @@ export class PigeonholeClient {
     return this.call('GET', '/api/messages/search', { ...filter });
   }
 
-  /** One capture whole (bodies, attachments, flags, ...). */
-  get(id: string): Promise<MessageSummary & Record<string, unknown>> {
+  /** The inbox list, newest first (summaries only; search adds links and codes). */
+  list(filter: MessageFilter & { blocked?: boolean; redirected?: boolean; read?: boolean; limit?: number; offset?: number } = {}): Promise<Page<MessageSummary> & { messages: MessageSummary[] }> {
+    return this.call('GET', '/api/messages', { ...filter });
+  }
+
+  /** One capture whole (bodies, text view, links and codes, headers, attachments, flags, ...). */
+  get(id: string): Promise<MessageDetail> {
     return this.call('GET', `/api/messages/${encodeURIComponent(id)}`);
+  }
+
+  /** The capture's .eml, as stored. */
+  raw(id: string): Promise<string> {
+    return this.text(`/api/messages/${encodeURIComponent(id)}/raw`);
+  }
+
+  /**
+   * The message check (GET /api/messages/<id>/check) where the server has it. A server without
+   * the route answers `{available: false}`; an unknown capture throws PigeonholeError 404.
+   */
+  async check(id: string): Promise<CheckResult> {
+    const path = `/api/messages/${encodeURIComponent(id)}`;
+    try {
+      return { available: true, result: await this.call('GET', `${path}/check`) };
+    } catch (error) {
+      if (!(error instanceof PigeonholeError) || error.status !== 404) throw error;
+      // The capture exists (else get throws its 404): it is the route that is missing.
+      await this.get(id);
+      return { available: false, reason: 'This Pigeonhole server has no message check (GET /api/messages/<id>/check answers 404).' };
+    }
   }
 
   extract(id: string): Promise<Extracted> {
@@ -235,6 +342,21 @@ export class PigeonholeClient {
 
   reset(options: { team?: string; restoreFixtures?: boolean } = {}): Promise<ResetResult> {
     return this.call('POST', '/api/reset', undefined, { team: options.team, restore_fixtures: options.restoreFixtures });
+  }
+
+  /** The configured senders with their API keys (for sendEmail). */
+  async senders(): Promise<Sender[]> {
+    return (await this.call<{ senders: Sender[] }>('GET', '/api/senders')).senders;
+  }
+
+  /** Every team's recipients with their flags and block status, newest first. */
+  recipients(filter: { team?: string; q?: string; limit?: number; offset?: number } = {}): Promise<Page<Recipient> & { recipients: Recipient[] }> {
+    return this.call('GET', '/api/recipients', { ...filter });
+  }
+
+  /** Flow subscriptions with their step timelines, newest first. */
+  subscriptions(filter: { team?: string; email?: string; status?: Subscription['status']; limit?: number; offset?: number } = {}): Promise<Page<Subscription> & { subscriptions: Subscription[] }> {
+    return this.call('GET', '/api/subscriptions', { ...filter });
   }
 
   async blocks(team?: string): Promise<BlockEntry[]> {
@@ -280,19 +402,25 @@ export class PigeonholeClient {
     return this.parse(response);
   }
 
-  private async call<T>(method: string, path: string, query?: Query, body?: object): Promise<T> {
+  private async call<T>(method: string, path: string, query?: Query, body?: object, signal?: AbortSignal): Promise<T> {
     const url = new URL(this.baseUrl + path);
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, value instanceof Date ? value.toISOString() : String(value));
     }
     const headers: Record<string, string> = {};
     if (this.authorization !== null) headers.Authorization = this.authorization;
-    const init: RequestInit = { method, headers };
+    const init: RequestInit = { method, headers, ...(signal ? { signal } : {}) };
     if (body !== undefined) {
       headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
     }
     return this.parse<T>(await this.fetch(url, init));
+  }
+
+  private async text(path: string): Promise<string> {
+    const response = await this.fetch(this.baseUrl + path);
+    if (!response.ok) return this.parse(response);
+    return response.text();
   }
 
   private async parse<T>(response: Response): Promise<T> {

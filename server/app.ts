@@ -1,5 +1,7 @@
+import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
+import { packageVersion } from './cli.ts';
 import type { Sandbox } from './domain/sandbox.ts';
 import { mountCaptureRoutes } from './http/api/capture-routes.ts';
 import { mountMessageRoutes } from './http/api/message-routes.ts';
@@ -21,6 +23,7 @@ import { mountV1, v1Fallback } from './http/v1/endpoints.ts';
 import { flowRoutes } from './http/v1/flow-routes.ts';
 import { metricsMiddleware } from './http/metrics-middleware.ts';
 import { recipientRoutes } from './http/v1/recipient-routes.ts';
+import { mountMcp } from './mcp/http-route.ts';
 import type { Metrics } from './metrics.ts';
 import { Readiness } from './readiness.ts';
 
@@ -43,7 +46,9 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   const { sandbox, logger, metrics } = deps;
   const app = new Koa();
-  const router = createRouter(deps);
+  // /mcp's tools call this very app in-process, through the whole chain built below.
+  let handler: RequestListener | undefined;
+  const router = createRouter(deps, () => (handler ??= app.callback()));
 
   app.use(metricsMiddleware(metrics));
   app.use(logRequests(sandbox.requestLog, sandbox.clock, logger));
@@ -60,8 +65,11 @@ export function createApp(deps: AppDeps): Koa {
   return app;
 }
 
-/** Every route, one table per resource (the OpenAPI test walks this). */
-export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new Readiness(), metrics }: AppDeps): Router {
+/**
+ * Every route, one table per resource (the OpenAPI test walks this). `self` is the finished
+ * app's request handler, which /mcp's tools call in-process.
+ */
+export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new Readiness(), metrics }: AppDeps, self: () => RequestListener): Router {
   const router = new Router({ strict: true });
   const parseBody = bodyParser({ limit: maxBodySize, uploadDir });
 
@@ -77,6 +85,7 @@ export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new 
   mountToolkitRoutes(router, sandbox, parseBody);
   mountClockRoutes(router, sandbox, parseBody);
   mountSubscriptionRoutes(router, sandbox);
+  mountMcp(router, { dispatch: self, maxBodySize, version: packageVersion() });
   mountOpenApi(router);
   mountHealthRoutes(router, readiness);
   mountMetricsRoute(router, metrics);

@@ -22,10 +22,14 @@ const HASH_ROUNDS = 10;
 /** Exit codes: 0 done, 1 not ready (healthcheck), 2 a bad command line or configuration. */
 export type ExitCode = 0 | 1 | 2;
 
+/** Where `pigeonhole mcp` finds the sandbox when no --url is given. */
+export const DEFAULT_MCP_URL = 'http://localhost:8025';
+
 /**
- * The command line: `--help`, `--version`, `healthcheck [options]`, or the options the server
- * runs with. Resolves with an exit code, or with `null` once `serve` has started the server
- * (which then runs until a signal stops it).
+ * The command line: `--help`, `--version`, `healthcheck [options]`, `mcp [--url URL]`, or the
+ * options the server runs with. Resolves with an exit code, or with `null` once `serve` has
+ * started the server (which then runs until a signal stops it) or the MCP server is running on
+ * stdio (until its input closes).
  */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, serve: (config: Config) => Promise<void>, io: CliIo = consoleIo): Promise<ExitCode | null> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -39,6 +43,13 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, serve: (con
   try {
     if (argv[0] === 'healthcheck') return await healthcheck(loadOptions(argv.slice(1), env), io);
     if (argv[0] === 'hash-password') return await hashPassword(argv.slice(1), io);
+    if (argv[0] === 'mcp') {
+      const url = mcpUrl(argv.slice(1));
+      // Loaded only for this command: serving the sandbox does not need the stdio transport.
+      const { runStdioMcp } = await import('./mcp/stdio.ts');
+      await runStdioMcp(url, packageVersion());
+      return null;
+    }
     const config = loadConfig(argv, env);
     await serve(config);
     return null;
@@ -56,6 +67,8 @@ export function help(): string {
     '                                          /readyz with 200 within 3 s, 1 otherwise',
     '       pigeonhole hash-password [USER]      read a password from standard input, print USER:<bcrypt hash>',
     '                                          (a line for --auth-file)',
+    '       pigeonhole mcp [--url URL]             an MCP server on stdio (for MCP clients that start a command)',
+    `                                          whose tools drive the sandbox at URL (default ${DEFAULT_MCP_URL})`,
     '       pigeonhole --help | --version',
     '',
     'Options (flags win over the PIGEONHOLE_* environment, which wins over the defaults):',
@@ -77,6 +90,25 @@ export function packageVersion(): string {
     if (parent === dir) throw new Error('package.json of pigeonhole not found');
     dir = parent;
   }
+}
+
+/** `mcp`'s one option: --url (or --url=...), an http(s) URL of a running sandbox. */
+function mcpUrl(args: string[]): string {
+  let url = DEFAULT_MCP_URL;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--url' && i + 1 < args.length) url = args[++i]!;
+    else if (arg.startsWith('--url=')) url = arg.slice('--url='.length);
+    else throw new ConfigError(`mcp: unknown option ${JSON.stringify(arg)} (mcp takes --url URL)`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`mcp: --url: ${JSON.stringify(url)} is not a URL such as ${DEFAULT_MCP_URL}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`mcp: --url: ${JSON.stringify(url)} is not an http or https URL`);
+  return url;
 }
 
 /** GET /readyz on the configured host and port: 0 when it answers 200, 1 otherwise. */

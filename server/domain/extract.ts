@@ -1,7 +1,13 @@
+import { Parser } from 'htmlparser2';
+import * as linkify from 'linkifyjs';
+
 /**
  * Links and one-time codes found in a captured email, so a test can follow the sign-up link or
- * type the code without parsing HTML itself. Plain string scanning, no HTML library: emails are
- * small and the rules below are what tests need.
+ * type the code without parsing HTML itself. The HTML is read with htmlparser2 (as a browser
+ * would tokenise it, entities decoded) and URLs written as text are found with linkifyjs; only
+ * what a reader sees counts: no markup, attributes, styles, scripts, comments or hidden
+ * elements. This is the one extraction: wait, latest, search, extract, the client, the MCP
+ * tools and the inbox all get theirs from here.
  */
 
 export interface ExtractedLink {
@@ -14,57 +20,165 @@ export interface Extracted {
   codes: string[];
 }
 
-const KEYWORD = /\b(?:codes?|otp|pin|passcode|pass code|verification|verify|verifying|one[- ]time|2fa|security|confirmation|token)\b/i;
-const CANDIDATE = /(?<![A-Za-z0-9_])(?:\d{3,4}[ -]\d{3,4}|[A-Za-z0-9]{4,8})(?![A-Za-z0-9_])/g;
-const MONTHS = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$/i;
-
-export function extract(html: string | null, text: string | null): Extracted {
-  const links = [...(html === null ? [] : htmlLinks(html)), ...(text === null ? [] : textLinks(text))];
-  const seen = new Set<string>();
-  const unique = links.filter((link) => {
-    const key = `${link.href}\u0000${link.text}`;
-    if (seen.has(key) || (link.text === link.href && [...seen].some((k) => k.startsWith(`${link.href}\u0000`)))) return false;
-    seen.add(key);
-    return true;
-  });
-  const codes = new Set<string>();
-  for (const body of [html === null ? null : visibleText(html), text]) {
-    if (body !== null) for (const code of findCodes(body)) codes.add(code);
-  }
-  return { links: unique, codes: [...codes] };
+/** The visible text of an HTML body, with where each `<a href>` sits in it. */
+export interface VisibleHtml {
+  /** Blocks (paragraphs, cells, list items, `<br>`) on their own lines; inline text joined. */
+  text: string;
+  anchors: { href: string; text: string; start: number; end: number }[];
+  /** False when the "HTML" has no element at all: plain text posted into an HTML field. */
+  tagged: boolean;
 }
 
-/** Every `<a href>` with its visible text, in document order. */
-function htmlLinks(html: string): ExtractedLink[] {
-  const out: ExtractedLink[] = [];
-  const anchor = /<a\b([^>]*)>([\s\S]*?)<\/a\s*>/gi;
-  for (const match of withoutHidden(html).matchAll(anchor)) {
-    const href = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(match[1]!);
-    const value = href ? decodeEntities((href[1] ?? href[2] ?? href[3] ?? '').trim()) : '';
-    if (value === '' || value.startsWith('#')) continue;
-    out.push({ href: value, text: collapse(decodeEntities(match[2]!.replace(/<[^>]*>/g, ' '))) });
+export function extract(html: string | null, text: string | null): Extracted {
+  const visible = html === null ? null : readHtml(html);
+  const links = new Map<string, ExtractedLink>();
+  const add = (link: ExtractedLink) => {
+    if (!links.has(link.href)) links.set(link.href, link);
+  };
+  const codes = new Set<string>();
+  if (visible !== null) {
+    const found = addressesIn(visible.text);
+    for (const link of htmlLinks(visible, found)) add(link);
+    for (const code of findCodes(visible.text, found)) codes.add(code);
+  }
+  if (text !== null) {
+    const found = addressesIn(text);
+    for (const link of urlsIn(found)) add({ href: link.href, text: link.text });
+    for (const code of findCodes(text, found)) codes.add(code);
+  }
+  return { links: [...links.values()], codes: [...codes] };
+}
+
+/** Elements whose content is never shown. */
+const NEVER_SHOWN = new Set(['script', 'style', 'head', 'title', 'template', 'noframes', 'object', 'iframe']);
+/** Elements that start and end a line of their own. */
+const BLOCKS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'body', 'center', 'dd', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure',
+  'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'html', 'li', 'main', 'nav', 'ol', 'p', 'pre',
+  'section', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+]);
+const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i;
+
+/** Reads an HTML body the way a reader sees it (see VisibleHtml). */
+export function readHtml(html: string): VisibleHtml {
+  let out = '';
+  let tagged = false;
+  /** Per open element: whether it hides its content, and whether it is a `<pre>`. */
+  const stack: { hidden: boolean; pre: boolean }[] = [];
+  let hiddenDepth = 0;
+  let preDepth = 0;
+  const anchors: VisibleHtml['anchors'] = [];
+  let anchor: { href: string | null; start: number; alt: string[] } | null = null;
+  let anchorDepth = -1;
+  const newline = () => {
+    if (out !== '' && !out.endsWith('\n')) out += '\n';
+  };
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        tagged = true;
+        const hidden = NEVER_SHOWN.has(name) || 'hidden' in attributes || HIDDEN_STYLE.test(attributes.style ?? '');
+        stack.push({ hidden, pre: name === 'pre' });
+        if (hidden) hiddenDepth++;
+        if (name === 'pre') preDepth++;
+        if (hiddenDepth > 0) return;
+        if (BLOCKS.has(name)) newline();
+        if (name === 'br') out += '\n';
+        if (name === 'img' && anchor && attributes.alt) anchor.alt.push(attributes.alt);
+        if (name === 'a' && anchor === null) {
+          anchor = { href: attributes.href?.trim() ?? null, start: out.length, alt: [] };
+          anchorDepth = stack.length;
+        }
+      },
+      ontext(data) {
+        if (hiddenDepth > 0) return;
+        out += preDepth > 0 || !tagged ? data : data.replace(/\s+/g, ' ');
+      },
+      onclosetag(name) {
+        const open = stack.pop();
+        if (open?.hidden) hiddenDepth--;
+        if (open?.pre) preDepth--;
+        if (hiddenDepth > 0 || !open || open.hidden) return;
+        if (anchor && name === 'a' && stack.length === anchorDepth - 1) {
+          const text = collapse(out.slice(anchor.start)) || collapse(anchor.alt.join(' '));
+          if (anchor.href) anchors.push({ href: anchor.href, text, start: anchor.start, end: out.length });
+          anchor = null;
+        }
+        if (BLOCKS.has(name)) newline();
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.write(html);
+  parser.end();
+  return { text: out, anchors, tagged };
+}
+
+/**
+ * Every `<a href>` with its text, and every URL written as text, in reading order. An anchor
+ * whose text is another URL than its href (a tracking redirect) gives both: the href (where a
+ * click goes) and the URL the reader sees.
+ */
+function htmlLinks(visible: VisibleHtml, addresses: Found[]): ExtractedLink[] {
+  const found: { at: number; link: ExtractedLink }[] = [];
+  for (const a of visible.anchors) {
+    if (isFollowable(a.href)) found.push({ at: a.start, link: { href: a.href, text: a.text } });
+  }
+  for (const url of urlsIn(addresses)) {
+    const inside = visible.anchors.find((a) => url.start >= a.start && url.end <= a.end);
+    if (inside && inside.href === url.href) continue;
+    found.push({ at: url.start, link: { href: url.href, text: url.text } });
+  }
+  return found.sort((a, b) => a.at - b.at).map((f) => f.link);
+}
+
+function isFollowable(href: string): boolean {
+  return href !== '' && !href.startsWith('#') && !/^\s*(?:javascript|vbscript|data):/i.test(href);
+}
+
+/** A URL or an email address linkifyjs found, at its place in the text. */
+type Found = ReturnType<typeof linkify.find>[number];
+
+/** Could this line hold a URL or an address? Lines without one skip linkifyjs (most of a mail). */
+const MAYBE_ADDRESS = /[a-z0-9-]\.[a-z]{2,}|:\/\/|www\./i;
+
+/** Every URL and email address written in the text, with positions in the whole text. */
+function addressesIn(text: string): Found[] {
+  const out: Found[] = [];
+  let at = 0;
+  for (const line of text.split('\n')) {
+    if (MAYBE_ADDRESS.test(line)) for (const match of linkify.find(line)) out.push({ ...match, start: match.start + at, end: match.end + at });
+    at += line.length + 1;
   }
   return out;
 }
 
-/** Bare http(s) URLs in the plain-text part; the text of such a link is the URL itself. */
-function textLinks(text: string): ExtractedLink[] {
-  return [...text.matchAll(/\bhttps?:\/\/[^\s<>"'()]+[^\s<>"'().,;:!?]/g)].map((m) => ({ href: m[0], text: m[0] }));
+/**
+ * URLs written as text: with a scheme, or starting `www.`; a bare domain only with a path
+ * ("acme.com/reset?t=1"), since "Acme.Inc" or "report.zip" read as words, not links.
+ * Punctuation that ends the sentence is not part of the URL. The text of such a link is the
+ * URL as written.
+ */
+function urlsIn(addresses: Found[]): { href: string; text: string; start: number; end: number }[] {
+  const out: { href: string; text: string; start: number; end: number }[] = [];
+  for (const match of addresses) {
+    if (match.type !== 'url') continue;
+    const written = match.value.replace(/[.,;:!?'"*]+$/, '');
+    const schemed = /^[a-z][a-z0-9+.-]*:/i.test(written);
+    if (!schemed && !/^www\./i.test(written) && !/^[^/?#]+[/?#]./.test(written)) continue;
+    const href = schemed ? written : `http://${written}`;
+    out.push({ href, text: written, start: match.start, end: match.start + written.length });
+  }
+  return out;
 }
 
-/** The text a reader sees: no scripts, styles or comments; blocks become lines. */
-export function visibleText(html: string): string {
-  const blocks = withoutHidden(html)
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/?(?:p|div|tr|td|th|li|ul|ol|table|h[1-6]|section|header|footer|blockquote|pre|center)\b[^>]*>/gi, '\n')
-    // Inline tags join their text as the reader sees it: <span>48</span><span>2913</span> is 482913.
-    .replace(/<[^>]*>/g, '');
-  return decodeEntities(blocks);
-}
-
-function withoutHidden(html: string): string {
-  return html.replace(/<!--[\s\S]*?-->/g, ' ').replace(/<(script|style|head|title)\b[\s\S]*?<\/\1\s*>/gi, ' ');
-}
+const KEYWORD = /\b(?:codes?|otp|pin|passcode|pass code|verification|verify|verifying|one[- ]time|2fa|security|confirmation|token)\b/i;
+const CANDIDATE = /(?<![A-Za-z0-9_])(?:\d{3,4}[ -]\d{3,4}|[A-Za-z0-9]{4,8})(?![A-Za-z0-9_])/g;
+const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?';
+/** "March ", "12 March ", "March 12, ": a year follows. */
+const DATE_BEFORE = new RegExp(`\\b${MONTH}\\s*(?:\\d{1,2}(?:st|nd|rd|th)?,?\\s*)?$`, 'i');
+/** Words after which a number is an identifier of something else, not a code. */
+const IDENTIFIER_BEFORE = /\b(?:order|invoice|receipt|ticket|booking|reservation|ref|reference|account|acct|customer|case|tracking|phone|tel|fax|zip|postcode|postal code|room|flight|seat)\s*(?:no\.?|number|nr\.?|id)?\s*[:#]?\s*$/i;
 
 /**
  * One-time codes: 4–8 digits, or 4–8 capital letters and digits with at least one digit
@@ -72,11 +186,10 @@ function withoutHidden(html: string): string {
  * that has a word like code, OTP, PIN, verification or passcode, or on the line after one
  * (a heading "Your code" above the code in its own block). Not codes: anything inside a URL
  * or an email address, amounts ($12.50, 1,000), years in dates or a copyright line, numbers
- * after # (order numbers), percentages.
+ * after # or after a word such as order, invoice or ticket, percentages.
  */
-export function findCodes(text: string): string[] {
-  const lines = text
-    .replace(/\bhttps?:\/\/\S+|\bwww\.\S+|\S+@\S+\.\S+/gi, ' ')
+export function findCodes(text: string, addresses: Found[] = addressesIn(text)): string[] {
+  const lines = withoutAddresses(text, addresses)
     .split(/\n/)
     .map(collapse)
     .filter((line) => line !== '');
@@ -97,6 +210,17 @@ export function findCodes(text: string): string[] {
   return [...new Set(found)];
 }
 
+/** The text with every URL (tracking links too) and email address blanked out. */
+function withoutAddresses(text: string, addresses: Found[]): string {
+  let out = '';
+  let at = 0;
+  for (const match of addresses) {
+    out += text.slice(at, match.start) + ' '.repeat(match.end - match.start);
+    at = match.end;
+  }
+  return out + text.slice(at);
+}
+
 function candidates(sentence: string): string[] {
   const out: string[] = [];
   for (const match of sentence.matchAll(CANDIDATE)) {
@@ -104,6 +228,7 @@ function candidates(sentence: string): string[] {
     const before = sentence.slice(0, match.index);
     const after = sentence.slice(match.index + token.length);
     if (/[$€£¥#]\s*$|\d[.,:]$|[./]$/.test(before) || /^(?:[.,:/]\d|\s*%|[.,]?\s*(?:usd|eur|gbp)\b)/i.test(after)) continue;
+    if (IDENTIFIER_BEFORE.test(before)) continue;
     const code = /^\d{3,4}[ -]\d{3,4}$/.test(token) ? token.replace(/[ -]/, '') : token;
     if (!/\d/.test(code) || !/^(?:\d+|[A-Z0-9]+)$/.test(code)) continue;
     if (/^(?:19|20)\d\d$/.test(code) && isYear(before, after)) continue;
@@ -114,21 +239,9 @@ function candidates(sentence: string): string[] {
 
 /** A four-digit 19xx/20xx that reads as a year: in a date, or after ©, "copyright" or "since". */
 function isYear(before: string, after: string): boolean {
-  return /(?:©|\(c\)|copyright|since|in|of|year)\s*$/i.test(before) || MONTHS.test(before) || /^[-/]\d/.test(after) || /\d[-/]$/.test(before) || /^,?\s*(?:all rights|inc|ltd)/i.test(after);
+  return /(?:©|\(c\)|copyright|since|in|of|year)\s*$/i.test(before) || DATE_BEFORE.test(before) || /^[-/]\d/.test(after) || /\d[-/]$/.test(before) || /^,?\s*(?:all rights|inc|ltd)/i.test(after);
 }
 
 function collapse(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
-}
-
-const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', middot: '·', copy: '©', reg: '®', hellip: '…', mdash: '—', ndash: '–' };
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
-    if (name[0] === '#') {
-      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED[name.toLowerCase()] ?? whole;
-  });
 }

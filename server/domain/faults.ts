@@ -1,10 +1,12 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
+import type { Clock } from './clock.ts';
 import type { Directory } from './directory.ts';
 
 /**
  * Fault injection for the /v1 API and SMTP: rules matched by route or SMTP stage, sender and
- * recipient, that answer with a contract error, a delay, a dropped connection or an SMTP reply.
+ * recipient, that answer with a contract error, a delay, a dropped connection or an SMTP reply,
+ * or throttle each API key with a token bucket (rate_limit).
  * Rules from the configuration file come back on every reset; rules added through the sandbox
  * API live in memory until they are removed, the sandbox is reset, or the process restarts.
  */
@@ -13,6 +15,8 @@ export const SMTP_STAGES = ['connect', 'auth', 'mail', 'rcpt', 'data'] as const;
 export type SmtpStage = (typeof SMTP_STAGES)[number];
 
 const MAX_DELAY_MS = 120_000;
+/** The most a rate limit may allow per second, and the largest burst. */
+const MAX_RATE = 100_000;
 
 const action = z.discriminatedUnion('type', [
   z.object({ type: z.literal('status'), status: z.union([z.literal(429), z.literal(500), z.literal(503)], { error: 'must be 429, 500 or 503' }) }).strict(),
@@ -25,7 +29,15 @@ const action = z.discriminatedUnion('type', [
       message: z.string().min(1).max(500).regex(/^[^\r\n]*$/, 'one line, no CR or LF'),
     })
     .strict(),
-], { error: (issue) => (issue.code === 'invalid_union' ? 'must be status, delay, drop or smtp_reply' : undefined) });
+  // A token bucket per API key: `rate` requests a second on average, up to `burst` at once.
+  z
+    .object({
+      type: z.literal('rate_limit'),
+      rate: z.number().positive().max(MAX_RATE),
+      burst: z.number().int().min(1).max(MAX_RATE).optional(),
+    })
+    .strict(),
+], { error: (issue) => (issue.code === 'invalid_union' ? 'must be status, delay, drop, smtp_reply or rate_limit' : undefined) });
 
 const match = z
   .object({
@@ -61,13 +73,21 @@ export const faultRuleSchema = z
     }
     if (rule.match.recipient !== undefined && compilePattern(rule.match.recipient) === null) refuse(['match', 'recipient'], 'not a valid /regular expression/');
     if (rule.seed !== undefined && rule.probability === undefined) refuse(['seed'], 'seed needs a probability');
+    if (rule.action.type === 'rate_limit') {
+      if (rule.times !== undefined) refuse(['times'], 'a rate_limit rule throttles for as long as it exists (remove it to stop)');
+      if (rule.probability !== undefined) refuse(['probability'], 'a rate_limit rule throttles by its bucket, not by chance');
+    }
   });
 
 export type FaultRuleInput = z.input<typeof faultRuleSchema>;
 export type FaultRuleSpec = z.output<typeof faultRuleSchema>;
 export type FaultAction = FaultRuleSpec['action'];
-/** An action that fired, with the id of the rule that fired it. */
-export type FiredFault = FaultAction & { rule: string };
+export type RateLimitAction = Extract<FaultAction, { type: 'rate_limit' }>;
+/**
+ * An action that fired, with the id of the rule that fired it; a rate limit that refused a
+ * request says in how many whole seconds its bucket has a token again.
+ */
+export type FiredFault = (Exclude<FaultAction, RateLimitAction> & { rule: string }) | (RateLimitAction & { rule: string; retryAfterSeconds: number });
 
 /** A rule with its runtime state, as the sandbox API lists it. */
 export interface FaultRule extends FaultRuleSpec {
@@ -112,6 +132,8 @@ interface Live {
   next: (() => number) | null;
   route: RegExp | null;
   recipient: RegExp | null;
+  /** rate_limit rules: one bucket per API key (sender id; "" for anonymous SMTP). */
+  buckets: Map<string, TokenBucket> | null;
 }
 
 export class Faults {
@@ -119,7 +141,11 @@ export class Faults {
   private counter = 0;
   private readonly listeners = new Set<(injection: FaultInjection) => void>();
 
-  constructor(private readonly directory: Directory, private readonly configured: readonly FaultRuleSpec[]) {
+  constructor(
+    private readonly directory: Directory,
+    private readonly configured: readonly FaultRuleSpec[],
+    private readonly clock: Clock,
+  ) {
     this.restoreConfigured();
   }
 
@@ -150,8 +176,10 @@ export class Faults {
     }
     // Without a seed, one is chosen and shown, so a run that found a problem can be repeated.
     const seed = spec.probability === undefined ? undefined : (spec.seed ?? randomInt(0, 2 ** 31));
+    const action = spec.action.type === 'rate_limit' ? { ...spec.action, burst: spec.action.burst ?? Math.max(1, Math.ceil(spec.action.rate)) } : spec.action;
     const rule: FaultRule = {
       ...spec,
+      action,
       id,
       source,
       match: { ...spec.match, ...(sender === undefined ? {} : { sender }) },
@@ -165,6 +193,7 @@ export class Faults {
       next: seed === undefined ? null : mulberry32(seed),
       route: spec.match.route === undefined ? null : glob(spec.match.route, false),
       recipient: spec.match.recipient === undefined ? null : compilePattern(spec.match.recipient),
+      buckets: action.type === 'rate_limit' ? new Map() : null,
     });
     return rule;
   }
@@ -194,20 +223,28 @@ export class Faults {
 
   /** What the HTTP layer should do for an authenticated /v1 request, or null. */
   matchHttp(facts: HttpRequestFacts): FiredFault | null {
-    return this.fire('http', (l) => {
-      const m = l.rule.match;
-      if (l.route && !l.route.test(facts.route) && !(facts.path !== undefined && l.route.test(facts.path))) return false;
-      if (m.method !== undefined && m.method !== facts.method.toUpperCase()) return false;
-      return this.common(l, facts.sender, facts.recipient);
-    });
+    return this.fire(
+      'http',
+      (l) => {
+        const m = l.rule.match;
+        if (l.route && !l.route.test(facts.route) && !(facts.path !== undefined && l.route.test(facts.path))) return false;
+        if (m.method !== undefined && m.method !== facts.method.toUpperCase()) return false;
+        return this.common(l, facts.sender, facts.recipient);
+      },
+      facts.sender,
+    );
   }
 
-  /** What the SMTP server should do at this stage of a session, or null. */
+  /**
+   * What the SMTP server should do at this stage of a session, or null. A rate limit without a
+   * stage counts messages: it is asked at MAIL FROM only.
+   */
   matchSmtp(facts: SmtpFacts): FiredFault | null {
     return this.fire('smtp', (l) => {
-      if (l.rule.match.stage !== undefined && l.rule.match.stage !== facts.stage) return false;
+      const stage = l.rule.match.stage ?? (l.rule.action.type === 'rate_limit' ? 'mail' : undefined);
+      if (stage !== undefined && stage !== facts.stage) return false;
       return this.common(l, facts.sender ?? null, facts.recipient);
-    });
+    }, facts.sender ?? null);
   }
 
   /** Called with every injected fault (metrics, the inbox UI). Returns an unsubscribe function. */
@@ -227,15 +264,26 @@ export class Faults {
    * fires until they run out; with a probability it draws one number from its seeded
    * generator per match, so the same seed gives the same pattern of fires.
    */
-  private fire(target: 'http' | 'smtp', matches: (l: Live) => boolean): FiredFault | null {
+  private fire(target: 'http' | 'smtp', matches: (l: Live) => boolean, sender: string | null): FiredFault | null {
     for (const l of this.live) {
       const rule = l.rule;
       if (rule.target !== target || rule.remaining === 0 || !matches(l)) continue;
       rule.matched++;
       if (l.next && l.next() >= rule.probability!) continue;
+      let retryAfterSeconds = 0;
+      if (l.buckets && rule.action.type === 'rate_limit') {
+        const key = sender ?? '';
+        let bucket = l.buckets.get(key);
+        if (!bucket) l.buckets.set(key, (bucket = new TokenBucket(rule.action.rate, rule.action.burst!, this.clock.now().getTime())));
+        const waitMs = bucket.take(this.clock.now().getTime());
+        // A token was there: this request goes on (and a later rule may still fire).
+        if (waitMs === 0) continue;
+        retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+      }
       rule.fired++;
       if (rule.remaining !== null) rule.remaining--;
       for (const listener of this.listeners) listener({ target, rule, action: rule.action });
+      if (rule.action.type === 'rate_limit') return { ...rule.action, rule: rule.id, retryAfterSeconds };
       return { ...rule.action, rule: rule.id };
     }
     return null;
@@ -250,6 +298,30 @@ export class Faults {
     // Configured rules come first, in file order, as they did at start-up.
     const ids = new Set(configured.map((r) => r.id));
     this.live.sort((a, b) => Number(ids.has(b.rule.id)) - Number(ids.has(a.rule.id)));
+  }
+}
+
+/**
+ * A token bucket: holds up to `burst` tokens, gains `rate` a second, and each request takes
+ * one. Time is the sandbox clock's, so advancing the clock refills it; a clock moved back
+ * (a reset to real time) refills nothing for the jump and counts on from the new time.
+ */
+export class TokenBucket {
+  private tokens: number;
+
+  constructor(private readonly rate: number, private readonly burst: number, private lastMs: number) {
+    this.tokens = burst;
+  }
+
+  /** Takes a token at `nowMs`: 0 when there was one, else the milliseconds until there is. */
+  take(nowMs: number): number {
+    if (nowMs > this.lastMs) this.tokens = Math.min(this.burst, this.tokens + ((nowMs - this.lastMs) / 1000) * this.rate);
+    this.lastMs = nowMs;
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      return 0;
+    }
+    return Math.ceil(((1 - this.tokens) / this.rate) * 1000);
   }
 }
 

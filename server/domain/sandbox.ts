@@ -57,7 +57,7 @@ export function createSandbox({ store, config, clock, log = (m, e) => console.er
   const flows = new FlowEngine({ store, clock, directory, recipients, messages, blocks, scheduler, events, log });
   events.on('recipient.changed', (record) => flows.recipientChanged(record));
   const subscriptions = new Subscriptions(store, clock, directory, recipients, events, flows);
-  const faults = new Faults(directory, config.faults);
+  const faults = new Faults(directory, config.faults, clock);
   const requestLog = new RequestLog(store);
   const reset = new Reset(standardParts({ store, messages, recipients, subscriptions, blocks, requestLog, faults }), directory, store, events);
   // A whole reset also returns the sandbox clock to real time; a team's reset leaves the shared clock.

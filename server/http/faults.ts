@@ -7,6 +7,16 @@ import { HttpError } from './errors.ts';
 import type { Endpoint } from './v1/endpoints.ts';
 import { bodyParam, queryParam } from './v1/query.ts';
 
+/**
+ * A rate limit's refusal: 429 with the contract's 429 body shape ({"error": ...}, api-contract.md
+ * §3) in the words of the real service's framework (Django REST framework's Throttled), and
+ * Retry-After in whole seconds as that framework sends it.
+ */
+export function rateLimited(retryAfterSeconds: number): HttpError {
+  const unit = retryAfterSeconds === 1 ? 'second' : 'seconds';
+  return new HttpError(429, { error: `Request was throttled. Expected available in ${retryAfterSeconds} ${unit}.` }, { 'Retry-After': String(retryAfterSeconds) });
+}
+
 /** The contract's body for each status a fault can answer with (api-contract.md §1, §3). */
 export function faultResponse(status: 429 | 500 | 503, caller: Caller): HttpError {
   if (status === 429) return new HttpError(429, { error: `Daily limit of ${caller.sender.dailyLimit ?? 100} emails has been reached` });
@@ -33,6 +43,8 @@ export function injectFaults(faults: Faults): Middleware {
     switch (fired.type) {
       case 'status':
         throw faultResponse(fired.status, caller);
+      case 'rate_limit':
+        throw rateLimited(fired.retryAfterSeconds);
       case 'delay':
         await sleep(fired.ms);
         return next();

@@ -74,6 +74,8 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
     const fired = faults.matchSmtp({ stage, sender: typeof session.user === 'string' ? session.user : null, recipient: recipient ?? null });
     if (fired === null) return null;
     if (fired.type === 'smtp_reply') return refuse('fault', fired.code, fired.message);
+    // A rate limit closes the session as a throttling server does, saying when to come back.
+    if (fired.type === 'rate_limit') return refuse('fault', 421, `4.7.0 Rate limit exceeded, try again in ${fired.retryAfterSeconds} second${fired.retryAfterSeconds === 1 ? '' : 's'}`);
     if (fired.type === 'delay') {
       await new Promise((resolve) => setTimeout(resolve, fired.ms));
       return null;

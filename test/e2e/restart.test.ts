@@ -117,10 +117,12 @@ describe('restart of the real server process', () => {
       [],
     ]);
     const grace = (await capture(server, withFiles)).body as Record<string, unknown>;
-    expect([grace.subject, grace.html, grace.text, grace.used_template, grace.attachments]).toEqual([
+    // No plain part was sent: the text is the HTML rendered as text, marked as derived.
+    expect([grace.subject, grace.html, grace.text, grace.text_derived, grace.used_template, grace.attachments]).toEqual([
       'Files for you',
       '<p>Two files attached.</p>',
-      null,
+      'Two files attached.',
+      true,
       false,
       [
         { filename: 'hello.txt', content_type: 'text/plain', size: 19, content_id: null, url: `/api/messages/${withFiles}/attachments/0` },

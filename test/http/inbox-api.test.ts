@@ -69,7 +69,10 @@ describe('GET /api/messages/:id', () => {
       flow: null,
       has_remote_content: false,
       html_url: `/api/messages/${id}/html`,
-      text_url: null,
+      // No plain part: the text is the HTML rendered as text, marked as derived.
+      text: 'b',
+      text_derived: true,
+      text_url: `/api/messages/${id}/text`,
     });
     const names = m.headers.map((h: any) => h.name);
     expect(names).toEqual(expect.arrayContaining(['From', 'To', 'Subject', 'Message-ID', 'Date', 'X-Pigeonhole-ID', 'X-Original-To']));
@@ -107,20 +110,28 @@ describe('GET /api/messages/:id/html and /text', () => {
     const text = await fetch(`${app.url}/api/messages/${id}/text`);
     expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(await text.text()).toBe('plain ünï');
-    const noText = await send('bulk-key', { recipient: 't@example.com', subject: 'No text', body: '<p>x</p>' });
-    expect(await call('GET', `/api/messages/${noText}/text`)).toMatchObject({ status: 404, text: '{"detail":"This capture has no text body."}' });
+    expect(text.headers.get('x-pigeonhole-text-derived')).toBe('false');
+    const noText = await send('bulk-key', { recipient: 't@example.com', subject: 'No text', body: '<h2>Hello</h2><ul><li>one</li><li><a href="https://x.example/2">two</a></li></ul>' });
+    const derived = await fetch(`${app.url}/api/messages/${noText}/text`);
+    expect(derived.headers.get('x-pigeonhole-text-derived')).toBe('true');
+    expect(await derived.text()).toBe('Hello\n\n * one\n * two (https://x.example/2)');
     for (const path of ['/api/messages/nope/html', '/api/messages/nope/text']) {
       expect(await call('GET', path), path).toMatchObject({ status: 404, text: '{"detail":"Not found."}' });
     }
   });
 
-  it('answers 404 for the HTML of a capture without an HTML body', async () => {
+  it('answers 404 for the HTML of a capture without an HTML body, and for the text of one with neither part', async () => {
     const server = await startApp();
     try {
       const { smtpClient, capturedId } = await import('../support/smtp.ts');
       const id = capturedId((await smtpClient(server.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 's', text: 't' })).response);
       const res = await read(await fetch(`${server.url}/api/messages/${id}/html`));
       expect([res.status, res.text]).toEqual([404, '{"detail":"This capture has no HTML body."}']);
+      // Neither part (only an attachment): no text either, not even a derived one.
+      const bare = capturedId((await smtpClient(server.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 's', attachments: [{ filename: 'a.txt', content: 'x' }] })).response);
+      const noText = await read(await fetch(`${server.url}/api/messages/${bare}/text`));
+      expect([noText.status, noText.text]).toEqual([404, '{"detail":"This capture has no text body."}']);
+      expect((await read(await fetch(`${server.url}/api/messages/${bare}`))).body).toMatchObject({ text: null, text_derived: false, text_url: null });
     } finally {
       await server.destroy();
     }

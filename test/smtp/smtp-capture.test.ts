@@ -37,6 +37,7 @@ describe('SMTP capture', () => {
       used_template: false,
       html: null,
       text: 'Just text.',
+      text_derived: false,
       html_url: null,
       text_url: `/api/messages/${id}/text`,
       attachments: [],
@@ -48,7 +49,10 @@ describe('SMTP capture', () => {
     const both = await get(`/api/messages/${await send({ from: 'a@example.com', to: 'u@example.com', subject: 'Both', text: 'Text part', html: '<p>HTML part</p>' })}`);
     expect(both).toMatchObject({ html: '<p>HTML part</p>', text: 'Text part' });
     const htmlOnly = await get(`/api/messages/${await send({ from: 'a@example.com', to: 'u@example.com', subject: 'HTML only', html: '<h1>Hi</h1><p>there &amp; you</p>' })}`);
-    expect(htmlOnly).toMatchObject({ html: '<h1>Hi</h1><p>there &amp; you</p>', text: null, snippet: 'Hi there & you', text_url: null });
+    // No plain part is stored (or added to the .eml); GET renders the HTML as text and says so.
+    expect(htmlOnly).toMatchObject({ html: '<h1>Hi</h1><p>there &amp; you</p>', text: 'Hi\n\nthere & you', text_derived: true, snippet: 'Hi there & you' });
+    expect(await app.server.sandbox.messages.text((await app.server.sandbox.messages.get(htmlOnly.id))!)).toBeNull();
+    expect(both.text_derived).toBe(false);
   });
 
   it('stores attachments with their names, types and bytes', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Directory } from '../../server/domain/directory.ts';
+import { SandboxClock } from '../../server/domain/clock.ts';
 import { Faults } from '../../server/domain/faults.ts';
 import { loadSandboxConfig, parseSandboxConfig } from '../../server/sandbox-config.ts';
 import { SAMPLE_CONFIG } from '../../server/config.ts';
@@ -98,7 +99,7 @@ describe('fault injection on /v1', () => {
       [{ target: 'http', action: { type: 'smtp_reply', code: 451, message: 'x' } }, 'action.type: smtp_reply is for smtp rules'],
       [{ target: 'smtp', action: { type: 'status', status: 503 } }, 'action.type: status is for http rules (use smtp_reply)'],
       [{ target: 'http', action: { type: 'status', status: 404 } }, 'action.status: must be 429, 500 or 503'],
-      [{ target: 'http', action: { type: 'explode' } }, 'action.type: must be status, delay, drop or smtp_reply'],
+      [{ target: 'http', action: { type: 'explode' } }, 'action.type: must be status, delay, drop, smtp_reply or rate_limit'],
       [{ target: 'http', match: { recipient: '/[/' }, action: { type: 'drop' } }, 'match.recipient: not a valid /regular expression/'],
       [{ target: 'http', match: { sender: 'nobody' }, action: { type: 'drop' } }, 'match.sender: "nobody" is neither a sender id nor an API key'],
       [{ target: 'http', action: { type: 'drop' }, probability: 2 }, 'probability: Too big: expected number to be <=1'],
@@ -126,7 +127,7 @@ describe('fault injection on /v1', () => {
 });
 
 describe('fault matching for SMTP (domain; the SMTP server calls matchSmtp)', () => {
-  const faults = () => new Faults(new Directory(loadSandboxConfig(SAMPLE_CONFIG)), []);
+  const faults = () => new Faults(new Directory(loadSandboxConfig(SAMPLE_CONFIG)), [], new SandboxClock());
 
   it('answers by stage, recipient and sender, N times', () => {
     const f = faults();
@@ -155,7 +156,7 @@ describe('fault matching for SMTP (domain; the SMTP server calls matchSmtp)', ()
 
   it('gives rules free ids, and a reset brings configured rules back even over an API rule with their id', () => {
     const config = parseSandboxConfig({ ...structuredClone(loadSandboxConfig(SAMPLE_CONFIG)), faults: [{ id: 'fixed', target: 'smtp', action: { type: 'drop' } }] }, 'x.json');
-    const f = new Faults(new Directory(config), config.faults);
+    const f = new Faults(new Directory(config), config.faults, new SandboxClock());
     f.add({ id: 'fault-1', target: 'http', action: { type: 'drop' } });
     expect(f.add({ target: 'http', action: { type: 'drop' } }).id).toBe('fault-2');
     f.reset({ restoreConfigured: false });
@@ -167,7 +168,7 @@ describe('fault matching for SMTP (domain; the SMTP server calls matchSmtp)', ()
   it('takes rules from the configuration file, validated with the rest', () => {
     const sample = loadSandboxConfig(SAMPLE_CONFIG);
     const config = parseSandboxConfig({ ...structuredClone(sample), faults: [{ target: 'smtp', match: { stage: 'rcpt' }, action: { type: 'smtp_reply', code: 550, message: 'No such user' } }] }, 'x.json');
-    const f = new Faults(new Directory(config), config.faults);
+    const f = new Faults(new Directory(config), config.faults, new SandboxClock());
     expect(f.list()).toMatchObject([{ id: 'config-1', source: 'config' }]);
     expect(() => parseSandboxConfig({ ...structuredClone(sample), faults: [{ target: 'smtp', match: { sender: 'ghost' }, action: { type: 'drop' } }] }, 'x.json')).toThrow(
       'Invalid configuration file x.json:\n  faults[0].match.sender: no sender has id or apiKey "ghost"',

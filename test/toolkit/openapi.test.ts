@@ -12,7 +12,11 @@ type Doc = { openapi: string; paths: Record<string, Record<string, { responses?:
 async function servedRoutes(): Promise<Set<string>> {
   const { sandbox, dataDir } = app.server;
   const { metrics } = createSandboxMetrics({ sandbox, store: app.server.store, processMetrics: false });
-  const router = createRouter({ sandbox, metrics, maxBodySize: 1024, uploadDir: path.join(dataDir, 'tmp'), logger: { error: () => undefined } });
+  // Only the routes are listed: nothing is served, so /mcp's in-process handler is never asked for.
+  const notServed = () => {
+    throw new Error('this router only lists routes');
+  };
+  const router = createRouter({ sandbox, metrics, maxBodySize: 1024, uploadDir: path.join(dataDir, 'tmp'), logger: { error: () => undefined } }, notServed);
   metrics.close();
   const routes = new Set<string>();
   for (const layer of router.stack) {

@@ -21,7 +21,12 @@ export interface MessageDetail extends MessageSummary {
   encrypted?: boolean;
   flow?: { trigger: string; step: number; flow_name?: string; step_name?: string } | null;
   html: string | null;
+  /** The plain part, or the HTML rendered as text when there is none (then `text_derived`). */
   text: string | null;
+  text_derived?: boolean;
+  /** Links and one-time codes found in the bodies (the sandbox's one extraction). */
+  links?: { href: string; text: string }[];
+  codes?: string[];
   /** The HTML refers to images, styles or fonts on other hosts (blocked in the preview by default). */
   has_remote_content?: boolean;
   headers?: { name: string; value: string }[];

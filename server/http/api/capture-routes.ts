@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { extract } from '../../domain/extract.ts';
+import { textView } from '../../domain/text-view.ts';
 import { decodeId } from '../../domain/ids.ts';
 import type { MessageFilter } from '../../domain/message-filter.ts';
 import { waitForMessage } from '../../domain/message-wait.ts';
@@ -68,12 +69,16 @@ export function mountCaptureRoutes(router: Router, sandbox: Sandbox, parseV1Body
   });
 }
 
-/** A capture with its bodies and what was extracted from them: one call gives a test everything. */
+/**
+ * A capture with its bodies and what was extracted from them: one call gives a test everything.
+ * `text` is the plain part, or the HTML rendered as text when there is none (`text_derived`).
+ */
 async function withContent(sandbox: Sandbox, record: MessageRecord, bodies = true) {
   const [html, body] = await Promise.all([sandbox.messages.html(record), sandbox.messages.text(record)]);
+  const view = bodies ? textView(html, body) : null;
   return {
     ...messageSummary(record),
-    ...(bodies ? { html, text: body } : {}),
+    ...(view ? { html, text: view.text, text_derived: view.derived } : {}),
     ...extract(html, body),
     url: `/api/messages/${record.id}`,
   };

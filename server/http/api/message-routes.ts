@@ -1,6 +1,8 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import { extract } from '../../domain/extract.ts';
 import { hasRemoteContent, prepareHtml } from '../../domain/html-preview.ts';
+import { textView } from '../../domain/text-view.ts';
 import type { MessageFilter } from '../../domain/message-filter.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import type { DeliveryStatus, MessageRecord, Source } from '../../storage/records.ts';
@@ -31,6 +33,7 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
   router.get('/api/messages/:id', async (ctx) => {
     const record = await findMessage(sandbox, ctx.params.id!);
     const [html, text, headers] = await Promise.all([messages.html(record), messages.text(record), messages.headers(record)]);
+    const view = textView(html, text);
     ctx.body = {
       ...messageSummary(record),
       first_name: record.firstName,
@@ -41,12 +44,14 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
       encrypted: record.encrypted,
       flow: record.flow,
       html,
-      text,
+      text: view.text,
+      text_derived: view.derived,
+      ...extract(html, text),
       has_remote_content: html !== null && hasRemoteContent(html),
       headers,
       raw_url: `/api/messages/${record.id}/raw`,
       html_url: html === null ? null : `/api/messages/${record.id}/html`,
-      text_url: text === null ? null : `/api/messages/${record.id}/text`,
+      text_url: view.text === null ? null : `/api/messages/${record.id}/text`,
       attachments: record.attachments.map((a, index) => ({
         filename: a.filename,
         content_type: a.contentType,
@@ -85,11 +90,13 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
 
   router.get('/api/messages/:id/text', async (ctx) => {
     const record = await findMessage(sandbox, ctx.params.id!);
-    const text = await messages.text(record);
-    if (text === null) throw detail(404, 'This capture has no text body.');
+    const view = textView(await messages.html(record), await messages.text(record));
+    if (view.text === null) throw detail(404, 'This capture has no text body.');
     ctx.set('X-Content-Type-Options', 'nosniff');
+    // Whether this is the HTML rendered as text (the capture has no plain part).
+    ctx.set('X-Pigeonhole-Text-Derived', String(view.derived));
     ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = text;
+    ctx.body = view.text;
   });
 
   router.get('/api/messages/:id/raw', async (ctx) => {

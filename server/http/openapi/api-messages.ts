@@ -55,7 +55,12 @@ export const messagePaths: Paths = {
     }, { parameters: [...filters, ...paging] }),
   },
   '/api/messages/{id}': {
-    get: op('One capture', 'Summary plus names, flags, template flag, SES id, bodies, headers, raw_url and attachments.', { 200: response('The capture.', { type: 'object' }), 404: notFound }, { parameters: [id] }),
+    get: op(
+      'One capture',
+      'Summary plus names, flags, template flag, SES id, bodies, `text_derived` (true when `text` is the HTML rendered as text because there is no plain part), links and codes, headers, raw_url and attachments.',
+      { 200: response('The capture.', { type: 'object' }), 404: notFound },
+      { parameters: [id] },
+    ),
     patch: op('Mark read or unread', '', { 200: response('The summary.', ref('MessageSummary')), 400: detail('Bad body.', 'read must be true or false.'), 404: notFound }, {
       parameters: [id],
       requestBody: jsonBody(object({ read: bool() })),
@@ -74,7 +79,19 @@ export const messagePaths: Paths = {
     }, { parameters: [id, query('remote', '1 to allow remote images.')] }),
   },
   '/api/messages/{id}/text': {
-    get: op('Plain-text body', '', { 200: { description: 'text/plain', content: { 'text/plain': { schema: str() } } }, 404: notFound }, { parameters: [id] }),
+    get: op(
+      'Text body',
+      'The plain part; when the capture has none, its HTML rendered as text. `X-Pigeonhole-Text-Derived: true` says which.',
+      {
+        200: {
+          description: 'text/plain',
+          headers: { 'X-Pigeonhole-Text-Derived': { description: 'true: rendered from the HTML (no plain part); false: the plain part.', schema: { type: 'string', enum: ['true', 'false'] } } },
+          content: { 'text/plain': { schema: str() } },
+        },
+        404: detail('No such capture, or it has neither a plain nor an HTML part.', 'This capture has no text body.'),
+      },
+      { parameters: [id] },
+    ),
   },
   '/api/messages/{id}/attachments/{index}': {
     get: op('An attachment', 'Its bytes; `?download` to save it.', { 200: { description: 'The attachment.', content: { 'application/octet-stream': { schema: str(undefined, { format: 'binary' }) } } }, 404: notFound }, {
@@ -84,7 +101,7 @@ export const messagePaths: Paths = {
   '/api/messages/{id}/extract': {
     get: op(
       'Links and one-time codes',
-      'Links: every `<a href>` with its text, then bare URLs of the text part. Codes: 4–8 digits or capital letters and digits (one digit at least), also "123 456", in a sentence with code/OTP/PIN/verification/passcode (or on the line after one); not amounts, years in dates, numbers in URLs or after #.',
+      'Links: every `<a href>` with its visible text and every URL written as text in the HTML or the plain part (`www.` forms; bare domains only with a path), de-duplicated by href in reading order, entities decoded, sentence punctuation left out; an anchor whose text is another URL (a tracking redirect) gives both. Codes, from visible text only: 4–8 digits or capital letters and digits (one digit at least), also "123 456", in a sentence with code/OTP/PIN/verification/passcode (or on the line after one); not amounts, years in dates, numbers in URLs or after # or a word like order or invoice.',
       { 200: response('Extracted.', ref('Extracted'), { links: [{ href: 'https://app.example/verify?t=abc', text: 'Verify' }], codes: ['482913'] }), 404: notFound },
       { parameters: [id] },
     ),

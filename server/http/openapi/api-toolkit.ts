@@ -60,7 +60,7 @@ export const toolkitPaths: Paths = {
       summary: 'Add a fault rule',
       tags: ['toolkit'],
       requestBody: jsonBody({ $ref: '#/components/schemas/FaultRule' }, true, { target: 'http', match: { route: '/v1/email/send/' }, action: { type: 'status', status: 503 }, times: 2 }),
-      responses: { 201: response('Added.', ref('FaultRule')), 400: detail('Invalid rule.', 'action.type: must be status, delay, drop or smtp_reply') },
+      responses: { 201: response('Added.', ref('FaultRule')), 400: detail('Invalid rule.', 'action.type: must be status, delay, drop, smtp_reply or rate_limit') },
     },
     delete: { summary: 'Remove every fault rule', description: 'Configured rules too, until a reset restores them.', tags: ['toolkit'], responses: { 204: noContent() } },
   },

@@ -88,7 +88,16 @@ export const schemas: Record<string, Json> = {
   Extracted: object({ links: array(ref('Link')), codes: array(str(), 'One-time codes, in order of appearance.') }),
   Capture: {
     description: 'A capture with its bodies and what was extracted from them.',
-    allOf: [ref('MessageSummary'), ref('Extracted'), object({ html: nullable(str()), text: nullable(str()), url: str('The full detail: GET this.') })],
+    allOf: [
+      ref('MessageSummary'),
+      ref('Extracted'),
+      object({
+        html: nullable(str()),
+        text: nullable(str('The plain part, or the HTML rendered as text when there is none.')),
+        text_derived: bool('True when text was rendered from the HTML because the capture has no plain part.'),
+        url: str('The full detail: GET this.'),
+      }),
+    ],
   },
   CaptureSearch: object({
     total: int(),
@@ -117,6 +126,15 @@ export const schemas: Record<string, Json> = {
           object({ type: str(undefined, { const: 'delay' }), ms: int(undefined, { minimum: 0, maximum: 120000 }) }),
           object({ type: str(undefined, { const: 'drop' }) }),
           object({ type: str(undefined, { const: 'smtp_reply' }), code: int(undefined, { minimum: 400, maximum: 599 }), message: str() }),
+          object(
+            {
+              type: str(undefined, { const: 'rate_limit' }),
+              rate: { type: 'number', exclusiveMinimum: 0, description: 'Requests (SMTP: messages) a second per API key, on average.' },
+              burst: int('Requests allowed at once (the bucket size); default: one second of the rate, at least 1.', { minimum: 1 }),
+            },
+            ['burst'],
+            'A token bucket per API key. Over it: /v1 answers 429 {"error": "Request was throttled. Expected available in N seconds."} with Retry-After: N; SMTP answers MAIL FROM with 421 4.7.0 and the seconds to wait, and closes the session.',
+          ),
         ],
       },
       times: int('Fire for the next N matching requests only.', { minimum: 1 }),

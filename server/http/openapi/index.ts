@@ -3,11 +3,12 @@ import { messagePaths, inboxPaths } from './api-messages.ts';
 import { flowPaths, healthPaths, toolkitPaths } from './api-toolkit.ts';
 import { schemas } from './components.ts';
 import type { Json, Paths } from './helpers.ts';
+import { mcpPaths } from './mcp.ts';
 import { v1Paths } from './v1.ts';
 
 /** The OpenAPI 3.1 document of both APIs, assembled from one module per resource. */
 export function openApiDocument(): Json {
-  const parts: Paths[] = [v1Paths, messagePaths, inboxPaths, toolkitPaths, flowPaths, healthPaths];
+  const parts: Paths[] = [v1Paths, messagePaths, inboxPaths, toolkitPaths, flowPaths, healthPaths, mcpPaths];
   const paths: Paths = {};
   for (const part of parts) for (const [path, item] of Object.entries(part)) paths[path] = { ...paths[path], ...item };
   return {
@@ -23,6 +24,7 @@ export function openApiDocument(): Json {
       { name: 'v1', description: 'The emulated service.' },
       { name: 'messages', description: 'Captured mail.' },
       { name: 'toolkit', description: 'Reset, blocks, faults, request log.' },
+      { name: 'mcp', description: 'The MCP server for coding agents.' },
     ],
     paths,
     components: {

@@ -18,7 +18,8 @@ const common: Record<string, Json> = {
   405: detail('Known path, another method; the `Allow` header lists the methods.', 'Method "PUT" not allowed.', {
     Allow: { schema: { type: 'string' } },
   }),
-  // Only when a fault rule fires (see /api/faults); a 429 fault answers with the daily-limit body.
+  // Only when a fault rule fires (see /api/faults); a 429 status fault answers with the daily-limit
+  // body, a rate_limit fault with {"error": "Request was throttled. ..."} and Retry-After.
   500: detail('Only when a fault rule injects it.', 'Internal server error.'),
   503: detail('Only when a fault rule injects it.', 'Service temporarily unavailable, try again later.'),
 };
@@ -82,7 +83,12 @@ export const v1Paths: Paths = {
         200: response('Accepted and captured; with `"error": "Recipient is blocked"` when blocked.', ref('EmailId'), { id: 'JDT' }),
         400: malformed({ recipient: ['This field is required.'], body: ['This field is required.'] }),
         ...bodyErrors,
-        429: response("The sender's daily limit (UTC day) is used up; nothing is created.", ref('Error'), { error: 'Daily limit of 100 emails has been reached' }),
+        429: response(
+          "The sender's daily limit (UTC day) is used up; nothing is created. A rate_limit fault rule (/api/faults) answers 429 too, with `{\"error\": \"Request was throttled. Expected available in N seconds.\"}` and `Retry-After: N`.",
+          ref('Error'),
+          { error: 'Daily limit of 100 emails has been reached' },
+          { 'Retry-After': { description: 'Only from a rate_limit fault: whole seconds until the key may send again.', schema: { type: 'integer' } } },
+        ),
       },
       { requestBody: body('SendEmail'), parameters: [{ name: 'Encryption-Key', in: 'header', required: false, description: 'Encrypts the stored record body.', schema: { type: 'string' } }] },
     ),

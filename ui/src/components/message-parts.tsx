@@ -5,10 +5,53 @@ import { useLoad } from '../state/hooks.ts';
 import type { MessageDetail } from '../types.ts';
 import { StatusBadge } from './badges.tsx';
 
-/** The plain-text body, as captured. */
+/**
+ * The plain-text body as captured, or the HTML rendered as text when there is none (said so),
+ * above it the one-time codes and links the sandbox found (the same extraction as the API's).
+ */
 export function TextPart({ message }: { message: MessageDetail }) {
-  if (!message.text) return <p class="muted pad">This email has no plain-text part.</p>;
-  return <pre class="code-block wrap">{message.text}</pre>;
+  const links = message.links ?? [];
+  const codes = message.codes ?? [];
+  return (
+    <>
+      {message.text_derived ? (
+        <p class="part-toolbar derived-note" role="note">
+          <span class="derived-tag">Derived</span>
+          <span>This email has no plain-text part: this is its HTML rendered as text.</span>
+        </p>
+      ) : null}
+      {codes.length > 0 || links.length > 0 ? (
+        <section class="found" aria-label="Codes and links found">
+          {codes.length > 0 ? (
+            <div class="found-row">
+              <span class="found-label">{codes.length === 1 ? 'Code' : 'Codes'}</span>
+              {codes.map((code) => (
+                <code key={code} class="found-code">
+                  {code}
+                </code>
+              ))}
+            </div>
+          ) : null}
+          {links.length > 0 ? (
+            <div class="found-row">
+              <span class="found-label">{links.length === 1 ? 'Link' : `Links (${links.length})`}</span>
+              <ol class="found-links">
+                {links.map((link) => (
+                  <li key={link.href}>
+                    <a href={link.href} target="_blank" rel="noopener noreferrer">
+                      {link.text && link.text !== link.href ? <span class="found-link-text">{link.text}</span> : null}
+                      <span class="found-href">{link.href}</span>
+                    </a>
+                  </li>
+                ))}
+              </ol>
+            </div>
+          ) : null}
+        </section>
+      ) : null}
+      {message.text ? <pre class="code-block wrap">{message.text}</pre> : <p class="muted pad">This email has no text or HTML body.</p>}
+    </>
+  );
 }
 
 /** Every header of the stored .eml, in order. */

@@ -1,0 +1,81 @@
+import type { RequestListener } from 'node:http';
+import { Readable } from 'node:stream';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { PigeonholeClient } from '../../client/pigeonhole-client.ts';
+import { inProcessFetch } from './in-process-fetch.ts';
+import { createMcpServer } from './tools.ts';
+
+export interface McpRouteOptions {
+  /** This app's request handler, for the tools' in-process calls (read when a call is made). */
+  dispatch: () => RequestListener;
+  /** Largest JSON-RPC body in bytes. */
+  maxBodySize: number;
+  version: string;
+}
+
+/** Headers of the /mcp request that its in-process calls carry on: the same host, the same login. */
+const CARRIED = ['host', 'authorization', 'cookie'];
+
+/**
+ * MCP over Streamable HTTP at /mcp, as a Koa route: it sits behind every global middleware of
+ * the app (metrics, errors, and whatever origin, host or login check runs first), like any
+ * other route. Stateless: each POST gets a fresh server and transport, answered with JSON (a
+ * tool that waits holds its POST, as GET /api/messages/wait does). There is no server-to-client
+ * stream, so GET and DELETE answer 405 as the protocol allows.
+ */
+export function mountMcp(router: Router, options: McpRouteOptions): void {
+  router.post('/mcp', async (ctx) => {
+    const headers: Record<string, string> = {};
+    for (const name of CARRIED) {
+      const value = ctx.get(name);
+      if (value !== '') headers[name] = value;
+    }
+    const fetch = inProcessFetch(options.dispatch, { headers, remoteAddress: ctx.req.socket.remoteAddress });
+    const server = createMcpServer(new PigeonholeClient({ baseUrl: `${ctx.protocol}://${ctx.host}`, fetch }), { version: options.version });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: options.maxBodySize });
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(webRequest(ctx));
+      await answer(ctx, response);
+    } finally {
+      await server.close();
+    }
+  });
+
+  router.get('/mcp', methodNotAllowed);
+  router.delete('/mcp', methodNotAllowed);
+}
+
+function methodNotAllowed(ctx: Context): void {
+  ctx.status = 405;
+  ctx.set('Allow', 'POST');
+  ctx.body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server answers POST only (no session, no server-sent stream).' }, id: null };
+}
+
+function webRequest(ctx: Context): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(ctx.req.headers)) {
+    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, item);
+  }
+  return new Request(`${ctx.protocol}://${ctx.host}${ctx.originalUrl}`, {
+    method: ctx.method,
+    headers,
+    body: Readable.toWeb(ctx.req) as ReadableStream<Uint8Array>,
+    duplex: 'half',
+  } as RequestInit);
+}
+
+async function answer(ctx: Context, response: Response): Promise<void> {
+  const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+  response.headers.forEach((value, name) => ctx.set(name, value));
+  if (body === null) {
+    // An explicit empty body keeps the status (202 for notifications) instead of Koa's 204.
+    ctx.body = null;
+    ctx.status = response.status;
+    return;
+  }
+  ctx.status = response.status;
+  ctx.body = body;
+}

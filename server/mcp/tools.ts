@@ -1,0 +1,312 @@
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { PigeonholeClient, PigeonholeError, type Capture, type MessageDetail, type MessageFilter, type MessageSummary } from '../../client/pigeonhole-client.ts';
+
+/**
+ * The MCP server's tools and resources, defined once for both transports: `/mcp` on the HTTP
+ * port (Streamable HTTP) and `pigeonhole mcp --url ...` (stdio). Every tool is a call of the
+ * typed client, so both behave exactly like the sandbox API they wrap. Results are compact JSON
+ * text; bodies are cut to a size an agent can read unless it asks for more.
+ */
+
+export interface McpOptions {
+  version: string;
+}
+
+/** Characters of text a result carries unless the call asks for more. */
+export const TEXT_LIMIT = 20_000;
+/** Characters of HTML a result carries when HTML is asked for, unless it asks for more. */
+export const HTML_LIMIT = 100_000;
+const WAIT_MAX_MS = 120_000;
+
+const INSTRUCTIONS = `Pigeonhole is a local sandbox for a transactional email API: applications send through its /v1 API (or SMTP) and every email is captured, never delivered.
+Typical loop for an end-to-end check: reset_sandbox; let the application act (or send_email with an api_key from list_senders); wait_for_message with the recipient; follow links[].href or type codes[0]. Use the sandbox clock tools to run days of a flow at once, set_delivery_outcome to simulate bounces, and add_fault to make /v1 or SMTP fail (status, delay, drop, rate_limit).`;
+
+const STATUSES = ['pending', 'delivered', 'bounced', 'complained', 'failed'] as const;
+
+const filterShape = {
+  recipient: z.string().optional().describe('Any address on the capture (original recipient, To, Cc or Bcc), any case.'),
+  subject: z.string().optional().describe('Case-insensitive substring of the subject.'),
+  q: z.string().optional().describe('Words that must all appear in the subject, an address, the sender or the start of the text.'),
+  sender: z.string().optional().describe('Sender id or API key.'),
+  team: z.string().optional().describe('Team id.'),
+  source: z.enum(['api', 'smtp', 'flow']).optional().describe('How it arrived.'),
+  status: z.enum(STATUSES).optional().describe('Delivery status.'),
+  since: z.string().optional().describe('ISO-8601 time: only captures created at or after it.'),
+  after: z.string().optional().describe('A capture id: only captures newer than it (to wait for new mail only).'),
+};
+
+const bodyOptions = {
+  include_html: z.boolean().default(false).describe('Also return the HTML body (cut to max_html_chars).'),
+  max_text_chars: z.number().int().min(0).max(5_000_000).default(TEXT_LIMIT).describe('Longest text returned; longer text is cut and text_truncated is true.'),
+  max_html_chars: z.number().int().min(0).max(50_000_000).default(HTML_LIMIT).describe('Longest HTML returned when include_html is true.'),
+};
+
+const page = (max: number, fallback: number) => ({
+  limit: z.number().int().min(1).max(max).default(fallback).describe(`How many (1–${max}).`),
+  offset: z.number().int().min(0).default(0).describe('How many to skip.'),
+});
+
+const faultAction = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('status'), status: z.union([z.literal(429), z.literal(500), z.literal(503)]) }).describe('Answer /v1 with this status and the contract body.'),
+  z.object({ type: z.literal('delay'), ms: z.number().int().min(0).max(120_000) }).describe('Hold the request or SMTP command, then go on.'),
+  z.object({ type: z.literal('drop') }).describe('Cut the connection without an answer.'),
+  z.object({ type: z.literal('smtp_reply'), code: z.number().int().min(400).max(599), message: z.string() }).describe('Refuse the SMTP command with this reply.'),
+  z.object({ type: z.literal('rate_limit'), rate: z.number().positive(), burst: z.number().int().min(1).optional() }).describe('A token bucket per API key: 429 with Retry-After over /v1, 421 4.7.0 over SMTP.'),
+]);
+
+type Args<T extends z.ZodRawShape> = z.infer<z.ZodObject<T>>;
+
+export function createMcpServer(client: PigeonholeClient, options: McpOptions): McpServer {
+  const server = new McpServer({ name: 'pigeonhole', title: 'Pigeonhole email sandbox', version: options.version }, { instructions: INSTRUCTIONS });
+
+  /** Registers a tool whose handler returns a value sent back as compact JSON; errors become tool errors. */
+  const tool = <T extends z.ZodRawShape>(name: string, description: string, shape: T, handler: (args: Args<T>, signal: AbortSignal) => Promise<unknown>, readOnly = false) => {
+    server.registerTool(name, { description, inputSchema: shape, annotations: { readOnlyHint: readOnly, openWorldHint: false } }, (async (args: Args<T>, extra: { signal: AbortSignal }) => {
+      try {
+        return result(await handler(args, extra.signal));
+      } catch (error) {
+        return failure(error, client.baseUrl);
+      }
+    }) as never);
+  };
+
+  tool('list_senders', 'List the configured senders with their API keys, teams and rules; pass an api_key to send_email.', {}, async () => ({ senders: await client.senders() }), true);
+
+  tool(
+    'send_email',
+    'Send an email through the emulated service API (POST /v1/email/send/) with an API key; it is captured, never delivered. Returns {id} or the API error (status and body).',
+    {
+      api_key: z.string().min(1).describe('An API key from list_senders, e.g. "test-key".'),
+      recipient: z.string().describe('The recipient address.'),
+      subject: z.string(),
+      body: z.string().describe('The HTML body.'),
+      plain_body: z.string().optional().describe('The plain-text part.'),
+      first_name: z.string().optional(),
+      last_name: z.string().optional(),
+      flags: z.array(z.string()).optional().describe('Flags to add to the recipient.'),
+      use_account_template: z.boolean().optional().describe("Wrap the body in the sender's account template (default true)."),
+    },
+    async ({ api_key, ...fields }) => client.sendEmail({ apiKey: api_key, ...fields }),
+  );
+
+  tool(
+    'list_messages',
+    'List or search captured emails, newest first, each with its links and one-time codes; every filter is optional.',
+    { ...filterShape, ...page(100, 20) },
+    async (args) => client.search(args),
+    true,
+  );
+
+  tool(
+    'get_message',
+    'Read one captured email: summary, text (the plain part, or the HTML rendered as text when text_derived), links, codes, headers and attachments; the HTML only with include_html.',
+    { id: z.string().min(1).describe('The capture id.'), include_headers: z.boolean().default(true).describe('Include the headers.'), ...bodyOptions },
+    async ({ id, include_headers, ...body }) => detailResult(await client.get(id), include_headers, body),
+    true,
+  );
+
+  tool(
+    'wait_for_message',
+    'Wait until an email matching the filter is captured (one already stored answers at once; pass after=<id> for new mail only) and return it with text, links and codes; an error after timeout_ms.',
+    { ...filterShape, timeout_ms: z.number().int().min(0).max(WAIT_MAX_MS).default(10_000).describe(`How long to wait, 0–${WAIT_MAX_MS} ms.`), ...bodyOptions },
+    async ({ timeout_ms, include_html, max_text_chars, max_html_chars, ...filter }, signal) =>
+      captureResult(await client.waitForMessage({ ...(filter as MessageFilter), timeout: timeout_ms, signal }), { include_html, max_text_chars, max_html_chars }),
+    true,
+  );
+
+  tool(
+    'extract_links_and_codes',
+    'The links (href and visible text, in reading order) and one-time codes found in a captured email.',
+    { id: z.string().min(1).describe('The capture id.') },
+    async ({ id }) => client.extract(id),
+    true,
+  );
+
+  tool(
+    'check_message',
+    "Run the sandbox's message check on a captured email; answers available: false when this server has no check.",
+    { id: z.string().min(1).describe('The capture id.') },
+    async ({ id }) => client.check(id),
+    true,
+  );
+
+  tool(
+    'list_recipients',
+    "List every team's recipients, newest first, with their flags and whether they are blocked (and why).",
+    { team: z.string().optional().describe('Team id.'), q: z.string().optional().describe('Search words.'), ...page(500, 50) },
+    async (args) => client.recipients(args),
+    true,
+  );
+
+  tool(
+    'list_subscriptions',
+    'List flow subscriptions, newest first, each with its step timeline (done, current, pending) and when the next step is due.',
+    { team: z.string().optional(), email: z.string().optional().describe('Recipient address.'), status: z.enum(['active', 'completed', 'cancelled']).optional(), ...page(500, 50) },
+    async (args) => client.subscriptions(args),
+    true,
+  );
+
+  tool('get_clock', 'Read the sandbox clock (now, offset from real time).', {}, async () => client.clock.get(), true);
+  tool(
+    'advance_clock',
+    'Move the sandbox clock forward (e.g. "2d", "90m", "1d12h"); answers once every flow step and delivery outcome due on the way has run.',
+    { duration: z.string().min(1).describe('A duration such as 30s, 15m, 2h, 1d or 1d12h.') },
+    async ({ duration }) => client.clock.advance(duration),
+  );
+  tool(
+    'set_clock',
+    'Set the sandbox clock to a later instant (ISO-8601), running everything due on the way.',
+    { at: z.string().min(1).describe('ISO-8601 time, e.g. 2030-02-01T00:00:00Z.') },
+    async ({ at }) => client.clock.set(at),
+  );
+  tool('reset_clock', 'Put the sandbox clock back to real time.', {}, async () => client.clock.reset());
+
+  tool(
+    'set_delivery_outcome',
+    'Force the delivery status of a captured email (a bounce or complaint blocks the recipient for later sends).',
+    { id: z.string().min(1).describe('The capture id.'), status: z.enum(['delivered', 'bounced', 'complained', 'failed']) },
+    async ({ id, status }) => client.setStatus(id, status),
+  );
+
+  tool(
+    'add_fault',
+    'Add a fault rule that makes matching /v1 requests or SMTP commands fail: a status, a delay, a dropped connection, an SMTP reply, or a rate limit per API key.',
+    {
+      id: z.string().optional().describe('A name for the rule (chosen when absent).'),
+      target: z.enum(['http', 'smtp']).describe('http: /v1 requests; smtp: SMTP sessions.'),
+      match: z
+        .object({
+          route: z.string().optional().describe('http: a /v1 route or path, * as wildcard, e.g. /v1/email/send/.'),
+          method: z.enum(['GET', 'POST', 'DELETE']).optional(),
+          sender: z.string().optional().describe('Sender id or API key.'),
+          recipient: z.string().optional().describe('Glob (*@example.com) or /regex/.'),
+          stage: z.enum(['connect', 'auth', 'mail', 'rcpt', 'data']).optional().describe('smtp only.'),
+        })
+        .optional(),
+      action: faultAction,
+      times: z.number().int().positive().optional().describe('Fire for the next N matches only.'),
+      probability: z.number().min(0).max(1).optional().describe('Chance to fire per match.'),
+      seed: z.number().int().min(0).optional().describe('Seed of the chance, to repeat a pattern.'),
+    },
+    async (rule) => client.faults.add(rule),
+  );
+  tool('list_faults', 'List the fault rules with how often each matched and fired.', {}, async () => ({ faults: await client.faults.list() }), true);
+  tool(
+    'remove_fault',
+    'Remove one fault rule by id, or every rule with all: true.',
+    { id: z.string().optional().describe('The rule id.'), all: z.boolean().default(false).describe('Remove every rule.') },
+    async ({ id, all }) => {
+      if (all) await client.faults.clear();
+      else if (id !== undefined) await client.faults.remove(id);
+      else throw new ToolInputError('Give the id of a rule, or all: true.');
+      return { removed: all ? 'all' : id };
+    },
+  );
+
+  tool(
+    'reset_sandbox',
+    'Clear the sandbox before a test: captures, recipients, subscriptions, blocks, counters, the request log, added faults and the clock (or only one team).',
+    { team: z.string().optional().describe('Only this team.'), restore_fixtures: z.boolean().default(true).describe('Bring back the configured blocks and fault rules.') },
+    async ({ team, restore_fixtures }) => client.reset({ team, restoreFixtures: restore_fixtures }),
+  );
+
+  const recent = async (suffix: string, mimeType: string) => ({
+    resources: (await client.list({ limit: 50 })).messages.map((m) => ({ uri: `pigeonhole://messages/${m.id}/${suffix}`, name: `${m.id}: ${m.subject}`, mimeType })),
+  });
+  server.registerResource(
+    'message-eml',
+    new ResourceTemplate('pigeonhole://messages/{id}/raw.eml', { list: () => recent('raw.eml', 'message/rfc822') }),
+    { title: "A capture's .eml", description: 'The RFC 5322 message as stored.', mimeType: 'message/rfc822' },
+    async (uri, { id }) => ({ contents: [{ uri: uri.href, mimeType: 'message/rfc822', text: await client.raw(String(id)) }] }),
+  );
+  server.registerResource(
+    'message-html',
+    new ResourceTemplate('pigeonhole://messages/{id}/body.html', { list: undefined }),
+    { title: "A capture's HTML body", description: 'The HTML as captured (after the account template).', mimeType: 'text/html' },
+    async (uri, { id }) => {
+      const { html } = await client.get(String(id));
+      if (html === null) throw new Error(`Capture ${String(id)} has no HTML body.`);
+      return { contents: [{ uri: uri.href, mimeType: 'text/html', text: html }] };
+    },
+  );
+  return server;
+}
+
+/** A refusal of the tool's own, for a call whose arguments fit the schema but not each other. */
+class ToolInputError extends Error {}
+
+function result(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value ?? null) }] };
+}
+
+function failure(error: unknown, baseUrl: string): CallToolResult {
+  const text =
+    error instanceof PigeonholeError
+      ? `Pigeonhole answered ${error.status}: ${JSON.stringify(error.body)}`
+      : error instanceof ToolInputError
+        ? error.message
+        : `Cannot reach Pigeonhole at ${baseUrl}: ${reason(error as Error & { cause?: Error & { code?: string } })}`;
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/** Why a call failed, as short as the network layer says it: "ECONNREFUSED", "bad port". */
+function reason(error: Error & { cause?: Error & { code?: string } }): string {
+  return error.cause?.code ?? error.cause?.message ?? error.message;
+}
+
+interface BodyOptions {
+  include_html: boolean;
+  max_text_chars: number;
+  max_html_chars: number;
+}
+
+/** Text and HTML cut to the asked size, with the full lengths so an agent knows what it missed. */
+function bodies(html: string | null, text: string | null, derived: boolean, options: BodyOptions) {
+  const cut = (value: string | null, limit: number) => (value === null || value.length <= limit ? value : value.slice(0, limit));
+  return {
+    text: cut(text, options.max_text_chars),
+    text_derived: derived,
+    ...(text !== null && text.length > options.max_text_chars ? { text_truncated: true, text_length: text.length } : {}),
+    html_length: html?.length ?? 0,
+    ...(options.include_html ? { html: cut(html, options.max_html_chars), ...(html !== null && html.length > options.max_html_chars ? { html_truncated: true } : {}) } : {}),
+  };
+}
+
+function summary(m: MessageSummary): MessageSummary {
+  const { id, source, team, sender, from, recipient, to, cc, bcc, subject, snippet, status, blocked, redirected, read, attachment_count, created_at } = m;
+  return { id, source, team, sender, from, recipient, to, cc, bcc, subject, snippet, status, blocked, redirected, read, attachment_count, created_at };
+}
+
+function resources(id: string, hasHtml: boolean) {
+  return { eml: `pigeonhole://messages/${id}/raw.eml`, ...(hasHtml ? { html: `pigeonhole://messages/${id}/body.html` } : {}) };
+}
+
+function captureResult(capture: Capture, options: BodyOptions) {
+  return {
+    ...summary(capture),
+    ...bodies(capture.html, capture.text, capture.text_derived, options),
+    links: capture.links,
+    codes: capture.codes,
+    resources: resources(capture.id, capture.html !== null),
+  };
+}
+
+function detailResult(m: MessageDetail, includeHeaders: boolean, options: BodyOptions) {
+  return {
+    ...summary(m),
+    first_name: m.first_name,
+    last_name: m.last_name,
+    flags: m.flags,
+    used_template: m.used_template,
+    encrypted: m.encrypted,
+    flow: m.flow,
+    ...bodies(m.html, m.text, m.text_derived, options),
+    links: m.links,
+    codes: m.codes,
+    ...(includeHeaders ? { headers: m.headers } : {}),
+    attachments: m.attachments.map(({ filename, content_type, size, content_id }) => ({ filename, content_type, size, content_id })),
+    resources: resources(m.id, m.html !== null),
+  };
+}

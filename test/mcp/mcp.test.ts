@@ -1,0 +1,202 @@
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { read, useApp } from '../support/app.ts';
+import { freePort } from '../support/ports.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const TOOLS = [
+  'add_fault',
+  'advance_clock',
+  'check_message',
+  'extract_links_and_codes',
+  'get_clock',
+  'get_message',
+  'list_faults',
+  'list_messages',
+  'list_recipients',
+  'list_senders',
+  'list_subscriptions',
+  'remove_fault',
+  'reset_clock',
+  'reset_sandbox',
+  'send_email',
+  'set_clock',
+  'set_delivery_outcome',
+  'wait_for_message',
+];
+
+const app = useApp();
+
+/** The MCP client of the SDK itself, over either transport. */
+const transports: [string, () => Transport][] = [
+  ['Streamable HTTP at /mcp', () => new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`))],
+  ['stdio (pigeonhole mcp --url)', () => new StdioClientTransport({ command: process.execPath, args: ['bin/pigeonhole.js', 'mcp', '--url', app.url], cwd: ROOT, stderr: 'pipe' })],
+];
+
+type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
+
+describe.each(transports)('the MCP server over %s', (name, transport) => {
+  const client = new Client({ name: 'pigeonhole-test', version: '1.0.0' });
+  const call = async (tool: string, args: Record<string, unknown> = {}) => (await client.callTool({ name: tool, arguments: args })) as ToolResult;
+  /** A tool's JSON answer; fails the test on a tool error. */
+  const json = async (tool: string, args: Record<string, unknown> = {}) => {
+    const result = await call(tool, args);
+    expect(result.isError, `${tool}: ${result.content[0]?.text}`).toBeFalsy();
+    return JSON.parse(result.content[0]!.text);
+  };
+  const tag = name.startsWith('stdio') ? 'stdio' : 'http';
+  const ada = `ada-${tag}@example.com`;
+
+  beforeAll(async () => {
+    await client.connect(transport());
+  });
+  afterAll(() => client.close());
+
+  it('lists every tool with a description and a JSON schema, and the resource templates', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+    for (const t of tools) {
+      expect(t.description!.length, t.name).toBeGreaterThan(30);
+      expect(t.inputSchema.type, t.name).toBe('object');
+    }
+    const wait = tools.find((t) => t.name === 'wait_for_message')!;
+    expect(Object.keys(wait.inputSchema.properties!)).toEqual(expect.arrayContaining(['recipient', 'subject', 'after', 'timeout_ms', 'include_html']));
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['pigeonhole://messages/{id}/body.html', 'pigeonhole://messages/{id}/raw.eml']);
+    expect(client.getInstructions()).toContain('wait_for_message');
+  });
+
+  it('runs the whole loop: reset, send through /v1, wait, read, extract, check, outcome, recipients', async () => {
+    expect(await json('reset_sandbox', { team: 'acme' })).toMatchObject({ team: 'acme', restore_fixtures: true });
+    const { senders } = await json('list_senders');
+    expect(senders).toContainEqual(expect.objectContaining({ id: 'acme-main', api_key: 'test-key' }));
+
+    // Nothing comes: the wait times out with the sandbox's own message.
+    const timedOut = await call('wait_for_message', { recipient: `nobody-${tag}@example.com`, timeout_ms: 300 });
+    expect(timedOut).toEqual({ isError: true, content: [{ type: 'text', text: 'Pigeonhole answered 408: {"detail":"No message matching the filters arrived within 300 ms."}' }] });
+
+    // A wait started before the send is answered by it.
+    const waiting = json('wait_for_message', { recipient: ada, timeout_ms: 10_000 });
+    const body = '<h1>Welcome</h1><p>Your verification code is <b>482 913</b>.</p><p><a href="https://app.example/confirm?t=abc&amp;u=1">Confirm your email</a></p>';
+    const sent = await json('send_email', { api_key: 'test-key', recipient: ada, subject: 'Welcome to Acme', body, first_name: 'Ada', flags: ['new'] });
+    expect(sent).toEqual({ id: expect.any(String) });
+    const mail = await waiting;
+    expect(mail).toMatchObject({ id: sent.id, subject: 'Welcome to Acme', text_derived: true, codes: ['482913'], links: [{ href: 'https://app.example/confirm?t=abc&u=1', text: 'Confirm your email' }] });
+    expect(mail.text).toContain('Confirm your email (https://app.example/confirm?t=abc&u=1)');
+    // Small by default: no HTML unless asked, only its length.
+    expect(mail.html).toBeUndefined();
+    expect(mail.html_length).toBeGreaterThan(body.length);
+    expect(mail.resources).toEqual({ eml: `pigeonhole://messages/${sent.id}/raw.eml`, html: `pigeonhole://messages/${sent.id}/body.html` });
+
+    const listed = await json('list_messages', { recipient: ada });
+    expect(listed).toMatchObject({ total: 1, messages: [{ id: sent.id, codes: ['482913'] }] });
+
+    const detail = await json('get_message', { id: sent.id, include_html: true, max_text_chars: 10 });
+    expect(detail).toMatchObject({ id: sent.id, first_name: 'Ada', flags: ['new'], used_template: true, text_derived: true, text_truncated: true, codes: ['482913'], attachments: [] });
+    expect(detail.text).toHaveLength(10);
+    expect(detail.html).toContain(body);
+    expect(detail.headers).toContainEqual({ name: 'Subject', value: 'Welcome to Acme' });
+    expect(await json('get_message', { id: sent.id, include_headers: false })).not.toHaveProperty('headers');
+
+    expect(await json('extract_links_and_codes', { id: sent.id })).toEqual({ links: [{ href: 'https://app.example/confirm?t=abc&u=1', text: 'Confirm your email' }], codes: ['482913'] });
+
+    // The check is issue 13's route: where this server has it, its answer; where not, said so.
+    const doc = (await read(await fetch(`${app.url}/api/openapi.json`))).body as { paths: Record<string, unknown> };
+    const check = await json('check_message', { id: sent.id });
+    if ('/api/messages/{id}/check' in doc.paths) expect(check).toMatchObject({ available: true });
+    else expect(check).toEqual({ available: false, reason: 'This Pigeonhole server has no message check (GET /api/messages/<id>/check answers 404).' });
+    expect((await call('check_message', { id: 'nope' })).isError).toBe(true);
+
+    expect(await json('set_delivery_outcome', { id: sent.id, status: 'bounced' })).toMatchObject({ id: sent.id, status: 'bounced' });
+    const { recipients } = await json('list_recipients', { team: 'acme', q: ada });
+    expect(recipients).toEqual([expect.objectContaining({ email: ada, flags: ['new'], blocked: true, block_reason: 'bounce' })]);
+
+    // The tools' requests went through the app like any other: the /v1 send is in the request log.
+    const log = (await read(await fetch(`${app.url}/api/requests?path=/v1/email/send/&sender=test-key`))).body as { requests: { status: number; request: { body: { recipient: string } } }[] };
+    expect(log.requests.filter((r) => r.request.body.recipient === ada)).toEqual([expect.objectContaining({ status: 200 })]);
+  });
+
+  it('reads the .eml and the HTML as resources', async () => {
+    const id = (await json('send_email', { api_key: 'bulk-key', recipient: `res-${tag}@example.com`, subject: 'Resource', body: '<p>Body for resources</p>', plain_body: 'Plain' })).id as string;
+    const { resources } = await client.listResources();
+    expect(resources).toContainEqual(expect.objectContaining({ uri: `pigeonhole://messages/${id}/raw.eml`, mimeType: 'message/rfc822' }));
+    const eml = await client.readResource({ uri: `pigeonhole://messages/${id}/raw.eml` });
+    expect(eml.contents[0]).toMatchObject({ mimeType: 'message/rfc822' });
+    expect((eml.contents[0] as { text: string }).text).toMatch(/^Subject: Resource\r?$/m);
+    const html = await client.readResource({ uri: `pigeonhole://messages/${id}/body.html` });
+    expect(html.contents).toEqual([{ uri: `pigeonhole://messages/${id}/body.html`, mimeType: 'text/html', text: '<p>Body for resources</p>' }]);
+    // A plain part is a real one.
+    expect(await json('get_message', { id })).toMatchObject({ text: 'Plain', text_derived: false });
+  });
+
+  it('drives flows on the sandbox clock', async () => {
+    const email = `flow-${tag}@example.com`;
+    const subscribed = await fetch(`${app.url}/v1/flows/subscribe/`, { method: 'POST', headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' }, body: JSON.stringify({ flow_trigger: 'WELCOME_SIGNUP', email }) });
+    expect(subscribed.status).toBe(201);
+    expect(await json('list_subscriptions', { email })).toMatchObject({ total: 1, subscriptions: [{ email, status: 'active', trigger: 'WELCOME_SIGNUP' }] });
+    const before = await json('get_clock');
+    expect(before).toMatchObject({ real_time: true, offset_ms: 0 });
+    const advanced = await json('advance_clock', { duration: '4d' });
+    expect(advanced.real_time).toBe(false);
+    expect(advanced.offset_ms).toBeGreaterThanOrEqual(4 * 86_400_000 - 1000);
+    expect(await json('list_subscriptions', { email, status: 'completed' })).toMatchObject({ total: 1 });
+    const later = new Date(Date.parse(advanced.now) + 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    expect((await json('set_clock', { at: later })).now).toBe(later);
+    expect((await call('set_clock', { at: '2000-01-01T00:00:00Z' })).content[0]!.text).toMatch(/^Pigeonhole answered 400: \{"detail":"The sandbox clock cannot move backwards/);
+    expect(await json('reset_clock')).toMatchObject({ real_time: true, offset_ms: 0 });
+  });
+
+  it('adds, lists and removes faults; a rate limit refuses a send with the 429 the app would get', async () => {
+    const added = await json('add_fault', { id: `throttle-${tag}`, target: 'http', match: { route: '/v1/email/send/', sender: 'dev-key' }, action: { type: 'rate_limit', rate: 0.1, burst: 1 } });
+    expect(added).toMatchObject({ id: `throttle-${tag}`, source: 'api', match: { sender: 'acme-dev' }, action: { type: 'rate_limit', rate: 0.1, burst: 1 } });
+    expect((await json('list_faults')).faults).toContainEqual(expect.objectContaining({ id: `throttle-${tag}` }));
+    const send = () => call('send_email', { api_key: 'dev-key', recipient: `limited-${tag}@example.com`, subject: 's', body: 'b' });
+    expect((await send()).isError).toBeFalsy();
+    expect(await send()).toEqual({ isError: true, content: [{ type: 'text', text: 'Pigeonhole answered 429: {"error":"Request was throttled. Expected available in 10 seconds."}' }] });
+    expect(await json('remove_fault', { id: `throttle-${tag}` })).toEqual({ removed: `throttle-${tag}` });
+    expect((await call('remove_fault', {})).content[0]!.text).toBe('Give the id of a rule, or all: true.');
+    await json('add_fault', { target: 'smtp', action: { type: 'drop' } });
+    expect(await json('remove_fault', { all: true })).toEqual({ removed: 'all' });
+    expect(await json('list_faults')).toEqual({ faults: [] });
+    // A rule the sandbox refuses comes back as the sandbox's 400.
+    expect((await call('add_fault', { target: 'smtp', action: { type: 'status', status: 500 } })).content[0]!.text).toBe('Pigeonhole answered 400: {"detail":"action.type: status is for http rules (use smtp_reply)"}');
+    await json('reset_sandbox', {});
+  });
+});
+
+describe('/mcp on the HTTP port', () => {
+  it('answers GET and DELETE with 405 (no server-sent stream, no sessions), and a bad body or Accept with a JSON-RPC error', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await read(await fetch(`${app.url}/mcp`, { method }));
+      expect([res.status, res.headers.get('allow'), res.body]).toEqual([405, 'POST', { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server answers POST only (no session, no server-sent stream).' }, id: null }]);
+    }
+    const bad = await read(await fetch(`${app.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{not json' }));
+    expect([bad.status, bad.body]).toEqual([400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null }]);
+    const noAccept = await read(await fetch(`${app.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }));
+    expect([noAccept.status, noAccept.body]).toEqual([406, { jsonrpc: '2.0', error: { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' }, id: null }]);
+  });
+
+  it('is counted by the app middleware like every route', async () => {
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toMatch(/pigeonhole_http_requests_total\{route="\/mcp",method="POST",status="200"\} [1-9]/);
+  });
+});
+
+describe('pigeonhole mcp without a sandbox at --url', () => {
+  it('starts, and its tools say the sandbox cannot be reached', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const client = new Client({ name: 'pigeonhole-test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['bin/pigeonhole.js', 'mcp', '--url', url], cwd: ROOT, stderr: 'pipe' }));
+    try {
+      const result = (await client.callTool({ name: 'get_clock', arguments: {} })) as ToolResult;
+      expect(result).toEqual({ isError: true, content: [{ type: 'text', text: `Cannot reach Pigeonhole at ${url}: ECONNREFUSED` }] });
+    } finally {
+      await client.close();
+    }
+  });
+});
