@@ -1,7 +1,9 @@
 import Router from '@koa/router';
 import Koa from 'koa';
+import type { SpamdTarget } from './domain/check/spamd.ts';
 import type { Sandbox } from './domain/sandbox.ts';
 import { mountCaptureRoutes } from './http/api/capture-routes.ts';
+import { mountCheckRoutes } from './http/api/check-routes.ts';
 import { mountMessageRoutes } from './http/api/message-routes.ts';
 import { mountToolkitRoutes } from './http/api/toolkit-routes.ts';
 import { mountClockRoutes } from './http/api/clock-routes.ts';
@@ -34,6 +36,8 @@ export interface AppDeps {
   readiness?: Readiness;
   /** Request metrics and /metrics. */
   metrics: Metrics;
+  /** spamd for the message check's spam score (--spamassassin); absent or null: off. */
+  spamassassin?: SpamdTarget | null;
 }
 
 /** The HTTP application: the emulated /v1 API, the sandbox's /api, and the inbox page. */
@@ -54,7 +58,7 @@ export function createApp(deps: AppDeps): Koa {
 }
 
 /** Every route, one table per resource (the OpenAPI test walks this). */
-export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new Readiness(), metrics }: AppDeps): Router {
+export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new Readiness(), metrics, spamassassin = null }: AppDeps): Router {
   const router = new Router({ strict: true });
   const parseBody = bodyParser({ limit: maxBodySize, uploadDir });
 
@@ -65,6 +69,7 @@ export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new 
   });
   mountCaptureRoutes(router, sandbox, parseBody);
   mountMessageRoutes(router, sandbox, parseBody);
+  mountCheckRoutes(router, sandbox, parseBody, { spamd: spamassassin });
   mountSenderRoutes(router, sandbox, parseBody);
   mountRecipientRoutes(router, sandbox);
   mountToolkitRoutes(router, sandbox, parseBody);

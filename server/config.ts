@@ -21,6 +21,8 @@ export interface Options {
   readonly maxAgeMs: number;
   readonly smtpMaxSize: number;
   readonly smtpAuthRequired: boolean;
+  /** spamd's address for the message check's spam score; null leaves the spam check off. */
+  readonly spamassassin: { readonly host: string; readonly port: number } | null;
 }
 
 /** Everything the server runs with, read once and frozen. Nothing else reads process.env. */
@@ -65,6 +67,7 @@ const OPTIONS = {
   maxAgeMs: { flag: 'max-age', default: '0', help: 'prune captures older than this, e.g. 7d or 12h (0: never)', parse: maxAge },
   smtpMaxSize: { flag: 'smtp-max-size', default: String(25 * 1024 * 1024), help: 'largest SMTP message in bytes', parse: positiveInt },
   smtpAuthRequired: { flag: 'smtp-auth-required', default: 'false', help: 'SMTP clients must log in with an API key', parse: bool, boolean: true },
+  spamassassin: { flag: 'spamassassin', default: '', help: 'spamd HOST:PORT for the spam score of the message check (empty: off)', parse: hostPort },
 } satisfies Record<string, Omit<OptionSpec, 'env'>>;
 
 type OptionName = keyof typeof OPTIONS;
@@ -167,6 +170,16 @@ function maxAge(value: string, source: string): number {
   const ms = parseDuration(value);
   if (ms === null || ms === 0) throw new ConfigError(`${source}: "${value}" is not a duration such as 7d, 12h or 1d12h (0 to keep captures of any age)`);
   return ms;
+}
+
+/** `HOST:PORT` (`[::1]:783` for IPv6); empty turns the feature off. */
+function hostPort(value: string, source: string): { host: string; port: number } | null {
+  const text = value.trim();
+  if (text === '') return null;
+  const match = /^(?:\[([^\]]+)\]|([^:\s]+)):(\d+)$/.exec(text);
+  const port = Number(match?.[3]);
+  if (!match || port < 1 || port > 65535) throw new ConfigError(`${source}: "${value}" is not HOST:PORT, e.g. 127.0.0.1:783`);
+  return { host: match[1] ?? match[2]!, port };
 }
 
 function bool(value: string, source: string): boolean {

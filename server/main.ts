@@ -35,7 +35,7 @@ async function serve(config: Config): Promise<void> {
   const { metrics, diskUsage } = createSandboxMetrics({ sandbox, store });
   const readiness = new Readiness();
   const logger = { error: (message: string, error?: unknown) => console.error(message, error) };
-  const app = createApp({ sandbox, maxBodySize: config.maxBodySize, uploadDir, logger, readiness, metrics });
+  const app = createApp({ sandbox, maxBodySize: config.maxBodySize, uploadDir, logger, readiness, metrics, spamassassin: config.spamassassin });
   const server = createServer(app.callback());
   const realtime = attachRealtime(server, sandbox.events, {
     hello: helloFrame(sandbox, () => smtp.port),

@@ -42,6 +42,8 @@ export interface TestServerOptions {
   log?: (message: string, error?: unknown) => void;
   smtp?: { authRequired?: boolean; maxSize?: number; hooks?: SmtpHooks };
   realtime?: { heartbeatMs?: number; maxBufferedBytes?: number; onClients?: (count: number) => void };
+  /** spamd for the message check (--spamassassin). */
+  spamassassin?: { host: string; port: number };
 }
 
 /**
@@ -64,6 +66,7 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
     maxBodySize: options.maxBodySize ?? 25 * 1024 * 1024,
     uploadDir: path.join(dataDir, 'tmp'),
     logger,
+    spamassassin: options.spamassassin ?? null,
   });
   const server: Server = createServer(app.callback());
   const realtime = attachRealtime(server, sandbox.events, { hello: helloFrame(sandbox, () => smtp.port), frames: domainFrames(sandbox), ...options.realtime });
