@@ -56,14 +56,15 @@ export interface CompatibilityWarning {
   /** Percent of the tested client versions (every version, as Mailpit counts) without, or with partial, support. */
   unsupported_pct: number;
   partial_pct: number;
-  /** Percent of the market (by the shares of docs/checks.md) whose client lacks it, partial counting half. */
-  market_impact: number;
+  /** Percent of opens (by the market shares of docs/checks.md) in clients without, or with partial, support. */
+  market_unsupported_pct: number;
+  market_partial_pct: number;
 }
 
 export interface CompatibilityReport {
   /** Mailpit's worst-case score: 100 minus the worst warning weighted by how often it occurs. */
   score: number;
-  /** Percent of opens (by market share) whose client supports everything the email uses; partial counts half. */
+  /** The same formula with each client weighted by its share of opens instead of counting tested versions. */
   market_score: number;
   data: { source: string; version: string; license: string; date: string };
   platforms: Platform[];
@@ -124,10 +125,12 @@ export function compatibilityReport(uses: FeatureUses, nodes: number, platforms:
   const clients = emailClients(platforms);
   const considered = new Set(clients.map((c) => c.id));
   const totalShare = clients.reduce((sum, c) => sum + c.market_share, 0);
-  const clientPenalty = new Map<string, number>();
   const warnings: (CompatibilityWarning & { weight: number })[] = [];
   let worstPartial = 0;
   let worstUnsupported = 0;
+  let worstMarketPartial = 0;
+  let worstMarketUnsupported = 0;
+  const shareOf = new Map(clients.map((c) => [c.id, c.market_share]));
 
   for (const [slug, use] of uses) {
     const feature = CANIEMAIL.features[slug]!;
@@ -164,13 +167,16 @@ export function compatibilityReport(uses: FeatureUses, nodes: number, platforms:
     const frequency = nodes > 0 ? use.count / nodes : 1;
     worstPartial = Math.max(worstPartial, partialPct * frequency);
     worstUnsupported = Math.max(worstUnsupported, unsupportedPct * frequency);
-    let impact = 0;
+    let marketNo = 0;
+    let marketPartial = 0;
     for (const [id, s] of entries) {
-      if (s === 'yes') continue;
-      const penalty = s === 'no' ? 1 : 0.5;
-      clientPenalty.set(id, Math.max(clientPenalty.get(id) ?? 0, penalty));
-      impact += penalty * (clients.find((c) => c.id === id)?.market_share ?? 0);
+      if (s === 'no') marketNo += shareOf.get(id) ?? 0;
+      else if (s === 'partial') marketPartial += shareOf.get(id) ?? 0;
     }
+    const marketUnsupportedPct = totalShare > 0 ? (marketNo / totalShare) * 100 : 0;
+    const marketPartialPct = totalShare > 0 ? (marketPartial / totalShare) * 100 : 0;
+    worstMarketUnsupported = Math.max(worstMarketUnsupported, marketUnsupportedPct * frequency);
+    worstMarketPartial = Math.max(worstMarketPartial, marketPartialPct * frequency);
     warnings.push({
       feature: slug,
       title: feature.title,
@@ -183,18 +189,17 @@ export function compatibilityReport(uses: FeatureUses, nodes: number, platforms:
       notes,
       unsupported_pct: round(unsupportedPct),
       partial_pct: round(partialPct),
-      market_impact: totalShare > 0 ? round((impact / totalShare) * 100) : 0,
+      market_unsupported_pct: round(marketUnsupportedPct),
+      market_partial_pct: round(marketPartialPct),
       weight: (unsupportedPct + partialPct) * frequency,
     });
   }
 
   // Mailpit sorts the warnings that cost the most first.
   warnings.sort((a, b) => b.weight - a.weight || a.feature.localeCompare(b.feature));
-  let marketLoss = 0;
-  for (const client of clients) marketLoss += (clientPenalty.get(client.id) ?? 0) * client.market_share;
   return {
     score: round(Math.max(0, 100 - worstPartial - worstUnsupported)),
-    market_score: totalShare > 0 ? round(100 - (marketLoss / totalShare) * 100) : 100,
+    market_score: round(Math.max(0, 100 - worstMarketPartial - worstMarketUnsupported)),
     data: dataInfo(),
     platforms: [...platforms],
     nodes,
