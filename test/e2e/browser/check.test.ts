@@ -44,6 +44,7 @@ describe('the message check in Chromium', () => {
       await page.getByRole('tab', { name: 'Check' }).click();
       const score = page.getByTestId('check-score');
       await score.waitFor();
+      await screenshot(`check-tab-top-${options.width}-${options.colorScheme}`);
       expect(await score.innerText()).toBe(api.html.score.toFixed(1));
       expect(await page.getByTestId('check-market-score').innerText()).toBe(api.html.market_score.toFixed(1));
       // The score comes before everything else in the panel.
@@ -86,6 +87,7 @@ describe('the message check in Chromium', () => {
     // Live: the fast answers are shown while the slow link is still being checked.
     await status.getByText('2 of 3 checked, 1 broken', { exact: false }).waitFor();
     expect(await page.locator('.links-table tbody tr').count()).toBe(2);
+    await page.locator('.links-table').scrollIntoViewIfNeeded();
     await screenshot('check-links-running');
     await status.getByText('3 of 3 checked, 1 broken', { exact: false }).waitFor({ timeout: 5000 });
     expect(await status.innerText()).toContain('1 other URLs');
@@ -120,6 +122,8 @@ describe('the message check in Chromium', () => {
       const inverted = await frameTitled(page, 'HTML preview, dark (inverted)');
       await inverted.getByText('Thanks for your order, Ada').waitFor();
       expect(await inverted.locator('html').evaluate((e) => getComputedStyle(e).filter)).toBe('invert(1) hue-rotate(180deg)');
+      // Inverting clients do not read prefers-color-scheme: the light design is what is inverted.
+      expect(await bodyBackground(inverted)).toBe('rgb(243, 244, 246)');
       expect(await inverted.locator('img').first().evaluate((e) => getComputedStyle(e).filter)).toBe('invert(1) hue-rotate(180deg)');
       // The srcdoc frame keeps the preview's rules: no scripts, no remote images unless asked.
       expect(await page.getByTitle('HTML preview, dark (inverted)').getAttribute('sandbox')).not.toContain('allow-scripts');

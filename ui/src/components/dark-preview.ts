@@ -28,14 +28,16 @@ img, picture, video, svg, [background], [style*="background-image"], [style*="ur
 export function colorModeDocument(html: string, mode: ColorMode, policy: string): string {
   let out = html;
   let extra = `<meta http-equiv="Content-Security-Policy" content="${policy.replace(/"/g, '&quot;')}">`;
-  if (mode === 'light') {
-    // A light client: the email's dark styles never apply, whatever the system prefers.
+  if (mode === 'light' || mode === 'invert') {
+    // A light client, or one that inverts instead of reading prefers-color-scheme (Gmail's
+    // apps, Outlook.com): the email's dark styles never apply, whatever the system prefers.
     out = out.replace(/prefers-color-scheme\s*:\s*dark/gi, 'max-width: 0px').replace(/prefers-color-scheme\s*:\s*light/gi, 'min-width: 0px');
   } else if (mode === 'styles') {
     out = out.replace(/prefers-color-scheme\s*:\s*dark/gi, 'min-width: 0px').replace(/prefers-color-scheme\s*:\s*light/gi, 'max-width: 0px');
     // A client that honours color-scheme gives the email a dark canvas and default text.
     if (/<meta[^>]+name=["']?color-scheme["']?[^>]*content=["'][^"']*dark/i.test(html) || /color-scheme\s*:\s*[^;}"']*dark/i.test(html)) extra += '<style data-pigeonhole-dark>:root { color-scheme: dark; } html { background-color: #1c1c1e; }</style>';
-  } else if (mode === 'invert') extra += INVERT;
+  }
+  if (mode === 'invert') extra += INVERT;
   const head = /<head\b[^>]*>/i.exec(out);
   if (head) return out.slice(0, head.index + head[0].length) + extra + out.slice(head.index + head[0].length);
   const root = /<html\b[^>]*>/i.exec(out);
