@@ -35,10 +35,11 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
   const [message, setMessage] = useState<MessageDetail | null>(null);
   const [deleted, setDeleted] = useState(false);
   const [remote, setRemote] = useState(false);
-  const [colorMode, setColorMode] = useState<ColorMode>('light');
-  // The served page (with the server's CSP) shows the email as it is; a dark mode, or light on a
-  // dark system, needs the document rewritten into a srcdoc frame.
-  const served = colorMode === 'light' && !systemPrefersDark();
+  // The preview starts as the system is: dark styles apply on a dark system, as in Apple Mail.
+  const [colorMode, setColorMode] = useState<ColorMode>(() => (systemPrefersDark() ? 'styles' : 'light'));
+  // The served page (with the server's CSP) follows the system's light or dark preference; a
+  // mode the system does not give (or inversion) needs the document rewritten into a srcdoc frame.
+  const served = colorMode === (systemPrefersDark() ? 'styles' : 'light');
   const prepared = useLoad((signal) => (served ? Promise.resolve(null) : fetch(htmlUrl(id, remote), { signal }).then((r) => r.text())), [id, remote, served]);
   const modeDocument = useMemo(
     () => (served || typeof prepared.data !== 'string' ? null : colorModeDocument(prepared.data, colorMode, previewPolicy(location.origin, remote))),
@@ -213,12 +214,13 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
               </span>
             </div>
             {served ? (
-              <PreviewFrame title="HTML preview" width={width} src={htmlUrl(message.id, remote)} />
+              <PreviewFrame key="served" title={previewTitle(colorMode)} width={width} src={htmlUrl(message.id, remote)} dark={colorMode === 'light' ? undefined : colorMode} />
             ) : modeDocument === null ? (
               <p class="muted pad">Loading…</p>
             ) : (
               <PreviewFrame
-                title={colorMode === 'light' ? 'HTML preview' : `HTML preview, ${colorMode === 'styles' ? "dark (the email's own styles)" : 'dark (inverted)'}`}
+                key="rewritten"
+                title={previewTitle(colorMode)}
                 width={width}
                 srcDoc={modeDocument}
                 dark={colorMode === 'light' ? undefined : colorMode}
@@ -235,6 +237,10 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
       </div>
     </article>
   );
+}
+
+function previewTitle(mode: ColorMode): string {
+  return mode === 'light' ? 'HTML preview' : `HTML preview, ${mode === 'styles' ? "dark (the email's own styles)" : 'dark (inverted)'}`;
 }
 
 /** The HTML's size, and Gmail's clipping, without opening the Check tab. */

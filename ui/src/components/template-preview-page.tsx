@@ -26,7 +26,7 @@ export function TemplatePreviewPage() {
   const [layout, setLayout] = useState<Layout>('side');
   const [wrapped, setWrapped] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
-  const [colorMode, setColorMode] = useState<ColorMode>('light');
+  const [colorMode, setColorMode] = useState<ColorMode>(() => (systemPrefersDark() ? 'styles' : 'light'));
   const [check, setCheck] = useState<{ report: CheckReport | null; body: string | null; error: string | null }>({ report: null, body: null, error: null });
   const body = useDebounced(html, 250);
 
@@ -58,7 +58,11 @@ export function TemplatePreviewPage() {
     return () => controller.abort();
   }, [body, chosen?.id]);
 
-  const shown = useMemo(() => (wrapped === null || (colorMode === 'light' && !systemPrefersDark()) ? wrapped : colorModeDocument(wrapped, colorMode, previewPolicy(location.origin, true))), [wrapped, colorMode]);
+  // As it is when the system gives the chosen mode; rewritten otherwise (see dark-preview.ts).
+  const shown = useMemo(
+    () => (wrapped === null || colorMode === (systemPrefersDark() ? 'styles' : 'light') ? wrapped : colorModeDocument(wrapped, colorMode, previewPolicy(location.origin, true))),
+    [wrapped, colorMode],
+  );
 
   return (
     <section class="page template-page" aria-labelledby="tp-title">
