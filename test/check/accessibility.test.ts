@@ -49,4 +49,14 @@ describe('accessibility', () => {
     expect(rules('font-size:0.8em')).toEqual([]);
     expect(rules('font-size:14px')).toEqual([]);
   });
+
+  it('runs html-validate up to 1 MB of HTML and says so past it, still running the email rules', () => {
+    const big = `<html lang="en"><body>${'<p>filler text for a long email</p>\n'.repeat(30_000)}<img src="x.png"></body></html>`;
+    expect(big.length).toBeGreaterThan(1024 * 1024);
+    const started = performance.now();
+    const issues = checkHtml(big, { text: 'x' }).accessibility.issues;
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(issues.map((i) => i.rule)).toEqual(['not-validated', 'img-alt']);
+    expect(issues[0]!.message).toBe("The HTML is over 1 MB: html-validate's accessibility rules were not run (Gmail clips at 102 KB anyway).");
+  });
 });

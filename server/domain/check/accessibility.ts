@@ -23,6 +23,8 @@ const VAGUE = new Set(['click here', 'here', 'click', 'read more', 'more', 'lear
 const COVERED = new Set(['wcag/h37', 'heading-level']);
 /** Inline text smaller than this (CSS px) is reported. */
 export const MIN_FONT_PX = 14;
+/** Past this, html-validate (about 1 ms per KB here) is not run: it would hold the server for seconds. */
+export const MAX_VALIDATED_BYTES = 1024 * 1024;
 
 let validator: HtmlValidate | null = null;
 
@@ -38,14 +40,22 @@ export function accessibilityReport(html: string | null, text: string | null, sc
   }
   if (html === null || scan === null) return { issues };
   issues.push(...emailRules(scan));
+  if (html.length > MAX_VALIDATED_BYTES) {
+    issues.push({ rule: 'not-validated', severity: 'warning', line: null, source: 'pigeonhole', message: `The HTML is over ${MAX_VALIDATED_BYTES / 1024 / 1024} MB: html-validate's accessibility rules were not run (Gmail clips at 102 KB anyway).` });
+    return { issues: byLine(issues) };
+  }
   validator ??= new HtmlValidate({ extends: ['html-validate:a11y'] });
   const result = validator.validateStringSync(html);
   for (const m of result.results[0]?.messages ?? []) {
     if (COVERED.has(m.ruleId)) continue;
     issues.push({ rule: m.ruleId, severity: m.severity === 2 ? 'error' : 'warning', message: m.message, line: m.line, source: 'html-validate', ...(m.ruleUrl ? { url: m.ruleUrl } : {}) });
   }
-  issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  return { issues };
+  return { issues: byLine(issues) };
+}
+
+/** Issues of the message as a whole first, then by line (a stable sort keeps each line's order). */
+function byLine(issues: AccessibilityIssue[]): AccessibilityIssue[] {
+  return issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 }
 
 function emailRules(scan: ScannedHtml): AccessibilityIssue[] {

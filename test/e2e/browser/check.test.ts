@@ -190,5 +190,17 @@ describe('the live check on the Templates page', () => {
     expect(p95).toBeLessThan(100);
     expect(await live.getByText('Paragraph 5').count()).toBe(0);
     expect(errors).toEqual([]);
+
+    // On a phone, in dark: the check sits under the editor.
+    const phone = await b.open({ hash: '#/preview', width: 375, height: 900, colorScheme: 'dark' });
+    await phone.page.getByRole('combobox', { name: 'Sender' }).waitFor();
+    await phone.page.getByRole('textbox', { name: 'HTML body' }).fill(fixture('outlook-unsupported.html'));
+    const phoneLive = phone.page.getByRole('region', { name: /Live check/ });
+    await phoneLive.getByText('img-alt').waitFor();
+    await phoneLive.getByTestId('check-score').waitFor();
+    expect(await phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await phoneLive.scrollIntoViewIfNeeded();
+    await phone.screenshot('template-live-check-375-dark');
+    expect(phone.errors).toEqual([]);
   });
 });
