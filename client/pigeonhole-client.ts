@@ -224,7 +224,6 @@ export interface Subscription {
 }
 
 /** The message check's answer when the server has it (GET /api/messages/<id>/check), else `available: false`. */
-export type CheckResult = { available: true; result: unknown } | { available: false; reason: string };
 
 export interface SendEmailInput {
   apiKey: string;
@@ -237,6 +236,81 @@ export interface SendEmailInput {
   flags?: string[];
   use_account_template?: boolean;
   encryptionKey?: string;
+}
+
+export type CheckPlatform = 'desktop' | 'web' | 'mobile';
+export type ClientSupport = 'yes' | 'partial' | 'no';
+
+export interface EmailClient {
+  /** `family.platform`: `gmail.android`, `outlook.windows`, `apple-mail.ios`, ... */
+  id: string;
+  name: string;
+  family: string;
+  platform: CheckPlatform;
+  market_share: number;
+}
+
+export interface CompatibilityWarning {
+  feature: string;
+  title: string;
+  category: string;
+  severity: 'error' | 'warning';
+  url: string;
+  count: number;
+  lines: number[];
+  /** By client id, from each client's most recent test. */
+  support: Record<string, ClientSupport>;
+  notes: Record<string, string>;
+  unsupported_pct: number;
+  partial_pct: number;
+  market_unsupported_pct: number;
+  market_partial_pct: number;
+}
+
+/** GET /api/messages/<id>/check (and POST /api/check for a draft). See docs/checks.md. */
+export interface CheckReport {
+  html: {
+    score: number;
+    market_score: number;
+    data: { source: string; version: string; license: string; date: string };
+    platforms: CheckPlatform[];
+    nodes: number;
+    warnings: CompatibilityWarning[];
+    clients: EmailClient[];
+  } | null;
+  size: {
+    html_bytes: number;
+    text_bytes: number;
+    message_bytes: number;
+    gmail_clip_bytes: number;
+    gmail_clipped: boolean;
+    attachments: { count: number; bytes: number; encoded_bytes: number; limits: { provider: string; limit_bytes: number; over: boolean }[] };
+  };
+  accessibility: { issues: { rule: string; severity: 'error' | 'warning'; message: string; line: number | null; source: 'pigeonhole' | 'html-validate'; url?: string }[] };
+  dark_mode: { color_scheme: string | null; has_dark_styles: boolean; findings: { rule: string; message: string; line: number | null }[] } | null;
+  headers: { bulk: boolean; findings: { header: string; status: 'ok' | 'warning' | 'error'; value: string | null; message: string }[] } | null;
+  spam: { score: number; threshold: number; is_spam: boolean; rules: { name: string; score: number; description: string }[]; spamd: string } | null;
+  spam_note: string | null;
+}
+
+export interface LinkCheckResult {
+  url: string;
+  kind: 'link' | 'image';
+  lines: number[];
+  status: number | null;
+  ok: boolean;
+  final_url: string;
+  redirects: number;
+  method: 'HEAD' | 'GET';
+  time_ms: number;
+  error: string | null;
+}
+
+export interface LinkCheck {
+  total: number;
+  broken: number;
+  skipped: number;
+  links: LinkCheckResult[];
 }
 
 /** A non-2xx answer: the status and the JSON body the server sent. */
@@ -316,28 +390,27 @@ export class PigeonholeClient {
     return this.text(`/api/messages/${encodeURIComponent(id)}/raw`);
   }
 
-  /**
-   * The message check (GET /api/messages/<id>/check) where the server has it. A server without
-   * the route answers `{available: false}`; an unknown capture throws PigeonholeError 404.
-   */
-  async check(id: string): Promise<CheckResult> {
-    const path = `/api/messages/${encodeURIComponent(id)}`;
-    try {
-      return { available: true, result: await this.call('GET', `${path}/check`) };
-    } catch (error) {
-      if (!(error instanceof PigeonholeError) || error.status !== 404) throw error;
-      // The capture exists (else get throws its 404): it is the route that is missing.
-      await this.get(id);
-      return { available: false, reason: 'This Pigeonhole server has no message check (GET /api/messages/<id>/check answers 404).' };
-    }
-  }
-
   extract(id: string): Promise<Extracted> {
     return this.call('GET', `/api/messages/${encodeURIComponent(id)}/extract`);
   }
 
   setStatus(id: string, status: ForcedStatus): Promise<MessageSummary> {
     return this.call('POST', `/api/messages/${encodeURIComponent(id)}/status`, undefined, { status });
+  }
+
+  /** The designers' check of a capture: compatibility, size, accessibility, dark mode, headers, spam. */
+  check(id: string, options: { platforms?: CheckPlatform[] } = {}): Promise<CheckReport & { id: string }> {
+    return this.call('GET', `/api/messages/${encodeURIComponent(id)}/check`, { platform: options.platforms?.join(',') });
+  }
+
+  /** Checks every http(s) link and image of a capture (the sandbox reaches out only for this). */
+  checkLinks(id: string, options: { timeoutMs?: number } = {}): Promise<LinkCheck> {
+    return this.call('POST', `/api/messages/${encodeURIComponent(id)}/check/links`, undefined, { timeout_ms: options.timeoutMs });
+  }
+
+  /** The same checks on a draft body, optionally wrapped in a sender's account template. */
+  checkDraft(draft: { html: string; text?: string; sender?: string; platforms?: CheckPlatform[] }): Promise<CheckReport> {
+    return this.call('POST', '/api/check', undefined, { html: draft.html, text: draft.text, sender: draft.sender, platform: draft.platforms?.join(',') });
   }
 
   reset(options: { team?: string; restoreFixtures?: boolean } = {}): Promise<ResetResult> {

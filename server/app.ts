@@ -2,8 +2,10 @@ import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { packageVersion } from './cli.ts';
+import type { SpamdTarget } from './domain/check/spamd.ts';
 import type { Sandbox } from './domain/sandbox.ts';
 import { mountCaptureRoutes } from './http/api/capture-routes.ts';
+import { mountCheckRoutes } from './http/api/check-routes.ts';
 import { mountMessageRoutes } from './http/api/message-routes.ts';
 import { mountToolkitRoutes } from './http/api/toolkit-routes.ts';
 import { mountClockRoutes } from './http/api/clock-routes.ts';
@@ -40,6 +42,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** The browser guard's policy and the optional login; the defaults without it (docs/security.md). */
   access?: Access;
+  /** spamd for the message check's spam score (--spamassassin); absent or null: off. */
+  spamassassin?: SpamdTarget | null;
 }
 
 /** The HTTP application: the emulated /v1 API, the sandbox's /api, and the inbox page. */
@@ -69,7 +73,7 @@ export function createApp(deps: AppDeps): Koa {
  * Every route, one table per resource (the OpenAPI test walks this). `self` is the finished
  * app's request handler, which /mcp's tools call in-process.
  */
-export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new Readiness(), metrics }: AppDeps, self: () => RequestListener): Router {
+export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new Readiness(), metrics, spamassassin = null }: AppDeps, self: () => RequestListener): Router {
   const router = new Router({ strict: true });
   const parseBody = bodyParser({ limit: maxBodySize, uploadDir });
 
@@ -80,6 +84,7 @@ export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new 
   });
   mountCaptureRoutes(router, sandbox, parseBody);
   mountMessageRoutes(router, sandbox, parseBody);
+  mountCheckRoutes(router, sandbox, parseBody, { spamd: spamassassin });
   mountSenderRoutes(router, sandbox, parseBody);
   mountRecipientRoutes(router, sandbox);
   mountToolkitRoutes(router, sandbox, parseBody);

@@ -41,6 +41,8 @@ export interface Options {
   readonly smtpRequireTls: boolean;
   /** The SMTP port speaks TLS from the first byte (port 465 style) instead of offering STARTTLS. */
   readonly smtpTlsImplicit: boolean;
+  /** spamd's address for the message check's spam score; null leaves the spam check off. */
+  readonly spamassassin: { readonly host: string; readonly port: number } | null;
 }
 
 /** A user of the --auth-file. */
@@ -104,6 +106,7 @@ const OPTIONS = {
   smtpTlsKey: { flag: 'smtp-tls-key', default: '', shown: 'off', help: 'PEM private key of --smtp-tls-cert', parse: optionalPath },
   smtpRequireTls: { flag: 'smtp-require-tls', default: 'false', help: 'refuse MAIL FROM until the client has issued STARTTLS', parse: bool, boolean: true },
   smtpTlsImplicit: { flag: 'smtp-tls-implicit', default: 'false', help: 'TLS from the first byte on the SMTP port (port 465 style) instead of STARTTLS', parse: bool, boolean: true },
+  spamassassin: { flag: 'spamassassin', default: '', help: 'spamd HOST:PORT for the spam score of the message check (empty: off)', parse: hostPort },
 } satisfies Record<string, Omit<OptionSpec, 'env'>>;
 
 type OptionName = keyof typeof OPTIONS;
@@ -278,6 +281,16 @@ function maxAge(value: string, source: string): number {
   const ms = parseDuration(value);
   if (ms === null || ms === 0) throw new ConfigError(`${source}: "${value}" is not a duration such as 7d, 12h or 1d12h (0 to keep captures of any age)`);
   return ms;
+}
+
+/** `HOST:PORT` (`[::1]:783` for IPv6); empty turns the feature off. */
+function hostPort(value: string, source: string): { host: string; port: number } | null {
+  const text = value.trim();
+  if (text === '') return null;
+  const match = /^(?:\[([^\]]+)\]|([^:\s]+)):(\d+)$/.exec(text);
+  const port = Number(match?.[3]);
+  if (!match || port < 1 || port > 65535) throw new ConfigError(`${source}: "${value}" is not HOST:PORT, e.g. 127.0.0.1:783`);
+  return { host: match[1] ?? match[2]!, port };
 }
 
 function bool(value: string, source: string): boolean {

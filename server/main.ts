@@ -43,7 +43,7 @@ async function serve(config: Config): Promise<void> {
     policy: browserPolicy({ hosts: config.allowedHosts, origins: config.allowedOrigins, listenHost: config.host }),
     login: createLogin(config.auth ?? (config.authUsers.length > 0 ? { users: config.authUsers } : null)),
   };
-  const app = createApp({ sandbox, maxBodySize: config.maxBodySize, uploadDir, logger, readiness, metrics, access });
+  const app = createApp({ sandbox, maxBodySize: config.maxBodySize, uploadDir, logger, readiness, metrics, access, spamassassin: config.spamassassin });
   const server = createServer(app.callback());
   const realtime = attachRealtime(server, sandbox.events, {
     hello: helloFrame(sandbox, () => smtp.port),

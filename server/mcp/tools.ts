@@ -126,9 +126,12 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
 
   tool(
     'check_message',
-    "Run the sandbox's message check on a captured email; answers available: false when this server has no check.",
-    { id: z.string().min(1).describe('The capture id.') },
-    async ({ id }) => client.check(id),
+    "Check a captured email as a designer would: client compatibility scores and warnings, size (Gmail clipping), accessibility, dark mode, headers and spam (docs/checks.md). platforms narrows the clients.",
+    {
+      id: z.string().min(1).describe('The capture id.'),
+      platforms: z.array(z.enum(['desktop', 'web', 'mobile'])).optional().describe('Only clients of these platforms (default: all).'),
+    },
+    async ({ id, platforms }) => client.check(id, { platforms }),
     true,
   );
 

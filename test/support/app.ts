@@ -45,6 +45,8 @@ export interface TestServerOptions {
   /** The browser guard's policy and the login, for the HTTP routes and the live push (the defaults without it). */
   access?: Access;
   realtime?: { heartbeatMs?: number; maxBufferedBytes?: number; onClients?: (count: number) => void };
+  /** spamd for the message check (--spamassassin). */
+  spamassassin?: { host: string; port: number };
 }
 
 /**
@@ -69,6 +71,7 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
     uploadDir: path.join(dataDir, 'tmp'),
     logger,
     access: options.access,
+    spamassassin: options.spamassassin ?? null,
   });
   const server: Server = createServer(app.callback());
   const realtime = attachRealtime(server, sandbox.events, {

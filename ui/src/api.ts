@@ -1,4 +1,4 @@
-import type { Clock, MessageDetail, MessageFilter, MessageSummary, Page, Recipient, Sender, Subscription } from './types.ts';
+import type { CheckPlatform, CheckReport, LinkEvent, Clock, MessageDetail, MessageFilter, MessageSummary, Page, Recipient, Sender, Subscription } from './types.ts';
 
 /** An answer other than 2xx: the status and the server's `detail` (or the status text). */
 export class ApiError extends Error {
@@ -62,6 +62,27 @@ export const api = {
     call<{ total: number; offset: number; limit: number; recipients: Recipient[] }>('GET', `/api/recipients${query(params)}`),
   subscriptions: (params: { email?: string; status?: string; offset: number; limit: number }) =>
     call<{ total: number; offset: number; limit: number; subscriptions: Subscription[] }>('GET', `/api/subscriptions${query(params)}`),
+  check: (id: string, platforms: CheckPlatform[], signal?: AbortSignal) =>
+    call<CheckReport & { id: string }>('GET', `/api/messages/${encodeURIComponent(id)}/check${query({ platform: platforms.join(',') || undefined })}`, undefined, signal),
+  checkDraft: (body: { html: string; sender?: string; platform?: string }, signal?: AbortSignal) => call<CheckReport>('POST', '/api/check', body, signal),
+  /** The link check, as it happens: `onEvent` gets each JSON line of the stream. */
+  checkLinks: async (id: string, onEvent: (event: LinkEvent) => void, signal?: AbortSignal) => {
+    const response = await fetch(`/api/messages/${encodeURIComponent(id)}/check/links`, { method: 'POST', signal, headers: { Accept: 'application/x-ndjson' } });
+    if (!response.ok || !response.body) throw new ApiError(response.status, `${response.status} ${response.statusText}`);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffered += value;
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline).trim();
+        buffered = buffered.slice(newline + 1);
+        if (line) onEvent(JSON.parse(line) as LinkEvent);
+      }
+    }
+  },
   clock: () => call<Clock>('GET', '/api/clock'),
   advanceClock: (duration: string) => call<Clock>('POST', '/api/clock/advance', { duration }),
   resetClock: () => call<Clock>('POST', '/api/clock/reset'),

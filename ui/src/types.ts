@@ -2,7 +2,14 @@
 
 // The capture summary is the typed client's (one definition of the wire shape for both).
 export type { DeliveryStatus, MessageSummary, Source } from '../../client/pigeonhole-client.ts';
-import type { DeliveryStatus, MessageSummary, Source } from '../../client/pigeonhole-client.ts';
+import type { DeliveryStatus, MessageSummary, Source, LinkCheckResult } from '../../client/pigeonhole-client.ts';
+export type { CheckPlatform, CheckReport, ClientSupport, CompatibilityWarning, EmailClient, LinkCheckResult } from '../../client/pigeonhole-client.ts';
+
+/** One line of the link check's stream. */
+export type LinkEvent =
+  | { type: 'start'; total: number; skipped: number }
+  | ({ type: 'link' } & LinkCheckResult)
+  | { type: 'done'; total: number; broken: number; skipped: number };
 
 export interface Attachment {
   filename: string;

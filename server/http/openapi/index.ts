@@ -1,4 +1,5 @@
 import type Router from '@koa/router';
+import { checkPaths, checkSchemas } from './api-checks.ts';
 import { messagePaths, inboxPaths } from './api-messages.ts';
 import { flowPaths, healthPaths, toolkitPaths } from './api-toolkit.ts';
 import { schemas } from './components.ts';
@@ -8,7 +9,7 @@ import { v1Paths } from './v1.ts';
 
 /** The OpenAPI 3.1 document of both APIs, assembled from one module per resource. */
 export function openApiDocument(): Json {
-  const parts: Paths[] = [v1Paths, messagePaths, inboxPaths, toolkitPaths, flowPaths, healthPaths, mcpPaths];
+  const parts: Paths[] = [v1Paths, messagePaths, inboxPaths, toolkitPaths, flowPaths, healthPaths, mcpPaths, checkPaths];
   const paths: Paths = {};
   for (const part of parts) for (const [path, item] of Object.entries(part)) paths[path] = { ...paths[path], ...item };
   return {
@@ -25,10 +26,11 @@ export function openApiDocument(): Json {
       { name: 'messages', description: 'Captured mail.' },
       { name: 'toolkit', description: 'Reset, blocks, faults, request log.' },
       { name: 'mcp', description: 'The MCP server for coding agents.' },
+      { name: 'checks', description: 'Compatibility, size, accessibility, dark mode, headers, spam and links of an email (docs/checks.md).' },
     ],
     paths,
     components: {
-      schemas,
+      schemas: { ...schemas, ...checkSchemas },
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The word Api-Key, one space, the key: `Authorization: Api-Key test-key`.' },
       },

@@ -1,14 +1,20 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, htmlUrl } from '../api.ts';
-import { displayName, emailAddress, fullTime } from '../format.ts';
+import { displayName, emailAddress, fileSize, fullTime } from '../format.ts';
 import { useLoad } from '../state/hooks.ts';
 import type { Inbox } from '../state/inbox.ts';
 import type { MessageDetail } from '../types.ts';
 import { MessageBadges } from './badges.tsx';
+import { CheckPanel } from './check-panel.tsx';
+import { ColorModeSwitch } from './color-mode.tsx';
+import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from './dark-preview.ts';
 import { AttachmentsPart, HeadersPart, RawPart, RecordPart, TextPart } from './message-parts.tsx';
 import { PreviewFrame, WidthSwitch, type PreviewWidth } from './preview-frame.tsx';
 
-export type MessageTab = 'html' | 'text' | 'headers' | 'raw' | 'attachments' | 'record';
+export type MessageTab = 'html' | 'text' | 'headers' | 'raw' | 'attachments' | 'record' | 'check';
+
+/** Gmail clips the HTML of a message past 102 KB. */
+const GMAIL_CLIP_BYTES = 102 * 1024;
 
 interface Props {
   id: string;
@@ -29,6 +35,16 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
   const [message, setMessage] = useState<MessageDetail | null>(null);
   const [deleted, setDeleted] = useState(false);
   const [remote, setRemote] = useState(false);
+  // The preview starts as the system is: dark styles apply on a dark system, as in Apple Mail.
+  const [colorMode, setColorMode] = useState<ColorMode>(() => (systemPrefersDark() ? 'styles' : 'light'));
+  // The served page (with the server's CSP) follows the system's light or dark preference; a
+  // mode the system does not give (or inversion) needs the document rewritten into a srcdoc frame.
+  const served = colorMode === (systemPrefersDark() ? 'styles' : 'light');
+  const prepared = useLoad((signal) => (served ? Promise.resolve(null) : fetch(htmlUrl(id, remote), { signal }).then((r) => r.text())), [id, remote, served]);
+  const modeDocument = useMemo(
+    () => (served || typeof prepared.data !== 'string' ? null : colorModeDocument(prepared.data, colorMode, previewPolicy(location.origin, remote))),
+    [prepared.data, colorMode, remote, served],
+  );
 
   useEffect(() => {
     setDeleted(false);
@@ -85,6 +101,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
     { id: 'raw', label: 'Source' },
     { id: 'attachments', label: `Attachments${message.attachments.length ? ` (${message.attachments.length})` : ''}` },
     { id: 'record', label: 'API record' },
+    { id: 'check', label: 'Check' },
   ];
 
   return (
@@ -142,6 +159,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
           </dd>
         </dl>
         <MessageBadges message={message} />
+        <SizeLine message={message} />
       </header>
       <div
         class="tabs"
@@ -179,6 +197,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
           <>
             <div class="part-toolbar">
               <WidthSwitch value={width} onChange={onWidth} />
+              <ColorModeSwitch value={colorMode} onChange={setColorMode} />
               <label class="toggle">
                 <input type="checkbox" checked={remote} onChange={(e) => setRemote((e.target as HTMLInputElement).checked)} />
                 Load remote content
@@ -194,7 +213,19 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
                     : 'Remote images, styles and fonts are blocked.'}
               </span>
             </div>
-            <PreviewFrame title="HTML preview" width={width} src={htmlUrl(message.id, remote)} />
+            {served ? (
+              <PreviewFrame key="served" title={previewTitle(colorMode)} width={width} src={htmlUrl(message.id, remote)} dark={colorMode === 'light' ? undefined : colorMode} />
+            ) : modeDocument === null ? (
+              <p class="muted pad">Loading…</p>
+            ) : (
+              <PreviewFrame
+                key="rewritten"
+                title={previewTitle(colorMode)}
+                width={width}
+                srcDoc={modeDocument}
+                dark={colorMode === 'light' ? undefined : colorMode}
+              />
+            )}
           </>
         ) : null}
         {tab === 'text' ? <TextPart message={message} /> : null}
@@ -202,7 +233,30 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
         {tab === 'raw' ? <RawPart message={message} /> : null}
         {tab === 'attachments' ? <AttachmentsPart message={message} /> : null}
         {tab === 'record' ? <RecordPart message={message} /> : null}
+        {tab === 'check' ? <CheckPanel message={message} /> : null}
       </div>
     </article>
+  );
+}
+
+function previewTitle(mode: ColorMode): string {
+  return mode === 'light' ? 'HTML preview' : `HTML preview, ${mode === 'styles' ? "dark (the email's own styles)" : 'dark (inverted)'}`;
+}
+
+/** The HTML's size, and Gmail's clipping, without opening the Check tab. */
+function SizeLine({ message }: { message: MessageDetail }) {
+  const bytes = useMemo(() => (message.html === null ? 0 : new TextEncoder().encode(message.html).length), [message.html]);
+  if (message.html === null) return null;
+  return (
+    <p class="size-line small" data-testid="size-line">
+      <span class="muted">HTML {fileSize(bytes)}</span>
+      {bytes > GMAIL_CLIP_BYTES ? (
+        <span class="badge tone-bad" title={`Gmail shows only the first ${fileSize(GMAIL_CLIP_BYTES)} of the HTML, then "[Message clipped]"`}>
+          Clipped by Gmail (over {GMAIL_CLIP_BYTES / 1024} KB)
+        </span>
+      ) : (
+        <span class="muted"> · not clipped by Gmail</span>
+      )}
+    </p>
   );
 }

@@ -25,6 +25,8 @@ interface FrameProps {
   /** A URL the server prepared (CSP without scripts), or a document to show inline. */
   src?: string;
   srcDoc?: string;
+  /** A dark mode is shown: the stage around the frame goes dark too. */
+  dark?: 'styles' | 'invert';
 }
 
 /**
@@ -32,10 +34,10 @@ interface FrameProps {
  * `allow-same-origin`: nothing in the email runs, and it cannot reach the inbox page.
  * Links may open in a new tab (outside the sandbox), never in this one.
  */
-export function PreviewFrame({ title, width, src, srcDoc }: FrameProps) {
+export function PreviewFrame({ title, width, src, srcDoc, dark }: FrameProps) {
   const px = WIDTHS.find((w) => w.id === width)?.px ?? null;
   return (
-    <div class={`frame-stage width-${width}`}>
+    <div class={`frame-stage width-${width}${dark ? ' stage-dark' : ''}`}>
       <iframe
         class="preview-frame"
         title={title}
@@ -45,6 +47,7 @@ export function PreviewFrame({ title, width, src, srcDoc }: FrameProps) {
         srcdoc={srcDoc}
         style={{ width: px === null ? '100%' : `${px}px` }}
         data-width={width}
+        data-color-mode={dark ?? 'light'}
       />
     </div>
   );

@@ -1,6 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { useDebounced, useLoad } from '../state/hooks.ts';
+import type { CheckReport } from '../types.ts';
+import { ColorModeSwitch } from './color-mode.tsx';
+import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from './dark-preview.ts';
+import { LiveCheck } from './live-check.tsx';
 import { PreviewFrame, WIDTHS, type PreviewWidth } from './preview-frame.tsx';
 
 const DRAFT_KEY = 'pigeonhole.templateDraft';
@@ -22,6 +26,8 @@ export function TemplatePreviewPage() {
   const [layout, setLayout] = useState<Layout>('side');
   const [wrapped, setWrapped] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const [colorMode, setColorMode] = useState<ColorMode>(() => (systemPrefersDark() ? 'styles' : 'light'));
+  const [check, setCheck] = useState<{ report: CheckReport | null; body: string | null; error: string | null }>({ report: null, body: null, error: null });
   const body = useDebounced(html, 250);
 
   const list = senders.data ?? [];
@@ -40,6 +46,23 @@ export function TemplatePreviewPage() {
     );
     return () => controller.abort();
   }, [body, chosen?.id]);
+
+  // The live check of what would be sent, after the same debounce; a newer draft aborts it.
+  useEffect(() => {
+    if (!chosen) return;
+    const controller = new AbortController();
+    api.checkDraft({ html: body, sender: chosen.id }, controller.signal).then(
+      (report) => setCheck({ report, body, error: null }),
+      (error: Error) => !controller.signal.aborted && setCheck((c) => ({ ...c, error: error.message })),
+    );
+    return () => controller.abort();
+  }, [body, chosen?.id]);
+
+  // As it is when the system gives the chosen mode; rewritten otherwise (see dark-preview.ts).
+  const shown = useMemo(
+    () => (wrapped === null || colorMode === (systemPrefersDark() ? 'styles' : 'light') ? wrapped : colorModeDocument(wrapped, colorMode, previewPolicy(location.origin, true))),
+    [wrapped, colorMode],
+  );
 
   return (
     <section class="page template-page" aria-labelledby="tp-title">
@@ -67,16 +90,20 @@ export function TemplatePreviewPage() {
             </button>
           ))}
         </div>
+        <ColorModeSwitch value={colorMode} onChange={setColorMode} />
       </header>
       {senders.error ? <p class="banner error">Could not load the senders: {senders.error.message}</p> : null}
       {chosen && !chosen.has_account_template ? (
         <p class="banner info small">{chosen.name} has no account template: the body is previewed as it is sent.</p>
       ) : null}
       <div class={`tp-layout layout-${layout === 'side' ? 'side' : 'single'}`}>
-        <label class="tp-editor">
-          <span class="tp-label">HTML body</span>
-          <textarea spellcheck={false} value={html} onInput={(e) => setHtml((e.target as HTMLTextAreaElement).value)} aria-label="HTML body" />
-        </label>
+        <div class="tp-side">
+          <label class="tp-editor">
+            <span class="tp-label">HTML body</span>
+            <textarea spellcheck={false} value={html} onInput={(e) => setHtml((e.target as HTMLTextAreaElement).value)} aria-label="HTML body" />
+          </label>
+          <LiveCheck report={check.report} pending={check.body !== html} error={check.error} />
+        </div>
         <div class={`tp-previews layout-${layout}`} aria-live="off">
           {problem ? (
             <p class="banner error" role="alert">
@@ -91,11 +118,11 @@ export function TemplatePreviewPage() {
                 <figcaption>
                   {w.label} <span class="muted">{w.px ? `${w.px} px` : 'full width'}</span>
                 </figcaption>
-                <PreviewFrame title={`Preview, ${w.label.toLowerCase()}`} width={w.id} srcDoc={wrapped} />
+                <PreviewFrame title={`Preview, ${w.label.toLowerCase()}`} width={w.id} srcDoc={shown!} dark={colorMode === 'light' ? undefined : colorMode} />
               </figure>
             ))
           ) : (
-            <PreviewFrame title={`Preview, ${layout}`} width={layout} srcDoc={wrapped} />
+            <PreviewFrame title={`Preview, ${layout}`} width={layout} srcDoc={shown!} dark={colorMode === 'light' ? undefined : colorMode} />
           )}
         </div>
       </div>

@@ -1,0 +1,114 @@
+import { Parser } from 'htmlparser2';
+
+/** One element of the email, as the checks see it: its name, attributes and where it starts. */
+export interface ScannedElement {
+  name: string;
+  attribs: Record<string, string>;
+  line: number;
+  /** Index of the enclosing element in `elements`, -1 at the top. */
+  parent: number;
+}
+
+export interface ScannedLink {
+  href: string;
+  /** The link's text (with the alt text of images inside it), whitespace collapsed. */
+  text: string;
+  line: number;
+}
+
+export interface ScannedStyle {
+  css: string;
+  /** Line of the first character of the CSS text. */
+  line: number;
+  /** Offset in the HTML of the first character of the CSS text. */
+  offset: number;
+}
+
+/** Everything the checks read from an HTML body, in one pass of htmlparser2. */
+export interface ScannedHtml {
+  elements: ScannedElement[];
+  styles: ScannedStyle[];
+  links: ScannedLink[];
+  /** The document has a `<body>` tag (else it is a fragment). */
+  hasBody: boolean;
+  /** The line of an offset of the HTML (1-based). */
+  lineOf(offset: number): number;
+}
+
+const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
+
+/**
+ * Reads the HTML once: every element with its line, the text of `<style>` blocks, and links
+ * with their text. Tolerant like a browser (htmlparser2 never throws on bad markup).
+ */
+export function scanHtml(html: string): ScannedHtml {
+  const starts = lineStarts(html);
+  const lineOf = (offset: number) => lineAt(starts, offset);
+  const elements: ScannedElement[] = [];
+  const styles: ScannedStyle[] = [];
+  const links: ScannedLink[] = [];
+  const stack: number[] = [];
+  let hasBody = false;
+  let style: ScannedStyle | null = null;
+  let link: { href: string; text: string[]; line: number; depth: number } | null = null;
+
+  const parser = new Parser(
+    {
+      onopentag(name, attribs) {
+        const line = lineOf(parser.startIndex);
+        const index = elements.push({ name, attribs, line, parent: stack.length > 0 ? stack[stack.length - 1]! : -1 }) - 1;
+        if (name === 'body') hasBody = true;
+        if (name === 'style') style = { css: '', line, offset: -1 };
+        if (name === 'a' && attribs.href !== undefined && link === null) link = { href: attribs.href.trim(), text: [], line, depth: stack.length };
+        if (name === 'img' && link !== null && attribs.alt) link.text.push(` ${attribs.alt} `);
+        if (!VOID.has(name)) stack.push(index);
+      },
+      ontext(text) {
+        if (style !== null) {
+          if (style.offset < 0) {
+            style.offset = parser.startIndex;
+            style.line = lineOf(parser.startIndex);
+          }
+          style.css += text;
+        } else if (link !== null) link.text.push(text);
+      },
+      onclosetag(name) {
+        if (VOID.has(name)) return;
+        stack.pop();
+        if (name === 'style' && style !== null) {
+          if (style.offset >= 0) styles.push(style);
+          style = null;
+        }
+        if (name === 'a' && link !== null && stack.length <= link.depth) {
+          links.push({ href: link.href, text: link.text.join('').replace(/\s+/g, ' ').trim(), line: link.line });
+          link = null;
+        }
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true },
+  );
+  parser.end(html);
+  return { elements, styles, links, hasBody, lineOf };
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
+  return starts;
+}
+
+function lineAt(starts: number[], offset: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid]! <= offset) low = mid;
+    else high = mid - 1;
+  }
+  return low + 1;
+}
+
+/** The element's classes. */
+export function classesOf(element: ScannedElement): string[] {
+  return (element.attribs.class ?? '').split(/\s+/).filter(Boolean);
+}

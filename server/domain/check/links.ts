@@ -1,0 +1,127 @@
+import type { ScannedHtml } from './html-scan.ts';
+
+export interface LinkTarget {
+  url: string;
+  kind: 'link' | 'image';
+  /** Lines of the HTML where it appears. */
+  lines: number[];
+}
+
+export interface LinkResult extends LinkTarget {
+  /** The final answer's status; null when there was none (timeout, refused, bad redirect). */
+  status: number | null;
+  ok: boolean;
+  final_url: string;
+  redirects: number;
+  /** HEAD, or GET when the server refused HEAD. */
+  method: 'HEAD' | 'GET';
+  time_ms: number;
+  error: string | null;
+}
+
+export interface LinkCheckOptions {
+  /** Per link, redirects included. */
+  timeoutMs?: number;
+  concurrency?: number;
+  maxRedirects?: number;
+}
+
+export const LINK_DEFAULTS = { timeoutMs: 10_000, concurrency: 5, maxRedirects: 5 } as const;
+
+/** Every absolute http(s) link and image of the HTML, once each; other schemes are never checked. */
+export function linkTargets(scan: ScannedHtml): { targets: LinkTarget[]; skipped: number } {
+  const byUrl = new Map<string, LinkTarget>();
+  let skipped = 0;
+  const add = (raw: string | undefined, kind: LinkTarget['kind'], line: number) => {
+    const url = raw?.trim();
+    if (!url || url.startsWith('#')) return;
+    if (!/^https?:\/\//i.test(url)) {
+      skipped++;
+      return;
+    }
+    let normal: string;
+    try {
+      normal = new URL(url).href;
+    } catch {
+      skipped++;
+      return;
+    }
+    const known = byUrl.get(normal);
+    if (known) {
+      if (!known.lines.includes(line)) known.lines.push(line);
+    } else byUrl.set(normal, { url: normal, kind, lines: [line] });
+  };
+  for (const e of scan.elements) {
+    if ((e.name === 'a' || e.name === 'area') && e.attribs.href !== undefined) add(e.attribs.href, 'link', e.line);
+    if (e.name === 'img') add(e.attribs.src, 'image', e.line);
+    if (e.attribs.background !== undefined) add(e.attribs.background, 'image', e.line);
+  }
+  return { targets: [...byUrl.values()], skipped };
+}
+
+const REDIRECT = new Set([301, 302, 303, 307, 308]);
+const HEAD_REFUSED = new Set([405, 501]);
+
+/** One link: HEAD (GET when HEAD is refused), following up to `maxRedirects` redirects by hand. */
+export async function checkLink(target: LinkTarget, options: LinkCheckOptions = {}): Promise<LinkResult> {
+  const { timeoutMs, maxRedirects } = { ...LINK_DEFAULTS, ...options };
+  const started = performance.now();
+  const signal = AbortSignal.timeout(timeoutMs);
+  let url = target.url;
+  let method: 'HEAD' | 'GET' = 'HEAD';
+  let redirects = 0;
+  const done = (status: number | null, error: string | null): LinkResult => ({
+    ...target,
+    status,
+    ok: error === null && status !== null && status < 400,
+    final_url: url,
+    redirects,
+    method,
+    time_ms: Math.round(performance.now() - started),
+    error,
+  });
+  try {
+    for (;;) {
+      let response = await fetch(url, { method, redirect: 'manual', signal, headers: { 'User-Agent': 'Pigeonhole link check' } });
+      if (method === 'HEAD' && HEAD_REFUSED.has(response.status)) {
+        await response.body?.cancel();
+        method = 'GET';
+        response = await fetch(url, { method, redirect: 'manual', signal, headers: { 'User-Agent': 'Pigeonhole link check' } });
+      }
+      await response.body?.cancel().catch(() => undefined);
+      const location = response.headers.get('location');
+      if (!REDIRECT.has(response.status) || location === null) return done(response.status, null);
+      if (redirects >= maxRedirects) return done(response.status, `More than ${maxRedirects} redirects.`);
+      const next = new URL(location, url);
+      redirects++;
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+        url = next.href;
+        return done(response.status, `Redirects to a ${next.protocol} URL, which is not followed.`);
+      }
+      url = next.href;
+      if (response.status === 303) method = 'GET';
+    }
+  } catch (error) {
+    if (signal.aborted) return done(null, `No answer within ${timeoutMs / 1000} s.`);
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    return done(null, cause?.code ?? cause?.message ?? (error as Error).message);
+  }
+}
+
+/** Checks every target, `concurrency` at a time; yields each result as soon as it is known. */
+export async function* checkLinks(targets: readonly LinkTarget[], options: LinkCheckOptions = {}): AsyncGenerator<LinkResult> {
+  const { concurrency } = { ...LINK_DEFAULTS, ...options };
+  const running = new Map<number, Promise<[number, LinkResult]>>();
+  let next = 0;
+  const start = () => {
+    const index = next++;
+    running.set(index, checkLink(targets[index]!, options).then((result) => [index, result]));
+  };
+  while (next < targets.length && running.size < concurrency) start();
+  while (running.size > 0) {
+    const [index, result] = await Promise.race(running.values());
+    running.delete(index);
+    if (next < targets.length) start();
+    yield result;
+  }
+}
