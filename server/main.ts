@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -31,8 +30,6 @@ const SHUTDOWN_LIMIT_MS = 10_000;
  */
 async function serve(config: Config): Promise<void> {
   const uploadDir = path.join(config.dataDir, 'tmp');
-  // Uploads left by a request that never finished (a crash mid-upload) are not data.
-  await rm(uploadDir, { recursive: true, force: true });
   const store = await openStore({ dataDir: config.dataDir, fsync: config.fsync });
   let storeOpen = true;
   const sandbox = createSandbox({ store, config: config.sandbox, clock: new SandboxClock() });
@@ -72,6 +69,7 @@ async function serve(config: Config): Promise<void> {
     clock: sandbox.clock,
     maxMessages: config.maxMessages,
     maxAgeMs: config.maxAgeMs,
+    pruneRecipients: () => sandbox.pruneRecipients(),
   });
   // The first size walk of a large store takes a while: start it now, not on the first scrape.
   void diskUsage.bytes().catch(() => undefined);

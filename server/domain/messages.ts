@@ -230,6 +230,12 @@ export class Messages {
     return this.index.oldest(limit, cutoff === undefined ? undefined : (slot) => this.index.createdMs(slot) < cutoff);
   }
 
+  /** When the oldest capture kept was created, or null when the inbox is empty. */
+  oldestCreatedAt(): Date | null {
+    const ms = this.index.oldestCreatedMs();
+    return ms === null ? null : new Date(ms);
+  }
+
   /** The captures of one team (a team's reset). */
   ofTeam(team: string): number[] {
     return this.index.oldest(Number.MAX_SAFE_INTEGER, (slot) => this.index.team(slot) === team);

@@ -121,6 +121,21 @@ export class Recipients {
     return doomed;
   }
 
+  /**
+   * Removes the recipients nothing has touched (a send, a flag, a name) since `before`, except
+   * those `keep` names (an active flow subscription): retention of captures takes the
+   * recipients they left behind with it, so a long-running sandbox stays bounded.
+   */
+  async prune(before: string, keep: (record: RecipientRecord) => boolean): Promise<number> {
+    const doomed = this.collection.all().filter((r) => r.updatedAt < before && !keep(r));
+    for (const record of doomed) {
+      this.collection.remove(record.seq);
+      this.index.delete(key(record.team, record.email));
+    }
+    if (doomed.length > 0) await this.store.flush();
+    return doomed.length;
+  }
+
   /** A page of every team's recipients for the sandbox API (see searchRecipients). */
   search(search: RecipientSearch, offset: number, limit: number): PageOf<RecipientRecord> {
     return searchRecipients(this.collection.all(), search, offset, limit);

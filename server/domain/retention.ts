@@ -16,6 +16,11 @@ export interface RetentionOptions {
   burstDelayMs?: number;
   /** How often the age limit is checked (and the count, whatever happened). */
   intervalMs?: number;
+  /**
+   * After captures were pruned: removes the recipients untouched since the oldest capture
+   * kept (Sandbox.pruneRecipients), so they stay bounded too.
+   */
+  pruneRecipients?: () => Promise<number>;
 }
 
 export interface Retention {
@@ -65,6 +70,7 @@ export function startRetention(options: RetentionOptions): Retention {
       deleted += (await messages.remove(batch)).length;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    if (deleted > 0 && !closed) await options.pruneRecipients?.();
     return deleted;
   };
 

@@ -40,6 +40,11 @@ export interface Sandbox {
   readonly requestLog: RequestLog;
   readonly reset: Reset;
   readonly flows: FlowEngine;
+  /**
+   * Removes recipients nothing has touched since the oldest capture kept, except those in a
+   * flow now (retention: the recipients pruned captures leave behind); returns how many.
+   */
+  pruneRecipients(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -83,6 +88,12 @@ export function createSandbox({ store, config, clock, log = (m, e) => console.er
     faults,
     requestLog,
     reset,
+    async pruneRecipients() {
+      const oldest = messages.oldestCreatedAt();
+      if (oldest === null) return 0;
+      const inFlow = subscriptions.inFlow();
+      return recipients.prune(oldest.toISOString(), (r) => inFlow(r.team, r.email));
+    },
     async close() {
       await scheduler.close();
       messages.close();

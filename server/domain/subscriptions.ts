@@ -45,6 +45,12 @@ export class Subscriptions {
     private readonly engine: FlowEngine,
   ) {}
 
+  /** A test of whether a recipient is in a flow now (has an active subscription). */
+  inFlow(): (team: string, email: string) => boolean {
+    const active = new Set(this.store.subscriptions.all().filter((s) => s.status === 'active').map((s) => `${s.team}\u0000${emailKey(s.email)}`));
+    return (team, email) => active.has(`${team}\u0000${emailKey(email)}`);
+  }
+
   async subscribe(team: string, input: SubscribeInput): Promise<{ record: SubscriptionRecord; flowName: string }> {
     const flow = this.directory.flow(team, input.trigger);
     if (!flow) throw new FlowNotFound(input.trigger);

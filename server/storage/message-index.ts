@@ -189,6 +189,12 @@ export class MessageIndex {
     return out;
   }
 
+  /** When the oldest live capture was created (ms), or null when there is none. */
+  oldestCreatedMs(): number | null {
+    for (let slot = 0; slot < this.used; slot++) if (!(this.bits[slot]! & DEAD)) return this.created[slot]!;
+    return null;
+  }
+
   /** The newest live sequence number, or 0. */
   maxSeq(): number {
     for (let slot = this.used - 1; slot >= 0; slot--) if (!(this.bits[slot]! & DEAD)) return this.seqs[slot]!;

@@ -376,13 +376,12 @@ export class PackStore implements Participant {
       await quarantine.keep(pack.file, bytes, bad.length, `${bad.length} pack entr${bad.length === 1 ? 'y' : 'ies'} failed the checksum (their captures read as damaged)`);
     }
     if (tornAt !== null) {
-      const tail = await readAt(pack.handle, tornAt, size - tornAt);
+      // What a write cut short left: nothing in it was acknowledged, so it is only logged.
       if (pack.writable) {
         await pack.handle.truncate(tornAt);
         pack.size = tornAt;
       }
-      await quarantine.keep(pack.file, tail, 0, `a torn tail of ${size - tornAt} bytes (a write cut short by a crash) was cut off`);
-      // A torn entry in a sealed pack means the rest of that pack is unreadable: seal it anyway.
+      await quarantine.keep(pack.file, null, 0, `a torn tail of ${size - tornAt} bytes (a write cut short) was cut off`);
     }
   }
 

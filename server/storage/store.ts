@@ -119,7 +119,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const recipients = await Collection.open<RecipientRecord>(segmentOptions(dirs.recipients));
   const subscriptions = await Collection.open<SubscriptionRecord>(segmentOptions(dirs.subscriptions));
   const requests = await Collection.open<RequestLogRecord>(segmentOptions(dirs.requests));
-  await fs.mkdir(dirs.tmp);
+  // Uploads left by a request that never finished (a crash mid-upload) are not data. (On a
+  // read-only file system they stay, and the server still starts to show what it holds.)
+  await fs.rm(dirs.tmp).catch(() => undefined);
+  await fs.mkdir(dirs.tmp).catch(() => undefined);
 
   // Ids never repeat: the counters never go below what any segment line names (a crash may
   // have come before meta.json was written).
@@ -138,6 +141,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     async failed(error: StorageError, batch: { deletes: boolean }): Promise<boolean> {
       // A deletion on a full disk may use the reserve: deleting is how a user frees space.
       if (error.problem === 'full' && batch.deletes && (await reserve.release())) return true;
+      // A folder removed under the server: made again (and written back), then the write again.
+      if (error.problem === 'missing' && !closed && (await watched.changed().catch(() => false))) {
+        await restoreFolders();
+        return true;
+      }
       health.failed(error);
       return false;
     },
@@ -197,18 +205,19 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const timer = setInterval(() => void probe(), settings.probeIntervalMs);
   timer.unref();
 
-  const restore = () =>
-    flusher.exclusive(async () => {
-      for (const dir of [dataDir, ...Object.values(dirs)]) await fs.mkdir(dir);
-      let files = await packs.restore();
-      for (const segmentLog of [messageLog, recipients.storage, subscriptions.storage, requests.storage]) files += await segmentLog.restore();
-      meta.touch();
-      blocks.touch();
-      reserve.missing = true;
-      void reserve.ensure();
-      await watched.remember();
-      log(`pigeonhole: the data directory ${dataDir} (or a folder in it) was removed while the server ran; recreated it and wrote back ${files} file${files === 1 ? '' : 's'} from the files still open, and the rest from memory`);
-    }).then(() => flusher.flush());
+  /** Makes the folders again and writes back every file from the copy still open, and the rest from memory. */
+  async function restoreFolders(): Promise<void> {
+    for (const dir of [dataDir, ...Object.values(dirs)]) await fs.mkdir(dir);
+    let files = await packs.restore();
+    for (const segmentLog of [messageLog, recipients.storage, subscriptions.storage, requests.storage]) files += await segmentLog.restore();
+    meta.touch();
+    blocks.touch();
+    reserve.missing = true;
+    void reserve.ensure();
+    await watched.remember();
+    log(`pigeonhole: the data directory ${dataDir} (or a folder in it) was removed while the server ran; recreated it and wrote back ${files} file${files === 1 ? '' : 's'} from the files still open, and the rest from memory`);
+  }
+  const restore = () => flusher.exclusive(restoreFolders).then(() => flusher.flush());
 
   return {
     dataDir,

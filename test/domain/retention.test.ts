@@ -45,6 +45,7 @@ async function capture(server: TestServer, n: number, subject = 'keep'): Promise
 
 function retention(server: TestServer, limits: { maxMessages?: number; maxAgeMs?: number; batchSize?: number; burstDelayMs?: number }): Retention {
   const r = startRetention({
+    pruneRecipients: () => server.sandbox.pruneRecipients(),
     messages: server.sandbox.messages,
     events: server.sandbox.events,
     clock: server.sandbox.clock,
@@ -122,6 +123,37 @@ describe('retention', () => {
     const res = await fetch(`${server.url}/api/clock/advance`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ duration: '2d' }) });
     expect(res.status).toBe(200);
     await waitFor(async () => (server.sandbox.messages.count() === 0 ? true : undefined));
+  });
+
+  it('takes the recipients the pruned captures leave behind, but not those touched since or in a flow', async () => {
+    const { server, clock } = await app();
+    const v1 = api(server.url, 'bulk-key');
+    const sendTo = async (recipient: string) => expect((await v1.post('/v1/email/send/', { recipient, subject: 's', body: '<p>b</p>' })).status).toBe(200);
+    for (let i = 0; i < 10; i++) {
+      await sendTo(`old${i}@example.com`);
+      clock.now += 1000;
+    }
+    // In a flow (an active subscription), and written to again later: both stay.
+    expect((await v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'old0@example.com' })).status).toBe(201);
+    clock.now += 1000;
+    for (let i = 0; i < 5; i++) {
+      await sendTo(`new${i}@example.com`);
+      clock.now += 1000;
+    }
+    await sendTo('old1@example.com');
+    const recipients = () => server.store.recipients.all().map((r) => r.email).sort();
+    expect(recipients()).toHaveLength(15);
+
+    const r = retention(server, { maxMessages: 6 });
+    await r.prune();
+    expect(recipients()).toEqual(['new0@example.com', 'new1@example.com', 'new2@example.com', 'new3@example.com', 'new4@example.com', 'old0@example.com', 'old1@example.com']);
+    // For good: after a restart too.
+    const dataDir = server.dataDir;
+    await server.close();
+    servers.splice(servers.indexOf(server), 1);
+    const again = await startApp({ dataDir });
+    servers.push(again);
+    expect(again.store.recipients.size).toBe(7);
   });
 
   it('with both limits off (0) deletes nothing', async () => {

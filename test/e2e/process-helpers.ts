@@ -24,6 +24,10 @@ export function processTracker() {
       servers.push(server);
       return server;
     },
+    /** Kills every process still running (before a file system they use is unmounted). */
+    async stopAll(): Promise<void> {
+      await Promise.all(servers.splice(0).map((server) => server.stop('SIGKILL')));
+    },
     async cleanup(): Promise<void> {
       await Promise.all(servers.splice(0).map((server) => server.stop('SIGKILL')));
       await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));

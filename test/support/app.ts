@@ -10,7 +10,8 @@ import { SandboxClock } from '../../server/domain/clock.ts';
 import { createSandbox, type Sandbox } from '../../server/domain/sandbox.ts';
 import { loadSandboxConfig, parseSandboxConfig, type SandboxConfig } from '../../server/sandbox-config.ts';
 import { SAMPLE_CONFIG } from '../../server/config.ts';
-import { openStore, type Store } from '../../server/storage/store.ts';
+import { Readiness } from '../../server/readiness.ts';
+import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
 import { domainFrames, helloFrame } from '../../server/realtime/frames.ts';
 import { attachRealtime, type Realtime } from '../../server/realtime/realtime.ts';
 import { createSmtpServer, type SmtpHooks, type SmtpTls } from '../../server/smtp/smtp-server.ts';
@@ -34,6 +35,8 @@ export interface TestServer {
 
 export interface TestServerOptions {
   dataDir?: string;
+  /** Store settings (pack size, an injected file system, ...). */
+  store?: Omit<StoreOptions, 'dataDir'>;
   /** Changes applied to the sample configuration before it is validated. */
   config?: (sample: SandboxConfig) => unknown;
   maxBodySize?: number;
@@ -60,13 +63,16 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-test-')));
   const sample = loadSandboxConfig(SAMPLE_CONFIG);
   const config = options.config ? parseSandboxConfig(options.config(structuredClone(sample)), 'test config') : sample;
-  const store = await openStore({ dataDir });
+  const store = await openStore({ dataDir, ...options.store });
   const logger = { error: (message: string, error?: unknown) => console.error(message, error) };
   const sandbox = createSandbox({ store, config, clock: new SandboxClock(options.now), log: options.log });
   const { metrics } = createSandboxMetrics({ sandbox, store, processMetrics: false });
+  const readiness = new Readiness();
+  readiness.add('storage', () => store.health.state);
   const app = createApp({
     sandbox,
     metrics,
+    readiness,
     maxBodySize: options.maxBodySize ?? 25 * 1024 * 1024,
     uploadDir: path.join(dataDir, 'tmp'),
     logger,

@@ -1,0 +1,381 @@
+import { execFileSync } from 'node:child_process';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { nodeFs, type Fs } from '../../server/storage/fs.ts';
+import { api, read, startApp, type TestServer } from '../support/app.ts';
+import { waitFor } from '../support/poll.ts';
+import type { ServerProcess } from '../support/server-process.ts';
+import { capturedId, smtpClient, trySend } from '../support/smtp.ts';
+import { allMessages, processTracker } from '../e2e/process-helpers.ts';
+
+/**
+ * Disk faults through the real server (design.md, Storage: a failed write is never a 200, /readyz
+ * says why, the store heals by itself; damaged files never stop start-up). As root (CI) the disk
+ * is a real 6 MB tmpfs and the server a real process; otherwise, and also as root, the same
+ * faults come from an injected file-system layer in front of an in-process server.
+ */
+
+const isRoot = process.getuid?.() === 0;
+const tracker = processTracker();
+const servers: TestServer[] = [];
+const mounts: string[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.destroy()));
+});
+afterAll(async () => {
+  await tracker.stopAll();
+  for (const dir of mounts.splice(0)) execFileSync('umount', ['-l', dir]);
+  await tracker.cleanup();
+});
+
+const NOT_STORED_FULL = /^Not stored: the disk is full \(.+\)\. Free space \(delete captures: DELETE \/api\/messages, or lower --max-messages\) and try again\.$/;
+const NOT_STORED_READ_ONLY = /^Not stored: (the file system is read-only|the data directory is not writable \(permission denied\)) \(.+\)\. Make the data directory writable; Pigeonhole picks it up by itself\.$/;
+
+/** A small real file system (tmpfs), unmounted when the tests end. */
+async function smallDisk(megabytes: number): Promise<string> {
+  const dir = await tracker.tempDir('pigeonhole-tmpfs-');
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', dir]);
+  mounts.push(dir);
+  return dir;
+}
+
+/**
+ * An Fs in front of the real one that can play a disk with a byte budget (writes that would grow
+ * the files beyond it fail with ENOSPC; deleting and truncating give bytes back, as on a real
+ * disk) or a read-only file system (EROFS).
+ */
+function injectedFs() {
+  let mode: 'quota' | 'EROFS' | null = null;
+  let free = 0;
+  const fail = (code: string) => {
+    throw Object.assign(new Error(`${code}: injected`), { code });
+  };
+  const take = (bytes: number) => {
+    if (mode === 'EROFS') fail('EROFS');
+    if (mode !== 'quota' || bytes <= 0) return;
+    if (bytes > free) fail('ENOSPC');
+    free -= bytes;
+  };
+  const give = (bytes: number) => {
+    if (mode === 'quota') free += Math.max(0, bytes);
+  };
+  const sizeOf = async (file: string) => (await nodeFs.stat(file))?.size ?? 0;
+  const fs: Fs = {
+    ...nodeFs,
+    open: async (file, flags) => {
+      if (flags !== 'r' && mode === 'EROFS') fail('EROFS');
+      const handle = await nodeFs.open(file, flags);
+      const writev = handle.writev.bind(handle);
+      handle.writev = (async (buffers: NodeJS.ArrayBufferView[], position?: number | null) => {
+        const size = (await handle.stat()).size;
+        const bytes = buffers.reduce((n, b) => n + b.byteLength, 0);
+        take((position ?? size) + bytes - size);
+        return writev(buffers, position ?? undefined);
+      }) as typeof handle.writev;
+      const truncate = handle.truncate.bind(handle);
+      handle.truncate = async (length?: number) => {
+        if (mode === 'EROFS') fail('EROFS');
+        give((await handle.stat()).size - (length ?? 0));
+        return truncate(length);
+      };
+      return handle;
+    },
+    writeFile: async (file, data) => {
+      take(Buffer.byteLength(data) - (await sizeOf(file)));
+      return nodeFs.writeFile(file, data);
+    },
+    rename: async (from, to) => {
+      if (mode === 'EROFS') fail('EROFS');
+      give(await sizeOf(to));
+      return nodeFs.rename(from, to);
+    },
+    unlink: async (file) => {
+      if (mode === 'EROFS') fail('EROFS');
+      const size = await sizeOf(file);
+      await nodeFs.unlink(file);
+      give(size);
+    },
+  };
+  return {
+    fs,
+    /** From now on the disk has `bytes` left (0: full). */
+    full: (bytes = 0) => {
+      mode = 'quota';
+      free = bytes;
+    },
+    readOnly: () => void (mode = 'EROFS'),
+    healthy: () => void (mode = null),
+  };
+}
+
+interface Sandbox {
+  url: string;
+  smtpPort: number;
+}
+
+const send = async (sandbox: Sandbox, i: number, size = 20_000) =>
+  read(await api(sandbox.url, 'bulk-key').post('/v1/email/send/', { recipient: `f${i}@example.com`, subject: `Fault ${i}`, body: `<p>${'x'.repeat(size)}</p>` }));
+const get = async (sandbox: Sandbox, p: string) => read(await fetch(`${sandbox.url}${p}`));
+const metric = async (sandbox: Sandbox, reason: string) => {
+  const text = await (await fetch(`${sandbox.url}/metrics`)).text();
+  return Number(new RegExp(`^pigeonhole_storage_write_failures_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+};
+
+/** What every full-disk variant must show, from the first refusal to the recovery. */
+async function fullDiskStory(sandbox: Sandbox, fill: () => Promise<string[]>, free: () => Promise<void>) {
+  const accepted = await fill();
+  expect(accepted.length).toBeGreaterThan(0);
+  const refused = await send(sandbox, 10_000);
+  expect(refused.status).toBe(507);
+  expect((refused.body as { detail: string }).detail).toMatch(NOT_STORED_FULL);
+  // An SMTP message is refused with a temporary failure, and nothing is captured.
+  const smtp = await trySend(smtpClient(sandbox.smtpPort), { from: 'a@example.com', to: 'full@example.com', subject: 'full', text: 'x'.repeat(50_000) });
+  expect(smtp).toMatchObject({ ok: false, code: 452 });
+  expect((smtp as { response: string }).response).toMatch(/^452 4\.3\.1 Not stored: the disk is full, try again later/);
+  const ready = await get(sandbox, '/readyz');
+  expect(ready.status).toBe(503);
+  expect(ready.body).toMatchObject({ status: 'not ready', detail: 'Not ready: storage full.', checks: { storage: 'full' } });
+  expect(await metric(sandbox, 'full')).toBeGreaterThan(0);
+  // Reads still work, and every capture answered 200 is listed.
+  const listed = await allMessages(sandbox.url);
+  expect(listed.messages.map((m) => m.id).sort()).toEqual([...accepted].sort());
+
+  // Deleting captures works on the full disk; once the cause is gone the store takes writes
+  // again by itself (no restart): /readyz turns ready and sends are stored.
+  expect((await fetch(`${sandbox.url}/api/messages`, { method: 'DELETE' })).status).toBe(204);
+  await free();
+  await waitFor(async () => ((await get(sandbox, '/readyz')).status === 200 ? true : undefined), 5000);
+  const after = await send(sandbox, 20_000, 100);
+  expect(after.status).toBe(200);
+  return (after.body as { id: string }).id;
+}
+
+describe('a full disk', () => {
+  const variants = isRoot ? ['a real 6 MB tmpfs, the server a real process', 'an injected file system'] : ['an injected file system'];
+  for (const variant of variants) {
+    it(`answers 507 (SMTP 452), says so in /readyz and /metrics, lets deletions free space, and heals by itself: ${variant}`, async () => {
+      if (variant.startsWith('a real')) {
+        const dataDir = path.join(await smallDisk(6), 'data');
+        const server = await tracker.spawn({ dataDir, args: ['--max-messages', '0'] });
+        const id = await fullDiskStory(
+          server,
+          async () => {
+            const ids: string[] = [];
+            for (let i = 0; i < 1000; i++) {
+              const res = await send(server, i);
+              if (res.status !== 200) {
+                expect(res.status).toBe(507);
+                break;
+              }
+              ids.push((res.body as { id: string }).id);
+            }
+            return ids;
+          },
+          async () => undefined,
+        );
+        // What was accepted after the recovery is there after a restart; nothing refused is.
+        expect(await server.stop('SIGTERM')).toBe(0);
+        const again = await tracker.spawn({ dataDir, args: ['--max-messages', '0'] });
+        expect((await allMessages(again.url)).messages.map((m) => m.id)).toEqual([id]);
+      } else {
+        const injected = injectedFs();
+        const server = await startApp({ store: { fs: injected.fs, probeIntervalMs: 50, log: () => undefined } });
+        servers.push(server);
+        try {
+          await fullDiskStory(
+            server,
+            async () => {
+              const ids = [];
+              for (let i = 0; i < 5; i++) ids.push(((await send(server, i)).body as { id: string }).id);
+              injected.full();
+              return ids;
+            },
+            async () => undefined,
+          );
+        } finally {
+          injected.healthy();
+        }
+      }
+    });
+  }
+});
+
+describe('a read-only data directory', () => {
+  const variants = isRoot ? ['a tmpfs remounted read-only under a real process', 'an injected file system'] : ['an injected file system'];
+  for (const variant of variants) {
+    it(`answers 507 while nothing can be written, and stores again once it is writable: ${variant}`, async () => {
+      let sandbox: Sandbox;
+      let makeReadOnly: () => Promise<void>;
+      let makeWritable: () => Promise<void>;
+      if (variant.startsWith('a tmpfs')) {
+        // Linux refuses to make a file system read-only while files on it are open for writing,
+        // so the server stops, the disk turns read-only, and the server starts on it again.
+        const disk = await smallDisk(16);
+        const dataDir = path.join(disk, 'data');
+        let server = await tracker.spawn({ dataDir });
+        sandbox = server;
+        makeReadOnly = async () => {
+          expect(await server.stop('SIGTERM')).toBe(0);
+          execFileSync('mount', ['-o', 'remount,ro', disk]);
+          server = await tracker.spawn({ dataDir });
+          sandbox = server;
+          expect((await get(sandbox, '/readyz')).status).toBe(200);
+        };
+        makeWritable = async () => void execFileSync('mount', ['-o', 'remount,rw', disk]);
+      } else {
+        const injected = injectedFs();
+        const server = await startApp({ store: { fs: injected.fs, probeIntervalMs: 50, log: () => undefined } });
+        servers.push(server);
+        onTestFinished(() => injected.healthy());
+        sandbox = server;
+        makeReadOnly = async () => injected.readOnly();
+        makeWritable = async () => injected.healthy();
+      }
+      const before = await send(sandbox, 1, 100);
+      expect(before.status).toBe(200);
+      await makeReadOnly();
+      // Everything stored reads back; the first write finds out.
+      expect((await allMessages(sandbox.url)).total).toBe(1);
+      const refused = await send(sandbox, 2, 100);
+      expect(refused.status).toBe(507);
+      expect((refused.body as { detail: string }).detail).toMatch(NOT_STORED_READ_ONLY);
+      expect((await get(sandbox, '/readyz')).body).toMatchObject({ checks: { storage: 'read-only' } });
+      expect(await metric(sandbox, 'read-only')).toBeGreaterThan(0);
+      // Reading goes on.
+      expect((await fetch(`${sandbox.url}/api/messages/${(before.body as { id: string }).id}/html`)).status).toBe(200);
+      await makeWritable();
+      await waitFor(async () => ((await get(sandbox, '/readyz')).status === 200 ? true : undefined), 5000);
+      expect((await send(sandbox, 3, 100)).status).toBe(200);
+      expect((await allMessages(sandbox.url)).total).toBe(2);
+    });
+  }
+});
+
+describe('the data directory removed under the running server', () => {
+  it('is made again and written back: nothing acknowledged is lost, before or after', async () => {
+    const dataDir = path.join(await tracker.tempDir('pigeonhole-removed-'), 'data');
+    const server = await tracker.spawn({ dataDir });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(((await send(server, i, 500)).body as { id: string }).id);
+    const smtpBefore = capturedId((await smtpClient(server.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 'before', text: 'before' })).response);
+    await rm(dataDir, { recursive: true, force: true });
+    // Sends right after the removal are stored too (the folder comes back within a second).
+    for (let i = 3; i < 5; i++) {
+      const res = await send(server, i, 500);
+      expect(res.status).toBe(200);
+      ids.push((res.body as { id: string }).id);
+    }
+    await waitFor(async () => ((await readdir(path.join(dataDir, 'packs')).catch(() => [])).length > 0 ? true : undefined), 5000);
+    expect(server.output()).toMatch(/was removed while the server ran; recreated it and wrote back \d+ files?/);
+    // A folder removed on its own comes back as well.
+    await rm(path.join(dataDir, 'messages'), { recursive: true, force: true });
+    await waitFor(async () => ((await readdir(path.join(dataDir, 'messages')).catch(() => [])).length > 0 ? true : undefined), 5000);
+    ids.push(((await send(server, 5, 500)).body as { id: string }).id);
+    expect((await get(server, '/readyz')).status).toBe(200);
+
+    expect(await server.stop('SIGTERM')).toBe(0);
+    const again = await tracker.spawn({ dataDir });
+    const listed = await allMessages(again.url);
+    expect(listed.messages.map((m) => m.id).sort()).toEqual([...ids, smtpBefore].sort());
+    for (const id of [...ids, smtpBefore]) expect((await fetch(`${again.url}/api/messages/${id}/raw`)).status, id).toBe(200);
+  });
+});
+
+describe('damaged files at start-up', () => {
+  it('a message segment cut in half: the server starts, names the file, keeps the rest and never reuses an id', async () => {
+    const dataDir = await tracker.tempDir('pigeonhole-damaged-');
+    const first = await tracker.spawn({ dataDir });
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push(((await send(first, i, 50)).body as { id: string }).id);
+    expect(await first.stop('SIGTERM')).toBe(0);
+    const segment = path.join(dataDir, 'messages', 'seg-000000.json');
+    const bytes = await readFile(segment);
+    await writeFile(segment, bytes.subarray(0, Math.floor(bytes.length / 2)));
+
+    const second = await tracker.spawn({ dataDir });
+    expect(second.output()).toContain(`${segment}: a torn last line`);
+    const listed = await allMessages(second.url);
+    expect(listed.total).toBeGreaterThan(10);
+    expect(listed.total).toBeLessThan(40);
+    // The captures before the cut are whole.
+    for (const m of listed.messages) expect((await fetch(`${second.url}/api/messages/${m.id}/html`)).status).toBe(200);
+    const fresh = ((await send(second, 99, 50)).body as { id: string }).id;
+    expect(ids).not.toContain(fresh);
+  });
+
+  it('a line that does not parse is moved to damaged/ with a log line that says how many records and how to get rid of it', async () => {
+    const dataDir = await tracker.tempDir('pigeonhole-damaged-line-');
+    const first = await tracker.spawn({ dataDir });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(((await send(first, i, 50)).body as { id: string }).id);
+    expect(await first.stop('SIGTERM')).toBe(0);
+    const segment = path.join(dataDir, 'messages', 'seg-000000.json');
+    const text = await readFile(segment, 'utf8');
+    await writeFile(segment, text.replace('"subject":"Fault 2"', '"subject":"Fault 2'));
+
+    const second = await tracker.spawn({ dataDir });
+    expect(second.output()).toMatch(new RegExp(`${segment.replace(/[.]/g, '\\.')}: damaged lines that do not parse, 1 record could not be read; the damaged bytes were moved to ${dataDir}/damaged/[^ ]+ \\(delete that file to get rid of them\\)`));
+    expect(await readdir(path.join(dataDir, 'damaged'))).toHaveLength(1);
+    expect((await allMessages(second.url)).messages.map((m) => m.id).sort()).toEqual([ids[0], ids[1], ids[3], ids[4]].sort());
+    expect((await get(second, `/api/messages/${ids[2]}`)).status).toBe(404);
+  });
+});
+
+describe('a data directory written by Pigeonhole 0.1', () => {
+  it('opens, moves to the pack store once, and every capture reads back as it was', async () => {
+    const fixture = fileURLToPath(new URL('../../fixtures/legacy-data-v1', import.meta.url));
+    const dataDir = path.join(await tracker.tempDir('pigeonhole-legacy-'), 'data');
+    await mkdir(dataDir);
+    await cp(fixture, dataDir, { recursive: true });
+    await rm(path.join(dataDir, 'README.md'));
+    const eml = async (seq: number) => readFile(path.join(fixture, 'blobs', '00000', `${seq}.message.eml`));
+
+    const server = await tracker.spawn({ dataDir });
+    expect(server.output()).toMatch(/was written by an older version: moving it to the pack store \(once\)/);
+    const listed = await allMessages(server.url);
+    expect(listed.messages.map((m) => m.subject)).toEqual(['Grüße from SMTP', 'Welcome to Acme, Erin!', 'Bounce me', 'Dev mode', 'Blocked one', 'Secret', 'Your invoice', 'Welcome, Ada']);
+    const ids = listed.messages.map((m) => m.id).reverse();
+    // Every .eml is the very bytes 0.1 stored.
+    for (const [k, id] of ids.entries()) {
+      const raw = Buffer.from(await (await fetch(`${server.url}/api/messages/${id}/raw`)).arrayBuffer());
+      expect(raw.equals(await eml(k + 1)), `${id}.eml`).toBe(true);
+    }
+    const ada = (await get(server, `/api/messages/${ids[0]}`)).body as Record<string, unknown>;
+    expect(ada).toMatchObject({ subject: 'Welcome, Ada', first_name: 'Ada', flags: ['beta', 'vip'], read: true, text: 'Hello Ada. Code 482913.', text_derived: false });
+    expect(await (await fetch(`${server.url}/api/messages/${ids[1]}/attachments/0`)).text()).toBe('%PDF-1.4 fake invoice bytes\n');
+    expect(await (await fetch(`${server.url}/api/messages/${ids[7]}/attachments/1`)).text()).toBe('some notes');
+    // The encrypted record still needs its key.
+    const v1 = api(server.url, 'test-key');
+    expect((await read(await v1.get(`/v1/email/detail/${ids[2]}/`, { 'Encryption-Key': 'k3y' }))).body).toMatchObject({ body: expect.stringContaining('sealed body') });
+    expect((await read(await v1.get('/v1/recipients/'))).body).toMatchObject({ count: 6 });
+    expect((await get(server, '/api/subscriptions')).body).toMatchObject({ total: 1 });
+    // The 0.1 request log is there (and the requests of this test come on top).
+    expect(((await get(server, '/api/requests?limit=500')).body as { requests: { path: string }[] }).requests.slice(-7).map((r) => r.path)).toEqual(
+      Array(6).fill('/v1/email/send/').concat('/v1/flows/subscribe/').reverse(),
+    );
+    // Ids go on from where 0.1 stopped.
+    const next = ((await send(server, 1, 10)).body as { id: string }).id;
+    expect(ids).not.toContain(next);
+    expect(await readdir(dataDir)).not.toContain('blobs');
+    expect((await readdir(path.join(dataDir, 'messages'))).sort()).toEqual(['seg-000000.json']);
+
+    // Opened again, it is not migrated twice.
+    expect(await server.stop('SIGTERM')).toBe(0);
+    const again = await tracker.spawn({ dataDir });
+    expect(again.output()).not.toMatch(/older version/);
+    expect((await allMessages(again.url)).total).toBe(9);
+  });
+});
+
+describe('--fsync', () => {
+  it('stores and answers as without it (each group commit is flushed to stable storage first)', async () => {
+    const dataDir = await tracker.tempDir('pigeonhole-fsync-');
+    const server = await tracker.spawn({ dataDir, args: ['--fsync'] });
+    const ids = await Promise.all(Array.from({ length: 20 }, async (_, i) => ((await send(server, i, 100)).body as { id: string }).id));
+    expect(await server.stop('SIGKILL')).toBe(null);
+    const again: ServerProcess = await tracker.spawn({ dataDir });
+    expect((await allMessages(again.url)).messages.map((m) => m.id).sort()).toEqual([...ids].sort());
+  });
+});

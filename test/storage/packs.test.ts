@@ -1,0 +1,167 @@
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DamagedContent } from '../../server/storage/errors.ts';
+import { ENTRY_HEADER, PART } from '../../server/storage/pack-store.ts';
+import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
+import { api, read, startApp, type TestServer } from '../support/app.ts';
+
+const dirs: string[] = [];
+const stores: Store[] = [];
+const servers: TestServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.destroy()));
+  await Promise.all(stores.splice(0).map((s) => s.close().catch(() => undefined)));
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function open(options: Partial<StoreOptions> & { dataDir?: string } = {}): Promise<Store> {
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-packs-')));
+  if (!options.dataDir) dirs.push(dataDir);
+  const store = await openStore({ reserveSize: 0, probeIntervalMs: 60_000, log: () => undefined, ...options, dataDir });
+  stores.push(store);
+  return store;
+}
+
+const packFiles = async (dataDir: string) => (await readdir(path.join(dataDir, 'packs'))).filter((f) => f.endsWith('.pack')).sort();
+
+describe('pack files', () => {
+  it('appends the parts of a batch in one file, each read back whole and checked', async () => {
+    const store = await open();
+    const parts = Array.from({ length: 50 }, (_, i) => Buffer.from(`part ${i} `.repeat(i + 1)));
+    const refs = parts.map((data, i) => store.packs.add(i + 1, PART.html, data));
+    // Readable before the write (from memory) and after it (from the file).
+    expect((await store.packs.read(refs[7]!, 8)).toString()).toBe(parts[7]!.toString());
+    await store.flush();
+    for (const [i, ref] of refs.entries()) expect((await store.packs.read(ref, i + 1)).equals(parts[i]!)).toBe(true);
+    const size = (await stat(path.join(store.dataDir, 'packs', '000001.pack'))).size;
+    expect(size).toBe(parts.reduce((n, p) => n + ENTRY_HEADER + p.length, 0));
+    // An entry read as another capture's is refused.
+    await expect(store.packs.read(refs[0]!, 2)).rejects.toThrow(/belongs to another capture/);
+  });
+
+  it('seals a pack at its size limit and starts the next', async () => {
+    const store = await open({ packSize: 4096 });
+    for (let i = 1; i <= 20; i++) store.packs.add(i, PART.html, Buffer.alloc(1000, i));
+    await store.flush();
+    const files = await packFiles(store.dataDir);
+    expect(files.length).toBeGreaterThanOrEqual(5);
+    for (const file of files) expect((await stat(path.join(store.dataDir, 'packs', file))).size).toBeLessThanOrEqual(4096);
+  });
+
+  it('a flipped byte fails the checksum: the part reads as damaged, and start-up sets the entry aside', async () => {
+    const store = await open();
+    const good = store.packs.add(1, PART.html, Buffer.from('<p>fine</p>'));
+    const bad = store.packs.add(2, PART.html, Buffer.from('<p>this one gets damaged</p>'));
+    await store.flush();
+    await store.close();
+    const file = path.join(store.dataDir, 'packs', '000001.pack');
+    const bytes = await readFile(file);
+    if (!('p' in bad)) throw new Error('expected a pack entry');
+    bytes[bad.o + ENTRY_HEADER + 5]! ^= 0xff;
+    await writeFile(file, bytes);
+    const lines: string[] = [];
+    const reopened = await open({ dataDir: store.dataDir, log: (line) => lines.push(line) });
+    expect((await reopened.packs.read(good, 1)).toString()).toBe('<p>fine</p>');
+    await expect(reopened.packs.read(bad, 2)).rejects.toBeInstanceOf(DamagedContent);
+    expect(lines.join('\n')).toMatch(/000001\.pack: 1 pack entry failed the checksum .*1 record could not be read; the damaged bytes were moved to/);
+    expect(await readdir(path.join(store.dataDir, 'damaged'))).toHaveLength(1);
+  });
+
+  it('cuts a torn tail (a crash mid-append) back to the last whole entry', async () => {
+    const store = await open();
+    const ref = store.packs.add(1, PART.text, Buffer.from('whole'));
+    await store.flush();
+    await store.close();
+    const file = path.join(store.dataDir, 'packs', '000001.pack');
+    const whole = (await stat(file)).size;
+    // Half an entry: a header that promises more bytes than the file has.
+    const torn = Buffer.alloc(30, 0);
+    torn.writeUInt32LE(0x314b4850, 0);
+    torn.writeUInt32LE(1000, 12);
+    await writeFile(file, Buffer.concat([await readFile(file), torn]));
+    const reopened = await open({ dataDir: store.dataDir });
+    expect((await stat(file)).size).toBe(whole);
+    expect((await reopened.packs.read(ref, 1)).toString()).toBe('whole');
+    // And appends continue after the last whole entry.
+    const next = reopened.packs.add(2, PART.text, Buffer.from('next'));
+    await reopened.flush();
+    expect((await reopened.packs.read(next, 2)).toString()).toBe('next');
+  });
+});
+
+describe('space goes back when captures are deleted', () => {
+  const send = async (server: TestServer, i: number, size = 3000) =>
+    ((await read(await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: `p${i}@example.com`, subject: `P ${i}`, body: `<p>${String(i).repeat(size)}</p>` }))).body as { id: string }).id;
+
+  it('deletes a pack once none of its captures is left, and compacts one that is mostly dead', async () => {
+    const server = await startApp({ store: { packSize: 64 * 1024, reserveSize: 0 } });
+    servers.push(server);
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) ids.push(await send(server, i));
+    const before = await packFiles(server.dataDir);
+    expect(before.length).toBeGreaterThan(3);
+
+    // Delete every capture of the first pack: its file goes with the deletion's write.
+    const firstPackSeqs = [];
+    for (const id of ids) {
+      const record = (await server.sandbox.messages.get(id))!;
+      if ('p' in record.content.html! && record.content.html.p === 1) firstPackSeqs.push(record.seq);
+    }
+    await server.sandbox.messages.remove(firstPackSeqs);
+    expect(await packFiles(server.dataDir)).not.toContain('000001.pack');
+
+    // Delete nine in ten of the rest: compaction copies the live ones forward and drops the packs.
+    const rest = ids.filter((_, i) => i >= firstPackSeqs.length);
+    const doomed = rest.filter((_, i) => i % 10 !== 0);
+    const kept = rest.filter((_, i) => i % 10 === 0);
+    const seqs = await Promise.all(doomed.map(async (id) => (await server.sandbox.messages.get(id))!.seq));
+    await server.sandbox.messages.remove(seqs);
+    const bytesBefore = (await server.store.diskUsage()).bytes;
+    await server.sandbox.messages.compact();
+    const after = await packFiles(server.dataDir);
+    expect(after.length).toBeLessThan(before.length);
+    expect((await server.store.diskUsage()).bytes).toBeLessThan(bytesBefore);
+    for (const id of kept) {
+      const res = await fetch(`${server.url}/api/messages/${id}/html`);
+      expect(res.status, id).toBe(200);
+      expect(await res.text()).toContain(String(ids.indexOf(id)).repeat(3000));
+    }
+    // Compacted captures survive a restart where they now are.
+    const dataDir = server.dataDir;
+    await server.close();
+    servers.pop();
+    const again = await startApp({ dataDir, store: { packSize: 64 * 1024, reserveSize: 0 } });
+    servers.push(again);
+    for (const id of kept) expect((await fetch(`${again.url}/api/messages/${id}/html`)).status).toBe(200);
+  });
+
+  it('a capture whose bytes are damaged reads as 410 with a JSON detail, and the rest of it still shows', async () => {
+    const first = await startApp({ store: { reserveSize: 0 } });
+    servers.push(first);
+    const id = await send(first, 1, 10);
+    const record = (await first.sandbox.messages.get(id))!;
+    const dataDir = first.dataDir;
+    await first.close();
+    servers.pop();
+    const file = path.join(dataDir, 'packs', '000001.pack');
+    const bytes = await readFile(file);
+    const ref = record.content.html!;
+    if (!('p' in ref)) throw new Error('expected a pack entry');
+    bytes[ref.o + ENTRY_HEADER + 2]! ^= 0xff;
+    await writeFile(file, bytes);
+    const server = await startApp({ dataDir, store: { reserveSize: 0, log: () => undefined } });
+    servers.push(server);
+    const html = await fetch(`${server.url}/api/messages/${id}/html`);
+    expect(html.status).toBe(410);
+    expect(html.headers.get('content-type')).toMatch(/application\/json/);
+    expect(((await html.json()) as { detail: string }).detail).toMatch(/^This part of the capture cannot be read back: the entry at offset \d+ failed its checksum \(.*000001\.pack\)\./);
+    const detail = await fetch(`${server.url}/api/messages/${id}`);
+    expect(detail.status).toBe(410);
+    const listed = (await (await fetch(`${server.url}/api/messages`)).json()) as { total: number; messages: { id: string; subject: string }[] };
+    expect(listed.messages.map((m) => m.id)).toContain(id);
+    const v1 = await fetch(`${server.url}/v1/email/detail/${id}/`, { headers: { Authorization: 'Api-Key bulk-key' } });
+    expect(v1.status).toBe(410);
+  });
+});
