@@ -11,6 +11,7 @@ import type { Config } from './config.ts';
 import { SandboxClock } from './domain/clock.ts';
 import { startRetention } from './domain/retention.ts';
 import { createSandbox } from './domain/sandbox.ts';
+import { boundHeapGrowth } from './memory.ts';
 import { createSandboxMetrics } from './metrics.ts';
 import { Readiness } from './readiness.ts';
 import { domainFrames, helloFrame } from './realtime/frames.ts';
@@ -29,6 +30,7 @@ const SHUTDOWN_LIMIT_MS = 10_000;
  * environment, wires the pieces, listens, and stops cleanly on SIGTERM/SIGINT.
  */
 async function serve(config: Config): Promise<void> {
+  boundHeapGrowth();
   const uploadDir = path.join(config.dataDir, 'tmp');
   const store = await openStore({ dataDir: config.dataDir, fsync: config.fsync });
   let storeOpen = true;

@@ -52,7 +52,7 @@ export interface IncomingEmail {
 export type ForcedStatus = Exclude<DeliveryStatus, 'pending'>;
 
 /** Full records kept decoded: the newest captures and those just looked at. */
-const CACHE_SIZE = 1024;
+const CACHE_SIZE = 256;
 /** Headers are read from at most this much of the start of a message. */
 const MAX_HEADER_BYTES = 256 * 1024;
 
@@ -166,7 +166,6 @@ export class Messages {
       };
       this.store.messages.log.put(record, { volatile: true });
       this.index.add(record, packOf(record));
-      this.remember(record);
       if (settled && blocksRecipient(outcome) && team !== null && to[0] !== undefined) this.blocks.block(team, to[0], outcome === 'bounced' ? 'bounce' : 'complaint');
       if (!settled) this.scheduleSettle(record);
       await this.store.flush();
@@ -374,7 +373,7 @@ export class Messages {
   /** Rewrites mostly dead packs and segments, without holding up sends (runs after deletions). */
   async compact(): Promise<void> {
     for (const no of this.store.packs.compactionCandidates()) await this.compactPack(no);
-    const logs = [this.store.messages.log, this.store.recipients.storage, this.store.subscriptions.storage, this.store.requests.storage];
+    const logs = [this.store.messages.log, this.store.recipients.storage, this.store.subscriptions.storage, this.store.requests.log];
     for (const log of logs) for (const segment of log.compactionCandidates()) await this.store.exclusive(() => log.compact(segment));
   }
 

@@ -1,16 +1,15 @@
-import type { RequestLogRecord } from '../storage/records.ts';
-import type { Store } from '../storage/store.ts';
-import { pageNewestFirst, type PageOf } from './paging.ts';
+import type { RequestLogRecord, RequestSummary } from '../storage/records.ts';
+import { requestSummary, type Store } from '../storage/store.ts';
+import type { PageOf } from './paging.ts';
 
 /**
  * The /v1 request log: every request and its response, so a developer sees why their
  * application's call failed. Bounded: past `cap` entries the oldest are removed. An entry is
- * not accepted data: it is written by its own group commit within 100 ms, never making a /v1
+ * not accepted data: it is written by its own group commit right after the response, never making a /v1
  * response wait, and a crash may lose the last few entries.
  */
 
 export const DEFAULT_REQUEST_LOG_CAP = 10_000;
-const FLUSH_DELAY_MS = 100;
 
 export interface RequestLogFilter {
   method?: string;
@@ -27,13 +26,16 @@ export interface RequestLogFilter {
 export type NewRequestLogEntry = Omit<RequestLogRecord, 'seq'>;
 
 export class RequestLog {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: NodeJS.Immediate | null = null;
   private readonly listeners = new Set<(entry: RequestLogRecord) => void>();
 
-  constructor(private readonly store: Store, private readonly cap = DEFAULT_REQUEST_LOG_CAP) {}
+  constructor(private readonly store: Store, private readonly cap = DEFAULT_REQUEST_LOG_CAP) {
+    // A lowered cap (or entries a crash kept beyond it) applies from the start.
+    this.trim();
+  }
 
   get size(): number {
-    return this.store.requests.size;
+    return this.store.requests.summaries.length;
   }
 
   record(entry: NewRequestLogEntry): RequestLogRecord {
@@ -42,30 +44,53 @@ export class RequestLog {
     const counters = this.store.meta.counters;
     const seq = (counters.request = (counters.request ?? 0) + 1);
     const record: RequestLogRecord = { seq, ...entry };
-    const requests = this.store.requests;
-    requests.insert(record);
-    if (requests.size > this.cap) requests.removeOldest(requests.size - this.cap);
+    // Only the fields the filters read stay in memory; the entry itself is read back from its
+    // segment when listed. Not accepted data: dropped, not retried, if its write fails.
+    this.store.requests.log.put(record, { volatile: true });
+    this.store.requests.summaries.push(requestSummary(record));
+    this.trim();
     this.scheduleFlush();
     for (const listener of this.listeners) listener(record);
     return record;
   }
 
   /** Newest first, with how many matched in all. */
-  page(filter: RequestLogFilter, offset: number, limit: number): PageOf<RequestLogRecord> {
-    return pageNewestFirst(this.store.requests.all(), compileRequestFilter(filter), offset, limit);
+  async page(filter: RequestLogFilter, offset: number, limit: number): Promise<PageOf<RequestLogRecord>> {
+    const match = compileRequestFilter(filter);
+    const summaries = this.store.requests.summaries;
+    const seqs: number[] = [];
+    let total = 0;
+    for (let i = summaries.length - 1; i >= 0; i--) {
+      if (!match(summaries[i]!)) continue;
+      if (total >= offset && seqs.length < limit) seqs.push(summaries[i]!.seq);
+      total++;
+    }
+    const items = await Promise.all(seqs.map((seq) => this.store.requests.log.read(seq)));
+    return { total, items: items.filter((r): r is RequestLogRecord => r !== undefined) };
   }
 
   /** Removes every entry, or those of the given senders; returns how many. */
   async clear(senders?: ReadonlySet<string>): Promise<number> {
+    const { log, summaries } = this.store.requests;
+    const doomed = senders === undefined ? summaries.length : summaries.filter((r) => r.sender !== null && senders.has(r.sender)).length;
     if (senders === undefined) {
-      const count = this.store.requests.clear().length;
-      await this.store.flushRequests();
-      return count;
+      log.clear();
+      summaries.length = 0;
+    } else {
+      const kept = summaries.filter((r) => !(r.sender !== null && senders.has(r.sender)));
+      for (const r of summaries) if (r.sender !== null && senders.has(r.sender)) log.delete(r.seq);
+      summaries.splice(0, summaries.length, ...kept);
     }
-    const doomed = this.store.requests.all().filter((r) => r.sender !== null && senders.has(r.sender));
-    for (const record of doomed) this.store.requests.remove(record.seq);
     await this.store.flushRequests();
-    return doomed.length;
+    return doomed;
+  }
+
+  /** Drops the oldest entries beyond the cap (no tombstones: a segment goes once it is empty). */
+  private trim(): void {
+    const { log, summaries } = this.store.requests;
+    const excess = summaries.length - this.cap;
+    if (excess <= 0) return;
+    for (const r of summaries.splice(0, excess)) log.forget(r.seq);
   }
 
   /** Called with every new entry (the inbox UI's live view). Returns an unsubscribe function. */
@@ -75,22 +100,27 @@ export class RequestLog {
   }
 
   close(): void {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) clearImmediate(this.timer);
     this.timer = null;
   }
 
+  /**
+   * Writes the entries of this turn of the event loop together, right after the responses went
+   * out (its own group commit: while one write runs, the next collects). Written at once rather
+   * than after a delay, an entry never lives long enough in memory to reach the old generation.
+   */
   private scheduleFlush(): void {
     if (this.timer) return;
-    this.timer = setTimeout(() => {
+    this.timer = setImmediate(() => {
       this.timer = null;
       void this.store.flushRequests().catch(() => undefined);
-    }, FLUSH_DELAY_MS);
+    });
     this.timer.unref();
   }
 }
 
-function compileRequestFilter(filter: RequestLogFilter): (r: RequestLogRecord) => boolean {
-  const tests: ((r: RequestLogRecord) => boolean)[] = [];
+function compileRequestFilter(filter: RequestLogFilter): (r: RequestSummary) => boolean {
+  const tests: ((r: RequestSummary) => boolean)[] = [];
   if (filter.method !== undefined) {
     const method = filter.method.toUpperCase();
     tests.push((r) => r.method === method);

@@ -1,4 +1,5 @@
-import { convert, type HtmlToTextOptions } from 'html-to-text';
+import type { HtmlToTextOptions } from 'html-to-text';
+import { lazy } from '../lazy.ts';
 import { readHtml } from './extract.ts';
 
 /**
@@ -25,10 +26,13 @@ const OPTIONS: HtmlToTextOptions = {
   ],
 };
 
-export function textView(html: string | null, text: string | null): TextView {
+const renderer = lazy(async () => (await import('html-to-text')).convert);
+
+export async function textView(html: string | null, text: string | null): Promise<TextView> {
   if (text !== null && text.trim() !== '') return { text, derived: false };
   if (html === null || html.trim() === '') return { text, derived: false };
   // Plain text posted into an HTML field (a Django backend's `body`): its lines are its layout.
   if (!/<[a-z!/?]/i.test(html)) return { text: readHtml(html).text, derived: true };
+  const convert = await renderer();
   return { text: convert(html, OPTIONS), derived: true };
 }

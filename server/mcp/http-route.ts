@@ -2,10 +2,18 @@ import type { RequestListener } from 'node:http';
 import { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { PigeonholeClient } from '../../client/pigeonhole-client.ts';
-import { inProcessFetch } from './in-process-fetch.ts';
-import { createMcpServer } from './tools.ts';
+import { lazy } from '../lazy.ts';
+
+/** The MCP SDK and the tools load with the first /mcp request, not with the server. */
+const sdk = lazy(async () => {
+  const [{ WebStandardStreamableHTTPServerTransport }, { inProcessFetch }, { createMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('./in-process-fetch.ts'),
+    import('./tools.ts'),
+  ]);
+  return { WebStandardStreamableHTTPServerTransport, inProcessFetch, createMcpServer };
+});
 
 export interface McpRouteOptions {
   /** This app's request handler, for the tools' in-process calls (read when a call is made). */
@@ -32,6 +40,7 @@ export function mountMcp(router: Router, options: McpRouteOptions): void {
       const value = ctx.get(name);
       if (value !== '') headers[name] = value;
     }
+    const { WebStandardStreamableHTTPServerTransport, inProcessFetch, createMcpServer } = await sdk();
     const fetch = inProcessFetch(options.dispatch, { headers, remoteAddress: ctx.req.socket.remoteAddress });
     const server = createMcpServer(new PigeonholeClient({ baseUrl: `${ctx.protocol}://${ctx.host}`, fetch }), { version: options.version });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: options.maxBodySize });

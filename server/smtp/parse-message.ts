@@ -1,4 +1,5 @@
-import { simpleParser, type AddressObject, type EmailAddress } from 'mailparser';
+import type { AddressObject, EmailAddress } from 'mailparser';
+import { lazy } from '../lazy.ts';
 import { parseHeaders } from '../domain/headers.ts';
 import type { IncomingAttachment } from '../domain/messages.ts';
 
@@ -21,6 +22,7 @@ export interface ParsedMessage {
  * far as they read, the rest as the text body.
  */
 export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
+  const simpleParser = await parser();
   try {
     const parsed = await simpleParser(raw, { keepCidLinks: true, skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
     // The line break that ends a single-part body belongs to the transport, not the text.
@@ -46,6 +48,9 @@ export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
     return fallback(raw);
   }
 }
+
+/** mailparser loads with the first SMTP message: an API-only session never needs it. */
+const parser = lazy(async () => (await import('mailparser')).simpleParser);
 
 function fallback(raw: Buffer): ParsedMessage {
   const text = raw.toString('latin1');

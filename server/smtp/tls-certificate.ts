@@ -2,7 +2,6 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 
 /** A certificate and its key (PEM) for SMTP TLS. */
 export interface TlsCertificate {
@@ -51,6 +50,7 @@ export async function autoCertificate(dataDir: string, names: readonly string[],
   if (kept && stillGood(kept[0], kept[1], names, now)) {
     return { cert: kept[0], key: kept[1], file: certFile, fingerprint: new X509Certificate(kept[0]).fingerprint256, created: false };
   }
+  const { generate } = await import('selfsigned');
   const made = await generate([{ name: 'commonName', value: 'Pigeonhole SMTP (self-signed)' }], {
     keyType: 'rsa',
     keySize: 2048,

@@ -153,6 +153,9 @@ export interface RequestLogRecord {
   responseBody: unknown;
 }
 
+/** What the request log keeps in memory per entry: what its filters need (the rest is on disk). */
+export type RequestSummary = Pick<RequestLogRecord, 'seq' | 'method' | 'path' | 'sender' | 'team' | 'status' | 'fault'>;
+
 export interface MetaData {
   /** 1: bodies as files under blobs/ and segments of 128; 2: packs and segment logs. */
   version: 1 | 2;

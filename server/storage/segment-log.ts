@@ -148,6 +148,12 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
   forget(seq: number): void {
     const segment = this.segments.get(this.indexOf(seq));
     if (!segment) return;
+    const pending = this.pendingBySeq.get(seq);
+    if (pending && segment.pending.includes(pending)) {
+      // Not written yet: it never will be.
+      segment.pending.splice(segment.pending.indexOf(pending), 1);
+      this.pendingBySeq.delete(seq);
+    }
     const slot = seq % this.options.segmentSize;
     if (segment.lengths[slot] === 0) return;
     segment.lengths[slot] = 0;

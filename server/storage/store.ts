@@ -10,7 +10,7 @@ import { MessageIndex } from './message-index.ts';
 import { migrateFromV1, isV1 } from './migrate-v1.ts';
 import { PackStore, type ContentRef } from './pack-store.ts';
 import { Quarantine, type DamageReport } from './quarantine.ts';
-import type { BlocksData, MessageRecord, MetaData, RecipientRecord, RequestLogRecord, SubscriptionRecord } from './records.ts';
+import type { BlocksData, MessageRecord, MetaData, RecipientRecord, RequestLogRecord, RequestSummary, SubscriptionRecord } from './records.ts';
 import { SegmentLog } from './segment-log.ts';
 
 export interface StoreOptions {
@@ -39,13 +39,19 @@ export interface MessageStore {
   readonly log: SegmentLog<MessageRecord>;
 }
 
+/** The request log: a summary per entry in memory (oldest first), the entries in segment files. */
+export interface RequestStore {
+  readonly log: SegmentLog<RequestLogRecord>;
+  readonly summaries: RequestSummary[];
+}
+
 export interface Store {
   readonly dataDir: string;
   readonly messages: MessageStore;
   readonly recipients: Collection<RecipientRecord>;
   readonly subscriptions: Collection<SubscriptionRecord>;
   /** The /v1 request log: bounded (oldest entries removed), with its own group commit. */
-  readonly requests: Collection<RequestLogRecord>;
+  readonly requests: RequestStore;
   readonly packs: PackStore;
   readonly meta: MetaData;
   readonly blocks: BlocksData;
@@ -118,7 +124,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   });
   const recipients = await Collection.open<RecipientRecord>(segmentOptions(dirs.recipients));
   const subscriptions = await Collection.open<SubscriptionRecord>(segmentOptions(dirs.subscriptions));
-  const requests = await Collection.open<RequestLogRecord>(segmentOptions(dirs.requests));
+  const requestSummaries: RequestSummary[] = [];
+  const requestLog = await SegmentLog.open<RequestLogRecord>(segmentOptions(dirs.requests), (record) => requestSummaries.push(requestSummary(record)));
+  const requests: RequestStore = { log: requestLog, summaries: requestSummaries };
   // Uploads left by a request that never finished (a crash mid-upload) are not data. (On a
   // read-only file system they stay, and the server still starts to show what it holds.)
   await fs.rm(dirs.tmp).catch(() => undefined);
@@ -130,7 +138,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   counters.message = Math.max(counters.message, messageLog.maxSeq);
   counters.recipient = Math.max(counters.recipient, recipients.maxSeq());
   counters.subscription = Math.max(counters.subscription, subscriptions.maxSeq());
-  counters.request = Math.max(counters.request ?? 0, requests.maxSeq());
+  counters.request = Math.max(counters.request ?? 0, requestLog.maxSeq);
 
   const health = new StorageHealth();
   const reserve = new Reserve(path.join(dataDir, 'reserve'), settings.reserveSize, fs);
@@ -163,7 +171,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     },
   };
   const flusher = new Flusher([packs, messageLog, recipients.storage, subscriptions.storage, meta, blocks], hooks);
-  const logFlusher = new Flusher([requests.storage], {
+  const logFlusher = new Flusher([requestLog], {
     failed: async (error) => {
       health.failed(error);
       return false;
@@ -209,7 +217,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   async function restoreFolders(): Promise<void> {
     for (const dir of [dataDir, ...Object.values(dirs)]) await fs.mkdir(dir);
     let files = await packs.restore();
-    for (const segmentLog of [messageLog, recipients.storage, subscriptions.storage, requests.storage]) files += await segmentLog.restore();
+    for (const segmentLog of [messageLog, recipients.storage, subscriptions.storage, requestLog]) files += await segmentLog.restore();
     meta.touch();
     blocks.touch();
     reserve.missing = true;
@@ -250,10 +258,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       try {
         await Promise.all([flusher.flush(), logFlusher.flush()]);
       } finally {
-        await Promise.all([packs.close(), messageLog.close(), recipients.storage.close(), subscriptions.storage.close(), requests.storage.close()]);
+        await Promise.all([packs.close(), messageLog.close(), recipients.storage.close(), subscriptions.storage.close(), requestLog.close()]);
       }
     },
   };
+}
+
+/** The fields of a request log entry its filters read, kept in memory. */
+export function requestSummary(record: RequestLogRecord): RequestSummary {
+  const { seq, method, path, sender, team, status, fault } = record;
+  return { seq, method, path, sender, team, status, fault };
 }
 
 /** Every stored part of a capture. */

@@ -66,7 +66,7 @@ describe('POST /api/reset', () => {
     expect(res.body).toMatchObject({ team: null, restore_fixtures: true, removed: { subscriptions: 1, clock: 1 } });
     expect(await get('/api/clock')).toMatchObject({ offset_ms: 0, real_time: true });
     const store = app.server.store;
-    expect([store.messages.index.size, store.recipients.size, store.subscriptions.size, store.requests.size]).toEqual([0, 0, 0, 0]);
+    expect([store.messages.index.size, store.recipients.size, store.subscriptions.size, store.requests.summaries.length]).toEqual([0, 0, 0, 0]);
     expect(store.blocks.blocks).toEqual([]);
     expect(store.meta.daily.bySender).toEqual({});
     for (const dir of ['messages', 'recipients', 'subscriptions', 'requests', 'packs']) expect(await files(path.join(app.server.dataDir, dir)), dir).toEqual([]);

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { textView } from '../../server/domain/text-view.ts';
 
 describe('the text view of a capture', () => {
-  it('is the plain part when there is one', () => {
-    expect(textView('<p>HTML</p>', 'Plain part')).toEqual({ text: 'Plain part', derived: false });
-    expect(textView(null, 'Only text')).toEqual({ text: 'Only text', derived: false });
+  it('is the plain part when there is one', async () => {
+    expect(await textView('<p>HTML</p>', 'Plain part')).toEqual({ text: 'Plain part', derived: false });
+    expect(await textView(null, 'Only text')).toEqual({ text: 'Only text', derived: false });
   });
 
-  it('renders the HTML when there is no plain part: headings, lists, links as text (url), tables as columns', () => {
+  it('renders the HTML when there is no plain part: headings, lists, links as text (url), tables as columns', async () => {
     const html = `<html><head><style>p{color:red}</style><title>Receipt</title></head><body>
       <table role="presentation" width="100%"><tr><td>
         <h1>Your receipt</h1>
@@ -16,7 +16,7 @@ describe('the text view of a capture', () => {
         <table><tr><th>Item</th><th>Qty</th><th>Price</th></tr><tr><td>Widget</td><td>2</td><td>$4.00</td></tr><tr><td>Gadget with a long name</td><td>1</td><td>$12.50</td></tr></table>
         <img src="https://shop.example/pixel.gif" alt="">
       </td></tr></table></body></html>`;
-    expect(textView(html, null)).toEqual({
+    expect(await textView(html, null)).toEqual({
       derived: true,
       text: [
         'Your receipt',
@@ -31,14 +31,14 @@ describe('the text view of a capture', () => {
         'Gadget with a long name   1     $12.50',
       ].join('\n'),
     });
-    expect(textView(html, '   \n')).toMatchObject({ derived: true });
+    expect(await textView(html, '   \n')).toMatchObject({ derived: true });
   });
 
-  it('keeps the lines of plain text posted into an HTML field, entities decoded', () => {
-    expect(textView('Hi Ada,\n\nReset: https://app.example/r?a=1&amp;b=2\n\n-- \nAcme', null)).toEqual({ text: 'Hi Ada,\n\nReset: https://app.example/r?a=1&b=2\n\n-- \nAcme', derived: true });
+  it('keeps the lines of plain text posted into an HTML field, entities decoded', async () => {
+    expect(await textView('Hi Ada,\n\nReset: https://app.example/r?a=1&amp;b=2\n\n-- \nAcme', null)).toEqual({ text: 'Hi Ada,\n\nReset: https://app.example/r?a=1&b=2\n\n-- \nAcme', derived: true });
   });
 
-  it('is nothing when there is no body at all', () => {
-    expect(textView(null, null)).toEqual({ text: null, derived: false });
+  it('is nothing when there is no body at all', async () => {
+    expect(await textView(null, null)).toEqual({ text: null, derived: false });
   });
 });

@@ -11,8 +11,8 @@ interface CaniemailData {
 
 const CANIEMAIL = data as CaniemailData;
 
-export type Platform = 'desktop' | 'web' | 'mobile';
-export const PLATFORMS: readonly Platform[] = ['desktop', 'web', 'mobile'];
+import { PLATFORMS, type Platform } from './platforms.ts';
+export { PLATFORMS, type Platform } from './platforms.ts';
 export type Support = 'yes' | 'partial' | 'no';
 
 /** caniemail's platforms, grouped as Mailpit's filter groups them. */

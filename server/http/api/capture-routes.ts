@@ -75,7 +75,7 @@ export function mountCaptureRoutes(router: Router, sandbox: Sandbox, parseV1Body
  */
 async function withContent(sandbox: Sandbox, record: MessageRecord, bodies = true) {
   const [html, body] = await Promise.all([sandbox.messages.html(record), sandbox.messages.text(record)]);
-  const view = bodies ? textView(html, body) : null;
+  const view = bodies ? await textView(html, body) : null;
   return {
     ...messageSummary(record),
     ...(view ? { html, text: view.text, text_derived: view.derived } : {}),

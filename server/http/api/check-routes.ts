@@ -1,11 +1,10 @@
 import { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { analyse, report } from '../../domain/check/check.ts';
-import { PLATFORMS, type Platform } from '../../domain/check/compatibility.ts';
 import { LINK_DEFAULTS, type LinkResult } from '../../domain/check/links.ts';
-import { MessageChecks } from '../../domain/check/message-checks.ts';
+import { PLATFORMS, type Platform } from '../../domain/check/platforms.ts';
 import type { SpamdTarget } from '../../domain/check/spamd.ts';
+import { lazy } from '../../lazy.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { wrapInTemplate } from '../../domain/template.ts';
 import type { ParsedBody } from '../body.ts';
@@ -23,16 +22,23 @@ const NDJSON = 'application/x-ndjson';
  */
 export function mountCheckRoutes(router: Router, sandbox: Sandbox, parseV1Body: Middleware, options: { spamd: SpamdTarget | null }): void {
   const parseBody = apiBody(parseV1Body);
-  const checks = new MessageChecks(sandbox.messages, sandbox.events, { spamd: options.spamd });
+  // The checks' data and validators load with the first check, not with the server.
+  const engine = lazy(() => import('../../domain/check/check.ts'));
+  const messageChecks = lazy(async () => {
+    const { MessageChecks } = await import('../../domain/check/message-checks.ts');
+    return new MessageChecks(sandbox.messages, sandbox.events, { spamd: options.spamd });
+  });
 
   router.get('/api/messages/:id/check', async (ctx) => {
     const record = await findMessage(sandbox, ctx.params.id!);
+    const checks = await messageChecks();
     ctx.body = { id: record.id, ...(await checks.check(record, platforms(text(ctx, 'platform')))) };
   });
 
   router.post('/api/messages/:id/check/links', parseBody, async (ctx) => {
     const record = await findMessage(sandbox, ctx.params.id!);
     const timeoutMs = timeout((ctx.state.body as ParsedBody).data.timeout_ms ?? text(ctx, 'timeout_ms'));
+    const checks = await messageChecks();
     const { targets, skipped } = await checks.linkTargets(record);
     const results = checks.checkLinks(targets, { timeoutMs });
     if (wantsStream(ctx)) {
@@ -55,6 +61,7 @@ export function mountCheckRoutes(router: Router, sandbox: Sandbox, parseV1Body: 
     if (senderId !== undefined && !caller) throw detail(400, `Unknown sender "${senderId}".`);
     const body = caller ? wrapInTemplate(caller.sender.accountTemplate, html) : html;
     const filter = platforms(typeof data.platform === 'string' ? data.platform : text(ctx, 'platform'));
+    const { analyse, report } = await engine();
     const analysis = analyse({ html: body, text: textPart, headers: null, messageBytes: null, attachmentSizes: [], source: 'draft' });
     ctx.body = report(analysis, filter, { report: null, note: DRAFT_SPAM_NOTE });
   });

@@ -33,7 +33,7 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
   router.get('/api/messages/:id', async (ctx) => {
     const record = await findMessage(sandbox, ctx.params.id!);
     const [html, text, headers] = await Promise.all([messages.html(record), messages.text(record), messages.headers(record)]);
-    const view = textView(html, text);
+    const view = await textView(html, text);
     ctx.body = {
       ...messageSummary(record),
       first_name: record.firstName,
@@ -90,7 +90,7 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
 
   router.get('/api/messages/:id/text', async (ctx) => {
     const record = await findMessage(sandbox, ctx.params.id!);
-    const view = textView(await messages.html(record), await messages.text(record));
+    const view = await textView(await messages.html(record), await messages.text(record));
     if (view.text === null) throw detail(404, 'This capture has no text body.');
     ctx.set('X-Content-Type-Options', 'nosniff');
     // Whether this is the HTML rendered as text (the capture has no plain part).

@@ -79,7 +79,7 @@ export function mountToolkitRoutes(router: Router, sandbox: Sandbox, parseV1Body
     const status = text(ctx, 'status');
     if (status !== undefined && !/^(?:[1-5]\d\d|[1-5]xx|dropped)$/i.test(status)) throw detail(400, 'status must be a status code (429), a class (4xx) or "dropped".');
     const fault = text(ctx, 'fault');
-    const { total, items } = sandbox.requestLog.page(
+    const { total, items } = await sandbox.requestLog.page(
       {
         method: oneOf(text(ctx, 'method')?.toUpperCase(), 'method', ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS']),
         path: text(ctx, 'path'),
