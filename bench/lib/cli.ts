@@ -111,20 +111,6 @@ export function log(line: string): void {
   console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 }
 
-/** A number with thousands separators and `digits` decimals. */
-export function format(value: number, digits = 0): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-
-export function mb(bytes: number): string {
-  return `${format(bytes / 1024 / 1024, 1)} MB`;
-}
-
-/** A target line, as `- PASS  name: value`. */
-export function targetLine(pass: boolean, name: string, value: string): string {
-  return `- ${pass ? 'PASS' : 'FAIL'}  ${name}: ${value}`;
-}
-
 /** Resolves never; rejects when the signal aborts. */
 function aborted(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {

@@ -61,6 +61,15 @@ export class ChildServer {
     return { rss: kb('VmRSS'), peak: kb('VmHWM') };
   }
 
+  /** CPU time (user + system, all threads) used so far, in milliseconds, from /proc (Linux). */
+  async cpuMs(): Promise<number> {
+    const stat = await readFile(`/proc/${this.pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are fields 14 and 15,
+    // in USER_HZ ticks, which Linux fixes at 100 per second for user space.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  }
+
   /** Sends `signal`, then SIGKILL if it has not exited after the grace period; resolves with the exit code. */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     if (!this.running) return this.child.exitCode;
