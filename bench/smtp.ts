@@ -1,0 +1,124 @@
+import { loadavg } from 'node:os';
+import { buildApp, runBench, type BenchContext } from './lib/cli.ts';
+import { format, mb, median, table, targetLine } from './lib/figures.ts';
+import { ensurePeers, MAILDEV_BIN } from './lib/peers.ts';
+import { freePort, spawnPigeonhole, spawnServer, type ChildServer } from './lib/server-process.ts';
+import { refusalLines, runSmtpLoad, type SmtpLoadResult } from './lib/smtp-load.ts';
+import { FIXTURE_HTML_BYTES, FIXTURE_MESSAGE } from './lib/smtp-message.ts';
+
+/** Issue 10, point 4: SMTP capture at least 1.2x MailDev 2.2.1 and at least 0.6x the bare ceiling. */
+const MAILDEV_TARGET = 1.2;
+const BARE_TARGET = 0.6;
+
+interface Contender {
+  name: string;
+  server: ChildServer;
+  port: number;
+  rates: number[];
+  accepted: number;
+  refused: number;
+  lost: number;
+  /** Server CPU time spent in the measured rounds, in ms. */
+  cpuMs: number;
+}
+
+await runBench(
+  {
+    usage: 'npm run bench:smtp -- [options]',
+    about:
+      'SMTP capture throughput: Pigeonhole (compiled, retention off) against MailDev 2.2.1 and a bare\n' +
+      'smtp-server + mailparser that stores nothing, each its own process, the same raw pipelined\n' +
+      'client and message, alternated A B C A B C. Prints messages/s per round, the medians, the\n' +
+      'ratios against the targets, and each process\'s peak RSS.',
+    flags: {
+      rounds: { kind: 'int', default: 3, min: 1, help: 'measured rounds (each runs every server once)' },
+      seconds: { kind: 'number', default: 10, min: 0.5, help: 'length of one measured run' },
+      warmup: { kind: 'number', default: 5, min: 0, help: 'unmeasured seconds per server before the rounds' },
+      connections: { kind: 'int', default: 8, min: 1, help: 'SMTP connections' },
+      'skip-build': { kind: 'switch', help: 'use dist/ as it is instead of running npm run build' },
+    },
+  },
+  async (flags, { signal, tempDir, log }: BenchContext) => {
+    ensurePeers();
+    buildApp(flags['skip-build']);
+    log(`message: ${format(FIXTURE_MESSAGE.length)} bytes (multipart/alternative, HTML part ${format(FIXTURE_HTML_BYTES)} bytes); ${flags.connections} connections`);
+
+    const pigeonhole = await spawnPigeonhole(tempDir('bench-smtp-data'), ['--max-messages', '0']);
+    const [maildevSmtp, maildevWeb] = [await freePort(), await freePort()];
+    // MailDev's defaults (web interface on, messages kept in memory and as .eml files in a
+    // folder of the temporary directory), on free ports of 127.0.0.1 and in a folder we delete.
+    const maildev = await spawnServer('maildev', {
+      args: [MAILDEV_BIN, '--smtp', String(maildevSmtp), '--web', String(maildevWeb), '--ip', '127.0.0.1', '--mail-directory', tempDir('bench-smtp-maildev')],
+      ready: /MailDev SMTP Server running at/,
+    });
+    const bare = await spawnServer('bare', { args: ['--import', 'tsx', 'bench/lib/bare-smtp-main.ts', '--port', '0'], ready: /bare SMTP listening on [^:\s]+:(\d+)/ });
+    const contenders: Contender[] = [
+      { name: 'Pigeonhole', server: pigeonhole.server, port: pigeonhole.smtpPort },
+      { name: 'MailDev 2.2.1', server: maildev.server, port: maildevSmtp },
+      { name: 'bare smtp-server + mailparser', server: bare.server, port: Number(bare.match[1]) },
+    ].map((c) => ({ ...c, rates: [], accepted: 0, refused: 0, lost: 0, cpuMs: 0 }));
+    log(`pigeonhole pid ${pigeonhole.server.pid} (SMTP ${pigeonhole.smtpPort}), maildev pid ${maildev.server.pid} (SMTP ${maildevSmtp}), bare pid ${bare.server.pid} (SMTP ${contenders[2]!.port})`);
+
+    const load = async (contender: Contender, seconds: number): Promise<SmtpLoadResult> => {
+      if (!contender.server.running) throw new Error(`${contender.name} is no longer running`);
+      const result = await runSmtpLoad({ port: contender.port, connections: flags.connections, seconds, signal });
+      signal.throwIfAborted();
+      return result;
+    };
+    const problems = (result: SmtpLoadResult): string[] => [...refusalLines(result).map((line) => `refused: ${line}`), ...lostLines(result.lost)];
+
+    if (flags.warmup > 0) {
+      for (const contender of contenders) {
+        const result = await load(contender, flags.warmup);
+        log(`warm-up ${contender.name}: ${format(result.rate)} msg/s${problems(result).length > 0 ? `; ${problems(result).join('; ')}` : ''}`);
+      }
+    }
+    for (let round = 1; round <= flags.rounds; round++) {
+      for (const contender of contenders) {
+        const cpuBefore = await contender.server.cpuMs();
+        const result = await load(contender, flags.seconds);
+        contender.cpuMs += (await contender.server.cpuMs()) - cpuBefore;
+        contender.rates.push(result.rate);
+        contender.accepted += result.accepted;
+        contender.refused += result.refused;
+        contender.lost += result.lost.length;
+        log(
+          `round ${round} ${contender.name}: ${format(result.rate)} msg/s (${format(result.accepted)} accepted in ${format(result.seconds, 1)} s, ` +
+            `${result.refused} refused, ${result.lost.length} connections lost, pipelining on ${result.pipelined}/${flags.connections}), load ${format(loadavg()[0]!, 2)}`,
+        );
+        for (const line of problems(result)) console.error(`  !! ${contender.name}: ${line}`);
+      }
+    }
+
+    const memory = await Promise.all(contenders.map((c) => c.server.memory()));
+    const rows = contenders.map((c, i) => [
+      c.name,
+      ...c.rates.map((rate) => format(rate)),
+      `**${format(median(c.rates))}**`,
+      format(c.cpuMs / Math.max(1, c.accepted), 3),
+      mb(memory[i]!.peak),
+      mb(memory[i]!.rss),
+    ]);
+    const header = ['server (msg/s)', ...contenders[0]!.rates.map((_, i) => `round ${i + 1}`), 'median', 'server CPU ms/msg', 'peak RSS', 'RSS at end'];
+    const [ours, maildevMedian, bareMedian] = contenders.map((c) => median(c.rates)) as [number, number, number];
+    const failures = contenders.filter((c) => c.refused > 0 || c.lost > 0);
+    console.log(`\n${table(header, rows, header.map((_, i) => i > 0))}\n`);
+    console.log(`Pigeonhole / MailDev: ${format(ours / maildevMedian, 2)}x; Pigeonhole / bare: ${format(ours / bareMedian, 2)}x (medians)\n`);
+    console.log(targetLine(ours >= MAILDEV_TARGET * maildevMedian, `Pigeonhole >= ${MAILDEV_TARGET}x MailDev 2.2.1`, `${format(ours / maildevMedian, 2)}x`));
+    console.log(targetLine(ours >= BARE_TARGET * bareMedian, `Pigeonhole >= ${BARE_TARGET}x bare smtp-server + mailparser`, `${format(ours / bareMedian, 2)}x`));
+    console.log(
+      targetLine(
+        failures.length === 0,
+        'every message answered 250, no connection lost',
+        failures.length === 0 ? 'yes' : failures.map((c) => `${c.name}: ${c.refused} refused, ${c.lost} connections lost`).join('; '),
+      ),
+    );
+  },
+);
+
+/** Lost connections grouped by reason, e.g. `connection lost (8 x): connect ECONNREFUSED ...`. */
+function lostLines(reasons: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  return [...counts].map(([reason, count]) => `connection lost (${count} x): ${reason}`);
+}
