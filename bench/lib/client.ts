@@ -40,6 +40,11 @@ export class Client {
     return this.call('GET', path);
   }
 
+  /** A JSON POST (no API key needed for the sandbox API; the bench key goes along anyway). */
+  post(path: string, json: string): Promise<Reply> {
+    return this.call('POST', path, json);
+  }
+
   close(): void {
     this.agent.destroy();
   }

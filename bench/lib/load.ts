@@ -55,8 +55,15 @@ export async function runSends(client: Client, plan: LoadPlan): Promise<LoadResu
   return { sends: plan.sends, seconds: (performance.now() - started) / 1000, latenciesMs };
 }
 
-/** Times `count` sequential GETs of `path`, each of which must answer 200. */
+/**
+ * Times `count` sequential GETs of `path` (after as many untimed ones, so a freshly started
+ * process is measured warm), each of which must answer 200.
+ */
 export async function timeReads(client: Client, path: string, count: number): Promise<Float64Array> {
+  for (let i = 0; i < count; i++) {
+    const reply = await client.get(path);
+    if (reply.status !== 200) throw new Error(`GET ${path}: HTTP ${reply.status} ${reply.body.slice(0, 200)}`);
+  }
   const latenciesMs = new Float64Array(count);
   for (let i = 0; i < count; i++) {
     const t0 = performance.now();

@@ -8,6 +8,8 @@ export interface BenchOptions {
   sample: number;
   /** Untimed sends before each measurement phase (JIT, sockets, caches). */
   warmup: number;
+  /** Sends (then a reset) that warm the process before the empty phase, as the fill warms the full one. */
+  coldStart: number;
   /** Parallel keep-alive connections while measuring. */
   concurrency: number;
   /** Parallel keep-alive connections while filling. */
@@ -24,6 +26,7 @@ const DEFAULTS = {
   count: 100_000,
   sample: 2_000,
   warmup: 2_000,
+  'cold-start': 10_000,
   concurrency: 8,
   'fill-concurrency': 32,
   reads: 20,
@@ -35,6 +38,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --count N             captures stored before the second measurement (default ${DEFAULTS.count})
   --sample N            timed sends per measurement phase (default ${DEFAULTS.sample})
   --warmup N            untimed sends before each phase (default ${DEFAULTS.warmup})
+  --cold-start N        sends, then a reset, before the empty phase: its process is as warm as
+                        the one measured full (default ${DEFAULTS['cold-start']})
   --concurrency N       parallel connections while measuring (default ${DEFAULTS.concurrency})
   --fill-concurrency N  parallel connections while filling (default ${DEFAULTS['fill-concurrency']})
   --reads N             requests per read probe (default ${DEFAULTS.reads})
@@ -57,6 +62,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     count: read('count', 1),
     sample: read('sample', 1),
     warmup: read('warmup', 0),
+    coldStart: read('cold-start', 0),
     concurrency: read('concurrency', 1),
     fillConcurrency: read('fill-concurrency', 1),
     reads: read('reads', 1),

@@ -1,20 +1,14 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SAMPLE_CONFIG } from '../../server/config.ts';
-import { spawnServer, type ServerProcess } from '../../test/support/server-process.ts';
 import { Client } from './client.ts';
+import { spawnPigeonhole, type Memory, type Pigeonhole } from './server-process.ts';
 
-export interface Memory {
-  /** Resident set size now, in bytes (VmRSS). */
-  rss: number;
-  /** Peak resident set size of the process so far, in bytes (VmHWM). */
-  peak: number;
-}
+export type { Memory } from './server-process.ts';
 
 export interface Started {
-  server: ServerProcess;
+  pigeonhole: Pigeonhole;
   client: Client;
   /** From spawn until the server printed its "listening on" line. */
   listeningMs: number;
@@ -26,23 +20,23 @@ export interface Started {
 }
 
 /**
- * Spawns the real server on `dataDir` and times its start-up: to the listening line, then to
- * the first successful read of the sandbox API. `sockets` sizes the client's keep-alive pool.
+ * Spawns the real server (compiled, as `npm start` runs it) on `dataDir` and times its
+ * start-up: to the listening line, then to the first successful read of the sandbox API.
+ * `sockets` sizes the client's keep-alive pool.
  */
 export async function startServer(dataDir: string, sockets: number, signal: AbortSignal): Promise<Started> {
   const t0 = performance.now();
-  // --smtp-port 0 so the run never depends on (or collides with) a fixed port; --max-messages 0
-  // so retention does not prune the 100,000 captures the benchmark is about.
-  const server = await spawnServer({ dataDir, configFile: SAMPLE_CONFIG, args: ['--smtp-port', '0', '--max-messages', '0'], compiled: true });
+  // --max-messages 0 so retention does not prune the captures the benchmark is about.
+  const pigeonhole = await spawnPigeonhole(dataDir, ['--max-messages', '0']);
   const listeningMs = performance.now() - t0;
-  const client = new Client(server.url, sockets);
+  const client = new Client(pigeonhole.url, sockets);
   try {
     const stored = await firstRead(client, signal);
     const firstReadMs = performance.now() - t0;
-    return { server, client, listeningMs, firstReadMs, stored, memory: await memoryOf(server) };
+    return { pigeonhole, client, listeningMs, firstReadMs, stored, memory: await pigeonhole.server.memory() };
   } catch (error) {
     client.close();
-    await server.stop();
+    await pigeonhole.server.stop();
     throw error;
   }
 }
@@ -61,28 +55,6 @@ export async function storedCount(client: Client): Promise<number> {
   const reply = await client.get('/api/messages?limit=1');
   if (reply.status !== 200) throw new Error(`GET /api/messages: HTTP ${reply.status}`);
   return (JSON.parse(reply.body) as { total: number }).total;
-}
-
-/** Current and peak resident memory of the server process, from /proc (Linux). */
-export async function memoryOf(server: ServerProcess): Promise<Memory> {
-  const status = await readFile(`/proc/${server.child.pid}/status`, 'utf8');
-  const kb = (field: string) => {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-    if (!match) throw new Error(`no ${field} in /proc/${server.child.pid}/status`);
-    return Number(match[1]) * 1024;
-  };
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
-}
-
-// /proc reports CPU time in USER_HZ ticks, which Linux fixes at 100 per second for user space.
-const TICKS_PER_SECOND = 100;
-
-/** CPU time (user + system, all threads) the server process has used so far, in milliseconds. */
-export async function cpuTimeMs(server: ServerProcess): Promise<number> {
-  const stat = await readFile(`/proc/${server.child.pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
 export interface DiskUsage {
