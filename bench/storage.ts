@@ -127,7 +127,7 @@ class StorageBench {
     log(`fill: ${format(missing)} sends at concurrency ${this.options.fillConcurrency} to reach ${format(target)}`);
     const result = await this.send(missing, this.options.fillConcurrency, (done, seconds) => {
       const rate = done / seconds;
-      log(`fill: ${format(this.stored - missing + done)}/${format(target)} stored, ${format(rate)} sends/s, ${format((missing - done) / rate)} s to go`);
+      log(`fill: ${format(target - missing + done)}/${format(target)} stored, ${format(rate)} sends/s, ${format((missing - done) / rate)} s to go`);
     });
     log(`fill: done in ${format(result.seconds, 1)} s (${format(result.sends / result.seconds)} sends/s)`);
   }

@@ -191,7 +191,9 @@ export class Messages {
 
   /** A page of the team's /v1 email records, newest first, optionally to one original recipient. */
   pageForTeam(team: string, recipient: string | undefined, offset: number, limit: number): Promise<PageOf<MessageRecord>> {
-    return this.pageWhere(compileTeamFilter(team, recipient, this.index), offset, limit);
+    // Without a recipient the count is kept, and the scan stops once the page is full.
+    const total = recipient === undefined ? this.index.teamRecordCount(team) : undefined;
+    return this.pageWhere(compileTeamFilter(team, recipient, this.index), offset, limit, total);
   }
 
   count(): number {
@@ -206,7 +208,8 @@ export class Messages {
 
   /** One page of captures, newest first, for the sandbox API. */
   page(filter: MessageFilter, offset: number, limit: number): Promise<PageOf<MessageRecord>> {
-    return this.pageWhere(compileFilter(filter, this.index), offset, limit);
+    const unfiltered = Object.values(filter).every((value) => value === undefined || value === '');
+    return this.pageWhere(compileFilter(filter, this.index), offset, limit, unfiltered ? this.index.size : undefined);
   }
 
   /** A test for captures that arrive later (wait-for): whether one matches the filter. */
@@ -455,13 +458,19 @@ export class Messages {
     return this.settle(record);
   }
 
-  private async pageWhere(match: (slot: number) => boolean, offset: number, limit: number): Promise<PageOf<MessageRecord>> {
+  /**
+   * One page, newest first. With `knownTotal` (the count is kept elsewhere) the scan stops once
+   * the page is full; otherwise every capture is tested, to count the matches.
+   */
+  private async pageWhere(match: (slot: number) => boolean, offset: number, limit: number, knownTotal?: number): Promise<PageOf<MessageRecord>> {
     const seqs: number[] = [];
-    let total = 0;
+    let seen = 0;
     this.index.scanNewestFirst(match, (slot) => {
-      if (total >= offset && seqs.length < limit) seqs.push(this.index.seq(slot));
-      total++;
+      if (seen >= offset && seqs.length < limit) seqs.push(this.index.seq(slot));
+      seen++;
+      return knownTotal === undefined || seqs.length < limit;
     });
+    const total = knownTotal ?? seen;
     const items = (await Promise.all(seqs.map((seq) => this.load(seq)))).filter((r): r is MessageRecord => r !== undefined);
     return { total, items };
   }

@@ -39,6 +39,8 @@ export class MessageIndex {
   private readonly nameIds = new Map<string, number>();
   /** Flow captures' marks: the flow engine's proof that a step was sent (few captures have one). */
   private readonly flowMarks = new Map<number, FlowMark>();
+  /** Live API and flow captures per team (the /v1 email list's count without scanning). */
+  private readonly teamRecords = new Map<number, number>();
   /** Captures loaded with a pending status, and when it turns (ms): the domain schedules them. */
   private readonly deliveries = new Map<number, number>();
 
@@ -64,6 +66,7 @@ export class MessageIndex {
     this.packs[slot] = pack;
     this.texts[slot] = searchText(record);
     if (record.flow) this.flowMarks.set(record.seq, record.flow);
+    if (record.source !== 'smtp') this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 0) + 1);
     if (record.status === 'pending' && record.deliverAt !== null) this.deliveries.set(record.seq, Date.parse(record.deliverAt));
     this.liveCount++;
   }
@@ -90,6 +93,7 @@ export class MessageIndex {
     const slot = this.slotOf(seq);
     if (slot < 0) return false;
     this.bits[slot]! |= DEAD;
+    if ((this.bits[slot]! & SOURCE_MASK) !== SOURCES.indexOf('smtp')) this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 1) - 1);
     this.texts[slot] = '';
     this.flowMarks.delete(seq);
     this.deliveries.delete(seq);
@@ -103,6 +107,7 @@ export class MessageIndex {
     this.liveCount = 0;
     this.texts = [];
     this.flowMarks.clear();
+    this.teamRecords.clear();
     this.deliveries.clear();
     this.grow(1024);
   }
@@ -120,6 +125,12 @@ export class MessageIndex {
   setPack(seq: number, pack: number): void {
     const slot = this.slotOf(seq);
     if (slot >= 0) this.packs[slot] = pack;
+  }
+
+  /** How many API and flow captures the team has (its /v1 email records). */
+  teamRecordCount(team: string): number {
+    const id = this.nameIds.get(team);
+    return id === undefined ? 0 : (this.teamRecords.get(id) ?? 0);
   }
 
   /** Reading a slot's fields (for filters). */
