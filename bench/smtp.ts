@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
 import { buildApp, runBench, type BenchContext } from './lib/cli.ts';
 import { format, mb, median, table, targetLine } from './lib/figures.ts';
@@ -18,8 +19,31 @@ interface Contender {
   accepted: number;
   refused: number;
   lost: number;
-  /** Server CPU time spent in the measured rounds, in ms. */
+  /** Server CPU time spent in the measured rounds, in ms (drain included). */
   cpuMs: number;
+  /** Per round: messages accepted over the round plus the time the server then needed to go idle. */
+  sustained: number[];
+}
+
+/**
+ * Waits until the process stops using CPU (two 200 ms windows under 10 ms each): work it put
+ * off after answering (MailDev parses and writes after its 250; Pigeonhole takes SMTP messages
+ * apart after storing them) is done before the next server is measured, and counted for the
+ * server that owes it. Resolves with how long that took, in seconds.
+ */
+async function quiesce(server: ChildServer, signal: AbortSignal): Promise<number> {
+  const started = performance.now();
+  let quiet = 0;
+  let last = await server.cpuMs();
+  while (quiet < 2) {
+    signal.throwIfAborted();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = await server.cpuMs();
+    quiet = now - last < 10 ? quiet + 1 : 0;
+    last = now;
+  }
+  // The two quiet windows are idle time, not work.
+  return Math.max(0, (performance.now() - started) / 1000 - 0.4);
 }
 
 await runBench(
@@ -56,7 +80,7 @@ await runBench(
       { name: 'Pigeonhole', server: pigeonhole.server, port: pigeonhole.smtpPort },
       { name: 'MailDev 2.2.1', server: maildev.server, port: maildevSmtp },
       { name: 'bare smtp-server + mailparser', server: bare.server, port: Number(bare.match[1]) },
-    ].map((c) => ({ ...c, rates: [], accepted: 0, refused: 0, lost: 0, cpuMs: 0 }));
+    ].map((c) => ({ ...c, rates: [], sustained: [], accepted: 0, refused: 0, lost: 0, cpuMs: 0 }));
     log(`pigeonhole pid ${pigeonhole.server.pid} (SMTP ${pigeonhole.smtpPort}), maildev pid ${maildev.server.pid} (SMTP ${maildevSmtp}), bare pid ${bare.server.pid} (SMTP ${contenders[2]!.port})`);
 
     const load = async (contender: Contender, seconds: number): Promise<SmtpLoadResult> => {
@@ -70,6 +94,7 @@ await runBench(
     if (flags.warmup > 0) {
       for (const contender of contenders) {
         const result = await load(contender, flags.warmup);
+        await quiesce(contender.server, signal);
         log(`warm-up ${contender.name}: ${format(result.rate)} msg/s${problems(result).length > 0 ? `; ${problems(result).join('; ')}` : ''}`);
       }
     }
@@ -77,13 +102,16 @@ await runBench(
       for (const contender of contenders) {
         const cpuBefore = await contender.server.cpuMs();
         const result = await load(contender, flags.seconds);
+        const drain = await quiesce(contender.server, signal);
         contender.cpuMs += (await contender.server.cpuMs()) - cpuBefore;
         contender.rates.push(result.rate);
+        contender.sustained.push(result.accepted / (result.seconds + drain));
         contender.accepted += result.accepted;
         contender.refused += result.refused;
         contender.lost += result.lost.length;
         log(
-          `round ${round} ${contender.name}: ${format(result.rate)} msg/s (${format(result.accepted)} accepted in ${format(result.seconds, 1)} s, ` +
+          `round ${round} ${contender.name}: ${format(result.rate)} msg/s answered, ${format(contender.sustained.at(-1)!)} msg/s with its ${format(drain, 2)} s of work after the round ` +
+            `(${format(result.accepted)} accepted in ${format(result.seconds, 1)} s, ` +
             `${result.refused} refused, ${result.lost.length} connections lost, pipelining on ${result.pipelined}/${flags.connections}), load ${format(loadavg()[0]!, 2)}`,
         );
         for (const line of problems(result)) console.error(`  !! ${contender.name}: ${line}`);
@@ -93,17 +121,28 @@ await runBench(
     const memory = await Promise.all(contenders.map((c) => c.server.memory()));
     const rows = contenders.map((c, i) => [
       c.name,
-      ...c.rates.map((rate) => format(rate)),
-      `**${format(median(c.rates))}**`,
+      ...c.sustained.map((rate) => format(rate)),
+      `**${format(median(c.sustained))}**`,
+      format(median(c.rates)),
       format(c.cpuMs / Math.max(1, c.accepted), 3),
       mb(memory[i]!.peak),
       mb(memory[i]!.rss),
     ]);
-    const header = ['server (msg/s)', ...contenders[0]!.rates.map((_, i) => `round ${i + 1}`), 'median', 'server CPU ms/msg', 'peak RSS', 'RSS at end'];
-    const [ours, maildevMedian, bareMedian] = contenders.map((c) => median(c.rates)) as [number, number, number];
+    const header = [
+      'server (msg/s, work after the round included)',
+      ...contenders[0]!.sustained.map((_, i) => `round ${i + 1}`),
+      'median',
+      'median answered in the round',
+      'server CPU ms/msg',
+      'peak RSS',
+      'RSS at end',
+    ];
+    // Judged on the sustained rate: a server that answers before it has done the work is
+    // charged the time it takes to finish it.
+    const [ours, maildevMedian, bareMedian] = contenders.map((c) => median(c.sustained)) as [number, number, number];
     const failures = contenders.filter((c) => c.refused > 0 || c.lost > 0);
     console.log(`\n${table(header, rows, header.map((_, i) => i > 0))}\n`);
-    console.log(`Pigeonhole / MailDev: ${format(ours / maildevMedian, 2)}x; Pigeonhole / bare: ${format(ours / bareMedian, 2)}x (medians)\n`);
+    console.log(`Pigeonhole / MailDev: ${format(ours / maildevMedian, 2)}x; Pigeonhole / bare: ${format(ours / bareMedian, 2)}x (medians of the sustained rates)\n`);
     console.log(targetLine(ours >= MAILDEV_TARGET * maildevMedian, `Pigeonhole >= ${MAILDEV_TARGET}x MailDev 2.2.1`, `${format(ours / maildevMedian, 2)}x`));
     console.log(targetLine(ours >= BARE_TARGET * bareMedian, `Pigeonhole >= ${BARE_TARGET}x bare smtp-server + mailparser`, `${format(ours / bareMedian, 2)}x`));
     console.log(

@@ -16,6 +16,7 @@ import { createSandboxMetrics } from './metrics.ts';
 import { Readiness } from './readiness.ts';
 import { domainFrames, helloFrame } from './realtime/frames.ts';
 import { attachRealtime } from './realtime/realtime.ts';
+import { ParserPool } from './smtp/parser-pool.ts';
 import { createSmtpServer, type SmtpTls } from './smtp/smtp-server.ts';
 import { autoCertificate, certificateNames } from './smtp/tls-certificate.ts';
 import { openStore } from './storage/store.ts';
@@ -34,7 +35,8 @@ async function serve(config: Config): Promise<void> {
   const uploadDir = path.join(config.dataDir, 'tmp');
   const store = await openStore({ dataDir: config.dataDir, fsync: config.fsync });
   let storeOpen = true;
-  const sandbox = createSandbox({ store, config: config.sandbox, clock: new SandboxClock() });
+  const parser = new ParserPool();
+  const sandbox = createSandbox({ store, config: config.sandbox, clock: new SandboxClock(), parseRaw: parser });
   const { metrics, diskUsage } = createSandboxMetrics({ sandbox, store });
   const readiness = new Readiness();
   const logger = { error: (message: string, error?: unknown) => console.error(message, error) };
@@ -101,6 +103,7 @@ async function serve(config: Config): Promise<void> {
     await retention.close();
     metrics.close();
     await sandbox.close();
+    await parser.close();
     await store.close();
     storeOpen = false;
   });

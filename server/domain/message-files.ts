@@ -59,9 +59,17 @@ export async function prepareContent(
   };
 }
 
-/** Queues the prepared parts of capture `seq` in the pack (no waiting); says where each is. */
-export function storeContent(packs: PackStore, seq: number, prepared: PreparedContent): { content: MessageContent; attachments: { ref: ContentRef; size: number }[] } {
-  const put = (part: PreparedPart, code: number) => ('ref' in part ? part : { ref: packs.add(seq, code, part.data), size: part.data.length });
+/**
+ * Queues the prepared parts of capture `seq` in the pack (no waiting); says where each is.
+ * Volatile (a new capture): rolled back if the write fails; otherwise written again.
+ */
+export function storeContent(
+  packs: PackStore,
+  seq: number,
+  prepared: PreparedContent,
+  volatile = true,
+): { content: MessageContent; attachments: { ref: ContentRef; size: number }[] } {
+  const put = (part: PreparedPart, code: number) => ('ref' in part ? part : { ref: packs.add(seq, code, part.data, volatile), size: part.data.length });
   const content: MessageContent = {};
   if (prepared.html) content.html = put(prepared.html, PART.html).ref;
   if (prepared.text) content.text = put(prepared.text, PART.text).ref;

@@ -1,4 +1,4 @@
-import type { MessageIndex } from '../storage/message-index.ts';
+import { searchText, type MessageIndex } from '../storage/message-index.ts';
 import { PART, type ContentRef } from '../storage/pack-store.ts';
 import type { AttachmentRecord, DeliveryStatus, FlowMark, MessageRecord, Source } from '../storage/records.ts';
 import { contentRefs, type Store } from '../storage/store.ts';
@@ -47,12 +47,51 @@ export interface IncomingEmail {
   flow?: FlowMark;
   /** The message as the SMTP client sent it, kept as the capture's .eml. */
   raw?: Buffer;
+  /**
+   * The bodies and attachments are in `raw` (an SMTP message): they are extracted right after
+   * it is stored, and the capture is announced (message.created) once they are.
+   */
+  partsFromRaw?: boolean;
+}
+
+/** What a message's MIME parsing gives (the SMTP layer's mailparser, handed to the domain). */
+export interface MessageParts {
+  html: string | null;
+  text: string | null;
+  attachments: IncomingAttachment[];
+}
+
+/** What a capture keeps of an SMTP message's parts (its bodies and attachments stay in the raw bytes). */
+export interface PartsSummary {
+  html: boolean;
+  text: boolean;
+  snippet: string;
+  attachments: Omit<AttachmentRecord, 'content'>[];
+}
+
+/** Takes SMTP messages apart (the SMTP layer's mailparser, in a worker thread). */
+export interface RawParser {
+  /** Which bodies, the snippet and the attachments' names and sizes. */
+  summary(raw: Buffer): Promise<PartsSummary>;
+  /** The bodies and attachments themselves. */
+  parts(raw: Buffer): Promise<MessageParts>;
+}
+
+export interface MessagesOptions {
+  /** Extracts the parts of an SMTP message; without it, such captures keep only their .eml. */
+  parseRaw?: RawParser;
 }
 
 export type ForcedStatus = Exclude<DeliveryStatus, 'pending'>;
 
-/** Full records kept decoded: the newest captures and those just looked at. */
+/** Full records kept decoded: those just looked at. */
 const CACHE_SIZE = 256;
+/** SMTP messages taken apart at the same time (see queueParse). */
+const PARSERS = 16;
+/** Raw bytes of SMTP messages waiting to be taken apart that are kept in memory, at most. */
+const PARSE_BUFFER_BYTES = 32 * 1024 * 1024;
+/** SMTP messages kept taken apart (bodies and attachments) after a read, for the next one. */
+const PARTS_CACHE_SIZE = 16;
 /** Headers are read from at most this much of the start of a message. */
 const MAX_HEADER_BYTES = 256 * 1024;
 
@@ -67,6 +106,18 @@ export class Messages {
   /** Captures whose status is pending, and when it turns into its outcome (sandbox clock, ms). */
   private readonly pending = new Map<number, number>();
   private maintenance: NodeJS.Timeout | null = null;
+  /** SMTP captures whose parts are being extracted, or wait their turn. */
+  private readonly parsing = new Map<number, Promise<MessageRecord | undefined>>();
+  private readonly parseQueue: number[] = [];
+  private parsers = 0;
+  /**
+   * The record and raw bytes of SMTP captures waiting to be taken apart, kept from ingest so
+   * the parse reads nothing back from disk; bounded (past it, they are read back).
+   */
+  private readonly toParse = new Map<number, { record: MessageRecord; raw: Buffer }>();
+  private toParseBytes = 0;
+  /** SMTP messages recently taken apart for a read (a preview, then its text, then its attachments). */
+  private readonly partsCache = new Map<number, Promise<MessageParts>>();
 
   constructor(
     private readonly store: Store,
@@ -76,6 +127,7 @@ export class Messages {
     private readonly events: Events,
     private readonly deliveryDelayMs: number,
     private readonly scheduler: Scheduler,
+    private readonly options: MessagesOptions = {},
   ) {
     this.index = store.messages.index;
     // Delivery outcomes are due on the sandbox clock, so advancing it settles them in order.
@@ -89,6 +141,8 @@ export class Messages {
       scheduler.schedule('delivery', seq, at);
     }
     this.recountDailySends();
+    // SMTP messages stored before a stop but not yet taken apart.
+    for (const seq of this.index.unparsedCaptures()) this.queueParse(seq);
   }
 
   /** Applies the sender's rules and captures the email; resolves once it is on disk. */
@@ -100,6 +154,7 @@ export class Messages {
     // Reading uploads and sealing take time: done before the capture is given its id, so ids
     // are handed out (and captures indexed) in the order they are stored.
     const prepared = await prepareContent(this.store.packs, { html, text: email.text, raw: email.raw, encryptionKey: email.encryptionKey, attachments: email.attachments });
+    const deferred = email.partsFromRaw === true && email.raw !== undefined && this.options.parseRaw !== undefined;
     const now = this.clock.now();
     let releaseLimit: () => void = () => undefined;
     let seq = 0;
@@ -151,6 +206,7 @@ export class Messages {
         sesId: sesMessageId(now),
         encrypted: email.encryptionKey !== undefined,
         content: stored.content,
+        ...(deferred ? { unparsed: true as const } : {}),
         attachments: email.attachments.map((a, index) => ({
           content: stored.attachments[index]!.ref,
           filename: a.filename,
@@ -176,6 +232,15 @@ export class Messages {
       if (seq > 0) this.forget(seq);
       for (const ref of preparedFiles(prepared)) this.store.packs.release(ref);
       throw error;
+    }
+    if (deferred) {
+      // Announced once its parts are extracted (message.created comes from the parse).
+      if (this.toParseBytes + email.raw!.length <= PARSE_BUFFER_BYTES) {
+        this.toParse.set(captured.seq, { record: captured, raw: email.raw! });
+        this.toParseBytes += email.raw!.length;
+      }
+      this.queueParse(captured.seq);
+      return captured;
     }
     this.events.emit('message.created', captured);
     // Flags given with a send may end a flow's wait: let that run before the caller answers.
@@ -257,10 +322,12 @@ export class Messages {
   }
 
   async html(record: MessageRecord): Promise<string | null> {
+    if (record.derived) return record.derived.html ? (await this.rawParts(record)).html : null;
     return record.content.html ? (await this.part(record, record.content.html)).toString('utf8') : null;
   }
 
   async text(record: MessageRecord): Promise<string | null> {
+    if (record.derived) return record.derived.text ? (await this.rawParts(record)).text : null;
     return record.content.text ? (await this.part(record, record.content.text)).toString('utf8') : null;
   }
 
@@ -286,8 +353,26 @@ export class Messages {
   }
 
   /** An attachment's bytes. */
-  attachment(record: MessageRecord, attachment: AttachmentRecord): Promise<Buffer> {
-    return this.part(record, attachment.content);
+  async attachment(record: MessageRecord, attachment: AttachmentRecord): Promise<Buffer> {
+    if (attachment.content) return this.part(record, attachment.content);
+    const index = record.attachments.indexOf(attachment);
+    return (await this.rawParts(record)).attachments[index]?.content ?? Buffer.alloc(0);
+  }
+
+  /** An SMTP capture's bodies and attachments, taken from its raw bytes (the last few are kept). */
+  private rawParts(record: MessageRecord): Promise<MessageParts> {
+    let parts = this.partsCache.get(record.seq);
+    if (parts) {
+      this.partsCache.delete(record.seq);
+    } else {
+      const parser = this.options.parseRaw;
+      const raw = record.content.raw;
+      parts = parser && raw ? this.part(record, raw).then((bytes) => parser.parts(bytes)) : Promise.resolve({ html: null, text: null, attachments: [] });
+      parts.catch(() => this.partsCache.delete(record.seq));
+    }
+    this.partsCache.set(record.seq, parts);
+    if (this.partsCache.size > PARTS_CACHE_SIZE) this.partsCache.delete(this.partsCache.keys().next().value!);
+    return parts;
   }
 
   /**
@@ -305,6 +390,9 @@ export class Messages {
     const count = this.index.size;
     for (const seq of this.pending.keys()) this.scheduler.cancel('delivery', seq);
     this.pending.clear();
+    this.parseQueue.length = 0;
+    this.toParse.clear();
+    this.toParseBytes = 0;
     this.index.clear();
     this.cache.clear();
     this.store.messages.log.clear();
@@ -380,9 +468,14 @@ export class Messages {
     for (const log of logs) for (const segment of log.compactionCandidates()) await this.store.exclusive(() => log.compact(segment));
   }
 
-  close(): void {
+  /** Stops background work: compaction is not started again; SMTP messages being taken apart finish. */
+  async close(): Promise<void> {
     if (this.maintenance) clearTimeout(this.maintenance);
     this.maintenance = null;
+    while (this.parsing.size > 0 || this.parseQueue.length > 0) {
+      await Promise.allSettled([...this.parsing.values()]);
+      if (this.parsing.size === 0 && this.parseQueue.length > 0) await this.parsed(this.parseQueue.shift()!);
+    }
   }
 
   /**
@@ -412,7 +505,7 @@ export class Messages {
         if (sealed) content.sealed = await move(sealed, PART.sealed);
         if (raw) content.raw = await move(raw, PART.raw);
         if (eml) content.eml = await move(eml, PART.raw);
-        const attachments = await Promise.all(record.attachments.map(async (a, i) => ({ ...a, content: (await move(a.content, PART.attachment + i))! })));
+        const attachments = await Promise.all(record.attachments.map(async (a, i) => (a.content ? { ...a, content: (await move(a.content, PART.attachment + i))! } : a)));
         if (moved.length === 0 || !this.index.has(seq)) continue;
         // The same object the rest of the domain holds: later changes keep the new places.
         const current = (await this.load(seq)) ?? record;
@@ -441,8 +534,19 @@ export class Messages {
     return this.store.packs.read(ref, record.seq);
   }
 
-  /** The full record of a live capture (settled if its outcome is due), or undefined. */
+  /**
+   * The full record of a live capture (settled if its outcome is due, its parts extracted if
+   * it is an SMTP message that arrived a moment ago), or undefined.
+   */
   private async load(seq: number): Promise<MessageRecord | undefined> {
+    const record = await this.read(seq);
+    if (!record) return undefined;
+    if (record.unparsed) return this.parsed(seq);
+    return this.settle(record);
+  }
+
+  /** The record as stored (one object per capture while it is cached). */
+  private async read(seq: number): Promise<MessageRecord | undefined> {
     if (!this.index.has(seq)) return undefined;
     let record = this.cache.get(seq);
     if (record) {
@@ -455,7 +559,60 @@ export class Messages {
       record = this.cache.get(seq) ?? record;
       this.remember(record);
     }
-    return this.settle(record);
+    return record;
+  }
+
+  private queueParse(seq: number): void {
+    this.parseQueue.push(seq);
+    // Several at a time: each waits on the group commit that stores its parts, and those waits
+    // are shared; mailparser yields between chunks, so the others use the CPU meanwhile.
+    while (this.parsers < PARSERS && this.parseQueue.length > 0) {
+      this.parsers++;
+      void this.drainParses().finally(() => this.parsers--);
+    }
+  }
+
+  private async drainParses(): Promise<void> {
+    for (let seq = this.parseQueue.shift(); seq !== undefined; seq = this.parseQueue.shift()) {
+      await this.parsed(seq).catch((error: unknown) => console.error(`pigeonhole: reading the parts of capture ${seq} failed`, error));
+    }
+  }
+
+  /**
+   * The capture with its MIME parts extracted from its raw bytes (an SMTP message): bodies and
+   * attachments stored beside it, the snippet in the search text, then announced. Each capture
+   * is parsed once; a reader that needs it sooner than the queue gets to it parses it now.
+   */
+  private parsed(seq: number): Promise<MessageRecord | undefined> {
+    let running = this.parsing.get(seq);
+    if (!running) {
+      running = this.extractParts(seq).finally(() => this.parsing.delete(seq));
+      this.parsing.set(seq, running);
+    }
+    return running;
+  }
+
+  private async extractParts(seq: number): Promise<MessageRecord | undefined> {
+    const kept = this.toParse.get(seq);
+    if (kept) {
+      this.toParse.delete(seq);
+      this.toParseBytes -= kept.raw.length;
+    }
+    const record = kept?.record ?? (await this.read(seq));
+    if (!record?.unparsed || !record.content.raw || !this.options.parseRaw) return record && this.settle(record);
+    const summary = await this.options.parseRaw.summary(kept?.raw ?? (await this.part(record, record.content.raw)));
+    // Deleted while it was being looked at: nothing to keep.
+    if (!this.index.has(seq)) return undefined;
+    const current = this.cache.get(seq) ?? record;
+    current.derived = { html: summary.html, text: summary.text };
+    current.attachments = summary.attachments;
+    current.snippet = summary.snippet;
+    delete current.unparsed;
+    this.index.setText(seq, searchText(current));
+    this.save(current);
+    await this.store.flush();
+    this.events.emit('message.created', current);
+    return this.settle(current);
   }
 
   /**

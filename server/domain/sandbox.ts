@@ -7,7 +7,7 @@ import { Directory } from './directory.ts';
 import { parseDuration } from './duration.ts';
 import { Events } from './events.ts';
 import { Faults } from './faults.ts';
-import { Messages } from './messages.ts';
+import { Messages, type RawParser } from './messages.ts';
 import { Recipients } from './recipients.ts';
 import { RequestLog } from './request-log.ts';
 import { Reset, standardParts } from './reset.ts';
@@ -21,6 +21,8 @@ export interface DomainDeps {
   clock: SandboxClock;
   /** Where the domain reports failures of work nobody waits for (scheduled steps). */
   log?: (message: string, error?: unknown) => void;
+  /** Takes an SMTP message apart (the SMTP layer's mailparser): its bodies and attachments. */
+  parseRaw?: RawParser;
 }
 
 /** The domain: rules, ingestion and state, with no knowledge of HTTP, SMTP or WebSocket. */
@@ -48,7 +50,7 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-export function createSandbox({ store, config, clock, log = (m, e) => console.error(m, e ?? '') }: DomainDeps): Sandbox {
+export function createSandbox({ store, config, clock, log = (m, e) => console.error(m, e ?? ''), parseRaw }: DomainDeps): Sandbox {
   const events = new Events();
   // Every waiting request (GET /api/messages/wait) listens for captures while it waits.
   events.setMaxListeners(0);
@@ -58,7 +60,7 @@ export function createSandbox({ store, config, clock, log = (m, e) => console.er
   const directory = new Directory(config);
   const blocks = new Blocks(store, directory, clock);
   const recipients = new Recipients(store, clock, scheduler, (record) => events.emit('recipient.changed', record));
-  const messages = new Messages(store, clock, recipients, blocks, events, parseDuration(config.delivery.delay) ?? 0, scheduler);
+  const messages = new Messages(store, clock, recipients, blocks, events, parseDuration(config.delivery.delay) ?? 0, scheduler, { parseRaw });
   const flows = new FlowEngine({ store, clock, directory, recipients, messages, blocks, scheduler, events, log });
   events.on('recipient.changed', (record) => flows.recipientChanged(record));
   const subscriptions = new Subscriptions(store, clock, directory, recipients, events, flows);
@@ -96,7 +98,7 @@ export function createSandbox({ store, config, clock, log = (m, e) => console.er
     },
     async close() {
       await scheduler.close();
-      messages.close();
+      await messages.close();
       requestLog.close();
       await store.flush();
     },

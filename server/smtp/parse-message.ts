@@ -1,7 +1,61 @@
 import type { AddressObject, EmailAddress } from 'mailparser';
+import addressparser, { type Address } from 'nodemailer/lib/addressparser';
 import { lazy } from '../lazy.ts';
 import { parseHeaders } from '../domain/headers.ts';
-import type { IncomingAttachment } from '../domain/messages.ts';
+import type { IncomingAttachment, MessageParts, PartsSummary } from '../domain/messages.ts';
+import { textSnippet } from '../domain/snippet.ts';
+
+/** A message's header fields that a capture needs the moment it arrives (who, to whom, what). */
+export interface MessageHeaders {
+  from: string;
+  subject: string;
+  /** The To and Cc headers' addresses. */
+  to: string[];
+  cc: string[];
+}
+
+/** Headers are read from at most this much of the start of a message. */
+const MAX_HEADER_BYTES = 256 * 1024;
+
+/**
+ * The header fields of a message, read without parsing its MIME body: enough to apply the
+ * sender's rules (blocks, Development Mode, recipients) and store the capture before it is
+ * answered. The parts are extracted by `parseParts` right after (Messages does that).
+ */
+export function readMessageHeaders(raw: Buffer): MessageHeaders {
+  const fields = parseHeaders(raw.subarray(0, MAX_HEADER_BYTES).toString('latin1'));
+  const field = (name: string) => fields.find((f) => f.name.toLowerCase() === name)?.value ?? '';
+  const list = (name: string) => fields.filter((f) => f.name.toLowerCase() === name).flatMap((f) => mailboxes(addressparser(f.value)));
+  const from = addressparser(field('from'))[0];
+  const sender = from && !from.group && from.address ? (from.name ? `${from.name} <${from.address}>` : from.address) : field('from');
+  return { from: sender, subject: field('subject'), to: list('to'), cc: list('cc') };
+}
+
+function mailboxes(list: Address[]): string[] {
+  return list.flatMap((entry) => (entry.group ? mailboxes(entry.group) : entry.address ? [entry.address] : []));
+}
+
+/** The bodies and attachments of a message, with mailparser (the part that takes time). */
+export async function parseParts(raw: Buffer): Promise<MessageParts> {
+  const { html, text, attachments } = await parseMessage(raw);
+  return { html, text, attachments };
+}
+
+/** What a capture keeps of its parts: which bodies it has, the snippet, the attachments' names and sizes. */
+export async function summarizeParts(raw: Buffer): Promise<PartsSummary> {
+  const { html, text, attachments } = await parseMessage(raw);
+  return {
+    html: html !== null,
+    text: text !== null,
+    snippet: textSnippet(text, html),
+    attachments: attachments.map((a) => ({
+      filename: a.filename,
+      contentType: a.contentType,
+      size: a.content?.length ?? 0,
+      ...(a.contentId ? { contentId: a.contentId } : {}),
+    })),
+  };
+}
 
 /** What a captured SMTP message contributes to a capture, whoever sent it. */
 export interface ParsedMessage {

@@ -6,7 +6,7 @@ import { DailyLimitReached, StorageError } from '../domain/errors.ts';
 import type { SmtpStage } from '../domain/faults.ts';
 import type { Sandbox } from '../domain/sandbox.ts';
 import type { MessageRecord } from '../storage/records.ts';
-import { parseMessage } from './parse-message.ts';
+import { readMessageHeaders } from './parse-message.ts';
 
 export type SmtpRejection = 'auth_failed' | 'auth_required' | 'tls_required' | 'daily_limit' | 'size' | 'fault' | 'storage' | 'error';
 
@@ -180,7 +180,10 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
     const injected = await fault('data', session, envelope[0]);
     if (injected) throw injected;
     const raw = Buffer.concat(chunks);
-    const parsed = await parseMessage(raw);
+    // The headers say everything the sender's rules need; the MIME parts are extracted right
+    // after the message is stored (and before anything shows or reads it), so a client is
+    // answered as soon as its message is on disk.
+    const parsed = readMessageHeaders(raw);
     const { to, cc, bcc } = recipientsOf(envelope, parsed.to, parsed.cc);
     try {
       return await messages.ingest({
@@ -192,12 +195,13 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
         cc,
         bcc,
         subject: parsed.subject,
-        html: parsed.html,
-        text: parsed.text,
-        attachments: parsed.attachments,
+        html: null,
+        text: null,
+        attachments: [],
         // A message that arrives over SMTP is already complete: the account template is an API option.
         useAccountTemplate: false,
         raw,
+        partsFromRaw: true,
       });
     } catch (error) {
       if (error instanceof DailyLimitReached) throw dailyLimit(error.limit);

@@ -39,8 +39,7 @@ export interface FlusherHooks {
 /**
  * Group commit. Changes are made in memory and queued with their participant; `flush()`
  * resolves once a write that started after the call has put everything queued on disk, in one
- * write per file (packs first, then the segments that point into them, then the small files,
- * then deletions). Requests that arrive while a write runs share the next one. A failed batch
+ * write per file, all files at once, then deletions. Requests that arrive while a write runs share the next one. A failed batch
  * is undone (files truncated back) and rejected for every caller with a StorageError.
  */
 export class Flusher {
@@ -84,22 +83,17 @@ export class Flusher {
     }
     if (batches.length === 0) return;
     for (let attempt = 0; ; attempt++) {
-      const written: Batch[] = [];
-      let current: Batch | undefined;
-      try {
-        for (const batch of batches) {
-          current = batch;
-          await batch.write();
-          written.push(batch);
-        }
-        break;
-      } catch (cause) {
-        const error = storageError(cause, current?.path ?? '');
-        for (const batch of written.reverse()) await batch.revert().catch(() => undefined);
-        if (attempt === 0 && (await this.hooks.failed(error, { deletes: deleting }))) continue;
-        for (const batch of batches) batch.abort();
-        throw error;
-      }
+      // Every file of the cycle is written at once: a capture is answered only when all of its
+      // writes are in, and start-up drops a record whose bytes never reached the pack (its
+      // write was cut short, so it was never answered).
+      const results = await Promise.allSettled(batches.map((batch) => batch.write()));
+      const failed = results.findIndex((result) => result.status === 'rejected');
+      if (failed < 0) break;
+      const error = storageError((results[failed] as PromiseRejectedResult).reason, batches[failed]!.path);
+      for (const [i, batch] of batches.entries()) if (results[i]!.status === 'fulfilled') await batch.revert().catch(() => undefined);
+      if (attempt === 0 && (await this.hooks.failed(error, { deletes: deleting }))) continue;
+      for (const batch of batches) batch.abort();
+      throw error;
     }
     for (const batch of batches) batch.commit();
     for (const batch of batches) {

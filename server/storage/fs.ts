@@ -1,3 +1,4 @@
+import { readSync, writevSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 
@@ -17,7 +18,19 @@ export interface Fs {
   /** A file's size and link count, or null when it does not exist. */
   stat(file: string): Promise<{ size: number; ino: number; dev: number; isDirectory: boolean } | null>;
   rm(target: string): Promise<void>;
+  /** Writes all of `buffers` at `position` of an open file. */
+  writeAt(handle: FileHandle, buffers: Buffer[], position: number): Promise<void>;
+  /** Reads `length` bytes at `position` of an open file (fewer where it ends). */
+  readAt(handle: FileHandle, position: number, length: number): Promise<Buffer>;
 }
+
+/**
+ * Writes and reads up to this size are made synchronously. Here an asynchronous file call
+ * costs about 50 µs of CPU (the hand-over to the thread pool and back), a synchronous write of a
+ * group commit's few KB into the page cache 3-4 µs: the event loop is held for less time than
+ * the hand-over takes. Larger ones (an attachment of megabytes) go to the thread pool.
+ */
+const SYNC_LIMIT = 256 * 1024;
 
 export const nodeFs: Fs = {
   open: (file, flags) => fsp.open(file, flags),
@@ -46,6 +59,33 @@ export const nodeFs: Fs = {
     }
   },
   rm: (target) => fsp.rm(target, { recursive: true, force: true }),
+  writeAt: async (handle, buffers, position) => {
+    let total = 0;
+    for (const buffer of buffers) total += buffer.length;
+    if (total > SYNC_LIMIT) {
+      await writeAllAt(handle, buffers, position);
+      return;
+    }
+    let written = 0;
+    let pending = buffers;
+    while (written < total) {
+      const n = writevSync(handle.fd, pending, position + written);
+      if (n === 0) throw Object.assign(new Error('write made no progress'), { code: 'EIO' });
+      written += n;
+      if (written < total) pending = remaining(pending, n);
+    }
+  },
+  readAt: async (handle, position, length) => {
+    if (length > SYNC_LIMIT) return readAt(handle, position, length);
+    const buffer = Buffer.allocUnsafe(length);
+    let read = 0;
+    while (read < length) {
+      const n = readSync(handle.fd, buffer, read, length - read, position + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return read === length ? buffer : buffer.subarray(0, read);
+  },
 };
 
 /** Writes all of `buffers` at `position` (a short write is continued, never left half done). */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import type { Batch, Participant } from './flusher.ts';
-import { writeAllAt, type Fs } from './fs.ts';
+import type { Fs } from './fs.ts';
 import type { Quarantine } from './quarantine.ts';
 import { syncDir } from './segment-log.ts';
 
@@ -36,7 +36,7 @@ class AtomicJsonAdapter<T> implements Adapter<T> {
     const temp = `${this.file}.tmp`;
     const handle = await this.fs.open(temp, 'w');
     try {
-      await writeAllAt(handle, [Buffer.from(JSON.stringify(data))], 0);
+      await this.fs.writeAt(handle, [Buffer.from(JSON.stringify(data))], 0);
       if (this.fsync) await handle.sync();
     } finally {
       await handle.close();

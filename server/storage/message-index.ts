@@ -39,6 +39,8 @@ export class MessageIndex {
   private readonly nameIds = new Map<string, number>();
   /** Flow captures' marks: the flow engine's proof that a step was sent (few captures have one). */
   private readonly flowMarks = new Map<number, FlowMark>();
+  /** Captures loaded with their MIME parts not extracted yet (SMTP messages cut off by a stop). */
+  private readonly unparsed: number[] = [];
   /** Live API and flow captures per team (the /v1 email list's count without scanning). */
   private readonly teamRecords = new Map<number, number>();
   /** Captures loaded with a pending status, and when it turns (ms): the domain schedules them. */
@@ -68,6 +70,7 @@ export class MessageIndex {
     if (record.flow) this.flowMarks.set(record.seq, record.flow);
     if (record.source !== 'smtp') this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 0) + 1);
     if (record.status === 'pending' && record.deliverAt !== null) this.deliveries.set(record.seq, Date.parse(record.deliverAt));
+    if (record.unparsed) this.unparsed.push(record.seq);
     this.liveCount++;
   }
 
@@ -174,6 +177,17 @@ export class MessageIndex {
   flowCaptures(): IterableIterator<[number, FlowMark]> {
     return this.flowMarks.entries();
   }
+  /** Captures loaded with their MIME parts still to extract (taken once). */
+  unparsedCaptures(): number[] {
+    return this.unparsed.splice(0);
+  }
+
+  /** The search text changed (an SMTP message's parts were extracted: its snippet is known). */
+  setText(seq: number, text: string): void {
+    const slot = this.slotOf(seq);
+    if (slot >= 0) this.texts[slot] = text;
+  }
+
   /** Captures that were pending when loaded, and when each turns (ms since the epoch). */
   pendingDeliveries(): [number, number][] {
     const out = [...this.deliveries];

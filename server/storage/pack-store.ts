@@ -4,7 +4,7 @@ import path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { DamagedContent } from './errors.ts';
 import type { Batch, Participant } from './flusher.ts';
-import { readAt, writeAllAt, type Fs } from './fs.ts';
+import type { Fs } from './fs.ts';
 import type { Quarantine } from './quarantine.ts';
 import { syncDir } from './segment-log.ts';
 
@@ -158,6 +158,16 @@ export class PackStore implements Participant {
     return size >= this.options.largePartSize;
   }
 
+  /**
+   * Whether a part lies past the end of its pack: its write was cut short (all files of a
+   * group commit are written at once, and nothing is answered before every one is in).
+   */
+  cutShort(ref: ContentRef): boolean {
+    if (!('p' in ref)) return false;
+    const pack = this.packs.get(ref.p);
+    return pack !== undefined && ref.o + ENTRY_HEADER + ref.n > pack.size;
+  }
+
   /** Counts a stored part as live (at start-up, for every capture's parts). */
   retain(ref: ContentRef): void {
     if ('p' in ref) {
@@ -194,7 +204,7 @@ export class PackStore implements Participant {
     const unsaved = pack.unsaved.get(ref.o);
     if (unsaved) return unsaved;
     if (!pack.handle) throw new DamagedContent(file, 'the pack holding this part is missing');
-    const bytes = await readAt(pack.handle, ref.o, ENTRY_HEADER + ref.n);
+    const bytes = await this.options.fs.readAt(pack.handle, ref.o, ENTRY_HEADER + ref.n);
     const problem = checkEntry(bytes, seq, ref.n);
     if (problem) throw new DamagedContent(file, `the entry at offset ${ref.o} ${problem}`);
     return bytes.subarray(ENTRY_HEADER);
@@ -248,9 +258,9 @@ export class PackStore implements Participant {
       const present = await fs.stat(pack.file);
       const current = await pack.handle.stat();
       if (present && present.ino === current.ino && current.nlink > 0) continue;
-      const content = await readAt(pack.handle, 0, pack.size);
+      const content = await fs.readAt(pack.handle, 0, pack.size);
       const handle = await fs.open(pack.file, 'w+');
-      await writeAllAt(handle, [content], 0);
+      await fs.writeAt(handle, [content], 0);
       await pack.handle.close().catch(() => undefined);
       pack.handle = handle;
       pack.writable = true;
@@ -348,8 +358,8 @@ export class PackStore implements Participant {
     let chunkAt = 0;
     const bytesAt = async (offset: number, length: number): Promise<Buffer> => {
       if (offset >= chunkAt && offset + length <= chunkAt + chunk.length) return chunk.subarray(offset - chunkAt, offset - chunkAt + length);
-      if (length > chunkSize) return readAt(pack.handle!, offset, length);
-      chunk = await readAt(pack.handle!, offset, Math.min(chunkSize, size - offset));
+      if (length > chunkSize) return fs.readAt(pack.handle!, offset, length);
+      chunk = await fs.readAt(pack.handle!, offset, Math.min(chunkSize, size - offset));
       chunkAt = offset;
       return chunk.subarray(0, Math.min(length, chunk.length));
     };
@@ -372,7 +382,7 @@ export class PackStore implements Participant {
       at += ENTRY_HEADER + length;
     }
     if (bad.length > 0) {
-      const bytes = Buffer.concat(await Promise.all(bad.map((b) => readAt(pack.handle!, b.offset, b.length))));
+      const bytes = Buffer.concat(await Promise.all(bad.map((b) => fs.readAt(pack.handle!, b.offset, b.length))));
       await quarantine.keep(pack.file, bytes, bad.length, `${bad.length} pack entr${bad.length === 1 ? 'y' : 'ies'} failed the checksum (their captures read as damaged)`);
     }
     if (tornAt !== null) {
@@ -438,7 +448,7 @@ class PackBatch implements Batch {
       const created = pack.handle === null;
       await this.store.reopen(pack);
       this.written.push({ pack, position });
-      await writeAllAt(pack.handle!, buffers, position);
+      await this.store.options_().fs.writeAt(pack.handle!, buffers, position);
       if (fsync) {
         await pack.handle!.datasync();
         if (created) await syncDir(this.store.options_().fs, this.store.dir);

@@ -7,8 +7,8 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'bounced' | 'complained' 
 export type SubscriptionStatus = 'active' | 'completed' | 'cancelled';
 
 export interface AttachmentRecord {
-  /** Where its bytes are stored. */
-  content: ContentRef;
+  /** Where its bytes are stored; absent: taken from the raw message when read (SMTP captures). */
+  content?: ContentRef;
   filename: string;
   contentType: string;
   size: number;
@@ -49,6 +49,16 @@ export interface MessageRecord {
   encrypted: boolean;
   /** Where the bodies are stored; a part that is absent was not given. */
   content: MessageContent;
+  /**
+   * An SMTP message whose MIME parts (bodies, attachments, snippet) are not looked at yet: that
+   * happens right after it is stored, and before anything reads it.
+   */
+  unparsed?: true;
+  /**
+   * An SMTP message whose bodies and attachments are read from its raw bytes (parsed when
+   * asked for) rather than stored twice: which bodies it has.
+   */
+  derived?: { html: boolean; text: boolean };
   attachments: AttachmentRecord[];
   /** The start of the body text, for list previews and search (absent on older captures). */
   snippet?: string;

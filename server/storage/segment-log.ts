@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Batch, Participant } from './flusher.ts';
-import { readAt, writeAllAt, type Fs } from './fs.ts';
+import type { Fs } from './fs.ts';
 import type { Quarantine } from './quarantine.ts';
 
 /**
@@ -185,7 +185,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     const slot = seq % this.options.segmentSize;
     const length = segment.lengths[slot]!;
     if (length === 0) return undefined;
-    const bytes = await readAt(segment.handle, segment.offsets[slot]!, length);
+    const bytes = await this.options.fs.readAt(segment.handle, segment.offsets[slot]!, length);
     return JSON.parse(bytes.toString('utf8')) as T;
   }
 
@@ -220,7 +220,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     for (let slot = 0; slot < this.options.segmentSize; slot++) {
       const length = segment.lengths[slot]!;
       if (length === 0) continue;
-      const bytes = await readAt(segment.handle, segment.offsets[slot]!, length);
+      const bytes = await fs.readAt(segment.handle, segment.offsets[slot]!, length);
       if (moves.length > 0) {
         parts.push(Buffer.from(',\n'));
         at += 2;
@@ -234,7 +234,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     const temp = `${segment.file}.tmp`;
     const handle = await fs.open(temp, 'w+');
     try {
-      await writeAllAt(handle, [content], 0);
+      await fs.writeAt(handle, [content], 0);
       if (fsync) await handle.datasync();
       await fs.rename(temp, segment.file);
     } catch (error) {
@@ -266,9 +266,9 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       const present = await fs.stat(segment.file);
       const current = await segment.handle.stat();
       if (present && present.ino === current.ino && current.nlink > 0) continue;
-      const content = await readAt(segment.handle, 0, segment.size);
+      const content = await fs.readAt(segment.handle, 0, segment.size);
       const handle = await fs.open(segment.file, 'w+');
-      await writeAllAt(handle, [content], 0);
+      await fs.writeAt(handle, [content], 0);
       await segment.handle.close().catch(() => undefined);
       segment.handle = handle;
       segment.writable = true;
@@ -598,13 +598,13 @@ class SegmentWrite {
       created,
       restore: created ? Buffer.alloc(0) : segment.hasLines ? TAIL_AFTER_RECORD : TRAILER_BYTES,
     };
-    await writeAllAt(segment.handle, [buffer], base);
+    await fs.writeAt(segment.handle, [buffer], base);
     if (fsync) await segment.handle.datasync();
     return segment.handle;
   }
 
   /** Puts the file back as it was before this write (truncation needs no free space). */
-  async revert(): Promise<void> {
+  async revert(fs: Fs): Promise<void> {
     const { segment, undo } = this;
     if (!undo || !segment.handle) return;
     if (undo.created) {
@@ -612,7 +612,7 @@ class SegmentWrite {
       return;
     }
     await segment.handle.truncate(undo.position + undo.restore.length);
-    await writeAllAt(segment.handle, [undo.restore], undo.position);
+    await fs.writeAt(segment.handle, [undo.restore], undo.position);
   }
 
   commit(log: SegmentLog<{ seq: number }>, size: number): void {
@@ -682,7 +682,7 @@ class SegmentBatch implements Batch {
   }
 
   async revert(): Promise<void> {
-    for (const write of this.written.reverse()) await write.revert().catch(() => undefined);
+    for (const write of this.written.reverse()) await write.revert(this.log.options_().fs).catch(() => undefined);
   }
 
   commit(): void {

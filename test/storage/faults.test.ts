@@ -67,13 +67,6 @@ function injectedFs() {
     open: async (file, flags) => {
       if (flags !== 'r' && mode === 'EROFS') fail('EROFS');
       const handle = await nodeFs.open(file, flags);
-      const writev = handle.writev.bind(handle);
-      handle.writev = (async (buffers: NodeJS.ArrayBufferView[], position?: number | null) => {
-        const size = (await handle.stat()).size;
-        const bytes = buffers.reduce((n, b) => n + b.byteLength, 0);
-        take((position ?? size) + bytes - size);
-        return writev(buffers, position ?? undefined);
-      }) as typeof handle.writev;
       const truncate = handle.truncate.bind(handle);
       handle.truncate = async (length?: number) => {
         if (mode === 'EROFS') fail('EROFS');
@@ -85,6 +78,12 @@ function injectedFs() {
     writeFile: async (file, data) => {
       take(Buffer.byteLength(data) - (await sizeOf(file)));
       return nodeFs.writeFile(file, data);
+    },
+    writeAt: async (handle, buffers, position) => {
+      const size = (await handle.stat()).size;
+      const bytes = buffers.reduce((n, b) => n + b.length, 0);
+      take(position + bytes - size);
+      return nodeFs.writeAt(handle, buffers, position);
     },
     rename: async (from, to) => {
       if (mode === 'EROFS') fail('EROFS');

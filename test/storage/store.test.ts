@@ -38,14 +38,9 @@ function countingFs(): { fs: Fs; writes: () => number } {
   let writes = 0;
   const fs: Fs = {
     ...nodeFs,
-    open: async (file, flags) => {
-      const handle = await nodeFs.open(file, flags);
-      const writev = handle.writev.bind(handle);
-      handle.writev = ((buffers: NodeJS.ArrayBufferView[], position?: number) => {
-        writes++;
-        return writev(buffers, position);
-      }) as typeof handle.writev;
-      return handle;
+    writeAt: (handle, buffers, position) => {
+      writes++;
+      return nodeFs.writeAt(handle, buffers, position);
     },
   };
   return { fs, writes: () => writes };

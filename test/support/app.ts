@@ -14,6 +14,7 @@ import { Readiness } from '../../server/readiness.ts';
 import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
 import { domainFrames, helloFrame } from '../../server/realtime/frames.ts';
 import { attachRealtime, type Realtime } from '../../server/realtime/realtime.ts';
+import { ParserPool } from '../../server/smtp/parser-pool.ts';
 import { createSmtpServer, type SmtpHooks, type SmtpTls } from '../../server/smtp/smtp-server.ts';
 import { openAccess, upgradeCheck, type Access } from '../../server/http/access.ts';
 
@@ -65,7 +66,8 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
   const config = options.config ? parseSandboxConfig(options.config(structuredClone(sample)), 'test config') : sample;
   const store = await openStore({ dataDir, ...options.store });
   const logger = { error: (message: string, error?: unknown) => console.error(message, error) };
-  const sandbox = createSandbox({ store, config, clock: new SandboxClock(options.now), log: options.log });
+  const parser = new ParserPool();
+  const sandbox = createSandbox({ store, config, clock: new SandboxClock(options.now), log: options.log, parseRaw: parser });
   const { metrics } = createSandboxMetrics({ sandbox, store, processMetrics: false });
   const readiness = new Readiness();
   readiness.add('storage', () => store.health.state);
@@ -108,6 +110,7 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
     metrics.close();
     await Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), smtp.close()]);
     await sandbox.close();
+    await parser.close();
     await store.close();
   };
   return {
