@@ -57,6 +57,7 @@ await runBench(
       warmup: { kind: 'int', default: 5, min: 0, help: 'unmeasured seconds per server before the rounds' },
       connections: { kind: 'int', default: 32, min: 1, help: 'HTTP connections' },
       'skip-build': { kind: 'switch', help: 'use dist/ as it is instead of running npm run build' },
+      fsync: { kind: 'switch', help: 'also measure a third server: Pigeonhole with --fsync (what flushing every write to stable storage costs)' },
     },
   },
   async (flags, { signal, tempDir, log }) => {
@@ -66,9 +67,11 @@ await runBench(
 
     const pigeonhole = await spawnPigeonhole(tempDir('bench-http-data'), ['--max-messages', '0']);
     const bare = await spawnServer('bare', { args: ['--import', 'tsx', 'bench/lib/bare-koa-main.ts', '--port', '0'], ready: /bare Koa listening on (http:\/\/\S+)/ });
+    const synced = flags.fsync ? await spawnPigeonhole(tempDir('bench-http-fsync'), ['--max-messages', '0', '--fsync']) : null;
     const contenders: Contender[] = [
       { name: 'Pigeonhole', server: pigeonhole.server, url: pigeonhole.url },
       { name: 'bare Koa + koa-body', server: bare.server, url: bare.match[1]! },
+      ...(synced ? [{ name: 'Pigeonhole --fsync', server: synced.server, url: synced.url }] : []),
     ].map((c) => ({ ...c, rates: [], p50: [], p99: [], ok: 0, failures: new Map() }));
     log(`pigeonhole pid ${pigeonhole.server.pid} (${pigeonhole.url}), bare pid ${bare.server.pid} (${contenders[1]!.url}); ${flags.connections} connections`);
 
@@ -147,6 +150,10 @@ await runBench(
     console.log(`\n${table(header, rows)}\n`);
     console.log(`latency columns: the median over the rounds of each round's p50 and p99; Pigeonhole answered ${format(contenders[0]!.ok)} sends 200 in the measured rounds\n`);
     console.log(`Pigeonhole / bare Koa: ${format(ours / ceiling, 3)}x (medians)\n`);
+    if (contenders[2]) {
+      const synced = median(contenders[2].rates);
+      console.log(`Pigeonhole --fsync / Pigeonhole: ${format(synced / ours, 3)}x throughput, p50 ${format(median(contenders[2].p50), 1)} ms against ${format(median(contenders[0]!.p50), 1)} ms (medians)\n`);
+    }
     console.log(targetLine(ours >= BARE_TARGET * ceiling, `Pigeonhole >= ${BARE_TARGET}x bare Koa + koa-body`, `${format(ours / ceiling, 3)}x`));
     console.log(targetLine(failed.length === 0, 'every request answered 2xx', failed.length === 0 ? 'yes' : failed.map((c) => `${c.name}: ${failureText(c.failures)}`).join('; ')));
     if (failed.length > 0) console.error('\n!! Some requests failed: the throughput above counts only 2xx answers and is not a valid comparison.');

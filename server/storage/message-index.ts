@@ -39,6 +39,8 @@ export class MessageIndex {
   private readonly nameIds = new Map<string, number>();
   /** Flow captures' marks: the flow engine's proof that a step was sent (few captures have one). */
   private readonly flowMarks = new Map<number, FlowMark>();
+  /** Whether captures are being loaded at start-up (see pendingDeliveries and unparsedCaptures). */
+  private loading = true;
   /** Captures loaded with their MIME parts not extracted yet (SMTP messages cut off by a stop). */
   private readonly unparsed: number[] = [];
   /** Live API and flow captures per team (the /v1 email list's count without scanning). */
@@ -69,8 +71,11 @@ export class MessageIndex {
     this.texts[slot] = searchText(record);
     if (record.flow) this.flowMarks.set(record.seq, record.flow);
     if (record.source !== 'smtp') this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 0) + 1);
-    if (record.status === 'pending' && record.deliverAt !== null) this.deliveries.set(record.seq, Date.parse(record.deliverAt));
-    if (record.unparsed) this.unparsed.push(record.seq);
+    if (this.loading) {
+      // What start-up must schedule again; afterwards the domain tracks these itself.
+      if (record.status === 'pending' && record.deliverAt !== null) this.deliveries.set(record.seq, Date.parse(record.deliverAt));
+      if (record.unparsed) this.unparsed.push(record.seq);
+    }
     this.liveCount++;
   }
 
@@ -99,7 +104,6 @@ export class MessageIndex {
     if ((this.bits[slot]! & SOURCE_MASK) !== SOURCES.indexOf('smtp')) this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 1) - 1);
     this.texts[slot] = '';
     this.flowMarks.delete(seq);
-    this.deliveries.delete(seq);
     this.liveCount--;
     if (this.used - this.liveCount > Math.max(4096, this.liveCount)) this.compact();
     return true;
@@ -177,8 +181,9 @@ export class MessageIndex {
   flowCaptures(): IterableIterator<[number, FlowMark]> {
     return this.flowMarks.entries();
   }
-  /** Captures loaded with their MIME parts still to extract (taken once). */
+  /** Captures loaded with their MIME parts still to extract (taken once, when loading is over). */
   unparsedCaptures(): number[] {
+    this.loading = false;
     return this.unparsed.splice(0);
   }
 
@@ -190,6 +195,7 @@ export class MessageIndex {
 
   /** Captures that were pending when loaded, and when each turns (ms since the epoch). */
   pendingDeliveries(): [number, number][] {
+    this.loading = false;
     const out = [...this.deliveries];
     this.deliveries.clear();
     return out;
