@@ -222,6 +222,11 @@ export class Messages {
       };
       this.store.messages.log.put(record, { volatile: true });
       this.index.add(record, packOf(record));
+      // Kept for its parse, from before anyone can read the capture (a reader may start it).
+      if (deferred && this.toParseBytes + email.raw!.length <= PARSE_BUFFER_BYTES) {
+        this.toParse.set(seq, { record, raw: email.raw! });
+        this.toParseBytes += email.raw!.length;
+      }
       if (settled && blocksRecipient(outcome) && team !== null && to[0] !== undefined) this.blocks.block(team, to[0], outcome === 'bounced' ? 'bounce' : 'complaint');
       if (!settled) this.scheduleSettle(record);
       await this.store.flush();
@@ -235,10 +240,6 @@ export class Messages {
     }
     if (deferred) {
       // Announced once its parts are extracted (message.created comes from the parse).
-      if (this.toParseBytes + email.raw!.length <= PARSE_BUFFER_BYTES) {
-        this.toParse.set(captured.seq, { record: captured, raw: email.raw! });
-        this.toParseBytes += email.raw!.length;
-      }
       this.queueParse(captured.seq);
       return captured;
     }
@@ -586,18 +587,27 @@ export class Messages {
   private parsed(seq: number): Promise<MessageRecord | undefined> {
     let running = this.parsing.get(seq);
     if (!running) {
-      running = this.extractParts(seq).finally(() => this.parsing.delete(seq));
+      running = this.extractParts(seq).finally(() => {
+        this.parsing.delete(seq);
+        // Raw bytes kept for a parse that another reader already started are not needed either.
+        this.dropKept(seq);
+      });
       this.parsing.set(seq, running);
     }
     return running;
   }
 
-  private async extractParts(seq: number): Promise<MessageRecord | undefined> {
+  private dropKept(seq: number): { record: MessageRecord; raw: Buffer } | undefined {
     const kept = this.toParse.get(seq);
     if (kept) {
       this.toParse.delete(seq);
       this.toParseBytes -= kept.raw.length;
     }
+    return kept;
+  }
+
+  private async extractParts(seq: number): Promise<MessageRecord | undefined> {
+    const kept = this.dropKept(seq);
     const record = kept?.record ?? (await this.read(seq));
     if (!record?.unparsed || !record.content.raw || !this.options.parseRaw) return record && this.settle(record);
     const summary = await this.options.parseRaw.summary(kept?.raw ?? (await this.part(record, record.content.raw)));
@@ -639,6 +649,7 @@ export class Messages {
 
   /** Takes a capture that was never stored out of memory again. */
   private forget(seq: number): void {
+    this.dropKept(seq);
     this.index.remove(seq);
     this.cache.delete(seq);
     this.pending.delete(seq);
