@@ -52,6 +52,8 @@ export interface IncomingEmail {
    * it is stored, and the capture is announced (message.created) once they are.
    */
   partsFromRaw?: boolean;
+  /** The SMTP client that delivered it (shown in the .eml's Received field). */
+  client?: { address: string; helo: string };
 }
 
 /** What a message's MIME parsing gives (the SMTP layer's mailparser, handed to the domain). */
@@ -207,6 +209,7 @@ export class Messages {
         encrypted: email.encryptionKey !== undefined,
         content: stored.content,
         ...(deferred ? { unparsed: true as const } : {}),
+        ...(email.client ? { client: email.client } : {}),
         attachments: email.attachments.map((a, index) => ({
           content: stored.attachments[index]!.ref,
           filename: a.filename,

@@ -202,6 +202,7 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
         useAccountTemplate: false,
         raw,
         partsFromRaw: true,
+        client: { address: session.remoteAddress, helo: typeof session.hostNameAppearsAs === 'string' ? session.hostNameAppearsAs : '' },
       });
     } catch (error) {
       if (error instanceof DailyLimitReached) throw dailyLimit(error.limit);

@@ -54,6 +54,8 @@ export interface MessageRecord {
    * happens right after it is stored, and before anything reads it.
    */
   unparsed?: true;
+  /** The SMTP client that delivered it: its address and the name it gave in HELO/EHLO. */
+  client?: { address: string; helo: string };
   /**
    * An SMTP message whose bodies and attachments are read from its raw bytes (parsed when
    * asked for) rather than stored twice: which bodies it has.

@@ -155,7 +155,13 @@ describe('SMTP capture', () => {
     const info = await smtpClient(app.server.smtpPort).sendMail({ envelope: { from: 'a@example.com', to: ['u@example.com'] }, raw });
     const id = capturedId(info.response);
     const eml = Buffer.from(await (await fetch(`${app.url}/api/messages/${id}/raw`)).arrayBuffer());
-    expect(eml.toString()).toBe(`X-Pigeonhole-ID: ${id}\r\nX-Pigeonhole-Source: smtp\r\n${raw.toString()}`);
+    // A Received field with the client's address as it connected (no reverse DNS lookup) and
+    // the name it gave in EHLO, then the capture's id and source, then the client's bytes.
+    expect(eml.toString()).toMatch(
+      new RegExp(`^Received: from [^ ]+ \\(\\[127\\.0\\.0\\.1\\]\\) by pigeonhole with ESMTP id ${id}; \\w{3}, \\d\\d \\w{3} \\d{4} \\d\\d:\\d\\d:\\d\\d \\+0000\\r\\nX-Pigeonhole-ID: ${id}\\r\\nX-Pigeonhole-Source: smtp\\r\\n`),
+    );
+    expect(eml.toString().endsWith(raw.toString())).toBe(true);
+    expect(eml.toString().split('\r\n').slice(3).join('\r\n')).toBe(raw.toString());
   });
 
   it('captures malformed MIME with whatever could be parsed, and keeps serving', async () => {
