@@ -115,23 +115,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const index = new MessageIndex();
   const segmentOptions = (dir: string) => ({ dir, segmentSize: settings.segmentSize, ...common });
   const cutShort: number[] = [];
-  const reparse: MessageRecord[] = [];
   const messageLog = await SegmentLog.open<MessageRecord>(segmentOptions(dirs.messages), (record) => {
-    let refs = contentRefs(record);
-    if (refs.some((ref) => packs.cutShort(ref))) {
-      const raw = record.content.raw;
-      if (record.source === 'smtp' && raw && !packs.cutShort(raw)) {
-        // The parts taken from an SMTP message did not all reach the disk, its raw bytes did:
-        // it is taken apart again.
-        record = { ...record, content: { raw }, attachments: [], snippet: '', unparsed: true, derived: undefined };
-        reparse.push(record);
-        refs = [raw];
-      } else {
-        // Its record reached the disk but its bytes did not: a crash in the middle of its group
-        // commit, so it was never answered. It is dropped, as if the send had not happened.
-        return void cutShort.push(record.seq);
-      }
-    }
+    const refs = contentRefs(record);
+    // Its record reached the disk but its bytes did not: a crash in the middle of its group
+    // commit (every file is written at once), so it was never answered. It is dropped, as if
+    // the send had not happened.
+    if (refs.some((ref) => packs.cutShort(ref))) return void cutShort.push(record.seq);
     let pack = 0;
     for (const ref of refs) {
       packs.retain(ref);
@@ -140,7 +129,6 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     index.add(record, pack);
   });
   for (const seq of cutShort) messageLog.delete(seq);
-  for (const record of reparse) messageLog.put(record);
   if (cutShort.length > 0) log(`pigeonhole: ${cutShort.length} capture${cutShort.length === 1 ? '' : 's'} whose write was cut short by a crash (never answered) ${cutShort.length === 1 ? 'was' : 'were'} dropped`);
   const recipients = await Collection.open<RecipientRecord>(segmentOptions(dirs.recipients));
   const subscriptions = await Collection.open<SubscriptionRecord>(segmentOptions(dirs.subscriptions));

@@ -6,6 +6,8 @@ import { DamagedContent } from '../../server/storage/errors.ts';
 import { ENTRY_HEADER, PART } from '../../server/storage/pack-store.ts';
 import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
 import { api, read, startApp, type TestServer } from '../support/app.ts';
+import { waitFor } from '../support/poll.ts';
+import { capturedId, smtpClient } from '../support/smtp.ts';
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -163,5 +165,59 @@ describe('space goes back when captures are deleted', () => {
     expect(listed.messages.map((m) => m.id)).toContain(id);
     const v1 = await fetch(`${server.url}/v1/email/detail/${id}/`, { headers: { Authorization: 'Api-Key bulk-key' } });
     expect(v1.status).toBe(410);
+  });
+});
+
+describe('start-up after a crash in the middle of a group commit', () => {
+  const send = async (server: TestServer, i: number) =>
+    ((await read(await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: `c${i}@example.com`, subject: `C ${i}`, body: `<p>${i}</p>` }))).body as { id: string }).id;
+
+  it('drops a capture whose record reached the disk but whose bytes did not (it was never answered)', async () => {
+    const first = await startApp({ store: { reserveSize: 0 } });
+    servers.push(first);
+    const ids = [await send(first, 1), await send(first, 2), await send(first, 3)];
+    const last = (await first.sandbox.messages.get(ids[2]!))!;
+    const dataDir = first.dataDir;
+    await first.close();
+    servers.pop();
+    // The pack's write of the last capture was cut off before it reached the disk.
+    const ref = last.content.html!;
+    if (!('p' in ref)) throw new Error('expected a pack entry');
+    const pack = path.join(dataDir, 'packs', '000001.pack');
+    await writeFile(pack, (await readFile(pack)).subarray(0, ref.o));
+    const lines: string[] = [];
+    const again = await startApp({ dataDir, store: { reserveSize: 0, log: (line) => lines.push(line) } });
+    servers.push(again);
+    expect(lines).toContain('pigeonhole: 1 capture whose write was cut short by a crash (never answered) was dropped');
+    const listed = (await (await fetch(`${again.url}/api/messages`)).json()) as { messages: { id: string }[] };
+    expect(listed.messages.map((m) => m.id)).toEqual([ids[1], ids[0]]);
+    for (const id of ids.slice(0, 2)) expect((await fetch(`${again.url}/api/messages/${id}/html`)).status).toBe(200);
+    // Its id is not handed out again.
+    expect(await send(again, 4)).not.toBe(ids[2]);
+  });
+
+  it('takes apart at start-up an SMTP message stored but not yet taken apart when the server stopped', async () => {
+    const first = await startApp({ store: { reserveSize: 0 } });
+    servers.push(first);
+    const info = await smtpClient(first.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 'Parts later', text: 'The body words', attachments: [{ filename: 'a.txt', content: 'attached' }] });
+    const id = capturedId(info.response);
+    await first.sandbox.messages.get(id);
+    const dataDir = first.dataDir;
+    await first.close();
+    servers.pop();
+    // As the record was written before the parts were read: no summary yet.
+    const segment = path.join(dataDir, 'messages', 'seg-000000.json');
+    const lines = (await readFile(segment, 'utf8')).split('\n');
+    const at = lines.map((line) => line.includes('"Parts later"')).lastIndexOf(true);
+    const record = JSON.parse(lines[at]!.replace(/,$/, '')) as Record<string, unknown>;
+    const { derived: _derived, ...rest } = record;
+    lines[at] = JSON.stringify({ ...rest, unparsed: true, attachments: [], snippet: '' }) + (lines[at]!.endsWith(',') ? ',' : '');
+    await writeFile(segment, lines.join('\n'));
+    const again = await startApp({ dataDir, store: { reserveSize: 0 } });
+    servers.push(again);
+    // Announced once its parts are read, and searchable by its body.
+    await waitFor(async () => ((await again.sandbox.messages.page({ q: 'body words' }, 0, 1)).total === 1 ? true : undefined));
+    const detail = (await (await fetch(`${again.url}/api/messages/${id}`)).json()) as { text: string; attachments: { filename: string }[]; snippet: string };
+    expect(detail).toMatchObject({ text: 'The body words', snippet: 'The body words', attachments: [{ filename: 'a.txt' }] });
   });
 });
