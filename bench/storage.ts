@@ -37,7 +37,7 @@ class StorageBench {
     if (options.coldStart > 0) {
       log(`warming: ${format(options.coldStart)} sends, then POST /api/reset`);
       await this.send(options.coldStart, options.fillConcurrency);
-      const reply = await this.server.client.post('/api/reset', '{}');
+      const reply = await this.server.client.post('/api/reset', {});
       if (reply.status !== 200) throw new Error(`POST /api/reset: HTTP ${reply.status} ${reply.body}`);
       this.stored = 0;
     }
