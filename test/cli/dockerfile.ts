@@ -1,7 +1,7 @@
-/** One Dockerfile instruction: its keyword, flags (`--from=build`) and the rest of the line. */
+/** One Dockerfile instruction: its keyword, flags (`--from=build`, each value of a repeated one) and the rest of the line. */
 export interface Instruction {
   keyword: string;
-  flags: Record<string, string>;
+  flags: Record<string, string[]>;
   args: string;
 }
 
@@ -35,9 +35,9 @@ export function parseDockerfile(text: string): Stage[] {
     if (!match) throw new Error(`not an instruction: ${line}`);
     const keyword = match[1]!;
     let rest = match[2]!;
-    const flags: Record<string, string> = {};
+    const flags: Record<string, string[]> = {};
     for (let flag = /^--([a-z-]+)=(\S+)\s+/.exec(rest); flag; flag = /^--([a-z-]+)=(\S+)\s+/.exec(rest)) {
-      flags[flag[1]!] = flag[2]!;
+      (flags[flag[1]!] ??= []).push(flag[2]!);
       rest = rest.slice(flag[0].length);
     }
     if (keyword === 'FROM') {
@@ -50,6 +50,25 @@ export function parseDockerfile(text: string): Stage[] {
     stages.at(-1)!.instructions.push({ keyword, flags, args: rest });
   }
   return stages;
+}
+
+/** The value of a flag given once (`--from=build`); undefined when absent, an error when repeated. */
+export function flag(instruction: Instruction, name: string): string | undefined {
+  const values = instruction.flags[name];
+  if (values && values.length > 1) throw new Error(`--${name} given ${values.length} times: ${instruction.keyword} ${instruction.args}`);
+  return values?.[0];
+}
+
+/** A Docker duration such as `30s`, `1m30s` or `500ms`, in milliseconds. */
+export function durationMs(text: string): number {
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  const rest = text.replace(/(\d+(?:\.\d+)?)(ms|s|m|h)/g, (_, n: string, unit: string) => {
+    total += Number(n) * units[unit]!;
+    return '';
+  });
+  if (rest !== '' || text === '') throw new Error(`not a duration: ${text}`);
+  return total;
 }
 
 /** `KEY=value KEY2=value` (the ENV form this project uses) as a record. */

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadOptions, optionList } from '../../server/config.ts';
 
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const CONFIGURATION = fileURLToPath(new URL('../../docs/configuration.md', import.meta.url));
 
 describe('retention options', () => {
   it('default to 10000 captures and no age limit', () => {
@@ -23,10 +23,10 @@ describe('retention options', () => {
   });
 });
 
-describe('the README configuration table', () => {
+describe('the options table of docs/configuration.md', () => {
   it('lists every option with its environment variable and default, and nothing else', async () => {
-    const readme = await readFile(README, 'utf8');
-    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('### The configuration file'));
+    const page = await readFile(CONFIGURATION, 'utf8');
+    const section = page.slice(page.indexOf('## Options'), page.indexOf('## The configuration file'));
     const rows = [...section.matchAll(/^\| `--([a-z-]+)` \| `([A-Z_]+)` \| `([^`]*)`[^|]*\| (.+) \|$/gm)].map((m) => ({ flag: m[1], env: m[2], default: m[3] }));
     expect(rows).toEqual(optionList().map((o) => ({ flag: o.flag, env: o.env, default: o.default })));
   });
