@@ -3,6 +3,7 @@ import { api } from '../api.ts';
 import { plural } from '../format.ts';
 import { useDebounced, useSubscription } from '../state/hooks.ts';
 import type { Inbox } from '../state/inbox.ts';
+import { PREVIEW_WIDTH_KEY, remembered } from '../state/remembered.ts';
 import { messageHref, navigate, openMessageId } from '../state/route.ts';
 import type { MessageFilter } from '../types.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
@@ -10,9 +11,7 @@ import { FilterBar } from './filter-bar.tsx';
 import { GettingStarted } from './getting-started.tsx';
 import { MessageList } from './message-list.tsx';
 import { MessageView, type MessageTab } from './message-view.tsx';
-import type { PreviewWidth } from './preview-frame.tsx';
-
-const WIDTH_KEY = 'pigeonhole.previewWidth';
+import { WIDTHS, type PreviewWidth } from './preview-frame.tsx';
 
 /** The inbox: search and filters, the live list, and the open message beside it. */
 export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | null }) {
@@ -32,12 +31,12 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
     setSelectedState(index);
   };
   const [confirmClear, setConfirmClear] = useState(false);
-  const [width, setWidthState] = useState<PreviewWidth>(() => (localStorage.getItem(WIDTH_KEY) as PreviewWidth | null) ?? 'desktop');
+  const [width, setWidthState] = useState<PreviewWidth>(() => WIDTHS.find((w) => w.id === remembered.get(PREVIEW_WIDTH_KEY))?.id ?? 'desktop');
   const [tab, setTab] = useState<MessageTab>('html');
   const searchRef = useRef<HTMLInputElement>(null);
   const setWidth = (w: PreviewWidth) => {
     setWidthState(w);
-    localStorage.setItem(WIDTH_KEY, w);
+    remembered.set(PREVIEW_WIDTH_KEY, w);
   };
 
   useEffect(() => inbox.setFilter({ ...filter, q }), [inbox, filter, q]);
