@@ -100,6 +100,8 @@ describe('the inbox with browser storage blocked', () => {
     await page.getByRole('link', { name: /Inbox/ }).click();
     await page.getByRole('link', { name: 'Templates' }).click();
     expect(await editor(page).inputValue()).toBe('<p>A draft with nowhere to go</p>');
+    const again = await (await page.getByTitle('Preview, desktop').elementHandle())!.contentFrame();
+    await again!.getByText('A draft with nowhere to go').waitFor();
     await page.screenshot({ path: `${ARTIFACTS}storage-blocked-templates.png` });
 
     // A new visit remembers nothing: the sample draft and the desktop width.

@@ -213,6 +213,23 @@ describe('a failed action in Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it('a clock move the sandbox refuses (400) says why, and goes once a move works', async () => {
+    const server = await startApp();
+    servers.push(server);
+    const { page, pageErrors } = await open(server, '#/subscriptions');
+    const clock = page.getByRole('complementary', { name: 'Sandbox clock' });
+    await clock.getByRole('textbox', { name: /Advance by/ }).fill('zz');
+    await clock.getByRole('button', { name: 'Advance' }).click();
+    const refused = notice(page, 'Could not move the sandbox clock.');
+    await refused.waitFor();
+    expect(await refused.locator('.notice-detail').innerText()).toBe('The sandbox answered 400: "zz" is not a duration like "30s", "15m", "2h", "1d" or "1d12h".');
+    await clock.getByRole('textbox', { name: /Advance by/ }).fill('2h');
+    await clock.getByRole('button', { name: 'Advance' }).click();
+    await refused.waitFor({ state: 'detached' });
+    await clock.getByText('ahead by 2h').waitFor();
+    expect(pageErrors).toEqual([]);
+  });
+
   it('looks right at 375 px and on the desktop, light and dark (screenshots in test-artifacts/)', async () => {
     const disk = switchableDisk();
     const server = await startApp({ store: { fs: disk.fs, probeIntervalMs: 50, log: () => undefined } });
