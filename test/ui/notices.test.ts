@@ -82,7 +82,8 @@ describe('Notices', () => {
 
   it('takes the advice the caller gives over the generic one', () => {
     const notices = new Notices();
-    notices.fail('copy', 'Could not copy the command.', new DOMException('Write permission denied.', 'NotAllowedError'), 'Select the command and copy it by hand.');
+    const refused = new DOMException('Write permission denied.', 'NotAllowedError');
+    notices.fail('copy', 'Could not copy the command.', refused, 'Select the command and copy it by hand.');
     expect(notices.items[0]).toMatchObject({ detail: 'Write permission denied.', advice: 'Select the command and copy it by hand.' });
   });
 });

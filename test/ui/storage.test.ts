@@ -55,7 +55,8 @@ describe('safeStorage', () => {
     const full: StorageArea = {
       getItem: (key) => area.getItem(key),
       setItem: () => {
-        throw new DOMException("Failed to execute 'setItem' on 'Storage': Setting the value of 'pigeonhole.templateDraft' exceeded the quota.", 'QuotaExceededError');
+        const message = "Failed to execute 'setItem' on 'Storage': Setting the value of 'pigeonhole.templateDraft' exceeded the quota.";
+        throw new DOMException(message, 'QuotaExceededError');
       },
       removeItem: (key) => area.removeItem(key),
     };

@@ -90,7 +90,8 @@ export const api = {
   checkDraft: (body: { html: string; sender?: string; platform?: string }, signal?: AbortSignal) => call<CheckReport>('POST', '/api/check', body, signal),
   /** The link check, as it happens: `onEvent` gets each JSON line of the stream. */
   checkLinks: async (id: string, onEvent: (event: LinkEvent) => void, signal?: AbortSignal) => {
-    const response = await request(`/api/messages/${encodeURIComponent(id)}/check/links`, { method: 'POST', signal, headers: { Accept: 'application/x-ndjson' } });
+    const url = `/api/messages/${encodeURIComponent(id)}/check/links`;
+    const response = await request(url, { method: 'POST', signal, headers: { Accept: 'application/x-ndjson' } });
     if (!response.body) throw new ApiError(response.status, response.statusText, 'The answer has no body.');
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = '';

@@ -14,7 +14,15 @@ import { ARTIFACTS, launchChromium, row } from './browser.ts';
 
 // The flags of launchChromium (browser.ts), for a persistent context: a profile with settings.
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 let server: TestServer;
 let profile: string;

@@ -12,7 +12,8 @@ import { ARTIFACTS, launchChromium, row } from './browser.ts';
  * sandbox answer 507, and a stopped server answers nothing.
  */
 
-const NOT_STORED = /^The sandbox answered 507: Not stored: the file system is read-only \(.+\)\. Make the data directory writable; Pigeonhole picks it up by itself\.$/;
+const NOT_STORED =
+  /^The sandbox answered 507: Not stored: the file system is read-only \(.+\)\. Make the data directory writable; Pigeonhole picks it up by itself\.$/;
 
 /** Node's file system, or one that refuses every write with EROFS while `readOnly` is set. */
 function switchableDisk() {
@@ -64,7 +65,8 @@ async function send(server: TestServer, subject: string): Promise<string> {
 }
 
 async function open(server: TestServer, hash: string, options: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}) {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 800 }, colorScheme: options.colorScheme ?? 'light' });
+  const viewport = { width: options.width ?? 1280, height: options.height ?? 800 };
+  const context = await browser.newContext({ viewport, colorScheme: options.colorScheme ?? 'light' });
   contexts.push(context);
   context.setDefaultTimeout(5000);
   const page = await context.newPage();
@@ -90,7 +92,9 @@ describe('a failed action in Chromium', () => {
     const first = await send(server, 'First capture');
     const second = await send(server, 'Second capture');
     const third = await send(server, 'Third capture');
-    expect((await fetch(`${server.url}/api/messages/${second}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: '{"read":true}' })).status).toBe(200);
+    const json = { 'Content-Type': 'application/json' };
+    const marked = await fetch(`${server.url}/api/messages/${second}`, { method: 'PATCH', headers: json, body: '{"read":true}' });
+    expect(marked.status).toBe(200);
     const { page, pageErrors, consoleErrors } = await open(server, '');
     await row(page, third).waitFor();
     expect(await notices(page).count()).toBe(0);
@@ -139,7 +143,11 @@ describe('a failed action in Chromium', () => {
     await page.getByRole('button', { name: 'Clear all' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete all' }).click();
     await notice(page, 'Could not delete the messages.').waitFor();
-    expect(await notices(page).locator('.notice-title').allInnerTexts()).toEqual(['Could not mark the message as read.', 'Could not delete the message.', 'Could not delete the messages.']);
+    expect(await notices(page).locator('.notice-title').allInnerTexts()).toEqual([
+      'Could not mark the message as read.',
+      'Could not delete the message.',
+      'Could not delete the messages.',
+    ]);
     await settled(page);
     await page.screenshot({ path: `${ARTIFACTS}notices-desktop-light.png` });
     for (let left = 3; left > 0; left--) {
@@ -222,7 +230,9 @@ describe('a failed action in Chromium', () => {
     await clock.getByRole('button', { name: 'Advance' }).click();
     const refused = notice(page, 'Could not move the sandbox clock.');
     await refused.waitFor();
-    expect(await refused.locator('.notice-detail').innerText()).toBe('The sandbox answered 400: "zz" is not a duration like "30s", "15m", "2h", "1d" or "1d12h".');
+    expect(await refused.locator('.notice-detail').innerText()).toBe(
+      'The sandbox answered 400: "zz" is not a duration like "30s", "15m", "2h", "1d" or "1d12h".',
+    );
     await clock.getByRole('textbox', { name: /Advance by/ }).fill('2h');
     await clock.getByRole('button', { name: 'Advance' }).click();
     await refused.waitFor({ state: 'detached' });

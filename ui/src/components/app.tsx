@@ -54,7 +54,11 @@ export function App() {
               </a>
             ))}
           </nav>
-          <span class={`connection ${connection}`} role="status" title={connection === 'live' ? 'New mail appears as it arrives' : 'Reconnecting to the server'}>
+          <span
+            class={`connection ${connection}`}
+            role="status"
+            title={connection === 'live' ? 'New mail appears as it arrives' : 'Reconnecting to the server'}
+          >
             <span class="dot" aria-hidden="true" />
             {connection === 'live' ? 'Live' : connection === 'connecting' ? 'Connecting…' : 'Offline, retrying…'}
           </span>

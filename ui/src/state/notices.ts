@@ -59,11 +59,15 @@ export class Notices {
 /** Why it failed and what to do, in plain words: the server's own `detail` where it gave one. */
 export function explain(error: unknown): { detail: string; advice: string | null } {
   if (error instanceof SandboxUnreachable) {
-    return { detail: 'The sandbox cannot be reached: Pigeonhole may have stopped, or the network is down.', advice: 'Try again once it is back; the inbox reconnects by itself.' };
+    return {
+      detail: 'The sandbox cannot be reached: Pigeonhole may have stopped, or the network is down.',
+      advice: 'Try again once it is back; the inbox reconnects by itself.',
+    };
   }
   if (error instanceof ApiError) {
     // The server's detail says more than the status text does.
-    const detail = error.detail === null ? `The sandbox answered ${error.status}${error.statusText ? ` ${error.statusText}` : ''}.` : `The sandbox answered ${error.status}: ${error.detail}`;
+    const status = error.detail === null && error.statusText ? `${error.status} ${error.statusText}` : String(error.status);
+    const detail = error.detail === null ? `The sandbox answered ${status}.` : `The sandbox answered ${status}: ${error.detail}`;
     return { detail, advice: advise(error) };
   }
   return { detail: error instanceof Error ? error.message : String(error), advice: null };
