@@ -4,14 +4,45 @@ import type { CheckPlatform, CheckReport, LinkEvent, Clock, MessageDetail, Messa
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    message: string,
+    readonly statusText: string,
+    /** The `detail` of the /api error body, when it has one. */
+    readonly detail: string | null,
   ) {
-    super(message);
+    super(detail ?? `${status} ${statusText}`);
+  }
+}
+
+/** No answer at all: the server is down or the network is gone (not an aborted request). */
+export class SandboxUnreachable extends Error {
+  constructor() {
+    super('the sandbox cannot be reached');
+  }
+}
+
+/** fetch, with a failure to connect turned into SandboxUnreachable and any answer but 2xx into ApiError. */
+async function request(path: string, init: RequestInit = {}): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(path, init);
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    throw new SandboxUnreachable();
+  }
+  if (!response.ok) throw new ApiError(response.status, response.statusText, detailOf(await response.text().catch(() => '')));
+  return response;
+}
+
+function detailOf(text: string): string | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed && typeof parsed === 'object' && 'detail' in parsed ? String(parsed.detail) : null;
+  } catch {
+    return null;
   }
 }
 
 async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-  const response = await fetch(path, {
+  const response = await request(path, {
     method,
     signal,
     headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
@@ -19,17 +50,11 @@ async function call<T>(method: string, path: string, body?: unknown, signal?: Ab
   });
   if (response.status === 204) return undefined as T;
   const text = await response.text();
-  let parsed: unknown = null;
   try {
-    parsed = text === '' ? null : JSON.parse(text);
+    return (text === '' ? null : JSON.parse(text)) as T;
   } catch {
-    parsed = null;
+    return null as T;
   }
-  if (!response.ok) {
-    const detail = parsed && typeof parsed === 'object' && 'detail' in parsed ? String((parsed as { detail: unknown }).detail) : `${response.status} ${response.statusText}`;
-    throw new ApiError(response.status, detail);
-  }
-  return parsed as T;
 }
 
 function query(params: Record<string, string | number | boolean | undefined>): string {
@@ -51,11 +76,9 @@ export const api = {
   setRead: (id: string, read: boolean) => call<MessageSummary>('PATCH', `/api/messages/${encodeURIComponent(id)}`, { read }),
   remove: (id: string) => call<void>('DELETE', `/api/messages/${encodeURIComponent(id)}`),
   clear: () => call<void>('DELETE', '/api/messages'),
-  raw: async (id: string, signal?: AbortSignal) => {
-    const response = await fetch(`/api/messages/${encodeURIComponent(id)}/raw`, { signal });
-    if (!response.ok) throw new ApiError(response.status, `${response.status} ${response.statusText}`);
-    return response.text();
-  },
+  raw: async (id: string, signal?: AbortSignal) => (await request(`/api/messages/${encodeURIComponent(id)}/raw`, { signal })).text(),
+  /** The HTML body as the preview frame gets it (for a colour mode the frame cannot ask for). */
+  html: async (id: string, remote: boolean, signal?: AbortSignal) => (await request(htmlUrl(id, remote), { signal })).text(),
   senders: () => call<{ senders: Sender[] }>('GET', '/api/senders').then((b) => b.senders),
   preview: (sender: string, html: string, signal?: AbortSignal) => call<{ html: string }>('POST', '/api/preview', { sender, html }, signal).then((b) => b.html),
   recipients: (params: { q?: string; team?: string; offset: number; limit: number }) =>
@@ -67,8 +90,9 @@ export const api = {
   checkDraft: (body: { html: string; sender?: string; platform?: string }, signal?: AbortSignal) => call<CheckReport>('POST', '/api/check', body, signal),
   /** The link check, as it happens: `onEvent` gets each JSON line of the stream. */
   checkLinks: async (id: string, onEvent: (event: LinkEvent) => void, signal?: AbortSignal) => {
-    const response = await fetch(`/api/messages/${encodeURIComponent(id)}/check/links`, { method: 'POST', signal, headers: { Accept: 'application/x-ndjson' } });
-    if (!response.ok || !response.body) throw new ApiError(response.status, `${response.status} ${response.statusText}`);
+    const url = `/api/messages/${encodeURIComponent(id)}/check/links`;
+    const response = await request(url, { method: 'POST', signal, headers: { Accept: 'application/x-ndjson' } });
+    if (!response.body) throw new ApiError(response.status, response.statusText, 'The answer has no body.');
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = '';
     for (;;) {

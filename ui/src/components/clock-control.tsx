@@ -3,6 +3,7 @@ import { api, ApiError } from '../api.ts';
 import { fullTime } from '../format.ts';
 import type { Inbox } from '../state/inbox.ts';
 import type { Clock } from '../types.ts';
+import { useNotices } from './notices.tsx';
 
 type ClockState = { kind: 'loading' } | { kind: 'ready'; clock: Clock } | { kind: 'missing' } | { kind: 'error'; message: string };
 
@@ -11,10 +12,10 @@ type ClockState = { kind: 'loading' } | { kind: 'ready'; clock: Clock } | { kind
  * and delivery that falls due) or back to real time. A server without the clock API says so.
  */
 export function ClockControl({ inbox, onChanged, onClock }: { inbox: Inbox; onChanged: () => void; onClock: (clock: Clock | null) => void }) {
+  const notices = useNotices();
   const [state, setState] = useState<ClockState>({ kind: 'loading' });
   const [custom, setCustom] = useState('');
   const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => onClock(state.kind === 'ready' ? state.clock : null), [state]);
   // The clock keeps running between answers: show it ticking (wall clock plus the offset).
   const [, setTick] = useState(0);
@@ -37,12 +38,12 @@ export function ClockControl({ inbox, onChanged, onClock }: { inbox: Inbox; onCh
 
   const act = async (action: () => Promise<Clock>) => {
     setBusy(true);
-    setProblem(null);
     try {
       setState({ kind: 'ready', clock: await action() });
+      notices.succeeded('clock');
       onChanged();
     } catch (error) {
-      setProblem((error as Error).message);
+      notices.fail('clock', 'Could not move the sandbox clock.', error);
     } finally {
       setBusy(false);
     }
@@ -93,11 +94,6 @@ export function ClockControl({ inbox, onChanged, onClock }: { inbox: Inbox; onCh
           Back to real time
         </button>
       </div>
-      {problem ? (
-        <p class="banner error" role="alert">
-          {problem}
-        </p>
-      ) : null}
     </aside>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { useLoad } from '../state/hooks.ts';
+import { useNotices } from './notices.tsx';
 
 /**
  * The empty inbox: how to point an application at the sandbox (base URL, a key, a curl
@@ -81,21 +82,23 @@ export function GettingStarted({ smtpPort }: { smtpPort: number | null }) {
 }
 
 function CopyButton({ text }: { text: string }) {
+  const notices = useNotices();
   const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      // navigator.clipboard exists only on https:// and localhost pages.
+      if (!navigator.clipboard) throw new Error('This browser allows copying only on https:// or localhost pages.');
+      await navigator.clipboard.writeText(text);
+    } catch (error) {
+      notices.fail('copy', 'Could not copy the command.', error, 'Select the command and copy it by hand.');
+      return;
+    }
+    notices.succeeded('copy');
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
+  };
   return (
-    <button
-      type="button"
-      class="button small"
-      onClick={() =>
-        navigator.clipboard?.writeText(text).then(
-          () => {
-            setCopied(true);
-            setTimeout(() => setCopied(false), 1500);
-          },
-          () => undefined,
-        )
-      }
-    >
+    <button type="button" class="button small" onClick={() => void copy()}>
       {copied ? 'Copied' : 'Copy'}
     </button>
   );

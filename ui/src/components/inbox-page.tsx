@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { api, SandboxUnreachable } from '../api.ts';
 import { plural } from '../format.ts';
 import { useDebounced, useSubscription } from '../state/hooks.ts';
 import type { Inbox } from '../state/inbox.ts';
+import { PREVIEW_WIDTH_KEY, remembered } from '../state/remembered.ts';
 import { messageHref, navigate, openMessageId } from '../state/route.ts';
 import type { MessageFilter } from '../types.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
@@ -10,13 +11,13 @@ import { FilterBar } from './filter-bar.tsx';
 import { GettingStarted } from './getting-started.tsx';
 import { MessageList } from './message-list.tsx';
 import { MessageView, type MessageTab } from './message-view.tsx';
-import type { PreviewWidth } from './preview-frame.tsx';
-
-const WIDTH_KEY = 'pigeonhole.previewWidth';
+import { useNotices } from './notices.tsx';
+import { WIDTHS, type PreviewWidth } from './preview-frame.tsx';
 
 /** The inbox: search and filters, the live list, and the open message beside it. */
 export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | null }) {
   const list = inbox.list;
+  const notices = useNotices();
   const subscribe = useCallback((listener: () => void) => list.subscribe(listener), [list]);
   useSubscription(subscribe);
   const [search, setSearch] = useState('');
@@ -32,12 +33,12 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
     setSelectedState(index);
   };
   const [confirmClear, setConfirmClear] = useState(false);
-  const [width, setWidthState] = useState<PreviewWidth>(() => (localStorage.getItem(WIDTH_KEY) as PreviewWidth | null) ?? 'desktop');
+  const [width, setWidthState] = useState<PreviewWidth>(() => WIDTHS.find((w) => w.id === remembered.get(PREVIEW_WIDTH_KEY))?.id ?? 'desktop');
   const [tab, setTab] = useState<MessageTab>('html');
   const searchRef = useRef<HTMLInputElement>(null);
   const setWidth = (w: PreviewWidth) => {
     setWidthState(w);
-    localStorage.setItem(WIDTH_KEY, w);
+    remembered.set(PREVIEW_WIDTH_KEY, w);
   };
 
   useEffect(() => inbox.setFilter({ ...filter, q }), [inbox, filter, q]);
@@ -58,14 +59,25 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
     const index = list.indexOf(id);
     const next = list.at(index + 1) ?? list.at(index - 1);
     list.removeLocally([id]);
-    await api.remove(id).catch(() => undefined);
-    if (openMessageId() === id) navigate(next ? messageHref(next.id) : '#/');
+    try {
+      await api.remove(id);
+      notices.succeeded(`delete:${id}`);
+      if (openMessageId() === id) navigate(next ? messageHref(next.id) : '#/');
+    } catch (error) {
+      // It is still there: the refetch below puts its row back, and it stays open.
+      notices.fail(`delete:${id}`, 'Could not delete the message.', error);
+    }
     list.invalidate();
   };
   const clearAll = async () => {
     setConfirmClear(false);
-    await api.clear().catch(() => undefined);
-    navigate('#/');
+    try {
+      await api.clear();
+      notices.succeeded('clear');
+      navigate('#/');
+    } catch (error) {
+      notices.fail('clear', 'Could not delete the messages.', error);
+    }
     list.invalidate();
   };
 
@@ -113,6 +125,8 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
 
   const filtered = q.trim() !== '' || Object.values(filter).some((v) => v !== undefined);
   const empty = list.loaded && list.total === 0;
+  // While the connection indicator says the sandbox is away, a list that cannot reach it says nothing more.
+  const listError = list.error instanceof SandboxUnreachable && inbox.connection !== 'live' ? null : list.error;
   return (
     <div class={`inbox${openId ? ' has-open' : ''}${empty && !filtered ? ' is-empty' : ''}`}>
       <section class="list-pane" aria-label="Inbox">
@@ -123,9 +137,9 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
             Clear all
           </button>
         </div>
-        {list.error ? (
+        {listError ? (
           <p class="banner error" role="alert">
-            Could not load messages: {list.error}
+            Could not load messages: {listError.message}
           </p>
         ) : null}
         {empty && filtered ? <p class="muted pad center">No messages match this search.</p> : null}

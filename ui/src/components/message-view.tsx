@@ -9,6 +9,7 @@ import { CheckPanel } from './check-panel.tsx';
 import { ColorModeSwitch } from './color-mode.tsx';
 import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from './dark-preview.ts';
 import { AttachmentsPart, HeadersPart, RawPart, RecordPart, TextPart } from './message-parts.tsx';
+import { useNotices } from './notices.tsx';
 import { PreviewFrame, WidthSwitch, type PreviewWidth } from './preview-frame.tsx';
 
 export type MessageTab = 'html' | 'text' | 'headers' | 'raw' | 'attachments' | 'record' | 'check';
@@ -30,6 +31,7 @@ interface Props {
 
 /** One capture: its header, actions and the tabs (HTML, text, headers, source, files, record). */
 export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: setTab, onBack, onDelete }: Props) {
+  const notices = useNotices();
   const [tick, setTick] = useState(0);
   const loaded = useLoad((signal) => api.message(id, signal), [id, tick]);
   const [message, setMessage] = useState<MessageDetail | null>(null);
@@ -40,7 +42,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
   // The served page (with the server's CSP) follows the system's light or dark preference; a
   // mode the system does not give (or inversion) needs the document rewritten into a srcdoc frame.
   const served = colorMode === (systemPrefersDark() ? 'styles' : 'light');
-  const prepared = useLoad((signal) => (served ? Promise.resolve(null) : fetch(htmlUrl(id, remote), { signal }).then((r) => r.text())), [id, remote, served]);
+  const prepared = useLoad((signal) => (served ? Promise.resolve(null) : api.html(id, remote, signal)), [id, remote, served]);
   const modeDocument = useMemo(
     () => (served || typeof prepared.data !== 'string' ? null : colorModeDocument(prepared.data, colorMode, previewPolicy(location.origin, remote))),
     [prepared.data, colorMode, remote, served],
@@ -51,6 +53,20 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
     setRemote(false);
   }, [id]);
 
+  /** Marks the message read or unread on the server; on failure says so and shows the list as it is. */
+  const setRead = async (messageId: string, read: boolean): Promise<boolean> => {
+    const key = `read:${messageId}`;
+    try {
+      await api.setRead(messageId, read);
+      notices.succeeded(key);
+      return true;
+    } catch (error) {
+      notices.fail(key, read ? 'Could not mark the message as read.' : 'Could not mark the message as unread.', error);
+      inbox.list.invalidate();
+      return false;
+    }
+  };
+
   useEffect(() => {
     const data = loaded.data;
     setMessage(data ?? null);
@@ -58,7 +74,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
     // Opening a message marks it read.
     if (!data.read) {
       inbox.list.patch({ ...data, read: true });
-      api.setRead(data.id, true).catch(() => undefined);
+      void setRead(data.id, true);
     }
   }, [loaded.data]);
 
@@ -90,7 +106,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
     const read = !message.read;
     setMessage({ ...message, read });
     inbox.list.patch({ ...message, read });
-    await api.setRead(message.id, read).catch(() => undefined);
+    if (!(await setRead(message.id, read))) setMessage((m) => (m && m.id === message.id ? { ...m, read: !read } : m));
   };
   // A message without HTML shows its text where the HTML tab was chosen.
   const tab: MessageTab = chosenTab === 'html' && !message.html ? 'text' : chosenTab;
@@ -215,6 +231,8 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
             </div>
             {served ? (
               <PreviewFrame key="served" title={previewTitle(colorMode)} width={width} src={htmlUrl(message.id, remote)} dark={colorMode === 'light' ? undefined : colorMode} />
+            ) : prepared.error ? (
+              <p class="banner error">Could not load the HTML for this colour scheme: {prepared.error.message}</p>
             ) : modeDocument === null ? (
               <p class="muted pad">Loading…</p>
             ) : (

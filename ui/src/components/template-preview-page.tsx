@@ -1,13 +1,13 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { useDebounced, useLoad } from '../state/hooks.ts';
+import { remembered, TEMPLATE_DRAFT_KEY } from '../state/remembered.ts';
 import type { CheckReport } from '../types.ts';
 import { ColorModeSwitch } from './color-mode.tsx';
 import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from './dark-preview.ts';
 import { LiveCheck } from './live-check.tsx';
 import { PreviewFrame, WIDTHS, type PreviewWidth } from './preview-frame.tsx';
 
-const DRAFT_KEY = 'pigeonhole.templateDraft';
 const SAMPLE = `<h1>Welcome aboard, Ada!</h1>
 <p>Thanks for signing up. Your account is ready.</p>
 <p><a href="https://example.com/start" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:6px;text-decoration:none">Get started</a></p>
@@ -22,7 +22,7 @@ type Layout = 'side' | PreviewWidth;
 export function TemplatePreviewPage() {
   const senders = useLoad(() => api.senders(), []);
   const [sender, setSender] = useState<string>('');
-  const [html, setHtml] = useState(() => localStorage.getItem(DRAFT_KEY) ?? SAMPLE);
+  const [html, setHtml] = useState(() => remembered.get(TEMPLATE_DRAFT_KEY) ?? SAMPLE);
   const [layout, setLayout] = useState<Layout>('side');
   const [wrapped, setWrapped] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -34,7 +34,7 @@ export function TemplatePreviewPage() {
   const chosen = list.find((s) => s.id === sender) ?? list.find((s) => s.has_account_template) ?? list[0];
 
   useEffect(() => {
-    localStorage.setItem(DRAFT_KEY, body);
+    remembered.set(TEMPLATE_DRAFT_KEY, body);
     if (!chosen) return;
     const controller = new AbortController();
     api.preview(chosen.id, body, controller.signal).then(

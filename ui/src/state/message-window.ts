@@ -17,7 +17,7 @@ export class MessageWindow {
   offset = 0;
   items: MessageSummary[] = [];
   loaded = false;
-  error: string | null = null;
+  error: Error | null = null;
 
   private filter: MessageFilter = {};
   private visible = { first: 0, count: 30 };
@@ -141,7 +141,7 @@ export class MessageWindow {
       this.error = null;
     } catch (error) {
       if (controller.signal.aborted) return;
-      this.error = (error as Error).message;
+      this.error = error as Error;
     } finally {
       if (this.inFlight === controller) this.inFlight = null;
     }
