@@ -1,5 +1,5 @@
-import { wireTime } from '../domain/clock.ts';
-import type { ClockState } from '../domain/clock.ts';
+import { wireTime } from '../domain/flows/clock.ts';
+import type { ClockState } from '../domain/flows/clock.ts';
 import type { Sandbox } from '../domain/sandbox.ts';
 import { clockBody } from '../http/api/clock-routes.ts';
 import { subscriptionSummary } from '../http/api/subscription-routes.ts';

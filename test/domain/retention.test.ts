@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startRetention, type Retention } from '../../server/domain/retention.ts';
+import { startRetention, type Retention } from '../../server/domain/messages/retention.ts';
 import type { MessageRecord } from '../../server/storage/records.ts';
 import { api, read, startApp, type TestServer } from '../support/app.ts';
 import { waitFor } from '../support/poll.ts';

@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { extract } from '../../domain/extract.ts';
-import { textView } from '../../domain/text-view.ts';
+import { extract } from '../../domain/mail/extract.ts';
+import { textView } from '../../domain/mail/text-view.ts';
 import { decodeId } from '../../domain/ids.ts';
-import type { MessageFilter } from '../../domain/message-filter.ts';
-import { waitForMessage } from '../../domain/message-wait.ts';
-import type { ForcedStatus } from '../../domain/messages.ts';
+import type { MessageFilter } from '../../domain/messages/message-filter.ts';
+import { waitForMessage } from '../../domain/messages/message-wait.ts';
+import type { ForcedStatus } from '../../domain/messages/messages.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import type { MessageRecord } from '../../storage/records.ts';
 import type { ParsedBody } from '../body.ts';

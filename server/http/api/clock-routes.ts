@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { wireTime, type ClockState } from '../../domain/clock.ts';
-import { parseDuration } from '../../domain/duration.ts';
+import { wireTime, type ClockState } from '../../domain/flows/clock.ts';
+import { parseDuration } from '../../domain/flows/duration.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import type { ParsedBody } from '../body.ts';
 import { detail } from '../errors.ts';

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { decodeId } from '../../domain/ids.ts';
-import type { MessageFilter } from '../../domain/message-filter.ts';
+import type { MessageFilter } from '../../domain/messages/message-filter.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import type { DeliveryStatus, MessageRecord, Source } from '../../storage/records.ts';
 import { detail, notFound } from '../errors.ts';

@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { extract } from '../../domain/extract.ts';
-import { hasRemoteContent, prepareHtml } from '../../domain/html-preview.ts';
-import { textView } from '../../domain/text-view.ts';
-import type { MessageFilter } from '../../domain/message-filter.ts';
+import { extract } from '../../domain/mail/extract.ts';
+import { hasRemoteContent, prepareHtml } from '../../domain/mail/html-preview.ts';
+import { textView } from '../../domain/mail/text-view.ts';
+import type { MessageFilter } from '../../domain/messages/message-filter.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import type { DeliveryStatus, MessageRecord, Source } from '../../storage/records.ts';
 import { detail, notFound } from '../errors.ts';

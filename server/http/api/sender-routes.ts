@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { wrapInTemplate } from '../../domain/template.ts';
+import { wrapInTemplate } from '../../domain/mail/template.ts';
 import { detail } from '../errors.ts';
 import { stringField } from './params.ts';
 import { senderItem } from './wire.ts';

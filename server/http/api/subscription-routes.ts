@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { wireTime } from '../../domain/clock.ts';
+import { wireTime } from '../../domain/flows/clock.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import type { SubscriptionRecord, SubscriptionStatus } from '../../storage/records.ts';
 import { detail } from '../errors.ts';

@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { BlockEntry } from '../../domain/blocks.ts';
-import { wireTime } from '../../domain/clock.ts';
+import type { BlockEntry } from '../../domain/toolkit/blocks.ts';
+import { wireTime } from '../../domain/flows/clock.ts';
 import { isValidEmail } from '../../domain/email-address.ts';
-import { InvalidFaultRule } from '../../domain/faults.ts';
+import { InvalidFaultRule } from '../../domain/toolkit/faults.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import type { RequestLogRecord } from '../../storage/records.ts';
 import type { ParsedBody } from '../body.ts';

@@ -1,6 +1,6 @@
-import type { Blocks } from '../../domain/blocks.ts';
-import { wireTime } from '../../domain/clock.ts';
-import type { Caller } from '../../domain/directory.ts';
+import type { Blocks } from '../../domain/toolkit/blocks.ts';
+import { wireTime } from '../../domain/flows/clock.ts';
+import type { Caller } from '../../domain/directory/directory.ts';
 import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../../storage/records.ts';
 
 /** The sandbox API's snake_case representations, each mapped in this one place. */

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
-import type { Caller, Directory } from '../../domain/directory.ts';
+import type { Caller, Directory } from '../../domain/directory/directory.ts';
 import type { ParsedBody } from '../body.ts';
 import { detail, HttpError, notFound } from '../errors.ts';
 

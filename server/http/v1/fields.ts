@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isValidEmail } from '../../domain/email-address.ts';
-import { normaliseFlags } from '../../domain/flags.ts';
+import { normaliseFlags } from '../../domain/directory/flags.ts';
 import type { ParsedBody } from '../body.ts';
 import { fieldErrors } from '../errors.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pythonListRepr } from '../../domain/flags.ts';
+import { pythonListRepr } from '../../domain/directory/flags.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import type { Endpoint, V1Context } from './endpoints.ts';
 import { optionalFlags, optionalText, requiredEmail, requiredFlags, validate } from './fields.ts';

@@ -1,4 +1,4 @@
-import { wireTime } from '../../domain/clock.ts';
+import { wireTime } from '../../domain/flows/clock.ts';
 import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../../storage/records.ts';
 
 /** The service's snake_case representations, each mapped in this one place. */

@@ -1,6 +1,6 @@
-import type { RequestLogRecord, RequestSummary } from '../storage/records.ts';
-import { requestSummary, type Store } from '../storage/store.ts';
-import type { PageOf } from './paging.ts';
+import type { RequestLogRecord, RequestSummary } from '../../storage/records.ts';
+import { requestSummary, type Store } from '../../storage/store.ts';
+import type { PageOf } from '../paging.ts';
 
 /**
  * The /v1 request log: every request and its response, so a developer sees why their

@@ -1,13 +1,13 @@
-import type { Collection } from '../storage/collection.ts';
-import type { RecipientRecord } from '../storage/records.ts';
-import type { Store } from '../storage/store.ts';
-import type { Clock } from './clock.ts';
-import { emailKey } from './email-address.ts';
-import { NotFound } from './errors.ts';
+import type { Collection } from '../../storage/collection.ts';
+import type { RecipientRecord } from '../../storage/records.ts';
+import type { Store } from '../../storage/store.ts';
+import type { Clock } from '../flows/clock.ts';
+import { emailKey } from '../email-address.ts';
+import { NotFound } from '../errors.ts';
 import { addFlags } from './flags.ts';
-import { encodeId } from './ids.ts';
-import { pageNewestFirst, type PageOf } from './paging.ts';
-import type { Scheduler } from './scheduler.ts';
+import { encodeId } from '../ids.ts';
+import { pageNewestFirst, type PageOf } from '../paging.ts';
+import type { Scheduler } from '../flows/scheduler.ts';
 
 export interface RecipientChange {
   firstName?: string;

@@ -1,5 +1,5 @@
-import type { MessageRecord } from '../storage/records.ts';
-import type { Events } from './events.ts';
+import type { MessageRecord } from '../../storage/records.ts';
+import type { Events } from '../events.ts';
 import type { MessageFilter } from './message-filter.ts';
 import type { Messages } from './messages.ts';
 

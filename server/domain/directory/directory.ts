@@ -1,4 +1,4 @@
-import type { FlowConfig, SandboxConfig, SenderConfig, TeamConfig } from '../sandbox-config.ts';
+import type { FlowConfig, SandboxConfig, SenderConfig, TeamConfig } from './sandbox-config.ts';
 
 /** Who the caller is: a sender (account) and the team it belongs to (api-contract.md §2). */
 export interface Caller {

@@ -1,7 +1,7 @@
-import { ADDRESS_MARK, FIELD_MARK, type MessageIndex } from '../storage/message-index.ts';
-import type { DeliveryStatus, Source } from '../storage/records.ts';
-import { emailKey } from './email-address.ts';
-import { decodeId } from './ids.ts';
+import { ADDRESS_MARK, FIELD_MARK, type MessageIndex } from '../../storage/message-index.ts';
+import type { DeliveryStatus, Source } from '../../storage/records.ts';
+import { emailKey } from '../email-address.ts';
+import { decodeId } from '../ids.ts';
 
 /**
  * One filter for every list of captures: the inbox UI's search and filters, the sandbox API's

@@ -1,7 +1,7 @@
-import type { Store } from '../storage/store.ts';
+import type { Store } from '../../storage/store.ts';
 import type { ClockState, SandboxClock } from './clock.ts';
-import { ClockCannotMoveBack, ClockOutOfRange } from './errors.ts';
-import type { Events } from './events.ts';
+import { ClockCannotMoveBack, ClockOutOfRange } from '../errors.ts';
+import type { Events } from '../events.ts';
 import type { Scheduler } from './scheduler.ts';
 
 /** The last instant the wire format can show (ISO years stop at 9999). */

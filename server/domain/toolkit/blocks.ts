@@ -1,8 +1,8 @@
-import type { BlockRecord } from '../storage/records.ts';
-import type { Store } from '../storage/store.ts';
-import type { Clock } from './clock.ts';
-import type { Directory } from './directory.ts';
-import { emailKey } from './email-address.ts';
+import type { BlockRecord } from '../../storage/records.ts';
+import type { Store } from '../../storage/store.ts';
+import type { Clock } from '../flows/clock.ts';
+import type { Directory } from '../directory/directory.ts';
+import { emailKey } from '../email-address.ts';
 
 /** Why a recipient is blocked: `config` for the team's list in the configuration file. */
 export type BlockReason = BlockRecord['reason'] | 'config';

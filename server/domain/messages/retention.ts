@@ -1,5 +1,5 @@
-import type { Clock } from './clock.ts';
-import type { Events } from './events.ts';
+import type { Clock } from '../flows/clock.ts';
+import type { Events } from '../events.ts';
 import type { Messages } from './messages.ts';
 
 export interface RetentionOptions {

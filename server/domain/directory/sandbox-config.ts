@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { parseDuration } from './domain/duration.ts';
-import { isValidEmail } from './domain/email-address.ts';
-import { faultRuleSchema } from './domain/faults.ts';
+import { parseDuration } from '../flows/duration.ts';
+import { isValidEmail } from '../email-address.ts';
+import { faultRuleSchema } from '../toolkit/fault-rule.ts';
 
 /**
  * The sandbox configuration file: teams, their senders (API keys and rules) and the flows.

@@ -1,15 +1,15 @@
-import type { SubscriptionRecord } from '../storage/records.ts';
-import type { Store } from '../storage/store.ts';
+import type { SubscriptionRecord } from '../../storage/records.ts';
+import type { Store } from '../../storage/store.ts';
 import type { Clock } from './clock.ts';
-import type { Directory } from './directory.ts';
-import { emailKey } from './email-address.ts';
-import { AlreadySubscribed, FlowHasNoSteps, FlowNotFound, NotFound, NotSubscribed } from './errors.ts';
-import type { Events } from './events.ts';
-import { normaliseFlags } from './flags.ts';
+import type { Directory } from '../directory/directory.ts';
+import { emailKey } from '../email-address.ts';
+import { AlreadySubscribed, FlowHasNoSteps, FlowNotFound, NotFound, NotSubscribed } from '../errors.ts';
+import type { Events } from '../events.ts';
+import { normaliseFlags } from '../directory/flags.ts';
 import type { FlowEngine } from './flow-engine.ts';
 import { timeline, type TimelineStep } from './flow-steps.ts';
-import { pageNewestFirst, type PageOf } from './paging.ts';
-import type { Recipients } from './recipients.ts';
+import { pageNewestFirst, type PageOf } from '../paging.ts';
+import type { Recipients } from '../directory/recipients.ts';
 
 export interface SubscribeInput {
   trigger: string;

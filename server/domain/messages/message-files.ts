@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat, unlink } from 'node:fs/promises';
-import { PART, type ContentRef, type PackStore } from '../storage/pack-store.ts';
-import type { AttachmentRecord, MessageContent, MessageRecord } from '../storage/records.ts';
+import { PART, type ContentRef, type PackStore } from '../../storage/pack-store.ts';
+import type { AttachmentRecord, MessageContent, MessageRecord } from '../../storage/records.ts';
 import { seal } from './encryption.ts';
-import { buildMime } from './mime.ts';
+import { buildMime } from '../mail/mime.ts';
 
 /** An attachment as it arrives: a temporary upload to move in, or its bytes. */
 export interface IncomingPart {
