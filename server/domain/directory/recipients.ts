@@ -1,5 +1,5 @@
 import type { Collection } from '../../storage/collection.ts';
-import type { RecipientRecord } from '../../storage/records.ts';
+import type { RecipientRecord } from '../entities.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Clock } from '../flows/clock.ts';
 import { emailKey } from '../email-address.ts';

@@ -54,12 +54,6 @@ export class SandboxClock implements Clock {
   }
 }
 
-/** ISO-8601 UTC with whole seconds and Z, the wire format (api-contract.md §1). */
-export function wireTime(iso: string | Date): string {
-  const date = typeof iso === 'string' ? new Date(iso) : iso;
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /** The UTC calendar day of an instant, e.g. "2026-02-17". */
 export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);

@@ -1,5 +1,5 @@
 import type { FlowConfig, FlowStepConfig } from '../directory/sandbox-config.ts';
-import type { RecipientRecord, SubscriptionRecord } from '../../storage/records.ts';
+import type { RecipientRecord, SubscriptionRecord } from '../entities.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Blocks } from '../toolkit/blocks.ts';
 import type { Clock } from './clock.ts';

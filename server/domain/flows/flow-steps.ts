@@ -1,5 +1,5 @@
 import type { FlowConfig, FlowStepConfig } from '../directory/sandbox-config.ts';
-import type { RecipientRecord, SubscriptionRecord } from '../../storage/records.ts';
+import type { RecipientRecord, SubscriptionRecord } from '../entities.ts';
 
 /** The recipient fields a flow email's templates can use (api-contract.md §4). */
 const PLACEHOLDER = /\{\{\s*(first_name|last_name|email)\s*\}\}/g;

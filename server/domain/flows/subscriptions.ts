@@ -1,4 +1,4 @@
-import type { SubscriptionRecord } from '../../storage/records.ts';
+import type { SubscriptionRecord } from '../entities.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Clock } from './clock.ts';
 import type { Directory } from '../directory/directory.ts';

@@ -1,4 +1,4 @@
-import type { AttachmentRecord } from '../../storage/records.ts';
+import type { AttachmentRecord } from '../entities.ts';
 
 export interface PreparedHtml {
   html: string;

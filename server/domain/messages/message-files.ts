@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat, unlink } from 'node:fs/promises';
 import { PART, type ContentRef, type PackStore } from '../../storage/pack-store.ts';
-import type { AttachmentRecord, MessageContent, MessageRecord } from '../../storage/records.ts';
+import type { AttachmentRecord, MessageContent, MessageRecord } from '../entities.ts';
 import { seal } from './encryption.ts';
 import { buildMime } from '../mail/mime.ts';
 

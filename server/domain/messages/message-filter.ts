@@ -1,5 +1,5 @@
 import { ADDRESS_MARK, FIELD_MARK, type MessageIndex } from '../../storage/message-index.ts';
-import type { DeliveryStatus, Source } from '../../storage/records.ts';
+import type { DeliveryStatus, Source } from '../entities.ts';
 import { emailKey } from '../email-address.ts';
 import { decodeId } from '../ids.ts';
 

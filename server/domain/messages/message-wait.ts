@@ -1,4 +1,4 @@
-import type { MessageRecord } from '../../storage/records.ts';
+import type { MessageRecord } from '../entities.ts';
 import type { Events } from '../events.ts';
 import type { MessageFilter } from './message-filter.ts';
 import type { Messages } from './messages.ts';

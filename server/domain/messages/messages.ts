@@ -1,6 +1,6 @@
 import { searchText, type MessageIndex } from '../../storage/message-index.ts';
 import { PART, type ContentRef } from '../../storage/pack-store.ts';
-import type { AttachmentRecord, DeliveryStatus, FlowMark, MessageRecord, Source } from '../../storage/records.ts';
+import type { AttachmentRecord, DeliveryStatus, FlowMark, MessageRecord, Source } from '../entities.ts';
 import { contentRefs, type Store } from '../../storage/store.ts';
 import type { Blocks } from '../toolkit/blocks.ts';
 import { utcDay, type Clock } from '../flows/clock.ts';

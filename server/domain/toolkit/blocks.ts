@@ -1,4 +1,4 @@
-import type { BlockRecord } from '../../storage/records.ts';
+import type { BlockRecord } from '../entities.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Clock } from '../flows/clock.ts';
 import type { Directory } from '../directory/directory.ts';

@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from '../../storage/records.ts';
+import type { DeliveryStatus } from '../entities.ts';
 
 const SIMULATOR_DOMAIN = 'simulator.amazonses.com';
 const OUTCOMES: Record<string, DeliveryStatus> = {

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * and the recipient and route patterns it matches with. The rules in force live in faults.ts.
  */
 
-export const SMTP_STAGES = ['connect', 'auth', 'mail', 'rcpt', 'data'] as const;
+const SMTP_STAGES = ['connect', 'auth', 'mail', 'rcpt', 'data'] as const;
 export type SmtpStage = (typeof SMTP_STAGES)[number];
 
 const MAX_DELAY_MS = 120_000;
