@@ -4,7 +4,7 @@ import type { AttachmentRecord, DeliveryStatus, FlowMark, MessageRecord, Source 
 import { contentRefs, type Store } from '../../storage/store.ts';
 import type { Blocks } from '../toolkit/blocks.ts';
 import { utcDay, type Clock } from '../flows/clock.ts';
-import { blocksRecipient, simulatedOutcome } from '../toolkit/delivery.ts';
+import { outcomeBlock, simulatedOutcome } from '../toolkit/delivery.ts';
 import type { Caller } from '../directory/directory.ts';
 import { emailKey } from '../email-address.ts';
 import { unseal } from './encryption.ts';
@@ -222,7 +222,7 @@ export class Messages {
       };
       this.store.messages.log.put(record, { volatile: true });
       this.index.add(record, packOf(record));
-      if (settled && blocksRecipient(outcome) && team !== null && to[0] !== undefined) this.blocks.block(team, to[0], outcome === 'bounced' ? 'bounce' : 'complaint');
+      if (settled) this.blockOnOutcome(record);
       if (!settled) this.scheduleSettle(record);
       await this.store.flush();
       captured = record;
@@ -432,7 +432,7 @@ export class Messages {
 
   /**
    * Forces a capture's delivery status (the sandbox API, api-contract.md §6). A forced bounce
-   * or complaint blocks the original recipient for the team's later sends, as a real one does.
+   * or complaint blocks the recipient as a real one does (blockOnOutcome).
    */
   async setStatus(record: MessageRecord, status: ForcedStatus): Promise<MessageRecord> {
     this.scheduler.cancel('delivery', record.seq);
@@ -443,7 +443,7 @@ export class Messages {
     record.updatedAt = this.clock.now().toISOString();
     this.index.setStatus(record.seq, status);
     this.save(record);
-    if (blocksRecipient(status) && record.team !== null) this.blocks.block(record.team, record.recipient, status === 'bounced' ? 'bounce' : 'complaint');
+    this.blockOnOutcome(record);
     await this.store.flush();
     this.events.emit('message.status', record);
     return record;
@@ -705,13 +705,17 @@ export class Messages {
     this.index.setStatus(record.seq, record.status);
     this.pending.delete(record.seq);
     this.save(record);
-    if (blocksRecipient(record.outcome) && record.team !== null && record.to[0] !== undefined) {
-      this.blocks.block(record.team, record.to[0], record.outcome === 'bounced' ? 'bounce' : 'complaint');
-    }
+    this.blockOnOutcome(record);
     void this.store.flush().catch(() => undefined);
     this.events.emit('message.status', record);
     this.scheduler.cancel('delivery', record.seq);
     return record;
+  }
+
+  /** A bounce or a complaint blocks the original recipient (toolkit/delivery.ts: outcomeBlock). */
+  private blockOnOutcome(record: MessageRecord): void {
+    const block = outcomeBlock(record, record.status);
+    if (block) this.blocks.block(block.team, block.email, block.reason);
   }
 
   private scheduleSettle(record: MessageRecord): void {

@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from '../entities.ts';
+import type { DeliveryStatus, MessageRecord } from '../entities.ts';
 
 const SIMULATOR_DOMAIN = 'simulator.amazonses.com';
 const OUTCOMES: Record<string, DeliveryStatus> = {
@@ -21,7 +21,19 @@ export function simulatedOutcome(address: string): DeliveryStatus {
   return OUTCOMES[local] ?? 'delivered';
 }
 
-/** Outcomes after which the recipient is blocked for later sends (§6). */
-export function blocksRecipient(status: DeliveryStatus): boolean {
-  return status === 'bounced' || status === 'complained';
+/**
+ * The block a delivery outcome leaves (§6): a bounce or a complaint blocks the recipient for
+ * the team's later sends; other outcomes, and captures of no team (anonymous SMTP), block
+ * nothing. One rule for every way an outcome comes about: at capture, when a delivery delay
+ * passes, or forced through the sandbox API.
+ *
+ * The address blocked is the original recipient, the one the sender asked for, also under
+ * Development Mode, where the mail went to the development address instead (sandbox
+ * decision): blocks are checked on the original recipient (§3), so only a block on it stops
+ * the next send to it, and the email record the outcome belongs to names it. The development
+ * address is never blocked for standing in for someone else.
+ */
+export function outcomeBlock(record: Pick<MessageRecord, 'team' | 'recipient'>, outcome: DeliveryStatus): { team: string; email: string; reason: 'bounce' | 'complaint' } | null {
+  if (record.team === null || (outcome !== 'bounced' && outcome !== 'complained')) return null;
+  return { team: record.team, email: record.recipient, reason: outcome === 'bounced' ? 'bounce' : 'complaint' };
 }
