@@ -116,7 +116,7 @@ const sandboxSchema = z
     teams: z.array(team).min(1, 'at least one team is needed'),
     flows: z.array(flow).default([]),
     delivery: z.object({ delay: duration.default('0s') }).strict().default({ delay: '0s' }),
-    /** Fault rules in force from start-up and restored by every reset (see domain/faults.ts). */
+    /** Fault rules in force from start-up and restored by every reset (see domain/toolkit/faults.ts). */
     faults: z.array(faultRuleSchema).default([]),
   })
   .strict()
