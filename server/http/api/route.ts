@@ -54,7 +54,7 @@ export function mountApi(router: Router, tables: ApiRoute[][], parseBody: Middle
  * (or form field) counts once, with its last value, everywhere in the sandbox API; a body field
  * named in `bodyFromQuery` falls back to the query string. The first failing check is a 400.
  */
-export function validate<Q extends z.ZodType, B extends z.ZodType>(r: ApiRoute<Q, B>, ctx: Context): { query: z.output<Q>; body: z.output<B> } {
+function validate<Q extends z.ZodType, B extends z.ZodType>(r: ApiRoute<Q, B>, ctx: Context): { query: z.output<Q>; body: z.output<B> } {
   const query = lastValues(ctx.URL.searchParams);
   const render = r.issue ?? ((issue: z.core.$ZodIssue) => issue.message);
   const check = <S extends z.ZodType>(schema: S | undefined, input: unknown): z.output<S> => {
