@@ -10,6 +10,12 @@
  *   mail.codes[0]; mail.links.find((l) => l.text === 'Verify')?.href;
  */
 
+// ---------------------------------------------------------------------------------------------
+// Wire types: the JSON of the sandbox API (/api) and of the live push (/api/events), snake_case
+// as sent. The one definition: the server builds its answers against these (`satisfies`), the
+// inbox UI imports them, and this file stays one file you can copy.
+// ---------------------------------------------------------------------------------------------
+
 export type Source = 'api' | 'smtp' | 'flow';
 export type DeliveryStatus = 'pending' | 'delivered' | 'bounced' | 'complained' | 'failed';
 export type ForcedStatus = Exclude<DeliveryStatus, 'pending'>;
@@ -20,7 +26,9 @@ export interface MessageSummary {
   team: string | null;
   sender: string | null;
   from: string;
+  /** The address the sender asked for. */
   recipient: string;
+  /** Where the capture went (after a Development Mode redirect, the development address). */
   to: string[];
   cc: string[];
   bcc: string[];
@@ -55,6 +63,11 @@ export interface Capture extends MessageSummary, Extracted {
   url: string;
 }
 
+/** A search result: the summary, its links and codes, and where its bodies are. */
+export interface SearchResult extends MessageSummary, Extracted {
+  url: string;
+}
+
 export interface AttachmentInfo {
   filename: string;
   content_type: string;
@@ -63,20 +76,35 @@ export interface AttachmentInfo {
   url: string;
 }
 
+export interface HeaderField {
+  name: string;
+  value: string;
+}
+
+/** Which flow step captured an email (`subscription` and `run`: the engine's crash-safe mark). */
+export interface FlowMark {
+  trigger: string;
+  step: number;
+  subscription?: number;
+  run?: number;
+}
+
 /** One capture whole, as GET /api/messages/<id> gives it. */
 export interface MessageDetail extends MessageSummary, Extracted {
   first_name: string | null;
   last_name: string | null;
   flags: string[];
   used_template: boolean;
-  ses_id: string | null;
+  ses_id: string;
   encrypted: boolean;
-  flow: Record<string, unknown> | null;
+  flow: FlowMark | null;
   html: string | null;
+  /** The plain part, or the HTML rendered as text when there is none (then `text_derived`). */
   text: string | null;
   text_derived: boolean;
+  /** The HTML refers to images, styles or fonts on other hosts (blocked in the preview by default). */
   has_remote_content: boolean;
-  headers: { name: string; value: string }[];
+  headers: HeaderField[];
   raw_url: string;
   html_url: string | null;
   text_url: string | null;
@@ -100,26 +128,44 @@ export interface MessageFilter {
   after?: string;
 }
 
-export interface Page<T> {
+/** The inbox list's filters (GET /api/messages): the capture filters and the inbox's own. */
+export interface ListFilter extends MessageFilter {
+  blocked?: boolean;
+  redirected?: boolean;
+  read?: boolean;
+}
+
+/** The paging fields of every sandbox API list (limit/offset, newest first). */
+export interface Page<T = unknown> {
   total: number;
   offset: number;
   limit: number;
 }
 
-export interface SearchPage extends Page<MessageSummary> {
-  messages: (MessageSummary & Extracted & { url: string })[];
+export interface MessageList extends Page<MessageSummary> {
+  messages: MessageSummary[];
 }
+
+export interface SearchPage extends Page<SearchResult> {
+  messages: SearchResult[];
+}
+
+/** What each part of a reset removed: subscriptions, messages, recipients, blocks, daily_counters, requests, faults, clock. */
+export type Removed = Record<string, number>;
 
 export interface ResetResult {
   team: string | null;
   restore_fixtures: boolean;
-  removed: Record<string, number>;
+  removed: Removed;
 }
+
+/** `suppressed`: a flow's suppress action; `config`: the team's configured list. */
+export type BlockReason = 'config' | 'bounce' | 'complaint' | 'manual' | 'suppressed';
 
 export interface BlockEntry {
   team: string;
   email: string;
-  reason: 'config' | 'bounce' | 'complaint' | 'manual';
+  reason: BlockReason;
   created_at: string | null;
 }
 
@@ -131,10 +177,12 @@ export type FaultAction =
   /** A token bucket per API key: `rate` a second, `burst` at once (default: one second's worth). */
   | { type: 'rate_limit'; rate: number; burst?: number };
 
+export type SmtpStage = 'connect' | 'auth' | 'mail' | 'rcpt' | 'data';
+
 export interface FaultRuleInput {
   id?: string;
   target: 'http' | 'smtp';
-  match?: { route?: string; method?: 'GET' | 'POST' | 'DELETE'; sender?: string; recipient?: string; stage?: 'connect' | 'auth' | 'mail' | 'rcpt' | 'data' };
+  match?: { route?: string; method?: 'GET' | 'POST' | 'DELETE'; sender?: string; recipient?: string; stage?: SmtpStage };
   action: FaultAction;
   times?: number;
   probability?: number;
@@ -144,6 +192,7 @@ export interface FaultRuleInput {
 export interface FaultRule extends FaultRuleInput {
   id: string;
   source: 'config' | 'api';
+  match: NonNullable<FaultRuleInput['match']>;
   matched: number;
   fired: number;
   remaining: number | null;
@@ -176,6 +225,10 @@ export interface RequestLogFilter {
   offset?: number;
 }
 
+export interface RequestLogList extends Page<RequestLogEntry> {
+  requests: RequestLogEntry[];
+}
+
 export interface Clock {
   now: string;
   offset_ms: number;
@@ -199,14 +252,30 @@ export interface Sender {
 export interface Recipient {
   team: string;
   email: string;
-  first_name: string | null;
-  last_name: string | null;
+  /** `""` when not given. */
+  first_name: string;
+  last_name: string;
   flags: string[];
   blocked: boolean;
-  block_reason: string | null;
+  block_reason: BlockReason | null;
   has_been_sent_email: boolean;
   created_at: string;
   updated_at: string;
+}
+
+export interface RecipientList extends Page<Recipient> {
+  recipients: Recipient[];
+}
+
+export type SubscriptionStatus = 'active' | 'completed' | 'cancelled';
+export type StepState = 'done' | 'current' | 'pending' | 'skipped';
+
+export interface SubscriptionStep {
+  order: number;
+  name: string | null;
+  type: 'send_email' | 'wait' | 'condition' | 'action';
+  state: StepState;
+  summary: string;
 }
 
 export interface Subscription {
@@ -215,27 +284,16 @@ export interface Subscription {
   trigger: string;
   flow_name: string;
   email: string;
-  status: 'active' | 'completed' | 'cancelled';
+  status: SubscriptionStatus;
   current_step_order: number;
   next_send_date: string | null;
   created_at: string;
   updated_at: string;
-  steps: { order: number; name: string; type: string; state: 'done' | 'current' | 'pending' | 'skipped'; summary: string }[];
+  steps: SubscriptionStep[];
 }
 
-/** The message check's answer when the server has it (GET /api/messages/<id>/check), else `available: false`. */
-
-export interface SendEmailInput {
-  apiKey: string;
-  recipient: string;
-  subject: string;
-  body: string;
-  plain_body?: string;
-  first_name?: string;
-  last_name?: string;
-  flags?: string[];
-  use_account_template?: boolean;
-  encryptionKey?: string;
+export interface SubscriptionList extends Page<Subscription> {
+  subscriptions: Subscription[];
 }
 
 export type CheckPlatform = 'desktop' | 'web' | 'mobile';
@@ -253,6 +311,7 @@ export interface EmailClient {
 export interface CompatibilityWarning {
   feature: string;
   title: string;
+  /** html, css, image or others (caniemail's categories). */
   category: string;
   severity: 'error' | 'warning';
   url: string;
@@ -287,7 +346,7 @@ export interface CheckReport {
     attachments: { count: number; bytes: number; encoded_bytes: number; limits: { provider: string; limit_bytes: number; over: boolean }[] };
   };
   accessibility: { issues: { rule: string; severity: 'error' | 'warning'; message: string; line: number | null; source: 'pigeonhole' | 'html-validate'; url?: string }[] };
-  dark_mode: { color_scheme: string | null; has_dark_styles: boolean; findings: { rule: string; message: string; line: number | null }[] } | null;
+  dark_mode: { color_scheme: string | null; has_dark_styles: boolean; findings: { rule: 'color-scheme-meta' | 'no-dark-styles' | 'light-background'; message: string; line: number | null }[] } | null;
   headers: { bulk: boolean; findings: { header: string; status: 'ok' | 'warning' | 'error'; value: string | null; message: string }[] } | null;
   spam: { score: number; threshold: number; is_spam: boolean; rules: { name: string; score: number; description: string }[]; spamd: string } | null;
   spam_note: string | null;
@@ -311,6 +370,51 @@ export interface LinkCheck {
   broken: number;
   skipped: number;
   links: LinkCheckResult[];
+}
+
+/** One line of the link check's stream (`Accept: application/x-ndjson`). */
+export type LinkEvent =
+  | { type: 'start'; total: number; skipped: number }
+  | ({ type: 'link' } & LinkCheckResult)
+  | { type: 'done'; total: number; broken: number; skipped: number };
+
+/** The hello frame's data: the sandbox clock, how many captures there are, the SMTP port. */
+export interface Hello {
+  server_time: string;
+  total: number;
+  smtp_port: number | null;
+}
+
+/** Frames pushed on the /api/events WebSocket, `{type, data}`. */
+export type Frame =
+  | { type: 'hello'; data: Hello }
+  | { type: 'message.created' | 'message.status' | 'message.updated'; data: MessageSummary }
+  | { type: 'message.deleted'; data: { ids: string[] } }
+  | { type: 'message.cleared'; data: { count: number } }
+  | { type: 'recipient.changed'; data: Recipient }
+  | { type: 'subscription.changed'; data: Subscription }
+  | { type: 'subscription.removed'; data: { id: number } }
+  | { type: 'clock.changed'; data: Clock }
+  | { type: 'sandbox.reset'; data: { team: string | null; removed: Removed } };
+
+/** The data of each frame type. */
+export type FrameData<T extends Frame['type']> = Frame extends infer F ? (F extends { type: infer U; data: infer D } ? (T extends U ? D : never) : never) : never;
+
+// ---------------------------------------------------------------------------------------------
+// The client
+// ---------------------------------------------------------------------------------------------
+
+export interface SendEmailInput {
+  apiKey: string;
+  recipient: string;
+  subject: string;
+  body: string;
+  plain_body?: string;
+  first_name?: string;
+  last_name?: string;
+  flags?: string[];
+  use_account_template?: boolean;
+  encryptionKey?: string;
 }
 
 /** A non-2xx answer: the status and the JSON body the server sent. */
@@ -376,7 +480,7 @@ export class PigeonholeClient {
   }
 
   /** The inbox list, newest first (summaries only; search adds links and codes). */
-  list(filter: MessageFilter & { blocked?: boolean; redirected?: boolean; read?: boolean; limit?: number; offset?: number } = {}): Promise<Page<MessageSummary> & { messages: MessageSummary[] }> {
+  list(filter: ListFilter & { limit?: number; offset?: number } = {}): Promise<MessageList> {
     return this.call('GET', '/api/messages', { ...filter });
   }
 
@@ -423,12 +527,12 @@ export class PigeonholeClient {
   }
 
   /** Every team's recipients with their flags and block status, newest first. */
-  recipients(filter: { team?: string; q?: string; limit?: number; offset?: number } = {}): Promise<Page<Recipient> & { recipients: Recipient[] }> {
+  recipients(filter: { team?: string; q?: string; limit?: number; offset?: number } = {}): Promise<RecipientList> {
     return this.call('GET', '/api/recipients', { ...filter });
   }
 
   /** Flow subscriptions with their step timelines, newest first. */
-  subscriptions(filter: { team?: string; email?: string; status?: Subscription['status']; limit?: number; offset?: number } = {}): Promise<Page<Subscription> & { subscriptions: Subscription[] }> {
+  subscriptions(filter: { team?: string; email?: string; status?: SubscriptionStatus; limit?: number; offset?: number } = {}): Promise<SubscriptionList> {
     return this.call('GET', '/api/subscriptions', { ...filter });
   }
 
@@ -453,7 +557,7 @@ export class PigeonholeClient {
   };
 
   readonly requests = {
-    list: (filter: RequestLogFilter = {}): Promise<Page<RequestLogEntry> & { requests: RequestLogEntry[] }> =>
+    list: (filter: RequestLogFilter = {}): Promise<RequestLogList> =>
       this.call('GET', '/api/requests', { ...filter }),
     clear: async (): Promise<void> => void (await this.call('DELETE', '/api/requests')),
   };

@@ -4,14 +4,17 @@ import Koa from 'koa';
 import { packageVersion } from './cli.ts';
 import type { SpamdTarget } from './domain/check/spamd.ts';
 import type { Sandbox } from './domain/sandbox.ts';
-import { mountCaptureRoutes } from './http/api/capture-routes.ts';
-import { mountCheckRoutes } from './http/api/check-routes.ts';
-import { mountMessageRoutes } from './http/api/message-routes.ts';
-import { mountToolkitRoutes } from './http/api/toolkit-routes.ts';
-import { mountClockRoutes } from './http/api/clock-routes.ts';
-import { mountSubscriptionRoutes } from './http/api/subscription-routes.ts';
-import { mountRecipientRoutes } from './http/api/recipient-routes.ts';
-import { mountSenderRoutes } from './http/api/sender-routes.ts';
+import { blockRoutes } from './http/api/block-routes.ts';
+import { checkRoutes } from './http/api/check-routes.ts';
+import { clockRoutes } from './http/api/clock-routes.ts';
+import { faultRoutes } from './http/api/fault-routes.ts';
+import { messageRoutes } from './http/api/message-routes.ts';
+import { recipientRoutes } from './http/api/recipient-routes.ts';
+import { requestRoutes } from './http/api/request-routes.ts';
+import { resetRoutes } from './http/api/reset-routes.ts';
+import { mountApi, type ApiRoute } from './http/api/route.ts';
+import { senderRoutes } from './http/api/sender-routes.ts';
+import { subscriptionRoutes } from './http/api/subscription-routes.ts';
 import { accessMiddleware, openAccess, type Access } from './http/access.ts';
 import { bodyParser } from './http/body.ts';
 import { errorMiddleware, notFound, type Logger } from './http/errors.ts';
@@ -21,10 +24,10 @@ import { homePage } from './http/home.ts';
 import { mountOpenApi } from './http/openapi/index.ts';
 import { logRequests } from './http/request-log.ts';
 import { emailRoutes } from './http/v1/email-routes.ts';
-import { mountV1, v1Fallback } from './http/v1/endpoints.ts';
+import { mountV1, v1Fallback, type Endpoint } from './http/v1/endpoints.ts';
 import { flowRoutes } from './http/v1/flow-routes.ts';
 import { metricsMiddleware } from './http/metrics-middleware.ts';
-import { recipientRoutes } from './http/v1/recipient-routes.ts';
+import { recipientRoutes as v1RecipientRoutes } from './http/v1/recipient-routes.ts';
 import { mountMcp } from './mcp/http-route.ts';
 import type { Metrics } from './metrics.ts';
 import { Readiness } from './readiness.ts';
@@ -69,6 +72,25 @@ export function createApp(deps: AppDeps): Koa {
   return app;
 }
 
+/** The two APIs' route tables, one per resource: the emulated service (api-contract.md) and the sandbox's own. */
+export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | null }): { v1: Endpoint[][]; api: ApiRoute[][] } {
+  return {
+    v1: [emailRoutes(sandbox), flowRoutes(sandbox), v1RecipientRoutes(sandbox)],
+    api: [
+      messageRoutes(sandbox),
+      checkRoutes(sandbox, options),
+      senderRoutes(sandbox),
+      recipientRoutes(sandbox),
+      resetRoutes(sandbox),
+      blockRoutes(sandbox),
+      faultRoutes(sandbox),
+      requestRoutes(sandbox),
+      clockRoutes(sandbox),
+      subscriptionRoutes(sandbox),
+    ],
+  };
+}
+
 /**
  * Every route, one table per resource (the OpenAPI test walks this). `self` is the finished
  * app's request handler, which /mcp's tools call in-process.
@@ -77,21 +99,11 @@ export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new 
   const router = new Router({ strict: true });
   const parseBody = bodyParser({ limit: maxBodySize, uploadDir });
 
-  mountV1(router, [emailRoutes(sandbox), flowRoutes(sandbox), recipientRoutes(sandbox)], {
-    directory: sandbox.directory,
-    parseBody,
-    beforeHandle: [injectFaults(sandbox.faults)],
-  });
-  mountCaptureRoutes(router, sandbox, parseBody);
-  mountMessageRoutes(router, sandbox, parseBody);
-  mountCheckRoutes(router, sandbox, parseBody, { spamd: spamassassin });
-  mountSenderRoutes(router, sandbox, parseBody);
-  mountRecipientRoutes(router, sandbox);
-  mountToolkitRoutes(router, sandbox, parseBody);
-  mountClockRoutes(router, sandbox, parseBody);
-  mountSubscriptionRoutes(router, sandbox);
+  const { v1, api } = routeTables(sandbox, { spamd: spamassassin });
+  mountV1(router, v1, { directory: sandbox.directory, parseBody, beforeHandle: [injectFaults(sandbox.faults)] });
+  mountApi(router, api, parseBody);
   mountMcp(router, { dispatch: self, maxBodySize, version: packageVersion() });
-  mountOpenApi(router);
+  mountOpenApi(router, { v1: v1.flat(), api: api.flat() });
   mountHealthRoutes(router, readiness);
   mountMetricsRoute(router, metrics);
   router.get(['/', '/assets/:file'], homePage(sandbox));

@@ -4,10 +4,10 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parseDuration } from './domain/duration.ts';
-import { ConfigError, loadSandboxConfig, type SandboxConfig } from './sandbox-config.ts';
+import { parseDuration } from './domain/flows/duration.ts';
+import { ConfigError, loadSandboxConfig, type SandboxConfig } from './domain/directory/sandbox-config.ts';
 
-export { ConfigError } from './sandbox-config.ts';
+export { ConfigError } from './domain/directory/sandbox-config.ts';
 
 /** The command-line and environment options, before the configuration file is read. */
 export interface Options {

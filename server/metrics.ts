@@ -3,7 +3,7 @@ import type { Events } from './domain/events.ts';
 import type { Sandbox } from './domain/sandbox.ts';
 import { DiskUsage } from './storage/disk-usage.ts';
 import type { Store } from './storage/store.ts';
-import type { MessageRecord, Source } from './storage/records.ts';
+import type { MessageRecord, Source } from './domain/entities.ts';
 
 /** Where the store's gauges read from; nothing is computed per request. */
 export interface StoreGauges {

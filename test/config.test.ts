@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, SAMPLE_CONFIG } from '../server/config.ts';
-import { loadSandboxConfig } from '../server/sandbox-config.ts';
+import { loadSandboxConfig } from '../server/domain/directory/sandbox-config.ts';
 import { configProblem } from './support/config-problem.ts';
 
 let dir: string;

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { ClockState } from './clock.ts';
-import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../storage/records.ts';
+import type { ClockState } from './flows/clock.ts';
+import type { MessageRecord, RecipientRecord, SubscriptionRecord } from './entities.ts';
 
 /** What the domain announces; realtime push and metrics subscribe, the domain never waits on them. */
 export interface DomainEvents {

@@ -1,19 +1,19 @@
-import type { SandboxConfig } from '../sandbox-config.ts';
+import type { SandboxConfig } from './directory/sandbox-config.ts';
 import type { Store } from '../storage/store.ts';
-import { Blocks } from './blocks.ts';
-import type { SandboxClock } from './clock.ts';
-import { ClockControl } from './clock-control.ts';
-import { Directory } from './directory.ts';
-import { parseDuration } from './duration.ts';
+import { Blocks } from './toolkit/blocks.ts';
+import type { SandboxClock } from './flows/clock.ts';
+import { ClockControl } from './flows/clock-control.ts';
+import { Directory } from './directory/directory.ts';
+import { parseDuration } from './flows/duration.ts';
 import { Events } from './events.ts';
-import { Faults } from './faults.ts';
-import { Messages, type RawParser } from './messages.ts';
-import { Recipients } from './recipients.ts';
-import { RequestLog } from './request-log.ts';
-import { Reset, standardParts } from './reset.ts';
-import { FlowEngine } from './flow-engine.ts';
-import { Scheduler } from './scheduler.ts';
-import { Subscriptions } from './subscriptions.ts';
+import { Faults } from './toolkit/faults.ts';
+import { Messages, type RawParser } from './messages/messages.ts';
+import { Recipients } from './directory/recipients.ts';
+import { RequestLog } from './toolkit/request-log.ts';
+import { Reset, standardParts } from './toolkit/reset.ts';
+import { FlowEngine } from './flows/flow-engine.ts';
+import { Scheduler } from './flows/scheduler.ts';
+import { Subscriptions } from './flows/subscriptions.ts';
 
 export interface DomainDeps {
   store: Store;

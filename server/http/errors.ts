@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { wireTime } from '../domain/clock.ts';
+import { wireTime } from '../wire.ts';
 import {
   AlreadySubscribed,
   ClockCannotMoveBack,

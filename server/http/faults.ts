@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, Middleware, Next } from 'koa';
-import type { Caller } from '../domain/directory.ts';
-import type { Faults } from '../domain/faults.ts';
+import type { Caller } from '../domain/directory/directory.ts';
+import type { Faults } from '../domain/toolkit/faults.ts';
 import type { ParsedBody } from './body.ts';
 import { HttpError } from './errors.ts';
 import type { Endpoint } from './v1/endpoints.ts';

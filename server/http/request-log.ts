@@ -1,7 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
-import type { Caller } from '../domain/directory.ts';
-import type { Clock } from '../domain/clock.ts';
-import { maskBody, maskHeaders, type RequestLog } from '../domain/request-log.ts';
+import type { Caller } from '../domain/directory/directory.ts';
+import type { Clock } from '../domain/flows/clock.ts';
+import { maskBody, maskHeaders, type RequestLog } from '../domain/toolkit/request-log.ts';
 import type { ParsedBody } from './body.ts';
 import type { Logger } from './errors.ts';
 import type { Endpoint } from './v1/endpoints.ts';

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { PigeonholeClient } from '../../client/pigeonhole-client.ts';
-import { lazy } from '../lazy.ts';
+import { lazy } from '../domain/lazy.ts';
 
 /** The MCP SDK and the tools load with the first /mcp request, not with the server. */
 const sdk = lazy(async () => {

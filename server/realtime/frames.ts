@@ -1,31 +1,31 @@
-import { wireTime } from '../domain/clock.ts';
-import type { ClockState } from '../domain/clock.ts';
+import type { Frame, FrameData } from '../../client/pigeonhole-client.ts';
+import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../domain/entities.ts';
+import type { DomainEvents } from '../domain/events.ts';
+import type { ClockState } from '../domain/flows/clock.ts';
 import type { Sandbox } from '../domain/sandbox.ts';
-import { clockBody } from '../http/api/clock-routes.ts';
-import { subscriptionSummary } from '../http/api/subscription-routes.ts';
-import { messageSummary, recipientItem } from '../http/api/wire.ts';
-import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../storage/records.ts';
+import { clockBody, helloBody, messageSummary, recipientItem, subscriptionSummary } from '../wire.ts';
 import type { FrameMappers } from './realtime.ts';
 
 /** The hello frame's data: the sandbox clock, how many captures there are, and the SMTP port to show in the getting-started help. */
-export const helloFrame = (sandbox: Sandbox, smtpPort: () => number | null) => () => ({
-  server_time: wireTime(sandbox.clock.now()),
-  total: sandbox.messages.count(),
-  smtp_port: smtpPort(),
-});
+export const helloFrame = (sandbox: Sandbox, smtpPort: () => number | null) => (): FrameData<'hello'> =>
+  helloBody(sandbox.clock.now(), sandbox.messages.count(), smtpPort());
+
+/** Each pushed domain event's frame data, typed by the wire's Frame union. */
+type Mappers = { [T in Exclude<Frame['type'], 'hello'>]: (...args: DomainEvents[T]) => FrameData<T> };
 
 /** The frames README documents, each in the sandbox API's shape for the same thing. */
 export function domainFrames(sandbox: Sandbox): FrameMappers {
-  return {
+  const mappers: Mappers = {
     'message.created': (m: MessageRecord) => messageSummary(m),
     'message.status': (m: MessageRecord) => messageSummary(m),
     'message.updated': (m: MessageRecord) => messageSummary(m),
     'message.deleted': (removed: MessageRecord[]) => ({ ids: removed.map((m) => m.id) }),
     'message.cleared': (count: number) => ({ count }),
     'recipient.changed': (r: RecipientRecord) => recipientItem(r, sandbox.blocks),
-    'subscription.changed': (s: SubscriptionRecord) => subscriptionSummary(sandbox, s),
+    'subscription.changed': (s: SubscriptionRecord) => subscriptionSummary(sandbox.subscriptions, s),
     'subscription.removed': (s: SubscriptionRecord) => ({ id: s.seq }),
     'clock.changed': (state: ClockState) => clockBody(state),
     'sandbox.reset': (reset: { team: string | null; removed: Record<string, number> }) => reset,
   };
+  return mappers;
 }

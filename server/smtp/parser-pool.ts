@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { MessageParts, PartsSummary, RawParser } from '../domain/messages.ts';
+import type { MessageParts, PartsSummary, RawParser } from '../domain/messages/messages.ts';
 import { parseParts, summarizeParts } from './parse-message.ts';
 
 export interface ParseRequest {

@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import type { Caller } from '../domain/directory.ts';
+import type { Caller } from '../domain/directory/directory.ts';
 import { emailKey } from '../domain/email-address.ts';
 import { DailyLimitReached, StorageError } from '../domain/errors.ts';
-import type { SmtpStage } from '../domain/faults.ts';
+import type { SmtpStage } from '../domain/toolkit/fault-rule.ts';
 import type { Sandbox } from '../domain/sandbox.ts';
-import type { MessageRecord } from '../storage/records.ts';
+import type { MessageRecord } from '../domain/entities.ts';
 import { readMessageHeaders } from './parse-message.ts';
 
 export type SmtpRejection = 'auth_failed' | 'auth_required' | 'tls_required' | 'daily_limit' | 'size' | 'fault' | 'storage' | 'error';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decodeWords, parseHeaders } from '../../server/domain/headers.ts';
-import { prepareHtml } from '../../server/domain/html-preview.ts';
-import { textSnippet } from '../../server/domain/snippet.ts';
-import { wrapInTemplate } from '../../server/domain/template.ts';
+import { decodeWords, parseHeaders } from '../../server/domain/mail/headers.ts';
+import { prepareHtml } from '../../server/domain/mail/html-preview.ts';
+import { textSnippet } from '../../server/domain/messages/snippet.ts';
+import { wrapInTemplate } from '../../server/domain/mail/template.ts';
 
 const logo = { content: { p: 1, o: 0, n: 1 }, filename: 'logo.png', contentType: 'image/png', size: 1, contentId: 'Logo@Acme' };
 const url = (i: number) => `/a/${i}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClockState } from '../../server/domain/clock.ts';
+import type { ClockState } from '../../server/domain/flows/clock.ts';
 import { api, read, startApp, useApp } from '../support/app.ts';
 import { flow, flowClient } from '../support/flow-helpers.ts';
 import { waitFor } from '../support/poll.ts';

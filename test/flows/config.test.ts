@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SAMPLE_CONFIG } from '../../server/config.ts';
-import { loadSandboxConfig, parseSandboxConfig } from '../../server/sandbox-config.ts';
+import { loadSandboxConfig, parseSandboxConfig } from '../../server/domain/directory/sandbox-config.ts';
 import { flow } from '../support/flow-helpers.ts';
 import { configProblem } from '../support/config-problem.ts';
 

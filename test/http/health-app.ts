@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../server/app.ts';
 import { SAMPLE_CONFIG } from '../../server/config.ts';
-import { SandboxClock } from '../../server/domain/clock.ts';
+import { SandboxClock } from '../../server/domain/flows/clock.ts';
 import { createSandbox, type Sandbox } from '../../server/domain/sandbox.ts';
 import { createSandboxMetrics, type Metrics } from '../../server/metrics.ts';
 import { Readiness } from '../../server/readiness.ts';
-import { loadSandboxConfig } from '../../server/sandbox-config.ts';
+import { loadSandboxConfig } from '../../server/domain/directory/sandbox-config.ts';
 import { DiskUsage } from '../../server/storage/disk-usage.ts';
 import { openStore, type Store } from '../../server/storage/store.ts';
 

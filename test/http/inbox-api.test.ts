@@ -155,7 +155,7 @@ describe('PATCH and DELETE /api/messages', () => {
       ['{"read": "yes"}', 400, '{"detail":"read must be true or false."}'],
       ['{"read": 1}', 400, '{"detail":"read must be true or false."}'],
       [undefined, 400, '{"detail":"read must be true or false."}'],
-      ['[true]', 400, '{"non_field_errors":["Invalid data. Expected a dictionary, but got list."]}'],
+      ['[true]', 400, '{"detail":"The body must be a JSON object."}'],
     ];
     for (const [body, status, text] of cases) expect(await call('PATCH', `/api/messages/${id}`, body), body).toMatchObject({ status, text });
     expect(await call('PATCH', '/api/messages/nope', '{"read": true}')).toMatchObject({ status: 404, text: '{"detail":"Not found."}' });

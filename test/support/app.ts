@@ -1,22 +1,15 @@
 import { afterAll, beforeAll } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createApp } from '../../server/app.ts';
-import { createSandboxMetrics } from '../../server/metrics.ts';
-import { SandboxClock } from '../../server/domain/clock.ts';
-import { createSandbox, type Sandbox } from '../../server/domain/sandbox.ts';
-import { loadSandboxConfig, parseSandboxConfig, type SandboxConfig } from '../../server/sandbox-config.ts';
-import { SAMPLE_CONFIG } from '../../server/config.ts';
-import { Readiness } from '../../server/readiness.ts';
-import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
-import { domainFrames, helloFrame } from '../../server/realtime/frames.ts';
-import { attachRealtime, type Realtime } from '../../server/realtime/realtime.ts';
-import { ParserPool } from '../../server/smtp/parser-pool.ts';
-import { createSmtpServer, type SmtpHooks, type SmtpTls } from '../../server/smtp/smtp-server.ts';
-import { openAccess, upgradeCheck, type Access } from '../../server/http/access.ts';
+import { loadConfig, type Config } from '../../server/config.ts';
+import type { Sandbox } from '../../server/domain/sandbox.ts';
+import { parseSandboxConfig, type SandboxConfig } from '../../server/domain/directory/sandbox-config.ts';
+import { createPigeonhole } from '../../server/pigeonhole.ts';
+import type { Store, StoreOptions } from '../../server/storage/store.ts';
+import type { Realtime } from '../../server/realtime/realtime.ts';
+import type { SmtpHooks, SmtpTls } from '../../server/smtp/smtp-server.ts';
+import type { Access } from '../../server/http/access.ts';
 
 export interface TestServer {
   url: string;
@@ -54,73 +47,46 @@ export interface TestServerOptions {
 }
 
 /**
- * The real app on a temporary data directory: HTTP (with the WebSocket push at /api/events)
- * and SMTP capture, each on a free port of 127.0.0.1. Besides `url`, the result has `wsUrl`,
+ * The real Pigeonhole (server/pigeonhole.ts, as server/main.ts starts it) on a temporary data
+ * directory: HTTP (with the WebSocket push at /api/events) and SMTP capture, each on a free port
+ * of 127.0.0.1, no retention. Besides `url`, the result has `wsUrl`,
  * `smtpPort` (send with test/support/smtp.ts) and `realtime` (its `clients` count); options
  * `smtp` (authRequired, maxSize, hooks, tls), `realtime` (heartbeatMs, maxBufferedBytes) and
  * `access` (allowed hosts and origins, login) tune them.
  */
 export async function startApp(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-test-')));
-  const sample = loadSandboxConfig(SAMPLE_CONFIG);
-  const config = options.config ? parseSandboxConfig(options.config(structuredClone(sample)), 'test config') : sample;
-  const store = await openStore({ dataDir, ...options.store });
-  const logger = { error: (message: string, error?: unknown) => console.error(message, error) };
-  const parser = new ParserPool();
-  const sandbox = createSandbox({ store, config, clock: new SandboxClock(options.now), log: options.log, parseRaw: parser });
-  const { metrics } = createSandboxMetrics({ sandbox, store, processMetrics: false });
-  const readiness = new Readiness();
-  readiness.add('storage', () => store.health.state);
-  const app = createApp({
-    sandbox,
-    metrics,
-    readiness,
-    maxBodySize: options.maxBodySize ?? 25 * 1024 * 1024,
-    uploadDir: path.join(dataDir, 'tmp'),
-    logger,
-    access: options.access,
+  // The configuration the server would read with these flags and no environment; no retention.
+  const base = loadConfig(['--data-dir', dataDir, '--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--max-messages', '0'], {});
+  const config: Config = {
+    ...base,
+    sandbox: options.config ? parseSandboxConfig(options.config(structuredClone(base.sandbox) as SandboxConfig), 'test config') : base.sandbox,
+    maxBodySize: options.maxBodySize ?? base.maxBodySize,
+    smtpMaxSize: options.smtp?.maxSize ?? base.smtpMaxSize,
+    smtpAuthRequired: options.smtp?.authRequired ?? false,
     spamassassin: options.spamassassin ?? null,
-  });
-  const server: Server = createServer(app.callback());
-  const realtime = attachRealtime(server, sandbox.events, {
-    hello: helloFrame(sandbox, () => smtp.port),
-    frames: domainFrames(sandbox),
-    admit: upgradeCheck(options.access ?? openAccess()),
-    ...options.realtime,
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const smtp = createSmtpServer({
-    sandbox,
-    maxSize: options.smtp?.maxSize ?? 25 * 1024 * 1024,
-    authRequired: options.smtp?.authRequired ?? false,
-    tls: options.smtp?.tls,
-    hooks: options.smtp?.hooks,
-    logger,
-    closeTimeoutMs: 200,
-  });
-  const smtpPort = await smtp.listen(0, '127.0.0.1');
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await realtime.close();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    metrics.close();
-    await Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), smtp.close()]);
-    await sandbox.close();
-    await parser.close();
-    await store.close();
   };
+  const pigeonhole = await createPigeonhole(config, {
+    store: options.store,
+    now: options.now,
+    log: options.log,
+    access: options.access,
+    smtpTls: options.smtp?.tls,
+    smtpHooks: options.smtp?.hooks,
+    smtpCloseTimeoutMs: 200,
+    realtime: options.realtime,
+    processMetrics: false,
+  });
+  const { httpPort, smtpPort } = await pigeonhole.listen();
+  const close = () => pigeonhole.close({ drainMs: 0 });
   return {
-    url: `http://127.0.0.1:${port}`,
-    wsUrl: `ws://127.0.0.1:${port}/api/events`,
+    url: `http://127.0.0.1:${httpPort}`,
+    wsUrl: `ws://127.0.0.1:${httpPort}/api/events`,
     smtpPort,
-    realtime,
+    realtime: pigeonhole.realtime,
     dataDir,
-    store,
-    sandbox,
+    store: pigeonhole.store,
+    sandbox: pigeonhole.sandbox,
     close,
     async destroy() {
       await close();

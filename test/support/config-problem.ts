@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { ConfigError, parseSandboxConfig } from '../../server/sandbox-config.ts';
+import { ConfigError, parseSandboxConfig } from '../../server/domain/directory/sandbox-config.ts';
 
 /** The message a configuration is refused with (as the file `custom.json`); fails if it is accepted. */
 export function configProblem(json: unknown): string {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { extract, findCodes } from '../../server/domain/extract.ts';
+import { extract, findCodes } from '../../server/domain/mail/extract.ts';
 
 describe('one-time codes', () => {
   const cases: [string, string[]][] = [

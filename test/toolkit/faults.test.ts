@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Directory } from '../../server/domain/directory.ts';
-import { SandboxClock } from '../../server/domain/clock.ts';
-import { Faults } from '../../server/domain/faults.ts';
-import { loadSandboxConfig, parseSandboxConfig } from '../../server/sandbox-config.ts';
+import { Directory } from '../../server/domain/directory/directory.ts';
+import { SandboxClock } from '../../server/domain/flows/clock.ts';
+import { Faults } from '../../server/domain/toolkit/faults.ts';
+import { loadSandboxConfig, parseSandboxConfig } from '../../server/domain/directory/sandbox-config.ts';
 import { SAMPLE_CONFIG } from '../../server/config.ts';
 import { api, read, useApp } from '../support/app.ts';
 

@@ -84,3 +84,84 @@ describe('GET /api/openapi.json', () => {
     expect(example('/v1/email/detail/', 'get', 400)).toEqual(noIdentifier.body);
   });
 });
+
+/**
+ * One request per route (a new route needs one here), whose answer must be documented: its
+ * status among the route's responses and its JSON exactly what the documented schema describes
+ * (parsing it keeps every field: none missing, none extra). The schemas are the wire types', so
+ * this holds the server, the document, the typed client and the UI to one shape.
+ */
+describe('every answer as documented', () => {
+  const json = (body: unknown) => ({ method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+  const samples = (id: string): Record<string, { path?: string; init?: RequestInit }[]> => ({
+    'GET /api/messages': [{ path: '/api/messages?limit=5' }, { path: '/api/messages?limit=0' }],
+    'DELETE /api/messages': [{ init: { method: 'DELETE' } }],
+    'GET /api/messages/wait': [{ path: '/api/messages/wait?timeout=0' }, { path: '/api/messages/wait?timeout=0&recipient=nobody@example.com' }],
+    'GET /api/messages/latest': [{}, { path: '/api/messages/latest?source=carrier-pigeon' }],
+    'GET /api/messages/search': [{}],
+    'GET /api/messages/:id': [{ path: `/api/messages/${id}` }, { path: '/api/messages/nope' }],
+    'PATCH /api/messages/:id': [{ path: `/api/messages/${id}`, init: { ...json({ read: true }), method: 'PATCH' } }, { path: `/api/messages/${id}`, init: { ...json({ read: 'yes' }), method: 'PATCH' } }],
+    'DELETE /api/messages/:id': [{ path: '/api/messages/nope', init: { method: 'DELETE' } }],
+    'GET /api/messages/:id/html': [{ path: `/api/messages/${id}/html` }],
+    'GET /api/messages/:id/text': [{ path: `/api/messages/${id}/text` }],
+    'GET /api/messages/:id/raw': [{ path: `/api/messages/${id}/raw` }],
+    'GET /api/messages/:id/attachments/:index': [{ path: `/api/messages/${id}/attachments/0` }],
+    'GET /api/messages/:id/extract': [{ path: `/api/messages/${id}/extract` }],
+    'POST /api/messages/:id/status': [{ path: `/api/messages/${id}/status`, init: json({ status: 'delivered' }) }, { path: `/api/messages/${id}/status`, init: json({ status: 'lost' }) }],
+    'GET /api/messages/:id/check': [{ path: `/api/messages/${id}/check` }, { path: `/api/messages/${id}/check?platform=fax` }],
+    'POST /api/messages/:id/check/links': [{ path: `/api/messages/${id}/check/links`, init: json({ timeout_ms: 5 }) }],
+    'POST /api/check': [{ init: json({ html: '<p>Hi</p>', sender: 'acme-main' }) }, { init: json({ html: 5 }) }],
+    'GET /api/senders': [{}],
+    'POST /api/preview': [{ init: json({ sender: 'acme-main', html: '<p>Hi</p>' }) }, { init: json({ sender: 'nobody', html: '' }) }],
+    'GET /api/recipients': [{}, { path: '/api/recipients?team=nope' }],
+    'POST /api/reset': [{ init: json({ team: 'globex' }) }, { init: json({ team: 'nope' }) }],
+    'GET /api/blocks': [{}],
+    'POST /api/blocks': [{ init: json({ team: 'acme', email: 'x@example.com' }) }, { init: json({ team: 'acme' }) }],
+    'DELETE /api/blocks': [{ path: '/api/blocks?team=acme&email=x@example.com', init: { method: 'DELETE' } }, { path: '/api/blocks?team=acme&email=x@example.com', init: { method: 'DELETE' } }],
+    'GET /api/faults': [{}],
+    'POST /api/faults': [{ init: json({ id: 'doc', target: 'http', action: { type: 'delay', ms: 1 } }) }, { init: json({ target: 'http', action: { type: 'nap' } }) }],
+    'DELETE /api/faults': [{ init: { method: 'DELETE' } }],
+    'GET /api/faults/:id': [{ path: '/api/faults/doc' }, { path: '/api/faults/nope' }],
+    'DELETE /api/faults/:id': [{ path: '/api/faults/doc', init: { method: 'DELETE' } }],
+    'GET /api/requests': [{}, { path: '/api/requests?status=teapot' }],
+    'DELETE /api/requests': [{ init: { method: 'DELETE' } }],
+    'GET /api/clock': [{}],
+    'POST /api/clock/advance': [{ init: json({ duration: '1m' }) }, { init: json({ duration: 'soon' }) }],
+    'POST /api/clock/set': [{ init: json({ at: '2020-01-01T00:00:00Z' }) }],
+    'POST /api/clock/reset': [{ init: { method: 'POST' } }],
+    'GET /api/subscriptions': [{}, { path: '/api/subscriptions?status=paused' }],
+  });
+
+  it('answers every sandbox API route with a documented status and exactly the documented body', async () => {
+    const { routeTables } = await import('../../server/app.ts');
+    const sent = (await read(await app.v1.post('/v1/email/send/', { recipient: 'doc@example.com', subject: 'Docs', body: '<p>Your code is 123456 <a href="https://example.com/x">go</a></p>' }))).body as { id: string };
+    const table = samples(sent.id);
+    const routes = routeTables(app.server.sandbox, { spamd: null }).api.flat();
+    expect(routes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(Object.keys(table).sort());
+    // Those that empty a part of the sandbox go last.
+    const last = new Set(['DELETE /api/messages', 'DELETE /api/faults', 'DELETE /api/requests']);
+    const ordered = [...routes.filter((r) => !last.has(`${r.method} ${r.path}`)), ...routes.filter((r) => last.has(`${r.method} ${r.path}`))];
+    let checked = 0;
+    for (const route of ordered) {
+      for (const sample of table[`${route.method} ${route.path}`]!) {
+        const path = sample.path ?? route.path;
+        const res = await fetch(app.url + path, { method: route.method, ...sample.init });
+        const what = `${route.method} ${path} → ${res.status}`;
+        const documented = route.doc.responses[res.status];
+        expect(documented, what).toBeDefined();
+        const type = res.headers.get('content-type') ?? '';
+        if (type.startsWith('application/json')) {
+          const body = await res.json();
+          expect(documented!.body, what).toBeDefined();
+          expect(documented!.body!.parse(body), what).toEqual(body);
+        } else {
+          await res.arrayBuffer();
+          const media = Object.keys(documented!.content ?? {});
+          if (res.status !== 204) expect(media.some((m) => type.startsWith(m)) || media.includes('application/octet-stream'), `${what} ${type}`).toBe(true);
+        }
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MessageRecord } from '../../server/storage/records.ts';
+import type { MessageRecord } from '../../server/domain/entities.ts';
 import { api, read, useApp } from '../support/app.ts';
 
 const app = useApp({}, 'bulk-key');

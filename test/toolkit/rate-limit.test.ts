@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { SandboxClock } from '../../server/domain/clock.ts';
-import { Directory } from '../../server/domain/directory.ts';
-import { Faults, TokenBucket } from '../../server/domain/faults.ts';
+import { SandboxClock } from '../../server/domain/flows/clock.ts';
+import { Directory } from '../../server/domain/directory/directory.ts';
+import { Faults, TokenBucket } from '../../server/domain/toolkit/faults.ts';
 import { SAMPLE_CONFIG } from '../../server/config.ts';
-import { loadSandboxConfig, parseSandboxConfig } from '../../server/sandbox-config.ts';
+import { loadSandboxConfig, parseSandboxConfig } from '../../server/domain/directory/sandbox-config.ts';
 import { read, useApp } from '../support/app.ts';
 import { capturedId, smtpClient, trySend } from '../support/smtp.ts';
 

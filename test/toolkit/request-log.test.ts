@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RequestLog } from '../../server/domain/request-log.ts';
+import { RequestLog } from '../../server/domain/toolkit/request-log.ts';
 import { api, read, startApp, useApp } from '../support/app.ts';
 import { waitFor } from '../support/poll.ts';
 

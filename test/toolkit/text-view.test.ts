@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { textView } from '../../server/domain/text-view.ts';
+import { textView } from '../../server/domain/mail/text-view.ts';
 
 describe('the text view of a capture', () => {
   it('is the plain part when there is one', async () => {

@@ -1,4 +1,4 @@
-import type { HeaderField } from '../headers.ts';
+import type { HeaderField } from '../mail/headers.ts';
 import { accessibilityReport, type AccessibilityReport } from './accessibility.ts';
 import { compatibilityReport, knownFeatures, PLATFORMS, type CompatibilityReport, type Platform } from './compatibility.ts';
 import { darkModeReport, type DarkModeReport } from './dark-mode.ts';

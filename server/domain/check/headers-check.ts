@@ -1,5 +1,5 @@
 import { isValidEmail } from '../email-address.ts';
-import type { HeaderField } from '../headers.ts';
+import type { HeaderField } from '../mail/headers.ts';
 
 export type HeaderStatus = 'ok' | 'warning' | 'error';
 

@@ -1,6 +1,6 @@
-import type { MessageRecord } from '../../storage/records.ts';
+import type { MessageRecord } from '../entities.ts';
 import type { Events } from '../events.ts';
-import type { Messages } from '../messages.ts';
+import type { Messages } from '../messages/messages.ts';
 import { analyse, report, type Analysis, type CheckInput, type CheckReport } from './check.ts';
 import { PLATFORMS, type Platform } from './compatibility.ts';
 import { scanHtml } from './html-scan.ts';

@@ -1,121 +1,367 @@
-import type Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
-import { extract } from '../../domain/extract.ts';
-import { hasRemoteContent, prepareHtml } from '../../domain/html-preview.ts';
-import { textView } from '../../domain/text-view.ts';
-import type { MessageFilter } from '../../domain/message-filter.ts';
+import { z } from 'zod';
+import type { Capture, MessageDetail, SearchPage } from '../../../client/pigeonhole-client.ts';
+import { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, type MessageRecord } from '../../domain/entities.ts';
+import { extract } from '../../domain/mail/extract.ts';
+import { hasRemoteContent, prepareHtml } from '../../domain/mail/html-preview.ts';
+import { textView } from '../../domain/mail/text-view.ts';
+import type { MessageFilter } from '../../domain/messages/message-filter.ts';
+import { waitForMessage } from '../../domain/messages/message-wait.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import type { DeliveryStatus, MessageRecord, Source } from '../../storage/records.ts';
+import { messageSummary } from '../../wire.ts';
 import { detail, notFound } from '../errors.ts';
-import { filterFrom, findMessage } from './message-query.ts';
-import { bool, paging } from './params.ts';
-import { messageSummary } from './wire.ts';
+import { detail as detailDoc, json, noContent, notFound as notFoundDoc } from '../openapi/docs.ts';
+import * as S from '../openapi/schemas.ts';
+import { captureId, oneOf, paging, present, requiredTrueFalse, sender, since, team, text, trueFalse, wholeNumber } from './fields.ts';
+import { route, type ApiContext, type ApiRoute } from './route.ts';
 
+export const WAIT_DEFAULT_MS = 10_000;
+export const WAIT_MAX_MS = 120_000;
+
+const tags = ['messages'];
+const params = { id: 'Message (capture) id.' };
 
 /**
- * The sandbox's own API over captured mail (no API key: it is the sandbox's, not the
- * service's). Lists are newest first with limit/offset paging.
+ * The filters every capture list and lookup takes (the inbox list, search, latest, wait-for),
+ * in the order they are checked.
  */
-export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: Middleware): void {
+function filters(sandbox: Sandbox) {
+  return {
+    since: since().describe('Only captures created at or after this ISO-8601 time.'),
+    after: captureId('after').describe('Only captures after the capture with this id (newer).'),
+    recipient: text().describe('Any address on the capture: original recipient, To, Cc or Bcc (any case).'),
+    subject: text().describe('Case-insensitive substring of the subject.'),
+    q: text().describe('Words, each found in the subject, an address, the From, the sender id or the snippet.'),
+    sender: sender(sandbox).describe('Sender id, or an API key (resolved to its sender).'),
+    team: team(sandbox).describe('Team id.'),
+    source: oneOf('source', SOURCES).describe('How it arrived.'),
+    status: oneOf('status', DELIVERY_STATUSES).describe('Delivery status.'),
+  };
+}
+
+/** The inbox's own filters, beside the common ones (GET /api/messages). */
+const inboxFilters = {
+  blocked: trueFalse('blocked', undefined).describe('true or false.'),
+  redirected: trueFalse('redirected', undefined).describe('true or false.'),
+  read: trueFalse('read', undefined).describe('true or false.'),
+};
+
+type FilterQuery = { since?: Date; after?: string; recipient?: string; subject?: string; q?: string; sender?: string; team?: string } & Pick<MessageFilter, 'source' | 'status' | 'blocked' | 'redirected' | 'read'>;
+
+function messageFilter({ since: sinceDate, after, ...rest }: FilterQuery): MessageFilter {
+  return { ...rest, since: sinceDate, afterId: after };
+}
+
+/**
+ * The sandbox's own API over captured mail (no API key: it is the sandbox's, not the service's),
+ * and the testing toolkit over it: wait for one, the latest, search, links and codes, forcing a
+ * delivery outcome. Lists are newest first with limit/offset paging. Wait, latest and search come
+ * before /api/messages/:id so they are not read as ids.
+ */
+export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
   const { messages } = sandbox;
+  const find = async (ctx: ApiContext): Promise<MessageRecord> => (await messages.get(ctx.params.id!)) ?? raise(notFound());
 
-  router.get('/api/messages', async (ctx) => {
-    const { offset, limit } = paging(ctx);
-    const { total, items } = await messages.page(filterFrom(ctx, sandbox), offset, limit);
-    ctx.body = { total, offset, limit, messages: items.map(messageSummary) };
-  });
+  return [
+    route({
+      method: 'GET',
+      path: '/api/messages',
+      query: z.object({ ...paging(), ...filters(sandbox), ...inboxFilters }),
+      doc: {
+        summary: 'List captures',
+        description: 'Newest first, summaries only (search adds links and codes).',
+        tags,
+        responses: { 200: json('A page.', S.MessageList), 400: detailDoc('A query parameter has a bad value.', 'limit must be a whole number from 1 to 500.') },
+      },
+      async handle(ctx, { query: { limit, offset, ...filter } }) {
+        const { total, items } = await messages.page(messageFilter(filter), offset, limit);
+        ctx.body = { total, offset, limit, messages: items.map(messageSummary) };
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/messages',
+      doc: { summary: 'Delete every capture', description: 'Captures and their files.', tags, responses: { 204: noContent() } },
+      async handle(ctx) {
+        await messages.clear();
+        ctx.status = 204;
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/messages/wait',
+      query: z.object({ ...filters(sandbox), timeout: wholeNumber('timeout', WAIT_DEFAULT_MS, 0, WAIT_MAX_MS).describe(`Milliseconds to wait, 0–${WAIT_MAX_MS}, default ${WAIT_DEFAULT_MS}.`) }),
+      doc: {
+        summary: 'Wait for a capture',
+        description:
+          'Holds the request until a capture matching the filters exists, then answers with it (the newest match). A match already stored answers at once, so add `after=<id>` or `since=<time>` (or reset first) to wait only for new mail. No polling: the server is told of each capture as it is stored.',
+        tags,
+        responses: {
+          200: json('The capture, with links and codes.', S.Capture),
+          400: detailDoc('A filter or the timeout has a bad value.', 'timeout must be a whole number from 0 to 120000.'),
+          408: detailDoc('Nothing matched within the timeout.', 'No message matching the filters arrived within 10000 ms.'),
+        },
+      },
+      async handle(ctx, { query: { timeout: timeoutMs, ...filter } }) {
+        const gone = new AbortController();
+        ctx.res.once('close', () => gone.abort());
+        const record = await waitForMessage(messages, sandbox.events, messageFilter(filter), { timeoutMs, signal: gone.signal });
+        if (!record) {
+          if (gone.signal.aborted) return;
+          throw detail(408, `No message matching the filters arrived within ${timeoutMs} ms.`);
+        }
+        ctx.body = await capture(sandbox, record);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/messages/latest',
+      query: z.object(filters(sandbox)),
+      doc: {
+        summary: 'Latest capture',
+        description: 'The newest capture matching the filters, with its bodies, links and codes.',
+        tags,
+        responses: {
+          200: json('The capture.', S.Capture),
+          400: detailDoc('A filter has a bad value.', 'source must be one of api, smtp, flow.'),
+          404: detailDoc('Nothing matches.', 'No message matches the filters.'),
+        },
+      },
+      async handle(ctx, { query }) {
+        const record = (await messages.page(messageFilter(query), 0, 1)).items[0];
+        if (!record) throw detail(404, 'No message matches the filters.');
+        ctx.body = await capture(sandbox, record);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/messages/search',
+      query: z.object({ ...filters(sandbox), ...paging() }),
+      doc: {
+        summary: 'Search captures',
+        description: 'Newest first, with the same filters as wait; each result carries its links and codes (bodies: GET its url).',
+        tags,
+        responses: { 200: json('A page.', S.CaptureSearch), 400: detailDoc('A query parameter has a bad value.', 'limit must be a whole number from 1 to 500.') },
+      },
+      async handle(ctx, { query: { limit, offset, ...filter } }) {
+        const { total, items } = await messages.page(messageFilter(filter), offset, limit);
+        const results = await Promise.all(
+          items.map(async (record) => {
+            const [html, body] = await Promise.all([messages.html(record), messages.text(record)]);
+            return { ...messageSummary(record), ...extract(html, body), url: captureUrl(record) };
+          }),
+        );
+        ctx.body = { total, offset, limit, messages: results } satisfies SearchPage;
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/messages/:id',
+      doc: {
+        summary: 'One capture',
+        description:
+          'Summary plus names, flags, template flag, SES id, bodies, `text_derived` (true when `text` is the HTML rendered as text because there is no plain part), links and codes, headers, raw_url and attachments.',
+        tags,
+        params,
+        responses: { 200: json('The capture.', S.MessageDetail), 404: notFoundDoc() },
+      },
+      async handle(ctx) {
+        const record = await find(ctx);
+        const [html, text, headers] = await Promise.all([messages.html(record), messages.text(record), messages.headers(record)]);
+        const view = await textView(html, text);
+        ctx.body = {
+          ...messageSummary(record),
+          first_name: record.firstName,
+          last_name: record.lastName,
+          flags: record.flags,
+          used_template: record.usedTemplate,
+          ses_id: record.sesId,
+          encrypted: record.encrypted,
+          flow: record.flow,
+          html,
+          text: view.text,
+          text_derived: view.derived,
+          ...extract(html, text),
+          has_remote_content: html !== null && hasRemoteContent(html),
+          headers,
+          raw_url: `/api/messages/${record.id}/raw`,
+          html_url: html === null ? null : `/api/messages/${record.id}/html`,
+          text_url: view.text === null ? null : `/api/messages/${record.id}/text`,
+          attachments: record.attachments.map((a, index) => ({
+            filename: a.filename,
+            content_type: a.contentType,
+            size: a.size,
+            content_id: a.contentId ?? null,
+            url: attachmentUrl(record, index),
+          })),
+        } satisfies MessageDetail;
+      },
+    }),
+    route({
+      method: 'PATCH',
+      path: '/api/messages/:id',
+      body: z.object({ read: requiredTrueFalse('read') }),
+      doc: {
+        summary: 'Mark read or unread',
+        tags,
+        params,
+        bodyExample: { read: true },
+        responses: { 200: json('The summary.', S.MessageSummary), 400: detailDoc('Bad body.', 'read must be true or false.'), 404: notFoundDoc() },
+      },
+      async handle(ctx, { body }) {
+        const record = await find(ctx);
+        await messages.setRead(record, body.read);
+        ctx.body = messageSummary(record);
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/messages/:id',
+      doc: { summary: 'Delete a capture', description: 'The capture and its files.', tags, params, responses: { 204: noContent(), 404: notFoundDoc() } },
+      async handle(ctx) {
+        const record = await find(ctx);
+        await messages.remove([record.seq]);
+        ctx.status = 204;
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/messages/:id/html',
+      query: z.object({ remote: text().transform((value) => value === '1' || value === 'true').describe('1 (or true) to allow remote images, styles and fonts.') }),
+      doc: {
+        summary: 'HTML for the preview',
+        description: 'cid: references rewritten, scripts forbidden by CSP, remote images blocked unless `?remote=1`.',
+        tags,
+        params,
+        responses: { 200: { description: 'text/html', content: { 'text/html': { type: 'string' } } }, 404: detailDoc('No such capture, or it has no HTML body.', 'This capture has no HTML body.') },
+      },
+      async handle(ctx, { query }) {
+        const record = await find(ctx);
+        const html = await messages.html(record);
+        if (html === null) throw detail(404, 'This capture has no HTML body.');
+        ctx.set('Content-Security-Policy', previewPolicy(ctx, query.remote));
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.set('Referrer-Policy', 'no-referrer');
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = prepareHtml(html, record.attachments, (index) => attachmentUrl(record, index)).html;
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/messages/:id/text',
+      doc: {
+        summary: 'Text body',
+        description: 'The plain part; when the capture has none, its HTML rendered as text. `X-Pigeonhole-Text-Derived: true` says which.',
+        tags,
+        params,
+        responses: {
+          200: {
+            description: 'text/plain',
+            headers: { 'X-Pigeonhole-Text-Derived': { description: 'true: rendered from the HTML (no plain part); false: the plain part.', schema: { type: 'string', enum: ['true', 'false'] } } },
+            content: { 'text/plain': { type: 'string' } },
+          },
+          404: detailDoc('No such capture, or it has neither a plain nor an HTML part.', 'This capture has no text body.'),
+        },
+      },
+      async handle(ctx) {
+        const record = await find(ctx);
+        const view = await textView(await messages.html(record), await messages.text(record));
+        if (view.text === null) throw detail(404, 'This capture has no text body.');
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        // Whether this is the HTML rendered as text (the capture has no plain part).
+        ctx.set('X-Pigeonhole-Text-Derived', String(view.derived));
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = view.text;
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/messages/:id/raw',
+      query: z.object({ download: present().describe('Present: Content-Disposition attachment (save it).') }),
+      doc: {
+        summary: 'The .eml',
+        description: 'RFC 5322 message; `?download` to save it.',
+        tags,
+        params,
+        responses: { 200: { description: 'message/rfc822', content: { 'message/rfc822': { type: 'string' } } }, 404: notFoundDoc() },
+      },
+      async handle(ctx, { query }) {
+        const record = await find(ctx);
+        ctx.type = 'message/rfc822';
+        ctx.attachment(`${record.id}.eml`, { type: query.download ? 'attachment' : 'inline' });
+        ctx.body = await messages.raw(record);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/messages/:id/attachments/:index',
+      query: z.object({ download: present().describe('Present: save it.') }),
+      doc: {
+        summary: 'An attachment',
+        description: 'Its bytes; `?download` to save it.',
+        tags,
+        params: { ...params, index: 'The attachment, from 0.' },
+        responses: { 200: { description: 'The attachment.', content: { 'application/octet-stream': { type: 'string', format: 'binary' } } }, 404: notFoundDoc() },
+      },
+      async handle(ctx, { query }) {
+        const record = await find(ctx);
+        const attachment = /^\d+$/.test(ctx.params.index!) ? record.attachments[Number(ctx.params.index)] : undefined;
+        if (!attachment) throw notFound();
+        ctx.type = attachment.contentType;
+        ctx.attachment(attachment.filename, { type: query.download ? 'attachment' : 'inline' });
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
+        ctx.body = await messages.attachment(record, attachment);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/messages/:id/extract',
+      doc: {
+        summary: 'Links and one-time codes',
+        description:
+          'Links: every `<a href>` with its visible text and every URL written as text in the HTML or the plain part (`www.` forms; bare domains only with a path), de-duplicated by href in reading order, entities decoded, sentence punctuation left out; an anchor whose text is another URL (a tracking redirect) gives both. Codes, from visible text only: 4–8 digits or capital letters and digits (one digit at least), also "123 456", in a sentence with code/OTP/PIN/verification/passcode (or on the line after one); not amounts, years in dates, numbers in URLs or after # or a word like order or invoice.',
+        tags,
+        params,
+        responses: { 200: json('Extracted.', S.Extracted, { links: [{ href: 'https://app.example/verify?t=abc', text: 'Verify' }], codes: ['482913'] }), 404: notFoundDoc() },
+      },
+      async handle(ctx) {
+        const record = await find(ctx);
+        const [html, body] = await Promise.all([messages.html(record), messages.text(record)]);
+        ctx.body = extract(html, body);
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/messages/:id/status',
+      body: z.object({ status: oneOf('status', FORCED_STATUSES, { required: true }) }),
+      doc: {
+        summary: 'Force the delivery status',
+        description: 'A bounce or complaint blocks the original recipient for later sends of the team (api-contract.md §6). Announced as message.status.',
+        tags,
+        params,
+        bodyExample: { status: 'bounced' },
+        responses: {
+          200: json('The summary with its new status.', S.MessageSummary),
+          400: detailDoc('Bad status.', 'status must be one of delivered, bounced, complained, failed.'),
+          404: notFoundDoc(),
+        },
+      },
+      async handle(ctx, { body }) {
+        const record = await find(ctx);
+        ctx.body = messageSummary(await messages.setStatus(record, body.status!));
+      },
+    }),
+  ];
+}
 
-  router.delete('/api/messages', async (ctx) => {
-    await messages.clear();
-    ctx.status = 204;
-  });
-
-  router.get('/api/messages/:id', async (ctx) => {
-    const record = await findMessage(sandbox, ctx.params.id!);
-    const [html, text, headers] = await Promise.all([messages.html(record), messages.text(record), messages.headers(record)]);
-    const view = await textView(html, text);
-    ctx.body = {
-      ...messageSummary(record),
-      first_name: record.firstName,
-      last_name: record.lastName,
-      flags: record.flags,
-      used_template: record.usedTemplate,
-      ses_id: record.sesId,
-      encrypted: record.encrypted,
-      flow: record.flow,
-      html,
-      text: view.text,
-      text_derived: view.derived,
-      ...extract(html, text),
-      has_remote_content: html !== null && hasRemoteContent(html),
-      headers,
-      raw_url: `/api/messages/${record.id}/raw`,
-      html_url: html === null ? null : `/api/messages/${record.id}/html`,
-      text_url: view.text === null ? null : `/api/messages/${record.id}/text`,
-      attachments: record.attachments.map((a, index) => ({
-        filename: a.filename,
-        content_type: a.contentType,
-        size: a.size,
-        content_id: a.contentId ?? null,
-        url: attachmentUrl(record, index),
-      })),
-    };
-  });
-
-  router.patch('/api/messages/:id', parseBody, async (ctx) => {
-    const record = await findMessage(sandbox, ctx.params.id!);
-    const read = bool(ctx.state.body!.data.read, 'read', undefined);
-    if (read === undefined) throw detail(400, 'read must be true or false.');
-    await messages.setRead(record, read);
-    ctx.body = messageSummary(record);
-  });
-
-  router.delete('/api/messages/:id', async (ctx) => {
-    const record = await findMessage(sandbox, ctx.params.id!);
-    await messages.remove([record.seq]);
-    ctx.status = 204;
-  });
-
-  router.get('/api/messages/:id/html', async (ctx) => {
-    const record = await findMessage(sandbox, ctx.params.id!);
-    const html = await messages.html(record);
-    if (html === null) throw detail(404, 'This capture has no HTML body.');
-    const remote = ctx.query.remote === '1' || ctx.query.remote === 'true';
-    ctx.set('Content-Security-Policy', previewPolicy(ctx, remote));
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = prepareHtml(html, record.attachments, (index) => attachmentUrl(record, index)).html;
-  });
-
-  router.get('/api/messages/:id/text', async (ctx) => {
-    const record = await findMessage(sandbox, ctx.params.id!);
-    const view = await textView(await messages.html(record), await messages.text(record));
-    if (view.text === null) throw detail(404, 'This capture has no text body.');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    // Whether this is the HTML rendered as text (the capture has no plain part).
-    ctx.set('X-Pigeonhole-Text-Derived', String(view.derived));
-    ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = view.text;
-  });
-
-  router.get('/api/messages/:id/raw', async (ctx) => {
-    const record = await findMessage(sandbox, ctx.params.id!);
-    ctx.type = 'message/rfc822';
-    ctx.attachment(`${record.id}.eml`, { type: ctx.query.download !== undefined ? 'attachment' : 'inline' });
-    ctx.body = await messages.raw(record);
-  });
-
-  router.get('/api/messages/:id/attachments/:index', async (ctx) => {
-    const record = await findMessage(sandbox, ctx.params.id!);
-    const attachment = /^\d+$/.test(ctx.params.index!) ? record.attachments[Number(ctx.params.index)] : undefined;
-    if (!attachment) throw notFound();
-    ctx.type = attachment.contentType;
-    ctx.attachment(attachment.filename, { type: ctx.query.download !== undefined ? 'attachment' : 'inline' });
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
-    ctx.body = await messages.attachment(record, attachment);
-  });
+/**
+ * A capture with its bodies and what was extracted from them: one call gives a test everything.
+ * `text` is the plain part, or the HTML rendered as text when there is none (`text_derived`).
+ */
+async function capture(sandbox: Sandbox, record: MessageRecord): Promise<Capture> {
+  const [html, body] = await Promise.all([sandbox.messages.html(record), sandbox.messages.text(record)]);
+  const view = await textView(html, body);
+  return { ...messageSummary(record), html, text: view.text, text_derived: view.derived, ...extract(html, body), url: captureUrl(record) } satisfies Capture;
 }
 
 /**
@@ -123,7 +369,7 @@ export function mountMessageRoutes(router: Router, sandbox: Sandbox, parseBody: 
  * (opaque origin), and images, styles and fonts from this server only unless remote content
  * is asked for. Links may open in a new tab.
  */
-function previewPolicy(ctx: Context, remote: boolean): string {
+function previewPolicy(ctx: ApiContext, remote: boolean): string {
   // A sandboxed document has an opaque origin, so this server is also named explicitly.
   const self = /^[A-Za-z0-9.:[\]-]+$/.test(ctx.host) ? `'self' ${ctx.protocol}://${ctx.host}` : "'self'";
   const media = remote ? `${self} data: http: https:` : `${self} data:`;
@@ -142,7 +388,14 @@ function previewPolicy(ctx: Context, remote: boolean): string {
   ].join('; ');
 }
 
+function captureUrl(record: MessageRecord): string {
+  return `/api/messages/${record.id}`;
+}
+
 function attachmentUrl(record: MessageRecord, index: number): string {
   return `/api/messages/${record.id}/attachments/${index}`;
 }
 
+function raise(error: Error): never {
+  throw error;
+}

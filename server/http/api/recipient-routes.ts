@@ -1,16 +1,34 @@
-import type Router from '@koa/router';
+import { z } from 'zod';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { detail } from '../errors.ts';
-import { paging, text } from './params.ts';
-import { recipientItem } from './wire.ts';
+import { recipientItem } from '../../wire.ts';
+import { detail, json } from '../openapi/docs.ts';
+import * as S from '../openapi/schemas.ts';
+import { paging, text } from './fields.ts';
+import { route, type ApiRoute } from './route.ts';
 
 /** Every team's recipients with their flags and whether they are blocked. */
-export function mountRecipientRoutes(router: Router, sandbox: Sandbox): void {
-  router.get('/api/recipients', async (ctx) => {
-    const { offset, limit } = paging(ctx);
-    const team = text(ctx, 'team');
-    if (team !== undefined && !sandbox.directory.team(team)) throw detail(400, `Unknown team "${team}".`);
-    const { total, items } = sandbox.recipients.search({ team, q: text(ctx, 'q') }, offset, limit);
-    ctx.body = { total, offset, limit, recipients: items.map((r) => recipientItem(r, sandbox.blocks)) };
-  });
+export function recipientRoutes(sandbox: Sandbox): ApiRoute[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/recipients',
+      query: z.object({
+        ...paging(),
+        team: text()
+          .refine((team) => team === undefined || sandbox.directory.team(team) !== undefined, { error: (issue) => `Unknown team "${String(issue.input)}".` })
+          .describe('Team id.'),
+        q: text().describe('Words found in the address or the names.'),
+      }),
+      doc: {
+        summary: 'Recipients of every team',
+        description: 'Newest first, with their flags and whether (and why) they are blocked.',
+        tags: ['inbox'],
+        responses: { 200: json('A page.', S.RecipientList), 400: detail('Unknown team or a bad page.', 'Unknown team "nope".') },
+      },
+      handle(ctx, { query: { limit, offset, team, q } }) {
+        const { total, items } = sandbox.recipients.search({ team, q }, offset, limit);
+        ctx.body = { total, offset, limit, recipients: items.map((r) => recipientItem(r, sandbox.blocks)) };
+      },
+    }),
+  ];
 }

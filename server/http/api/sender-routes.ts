@@ -1,27 +1,44 @@
-import type Router from '@koa/router';
-import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { wrapInTemplate } from '../../domain/mail/template.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { wrapInTemplate } from '../../domain/template.ts';
+import { senderItem } from '../../wire.ts';
 import { detail } from '../errors.ts';
-import { stringField } from './params.ts';
-import { senderItem } from './wire.ts';
+import { detail as detailDoc, json } from '../openapi/docs.ts';
+import * as S from '../openapi/schemas.ts';
+import { bodyString } from './fields.ts';
+import { route, type ApiRoute } from './route.ts';
+
+const tags = ['inbox'];
 
 /** The configured senders, and the designers' template preview. */
-export function mountSenderRoutes(router: Router, sandbox: Sandbox, parseBody: Middleware): void {
+export function senderRoutes(sandbox: Sandbox): ApiRoute[] {
   const { directory } = sandbox;
-
-  router.get('/api/senders', async (ctx) => {
-    const senders = directory.config.teams.flatMap((team) => team.senders.map((sender) => senderItem({ team, sender })));
-    ctx.body = { senders };
-  });
-
-  // The body wrapped exactly as a send through /v1 with use_account_template=true would be.
-  router.post('/api/preview', parseBody, async (ctx) => {
-    const data = ctx.state.body!.data;
-    const id = stringField(data, 'sender');
-    const html = stringField(data, 'html');
-    const caller = directory.sender(id);
-    if (!caller) throw detail(400, `Unknown sender "${id}".`);
-    ctx.body = { html: wrapInTemplate(caller.sender.accountTemplate, html) };
-  });
+  return [
+    route({
+      method: 'GET',
+      path: '/api/senders',
+      doc: { summary: 'Configured senders', description: 'With their API keys and rules.', tags, responses: { 200: json('Senders.', z.object({ senders: z.array(S.Sender) })) } },
+      handle(ctx) {
+        ctx.body = { senders: directory.config.teams.flatMap((team) => team.senders.map((sender) => senderItem({ team, sender }))) };
+      },
+    }),
+    // The body wrapped exactly as a send through /v1 with use_account_template=true would be.
+    route({
+      method: 'POST',
+      path: '/api/preview',
+      body: z.object({ sender: bodyString('sender').describe('Sender id.'), html: bodyString('html') }),
+      doc: {
+        summary: "Wrap HTML in a sender's template",
+        description: 'Exactly as a send with `use_account_template` would be (unchanged for a sender without one).',
+        tags,
+        bodyExample: { sender: 'acme-main', html: '<p>Hello</p>' },
+        responses: { 200: json('Wrapped.', z.object({ html: z.string() })), 400: detailDoc('Bad body or an unknown sender.', 'sender must be a string.') },
+      },
+      handle(ctx, { body }) {
+        const caller = directory.sender(body.sender);
+        if (!caller) throw detail(400, `Unknown sender "${body.sender}".`);
+        ctx.body = { html: wrapInTemplate(caller.sender.accountTemplate, body.html) };
+      },
+    }),
+  ];
 }

@@ -1,23 +1,70 @@
 import { z } from 'zod';
 import { isValidEmail } from '../../domain/email-address.ts';
-import type { MessageRecord } from '../../storage/records.ts';
+import type { MessageRecord } from '../../domain/entities.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { detail, HttpError, notFound } from '../errors.ts';
 import type { Endpoint, V1Context } from './endpoints.ts';
+import { detail as detailResponse, json, type RouteDoc } from '../openapi/docs.ts';
+import * as S from '../openapi/schemas.ts';
+import { fieldErrorsDoc } from './docs.ts';
 import { booleanField, optionalFlags, optionalText, requiredEmail, requiredText, validate } from './fields.ts';
 import { paginate } from './pagination.ts';
-import { bodyParam, queryParam } from './query.ts';
+import { bodyParam, readQuery } from './query.ts';
 import { emailListItem } from './wire.ts';
 
-const sendSchema = z.object({
-  recipient: requiredEmail(),
-  subject: requiredText(),
-  body: requiredText({ trim: false }),
-  plain_body: optionalText({ trim: false }),
-  first_name: optionalText(),
-  last_name: optionalText(),
-  flags: optionalFlags(),
-  use_account_template: booleanField(true),
+const sendSchema = z
+  .object({
+    recipient: requiredEmail().describe('Email address (only the first "to").'),
+    subject: requiredText(),
+    body: requiredText({ trim: false }).describe('HTML body.'),
+    plain_body: optionalText({ trim: false }),
+    first_name: optionalText(),
+    last_name: optionalText(),
+    flags: optionalFlags(),
+    use_account_template: booleanField(true).describe('Default true. true/false, 1/0, yes/no, on/off in any case.'),
+  })
+  .meta({ id: 'SendEmailFields' });
+
+/** The send's body as documented: its fields and, in multipart bodies, the attachments. */
+const sendDoc = sendSchema
+  .extend({ attachment: z.array(z.string().meta({ format: 'binary' })).optional().describe('Files (multipart only), repeatable.') })
+  .meta({ id: 'SendEmail' });
+
+const listQuery = z.object({ recipient: z.string().optional().describe('Exact address, any case.') });
+const detailQuery = z.object({
+  id: z.string().optional().describe('Email id.'),
+  email: z.string().optional().describe('Most recent email to this address.'),
+  recipient: z.string().optional().describe('Alias of email.'),
+});
+const deliveryQuery = z.object({ id: z.string().optional().describe('Email id (also read from a JSON or form body).') });
+const tags = ['v1'];
+const encryptionKey = { name: 'Encryption-Key', description: 'With it an encrypted record is opened; without it the body is the opaque `enc:v1:<base64>`.' };
+
+const detailDoc = (withPath: boolean): RouteDoc => ({
+  summary: 'Email detail',
+  description:
+    "One email of the caller's team. Without a path id: `?id=<id>`, or `?email=<address>` (alias `recipient`) for the most recent email to that address. With an `Encryption-Key` header an encrypted record is opened; without it the body is the opaque `enc:v1:<base64>`.",
+  tags,
+  ...(withPath ? { params: { id: 'Email id.' } } : {}),
+  headers: [encryptionKey],
+  responses: {
+    200: json('The email.', S.EmailDetail),
+    400: detailResponse('No identifier, or the wrong Encryption-Key (`Invalid encryption key.`).', 'Provide sqid in URL path or as query parameter (id=<sqid>) or email=<address> as query parameter.'),
+    404: detailResponse('No such email in the team.', 'Not found.'),
+  },
+});
+
+const deliveryDoc = (withPath: boolean): RouteDoc => ({
+  summary: 'Delivery status',
+  description:
+    'pending until the delivery delay passes, then delivered, bounced or complained (SES simulator addresses), failed when blocked. The id may also be sent in a JSON or form body.',
+  tags,
+  ...(withPath ? { params: { id: 'Email id.' } } : {}),
+  responses: {
+    200: json('Status.', S.Delivery),
+    400: detailResponse('No identifier.', 'Provide id in URL path, query parameter, or request payload.'),
+    404: json('Unknown id (note the "error" key).', S.ErrorBody, { error: 'Email not found' }),
+  },
 });
 
 /** /v1/email/* (api-contract.md §3). */
@@ -48,7 +95,7 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
   };
 
   const list = async (ctx: V1Context) => {
-    const recipient = queryParam(ctx, 'recipient');
+    const { recipient } = readQuery(ctx, listQuery);
     // This endpoint reports the field error as a string, not a list (§3).
     if (recipient !== undefined && !isValidEmail(recipient)) throw new HttpError(400, { recipient: 'Enter a valid email address.' });
     ctx.body = await paginate(ctx, (offset, limit) => messages.pageForTeam(ctx.state.caller.team.id, recipient, offset, limit), emailListItem);
@@ -56,8 +103,9 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
 
   const detailView = async (ctx: V1Context) => {
     const team = ctx.state.caller.team.id;
-    const id = ctx.params.id ?? queryParam(ctx, 'id');
-    const address = queryParam(ctx, 'email') ?? queryParam(ctx, 'recipient');
+    const query = readQuery(ctx, detailQuery);
+    const id = ctx.params.id ?? query.id;
+    const address = query.email ?? query.recipient;
     let record: MessageRecord | undefined;
     if (id !== undefined) record = await messages.findForTeam(team, id);
     else if (address !== undefined) record = (await messages.pageForTeam(team, address, 0, 1)).items[0];
@@ -72,7 +120,7 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
   };
 
   const delivery = async (ctx: V1Context) => {
-    const id = ctx.params.id ?? queryParam(ctx, 'id') ?? bodyParam(ctx.state.body.data, 'id');
+    const id = ctx.params.id ?? readQuery(ctx, deliveryQuery).id ?? bodyParam(ctx.state.body.data, 'id');
     if (id === undefined) throw detail(400, 'Provide id in URL path, query parameter, or request payload.');
     const record = await messages.findForTeam(ctx.state.caller.team.id, id);
     // This endpoint's not-found body uses "error", unlike detail (§3).
@@ -81,11 +129,53 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
   };
 
   return [
-    { method: 'POST', path: '/v1/email/send/', name: 'Send Email', handle: send },
-    { method: 'GET', path: '/v1/email/list/', name: 'Email List', handle: list },
-    { method: 'GET', path: '/v1/email/detail/', name: 'Email Detail', handle: detailView },
-    { method: 'GET', path: '/v1/email/detail/:id/', name: 'Email Detail', handle: detailView },
-    { method: 'GET', path: '/v1/email/delivery/', name: 'Email Delivery', readsBody: true, handle: delivery },
-    { method: 'GET', path: '/v1/email/delivery/:id/', name: 'Email Delivery', readsBody: true, handle: delivery },
+    {
+      method: 'POST',
+      path: '/v1/email/send/',
+      name: 'Send Email',
+      body: sendSchema,
+      doc: {
+        summary: 'Send an email',
+        description:
+          'Captures the email (nothing is delivered). Effects in order: the recipient record is created or updated, the account template wraps the body unless `use_account_template` is false, Development Mode redirects to the development recipient. A blocked recipient gets a record with status failed.',
+        tags,
+        bodyDoc: sendDoc,
+        headers: [{ name: 'Encryption-Key', description: 'Encrypts the stored record body.' }],
+        responses: {
+          200: json('Accepted and captured; with `"error": "Recipient is blocked"` when blocked.', S.EmailId, { id: 'JDT' }),
+          400: { ...fieldErrorsDoc, example: { recipient: ['This field is required.'], body: ['This field is required.'] } },
+          429: {
+            ...json(
+              "The sender's daily limit (UTC day) is used up; nothing is created. A rate_limit fault rule (/api/faults) answers 429 too, with `{\"error\": \"Request was throttled. Expected available in N seconds.\"}` and `Retry-After: N`.",
+              S.ErrorBody,
+              { error: 'Daily limit of 100 emails has been reached' },
+            ),
+            headers: { 'Retry-After': { description: 'Only from a rate_limit fault: whole seconds until the key may send again.', schema: { type: 'integer' } } },
+          },
+        },
+      },
+      handle: send,
+    },
+    {
+      method: 'GET',
+      path: '/v1/email/list/',
+      name: 'Email List',
+      query: listQuery,
+      doc: {
+        summary: 'List emails',
+        description: "The team's emails, newest first, 20 per page.",
+        tags,
+        paginated: true,
+        responses: {
+          200: json('A page.', S.EmailList),
+          400: json('Bad recipient filter (a string, not a list).', z.object({ recipient: z.string() }), { recipient: 'Enter a valid email address.' }),
+        },
+      },
+      handle: list,
+    },
+    { method: 'GET', path: '/v1/email/detail/', name: 'Email Detail', query: detailQuery, doc: detailDoc(false), handle: detailView },
+    { method: 'GET', path: '/v1/email/detail/:id/', name: 'Email Detail', doc: detailDoc(true), handle: detailView },
+    { method: 'GET', path: '/v1/email/delivery/', name: 'Email Delivery', readsBody: true, query: deliveryQuery, doc: deliveryDoc(false), handle: delivery },
+    { method: 'GET', path: '/v1/email/delivery/:id/', name: 'Email Delivery', readsBody: true, doc: deliveryDoc(true), handle: delivery },
   ];
 }

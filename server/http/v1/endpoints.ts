@@ -1,8 +1,10 @@
 import type Router from '@koa/router';
+import type { z } from 'zod';
 import type { Context, Middleware, Next } from 'koa';
-import type { Caller, Directory } from '../../domain/directory.ts';
+import type { Caller, Directory } from '../../domain/directory/directory.ts';
 import type { ParsedBody } from '../body.ts';
 import { detail, HttpError, notFound } from '../errors.ts';
+import type { RouteDoc } from '../openapi/docs.ts';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -19,6 +21,11 @@ export interface Endpoint {
   name: string;
   /** A GET that also reads identifiers from a request body (§3, delivery). */
   readsBody?: boolean;
+  /** The query parameters it reads (`readQuery`), for the handler and the OpenAPI document. */
+  query?: z.ZodObject;
+  /** The body it validates (`validate` in fields.ts), for the handler and the OpenAPI document. */
+  body?: z.ZodObject;
+  doc: RouteDoc;
   handle: (ctx: V1Context) => Promise<void>;
 }
 

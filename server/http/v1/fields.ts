@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { isValidEmail } from '../../domain/email-address.ts';
-import { normaliseFlags } from '../../domain/flags.ts';
+import { normaliseFlags } from '../../domain/directory/flags.ts';
 import type { ParsedBody } from '../body.ts';
 import { fieldErrors } from '../errors.ts';
+import { describedAs } from '../openapi/json-schema.ts';
 
 /**
  * Zod field types that read and fail like the real service's serializer fields, with its
@@ -44,7 +45,7 @@ export function optionalText({ trim = true }: TextOptions = {}) {
 
 /** A required email address: required, then not blank, then valid. */
 export function requiredEmail() {
-  return z.preprocess(
+  const email = z.preprocess(
     asString,
     z
       .string({ error: typeError(NOT_STRING) })
@@ -52,6 +53,7 @@ export function requiredEmail() {
       .min(1, { error: BLANK, abort: true })
       .refine(isValidEmail, { error: BAD_EMAIL }),
   );
+  return describedAs(email, { type: 'string', format: 'email' });
 }
 
 const TRUE = new Set(['true', '1', 'yes', 'on']);
@@ -59,7 +61,7 @@ const FALSE = new Set(['false', '0', 'no', 'off']);
 
 /** Booleans: true/false, 1/0, "true"/"false", "1"/"0", "yes"/"no", "on"/"off", any case. */
 export function booleanField(fallback: boolean) {
-  return z
+  const field = z
     .preprocess((value) => {
       if (typeof value === 'boolean' || value === undefined) return value;
       const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim().toLowerCase() : undefined;
@@ -68,9 +70,12 @@ export function booleanField(fallback: boolean) {
       return value;
     }, z.boolean({ error: (issue) => (issue.input === null ? NULL : BAD_BOOLEAN) }))
     .default(fallback);
+  return describedAs(field, { anyOf: [{ type: 'boolean' }, { type: 'string' }], default: fallback, description: 'true/false, 1/0, yes/no, on/off in any case.' });
 }
 
-const flagItems = z.union([z.string(), z.array(z.string())], { error: (issue) => (issue.input === null ? NULL : NOT_STRING) });
+const FLAGS = { id: 'Flags', description: 'A list of strings or one comma-separated string; split, trimmed, empties dropped, duplicates removed, order kept.' };
+
+const flagItems = z.union([z.string(), z.array(z.string())], { error: (issue) => (issue.input === null ? NULL : NOT_STRING) }).meta(FLAGS);
 
 /** Flags as a list of strings or one comma-separated string, normalised (§3, §5). */
 export function optionalFlags() {
@@ -81,6 +86,7 @@ export function optionalFlags() {
 export function requiredFlags() {
   return z
     .union([z.string(), z.array(z.string())], { error: typeError(NOT_STRING) })
+    .meta(FLAGS)
     .transform((value) => normaliseFlags(value))
     .refine((flags) => flags.length > 0, { error: EMPTY_LIST });
 }

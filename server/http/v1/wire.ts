@@ -1,5 +1,5 @@
-import { wireTime } from '../../domain/clock.ts';
-import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../../storage/records.ts';
+import { wireTime } from '../../wire.ts';
+import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../../domain/entities.ts';
 
 /** The service's snake_case representations, each mapped in this one place. */
 

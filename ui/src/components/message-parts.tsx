@@ -142,7 +142,7 @@ export function RecordPart({ message }: { message: MessageDetail }) {
     ['Account template used', message.used_template === undefined ? '—' : message.used_template ? 'yes' : 'no'],
     ['Flags', message.flags && message.flags.length > 0 ? message.flags.join(', ') : '—'],
     ['Name', [message.first_name, message.last_name].filter(Boolean).join(' ') || '—'],
-    ['Flow', message.flow ? `${message.flow.flow_name ?? message.flow.trigger}, step ${message.flow.step}${message.flow.step_name ? ` (${message.flow.step_name})` : ''}` : '—'],
+    ['Flow', message.flow ? `${message.flow.trigger}, step ${message.flow.step}` : '—'],
     ['Encrypted at rest', message.encrypted ? 'yes (Encryption-Key)' : 'no'],
     ['Captured', fullTime(message.created_at)],
   ];

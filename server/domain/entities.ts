@@ -1,0 +1,29 @@
+import type { DeliveryStatus, Source, SubscriptionStatus } from '../storage/records.ts';
+
+/**
+ * The domain's entities. Storage keeps them on disk in these shapes (storage/records.ts, which
+ * knows nothing of the domain); the domain names them here, and every layer above it (http,
+ * smtp, realtime, mcp) imports them from here, never from storage.
+ */
+export type {
+  AttachmentRecord,
+  BlockRecord,
+  DeliveryStatus,
+  FlowMark,
+  MessageContent,
+  MessageRecord,
+  RecipientRecord,
+  RequestLogRecord,
+  Source,
+  SubscriptionRecord,
+  SubscriptionStatus,
+} from '../storage/records.ts';
+
+/** How a capture arrived. */
+export const SOURCES = ['api', 'smtp', 'flow'] as const satisfies readonly Source[];
+/** A capture's delivery status (api-contract.md §6). */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'bounced', 'complained', 'failed'] as const satisfies readonly DeliveryStatus[];
+/** The statuses the sandbox API can force on a capture. */
+export const FORCED_STATUSES = ['delivered', 'bounced', 'complained', 'failed'] as const satisfies readonly DeliveryStatus[];
+export type ForcedStatus = (typeof FORCED_STATUSES)[number];
+export const SUBSCRIPTION_STATUSES = ['active', 'completed', 'cancelled'] as const satisfies readonly SubscriptionStatus[];

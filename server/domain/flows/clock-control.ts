@@ -1,0 +1,72 @@
+import type { Store } from '../../storage/store.ts';
+import type { ClockState, SandboxClock } from './clock.ts';
+import { ClockCannotMoveBack, ClockOutOfRange } from '../errors.ts';
+import type { Events } from '../events.ts';
+import type { Scheduler } from './scheduler.ts';
+
+/** The last instant the wire format can show (ISO years stop at 9999). */
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+/**
+ * Moves the sandbox clock for the sandbox API. Advancing (or setting a later instant) runs
+ * every flow step and delivery outcome that falls due on the way, in due order, each at its
+ * own instant, before it resolves. The offset is stored in meta.json, so a restart keeps the
+ * sandbox's time (it goes on ticking from where it was, real time added).
+ */
+export class ClockControl {
+  constructor(
+    private readonly clock: SandboxClock,
+    private readonly scheduler: Scheduler,
+    private readonly store: Store,
+    private readonly events: Events,
+  ) {
+    clock.setOffset(store.meta.clockOffsetMs ?? 0);
+  }
+
+  read(): ClockState {
+    const offsetMs = this.clock.offset;
+    return { now: this.clock.now(), offsetMs, realTime: offsetMs === 0 };
+  }
+
+  advance(ms: number): Promise<ClockState> {
+    return this.moveForward(() => this.clock.now().getTime() + ms);
+  }
+
+  /** Sets the clock to a later instant; an earlier one is refused. */
+  set(at: Date): Promise<ClockState> {
+    return this.moveForward(() => at.getTime());
+  }
+
+  /** Back to real time. Nothing is undone: schedules keep their instants. */
+  reset(): Promise<ClockState> {
+    return this.scheduler.exclusive(async () => {
+      this.clock.setOffset(0);
+      return this.changed();
+    });
+  }
+
+  private moveForward(target: () => number): Promise<ClockState> {
+    return this.scheduler.exclusive(async () => {
+      const now = this.clock.now();
+      const at = target();
+      if (at > LATEST) throw new ClockOutOfRange();
+      if (at < now.getTime()) throw new ClockCannotMoveBack(now);
+      try {
+        await this.scheduler.runUntil(at);
+      } finally {
+        this.clock.moveTo(at);
+      }
+      return this.changed();
+    });
+  }
+
+  private async changed(): Promise<ClockState> {
+    this.store.meta.clockOffsetMs = this.clock.offset;
+    this.store.touchMeta();
+    this.scheduler.clockMoved();
+    await this.store.flush();
+    const state = this.read();
+    this.events.emit('clock.changed', state);
+    return state;
+  }
+}

@@ -1,0 +1,123 @@
+import type { BlockRecord } from '../entities.ts';
+import type { Store } from '../../storage/store.ts';
+import type { Clock } from '../flows/clock.ts';
+import type { Directory } from '../directory/directory.ts';
+import { emailKey } from '../email-address.ts';
+
+/** Why a recipient is blocked: `config` for the team's list in the configuration file. */
+export type BlockReason = BlockRecord['reason'] | 'config';
+
+/** A blocked recipient as the sandbox API lists it; configured ones have no time. */
+export interface BlockEntry {
+  team: string;
+  email: string;
+  reason: BlockReason;
+  createdAt: string | null;
+}
+
+/**
+ * Blocked recipients per team: the team's configured list, plus recipients blocked since
+ * (a bounce or complaint, api-contract.md §6, or through the sandbox API). A configured block
+ * can be lifted through the sandbox API; it stays lifted (across restarts) until a reset that
+ * restores the fixtures.
+ */
+export class Blocks {
+  /** Why each (team, address) in force is blocked. */
+  private readonly keys = new Map<string, BlockReason>();
+  private readonly configured = new Map<string, { team: string; email: string }>();
+
+  constructor(private readonly store: Store, directory: Directory, private readonly clock: Clock) {
+    for (const team of directory.config.teams) for (const email of team.blockedRecipients) this.configured.set(key(team.id, email), { team: team.id, email });
+    this.rebuild();
+  }
+
+  /** Why the address is blocked for the team, or null when it is not. */
+  reason(team: string, email: string): BlockReason | null {
+    return this.keys.get(key(team, email)) ?? null;
+  }
+
+  isBlocked(team: string, email: string): boolean {
+    return this.keys.has(key(team, email));
+  }
+
+  block(team: string, email: string, reason: BlockRecord['reason']): void {
+    if (this.isBlocked(team, email)) return;
+    this.keys.set(key(team, email), reason);
+    this.store.blocks.blocks.push({ team, email, reason, createdAt: this.clock.now().toISOString() });
+    this.store.touchBlocks();
+  }
+
+  /** Blocks a recipient through the sandbox API, on disk when it resolves; false if it already was. */
+  async add(team: string, email: string): Promise<boolean> {
+    const created = !this.isBlocked(team, email);
+    this.block(team, email, 'manual');
+    await this.store.flush();
+    return created;
+  }
+
+  /** Lifts a block through the sandbox API, on disk when it resolves; false if it was not blocked. */
+  async remove(team: string, email: string): Promise<boolean> {
+    const lifted = this.unblock(team, email);
+    await this.store.flush();
+    return lifted;
+  }
+
+  /** Lifts a block (stored or configured); false when the recipient was not blocked. */
+  unblock(team: string, email: string): boolean {
+    const k = key(team, email);
+    if (!this.keys.has(k)) return false;
+    const data = this.store.blocks;
+    data.blocks = data.blocks.filter((b) => key(b.team, b.email) !== k);
+    const configured = this.configured.get(k);
+    if (configured) (data.lifted ??= []).push(configured);
+    this.keys.delete(k);
+    this.store.touchBlocks();
+    return true;
+  }
+
+  /** Every block in force, configured ones first. */
+  list(team?: string): BlockEntry[] {
+    const lifted = new Set((this.store.blocks.lifted ?? []).map((l) => key(l.team, l.email)));
+    const configured: BlockEntry[] = [...this.configured]
+      .filter(([k, c]) => !lifted.has(k) && (team === undefined || c.team === team))
+      .map(([, c]) => ({ team: c.team, email: c.email, reason: 'config', createdAt: null }));
+    const stored = this.store.blocks.blocks.filter((b) => team === undefined || b.team === team);
+    return [...configured, ...stored.map((b) => ({ ...b }))];
+  }
+
+  /**
+   * Removes the blocks added since start-up (bounces, complaints, the sandbox API) for one
+   * team or all; with `restoreConfigured` lifted configured blocks come back, without it the
+   * configured ones are lifted too. Returns how many blocks were removed.
+   */
+  reset(team: string | undefined, restoreConfigured: boolean): number {
+    const data = this.store.blocks;
+    const inScope = (t: string) => team === undefined || t === team;
+    const kept = data.blocks.filter((b) => !inScope(b.team));
+    let removed = data.blocks.length - kept.length;
+    data.blocks = kept;
+    const lifted = (data.lifted ?? []).filter((l) => !inScope(l.team));
+    if (!restoreConfigured) {
+      for (const [k, c] of this.configured) {
+        if (!inScope(c.team)) continue;
+        lifted.push(c);
+        if (this.keys.has(k)) removed++;
+      }
+    }
+    data.lifted = lifted;
+    this.rebuild();
+    this.store.touchBlocks();
+    return removed;
+  }
+
+  private rebuild(): void {
+    this.keys.clear();
+    const lifted = new Set((this.store.blocks.lifted ?? []).map((l) => key(l.team, l.email)));
+    for (const k of this.configured.keys()) if (!lifted.has(k)) this.keys.set(k, 'config');
+    for (const block of this.store.blocks.blocks) this.keys.set(key(block.team, block.email), block.reason);
+  }
+}
+
+function key(team: string, email: string): string {
+  return `${team}\u0000${emailKey(email)}`;
+}

@@ -1,0 +1,102 @@
+import type { Store } from '../../storage/store.ts';
+import type { Blocks } from './blocks.ts';
+import type { Directory } from '../directory/directory.ts';
+import type { Events } from '../events.ts';
+import type { Faults } from './faults.ts';
+import type { Messages } from '../messages/messages.ts';
+import type { Recipients } from '../directory/recipients.ts';
+import type { RequestLog } from './request-log.ts';
+import type { Subscriptions } from '../flows/subscriptions.ts';
+
+/** What a reset covers: one team or everything, and whether the configured fixtures return. */
+export interface ResetScope {
+  /** Undefined: everything, including captures that belong to no team (anonymous SMTP). */
+  team?: string;
+  restoreFixtures: boolean;
+  /** The team's sender ids (every sender when no team is given). */
+  senders: ReadonlySet<string>;
+}
+
+/** One resettable part of the sandbox: returns how many things it removed. */
+export interface ResettablePart {
+  name: string;
+  reset(scope: ResetScope): Promise<number> | number;
+}
+
+export type ResetReport = Record<string, number>;
+
+/**
+ * Reset as a list of parts, each going through its own domain methods (which emit their
+ * events), run in order. Other parts of the sandbox (the flow engine, the clock) join with
+ * `register`, so a reset clears them too.
+ */
+export class Reset {
+  private readonly parts: ResettablePart[];
+
+  constructor(parts: ResettablePart[], private readonly directory: Directory, private readonly store: Store, private readonly events: Events) {
+    this.parts = [...parts];
+  }
+
+  register(part: ResettablePart, options: { first?: boolean } = {}): void {
+    if (options.first) this.parts.unshift(part);
+    else this.parts.push(part);
+  }
+
+  get partNames(): string[] {
+    return this.parts.map((p) => p.name);
+  }
+
+  async run(options: { team?: string; restoreFixtures: boolean }): Promise<ResetReport> {
+    const teams = this.directory.config.teams.filter((t) => options.team === undefined || t.id === options.team);
+    const scope: ResetScope = { ...options, senders: new Set(teams.flatMap((t) => t.senders.map((s) => s.id))) };
+    const report: ResetReport = {};
+    for (const part of this.parts) report[part.name] = await part.reset(scope);
+    await this.store.flush();
+    this.events.emit('sandbox.reset', { team: options.team ?? null, removed: report });
+    return report;
+  }
+}
+
+export interface ResetDeps {
+  store: Store;
+  messages: Messages;
+  recipients: Recipients;
+  subscriptions: Subscriptions;
+  blocks: Blocks;
+  requestLog: RequestLog;
+  faults: Faults;
+}
+
+/** The sandbox's own parts, in the order they are cleared. */
+export function standardParts(deps: ResetDeps): ResettablePart[] {
+  const { store, messages, recipients, subscriptions, blocks, requestLog, faults } = deps;
+  return [
+    { name: 'subscriptions', reset: (scope) => subscriptions.removeAll(scope.team) },
+    {
+      name: 'messages',
+      reset: async (scope) =>
+        scope.team === undefined ? messages.clear() : (await messages.remove(messages.ofTeam(scope.team))).length,
+    },
+    { name: 'recipients', reset: (scope) => recipients.removeAll(scope.team).length },
+    { name: 'blocks', reset: (scope) => blocks.reset(scope.team, scope.restoreFixtures) },
+    {
+      name: 'daily_counters',
+      reset: (scope) => {
+        const counts = store.meta.daily.bySender;
+        let removed = 0;
+        for (const sender of Object.keys(counts)) {
+          if (!scope.senders.has(sender) && scope.team !== undefined) continue;
+          removed++;
+          delete counts[sender];
+        }
+        store.touchMeta();
+        return removed;
+      },
+    },
+    { name: 'requests', reset: (scope) => requestLog.clear(scope.team === undefined ? undefined : scope.senders) },
+    {
+      name: 'faults',
+      reset: (scope) => faults.reset({ senders: scope.team === undefined ? undefined : scope.senders, restoreConfigured: scope.restoreFixtures }),
+    },
+  ];
+}

@@ -1,0 +1,104 @@
+import type Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import type { z } from 'zod';
+import type { ParsedBody } from '../body.ts';
+import { detail, HttpError } from '../errors.ts';
+import type { RouteDoc } from '../openapi/docs.ts';
+
+type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export type ApiContext = Context & { params: Record<string, string> };
+
+/**
+ * One route of the sandbox API: its query and body schemas (validated before the handler, and
+ * the OpenAPI document's parameters and request body), its documentation, and a thin handler
+ * that gets the parsed input.
+ */
+export interface ApiRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  method: ApiMethod;
+  path: string;
+  query?: Q;
+  /** A body schema: the route parses JSON, form and multipart bodies. */
+  body?: B;
+  /** Body fields that may be given in the query string instead (taken from there when the body lacks them). */
+  bodyFromQuery?: readonly string[];
+  /** How a failed check reads (default: its message, which names the field). */
+  issue?(issue: z.core.$ZodIssue): string;
+  doc: RouteDoc;
+  handle(ctx: ApiContext, input: { query: z.output<Q>; body: z.output<B> }): unknown;
+}
+
+/** A route with its input typed from its schemas. */
+export function route<Q extends z.ZodType = z.ZodType<undefined>, B extends z.ZodType = z.ZodType<undefined>>(r: ApiRoute<Q, B>): ApiRoute {
+  return r as unknown as ApiRoute;
+}
+
+/**
+ * Mounts the sandbox API's route tables: each route parses its body with the one body parser
+ * (a body that is not a JSON object is a `{"detail"}` 400 here, not the /v1 framework's
+ * non_field_errors), validates its query and body with its schemas (`validate`), then runs its
+ * handler. Every refusal is `{"detail": "<sentence>"}`.
+ */
+export function mountApi(router: Router, tables: ApiRoute[][], parseBody: Middleware): void {
+  const parseApiBody = apiBody(parseBody);
+  for (const r of tables.flat()) {
+    const run: Middleware = async (ctx) => {
+      await r.handle(ctx as ApiContext, validate(r, ctx));
+    };
+    router.register(r.path, [r.method], r.body ? [parseApiBody, run] : [run]);
+  }
+}
+
+/**
+ * The request's query and body checked against the route's schemas. A repeated query parameter
+ * (or form field) counts once, with its last value, everywhere in the sandbox API; a body field
+ * named in `bodyFromQuery` falls back to the query string. The first failing check is a 400.
+ */
+function validate<Q extends z.ZodType, B extends z.ZodType>(r: ApiRoute<Q, B>, ctx: Context): { query: z.output<Q>; body: z.output<B> } {
+  const query = lastValues(ctx.URL.searchParams);
+  const render = r.issue ?? ((issue: z.core.$ZodIssue) => issue.message);
+  const check = <S extends z.ZodType>(schema: S | undefined, input: unknown): z.output<S> => {
+    if (!schema) return undefined as z.output<S>;
+    const result = schema.safeParse(input);
+    if (!result.success) throw detail(400, render(result.error.issues[0]!));
+    return result.data;
+  };
+  const parsedQuery = check(r.query, query);
+  let body: Record<string, unknown> | undefined;
+  if (r.body) {
+    const parsed = ctx.state.body as ParsedBody;
+    body = parsed.form ? lastValues(Object.entries(parsed.data)) : { ...parsed.data };
+    for (const name of r.bodyFromQuery ?? []) {
+      const fallback = query[name];
+      if ((body[name] === undefined || body[name] === null) && typeof fallback === 'string' && fallback.trim() !== '') body[name] = fallback.trim();
+    }
+  }
+  return { query: parsedQuery, body: check(r.body, body) };
+}
+
+/** Each name once, with its last value (a form field's values arrive as a list). */
+function lastValues(entries: Iterable<[string, unknown]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of entries) out[name] = Array.isArray(value) ? value[value.length - 1] : value;
+  return out;
+}
+
+/**
+ * The one body parser, for the sandbox API: a body that is not an object reads
+ * {"detail": "..."} like every /api error, not the /v1 framework's non_field_errors.
+ */
+function apiBody(parseBody: Middleware): Middleware {
+  return async (ctx: Context, next: Next) => {
+    let parsed = false;
+    try {
+      await parseBody(ctx, () => {
+        parsed = true;
+        return next();
+      });
+    } catch (error) {
+      const body = error instanceof HttpError ? (error.body as Record<string, unknown>) : undefined;
+      if (!parsed && body && !('detail' in body)) throw detail(400, 'The body must be a JSON object.');
+      throw error;
+    }
+  };
+}

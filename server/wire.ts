@@ -1,0 +1,137 @@
+import type {
+  BlockEntry as WireBlock,
+  Clock as WireClock,
+  Hello,
+  MessageSummary,
+  Recipient,
+  RequestLogEntry,
+  Sender,
+  Subscription,
+} from '../client/pigeonhole-client.ts';
+import type { BlockEntry, Blocks } from './domain/toolkit/blocks.ts';
+import type { Caller } from './domain/directory/directory.ts';
+import type { MessageRecord, RecipientRecord, RequestLogRecord, SubscriptionRecord } from './domain/entities.ts';
+import type { ClockState } from './domain/flows/clock.ts';
+import type { Subscriptions } from './domain/flows/subscriptions.ts';
+
+/**
+ * The sandbox API's and the live push's representations: each entity mapped to its snake_case
+ * wire type in this one place. The types are the typed client's (client/pigeonhole-client.ts),
+ * shared with the inbox UI; `satisfies` keeps every answer to them.
+ */
+
+/** ISO-8601 UTC with whole seconds and Z, the wire format (api-contract.md §1). */
+export function wireTime(iso: string | Date) {
+  const date = typeof iso === 'string' ? new Date(iso) : iso;
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** A capture as lists, frames and PATCH answer it. */
+export function messageSummary(m: MessageRecord) {
+  return {
+    id: m.id,
+    source: m.source,
+    team: m.team,
+    sender: m.sender,
+    from: m.from,
+    recipient: m.recipient,
+    to: m.to,
+    cc: m.cc,
+    bcc: m.bcc,
+    subject: m.subject,
+    snippet: m.snippet ?? '',
+    status: m.status,
+    blocked: m.blocked,
+    redirected: m.redirected,
+    read: m.read,
+    attachment_count: m.attachments.length,
+    created_at: wireTime(m.createdAt),
+  } satisfies MessageSummary;
+}
+
+/** A recipient as GET /api/recipients and the recipient.changed frame give it. */
+export function recipientItem(r: RecipientRecord, blocks: Blocks) {
+  const reason = blocks.reason(r.team, r.email);
+  return {
+    team: r.team,
+    email: r.email,
+    first_name: r.firstName,
+    last_name: r.lastName,
+    flags: r.flags,
+    blocked: reason !== null,
+    block_reason: reason,
+    has_been_sent_email: r.hasBeenSentEmail,
+    created_at: wireTime(r.createdAt),
+    updated_at: wireTime(r.updatedAt),
+  } satisfies Recipient;
+}
+
+export function senderItem({ sender, team }: Caller) {
+  return {
+    team: team.id,
+    team_name: team.name,
+    id: sender.id,
+    name: sender.name,
+    email: sender.email,
+    api_key: sender.apiKey,
+    development_mode: sender.developmentMode,
+    development_recipient: sender.developmentRecipient,
+    daily_limit: sender.dailyLimit,
+    has_account_template: sender.accountTemplate !== null,
+    revoked: sender.revoked,
+  } satisfies Sender;
+}
+
+/** A subscription as the sandbox API and the subscription.changed frame show it. */
+export function subscriptionSummary(subscriptions: Subscriptions, s: SubscriptionRecord) {
+  return {
+    id: s.seq,
+    team: s.team,
+    trigger: s.flowTrigger,
+    flow_name: s.flowName,
+    email: s.email,
+    status: s.status,
+    current_step_order: s.currentStepOrder,
+    next_send_date: s.status === 'active' && s.nextSendDate !== null ? wireTime(s.nextSendDate) : null,
+    created_at: wireTime(s.createdAt),
+    updated_at: wireTime(s.updatedAt),
+    steps: subscriptions.timeline(s),
+  } satisfies Subscription;
+}
+
+/** The clock as the sandbox API and the clock.changed frame show it. */
+export function clockBody(state: ClockState) {
+  return { now: wireTime(state.now), offset_ms: state.offsetMs, real_time: state.realTime } satisfies WireClock;
+}
+
+export function blockBody(b: BlockEntry) {
+  return { team: b.team, email: b.email, reason: b.reason, created_at: b.createdAt === null ? null : wireTime(b.createdAt) } satisfies WireBlock;
+}
+
+/** A request log entry on the wire. */
+export function requestBody(r: RequestLogRecord) {
+  return {
+    id: r.seq,
+    at: r.at,
+    duration_ms: r.durationMs,
+    method: r.method,
+    path: r.path,
+    query: r.query,
+    route: r.route,
+    sender: r.sender,
+    team: r.team,
+    status: r.status,
+    fault: r.fault,
+    request: {
+      headers: r.requestHeaders,
+      body: r.requestBody,
+      files: r.files.map((f) => ({ field: f.field, filename: f.filename, content_type: f.contentType, size: f.size })),
+    },
+    response: { body: r.responseBody },
+  } satisfies RequestLogEntry;
+}
+
+/** The hello frame's data. */
+export function helloBody(now: Date, total: number, smtpPort: number | null) {
+  return { server_time: wireTime(now), total, smtp_port: smtpPort } satisfies Hello;
+}
