@@ -39,23 +39,30 @@ export interface FlusherHooks {
 /**
  * Group commit. Changes are made in memory and queued with their participant; `flush()`
  * resolves once a write that started after the call has put everything queued on disk, in one
- * write per file, all files at once, then deletions. Requests that arrive while a write runs share the next one. A failed batch
+ * write per file (packs first, then the segments that point into them, then the small files),
+ * then deletions. Requests that arrive while a write runs share the next one. A failed batch
  * is undone (files truncated back) and rejected for every caller with a StorageError.
  */
 export class Flusher {
   private queued: Promise<void> | null = null;
   private tail: Promise<unknown> = Promise.resolve();
+  /** The queued cycle frees space (a deletion): on a full disk it may use the reserve. */
+  private freeing = false;
 
   constructor(
     private readonly participants: Participant[],
     private readonly hooks: FlusherHooks,
   ) {}
 
-  flush(): Promise<void> {
+  /** `freesSpace`: this write is part of a deletion (on a full disk, it may use the reserve). */
+  flush(options: { freesSpace?: boolean } = {}): Promise<void> {
+    if (options.freesSpace) this.freeing = true;
     if (this.queued) return this.queued;
     const run = this.serial(async () => {
       if (this.queued === run) this.queued = null;
-      await this.cycle();
+      const freeing = this.freeing;
+      this.freeing = false;
+      await this.cycle(freeing);
     });
     this.queued = run;
     return run;
@@ -72,9 +79,9 @@ export class Flusher {
     return run;
   }
 
-  private async cycle(): Promise<void> {
+  private async cycle(freeing = false): Promise<void> {
     const batches: Batch[] = [];
-    let deleting = false;
+    let deleting = freeing;
     for (const participant of this.participants) {
       const batch = participant.begin({ deleting });
       if (!batch) continue;
@@ -83,17 +90,25 @@ export class Flusher {
     }
     if (batches.length === 0) return;
     for (let attempt = 0; ; attempt++) {
-      // Every file of the cycle is written at once: a capture is answered only when all of its
-      // writes are in, and start-up drops a record whose bytes never reached the pack (its
-      // write was cut short, so it was never answered).
-      const results = await Promise.allSettled(batches.map((batch) => batch.write()));
-      const failed = results.findIndex((result) => result.status === 'rejected');
-      if (failed < 0) break;
-      const error = storageError((results[failed] as PromiseRejectedResult).reason, batches[failed]!.path);
-      for (const [i, batch] of batches.entries()) if (results[i]!.status === 'fulfilled') await batch.revert().catch(() => undefined);
-      if (attempt === 0 && (await this.hooks.failed(error, { deletes: deleting }))) continue;
-      for (const batch of batches) batch.abort();
-      throw error;
+      const written: Batch[] = [];
+      let current: Batch | undefined;
+      try {
+        // In order: the packs before the records that point into them, so a record on disk
+        // never names bytes that are not (a crash can come between any two writes). Small
+        // writes are synchronous (fs.ts), so the order costs no waiting.
+        for (const batch of batches) {
+          current = batch;
+          await batch.write();
+          written.push(batch);
+        }
+        break;
+      } catch (cause) {
+        const error = storageError(cause, current?.path ?? '');
+        for (const batch of written.reverse()) await batch.revert().catch(() => undefined);
+        if (attempt === 0 && (await this.hooks.failed(error, { deletes: deleting }))) continue;
+        for (const batch of batches) batch.abort();
+        throw error;
+      }
     }
     for (const batch of batches) batch.commit();
     for (const batch of batches) {

@@ -158,10 +158,7 @@ export class PackStore implements Participant {
     return size >= this.options.largePartSize;
   }
 
-  /**
-   * Whether a part lies past the end of its pack: its write was cut short (all files of a
-   * group commit are written at once, and nothing is answered before every one is in).
-   */
+  /** Whether a part lies past the end of its pack: the write that held it was cut short. */
   cutShort(ref: ContentRef): boolean {
     if (!('p' in ref)) return false;
     const pack = this.packs.get(ref.p);

@@ -136,9 +136,12 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     this.queue({ seq: record.seq, record, volatile: options.volatile === true, onCommit: options.onCommit });
   }
 
-  /** Queues a tombstone: the record is gone for good once it is written. */
-  delete(seq: number): void {
-    this.queue({ seq, record: null, volatile: false });
+  /**
+   * Queues a tombstone: the record is gone for good once it is written. Volatile: dropped (not
+   * written again) if its write fails, for a deletion that is undone in memory then.
+   */
+  delete(seq: number, options: { volatile?: boolean } = {}): void {
+    this.queue({ seq, record: null, volatile: options.volatile === true });
   }
 
   /**
@@ -335,18 +338,20 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     this.maybeDoom(segment);
   }
 
-  /** @internal a write failed: state lines go back in the queue, new records are dropped. */
+  /**
+   * @internal A write failed: lines describing state kept in memory go back in the queue;
+   * volatile ones (new records, deletions the caller undoes) are dropped.
+   */
   aborted(segment: Segment, lines: Line[]): void {
+    for (const line of lines) if (line.volatile && this.pendingBySeq.get(line.seq) === line) this.pendingBySeq.delete(line.seq);
     const again: Line[] = [];
     for (const line of lines) {
+      if (line.volatile) continue;
       const newest = this.pendingBySeq.get(line.seq);
-      if (line.volatile) {
-        if (newest === line) this.pendingBySeq.delete(line.seq);
-        continue;
-      }
-      // A newer line for the same record is already queued: this one is superseded.
-      if (newest !== undefined && newest !== line) continue;
+      // A newer line for the same record was queued while this one was being written.
+      if (newest !== undefined && newest !== line && segment.pending.includes(newest)) continue;
       again.push(line);
+      this.pendingBySeq.set(line.seq, line);
     }
     segment.pending = [...again, ...segment.pending];
   }
@@ -365,14 +370,14 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     if (line.seq > this.maxSeqSeen) this.maxSeqSeen = line.seq;
     const segment = this.segmentFor(line.seq);
     const previous = this.pendingBySeq.get(line.seq);
-    if (previous && segment.pending.includes(previous)) {
+    if (previous && segment.pending.includes(previous) && (previous.volatile === line.volatile || (previous.volatile && previous.record !== null))) {
       // Not written yet: the newer state replaces it in place (a new record stays new).
       previous.record = line.record;
       if (line.onCommit) {
         const first = previous.onCommit;
         previous.onCommit = first ? () => (first(), line.onCommit!()) : line.onCommit;
       }
-      if (line.record === null && previous.volatile) {
+      if (line.record === null && previous.volatile && previous.record !== null) {
         // A record deleted before it was ever written: nothing to write at all.
         segment.pending.splice(segment.pending.indexOf(previous), 1);
         this.pendingBySeq.delete(line.seq);

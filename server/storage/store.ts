@@ -66,8 +66,11 @@ export interface Store {
    */
   touchCounters(): void;
   touchBlocks(): void;
-  /** Resolves once every change made before the call is on disk; a StorageError otherwise. */
-  flush(): Promise<void>;
+  /**
+   * Resolves once every change made before the call is on disk; a StorageError otherwise.
+   * `freesSpace`: part of a deletion, which may use the reserve on a full disk.
+   */
+  flush(options?: { freesSpace?: boolean }): Promise<void>;
   /**
    * The request log has its own group commit: it is not accepted data, and a /v1 response
    * must never wait for a log segment to be written.
@@ -114,13 +117,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const packs = await PackStore.open({ dir: dirs.packs, ...common, packSize: settings.packSize, largePartSize: settings.largePartSize });
   const index = new MessageIndex();
   const segmentOptions = (dir: string) => ({ dir, segmentSize: settings.segmentSize, ...common });
-  const cutShort: number[] = [];
+  let cutShort = 0;
   const messageLog = await SegmentLog.open<MessageRecord>(segmentOptions(dirs.messages), (record) => {
     const refs = contentRefs(record);
-    // Its record reached the disk but its bytes did not: a crash in the middle of its group
-    // commit (every file is written at once), so it was never answered. It is dropped, as if
-    // the send had not happened.
-    if (refs.some((ref) => packs.cutShort(ref))) return void cutShort.push(record.seq);
+    // Packs are written before the records that point into them, so this only happens when a
+    // power loss (without --fsync) kept a record but not its bytes: the capture stays, and its
+    // parts read as damaged.
+    if (refs.some((ref) => packs.cutShort(ref))) cutShort++;
     let pack = 0;
     for (const ref of refs) {
       packs.retain(ref);
@@ -128,8 +131,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     }
     index.add(record, pack);
   });
-  for (const seq of cutShort) messageLog.delete(seq);
-  if (cutShort.length > 0) log(`pigeonhole: ${cutShort.length} capture${cutShort.length === 1 ? '' : 's'} whose write was cut short by a crash (never answered) ${cutShort.length === 1 ? 'was' : 'were'} dropped`);
+  if (cutShort > 0) log(`pigeonhole: ${cutShort} capture${cutShort === 1 ? '' : 's'} point${cutShort === 1 ? 's' : ''} at bytes missing from the end of a pack (a write cut short by a power loss); their parts read as damaged`);
   const recipients = await Collection.open<RecipientRecord>(segmentOptions(dirs.recipients));
   const subscriptions = await Collection.open<SubscriptionRecord>(segmentOptions(dirs.subscriptions));
   const requestSummaries: RequestSummary[] = [];
@@ -253,7 +255,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     touchMeta: () => meta.touch(),
     touchCounters: () => meta.touchLazily(),
     touchBlocks: () => blocks.touch(),
-    flush: () => flusher.flush(),
+    flush: (options) => flusher.flush(options),
     flushRequests: () => logFlusher.flush(),
     exclusive: (task) => flusher.exclusive(task),
     diskUsage: () => diskUsage(fs, dataDir),

@@ -252,6 +252,45 @@ describe('a read-only data directory', () => {
   }
 });
 
+describe('a refused change', () => {
+  it('leaves the sandbox as it was: a mark, a status, a deletion or a clear answered 507 did not happen', async () => {
+    const injected = injectedFs();
+    const server = await startApp({ store: { fs: injected.fs, probeIntervalMs: 50, log: () => undefined } });
+    servers.push(server);
+    onTestFinished(() => injected.healthy());
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push(((await send(server, i, 100)).body as { id: string }).id);
+    injected.readOnly();
+    const call = async (method: string, p: string, body?: unknown) =>
+      read(await fetch(`${server.url}${p}`, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }));
+    expect((await call('PATCH', `/api/messages/${ids[0]}`, { read: true })).status).toBe(507);
+    expect((await call('POST', `/api/messages/${ids[0]}/status`, { status: 'bounced' })).status).toBe(507);
+    expect((await call('DELETE', `/api/messages/${ids[1]}`)).status).toBe(507);
+    expect((await call('DELETE', '/api/messages')).status).toBe(507);
+    const seen = async () => ((await get(server, '/api/messages')).body as { messages: { id: string; read: boolean; status: string }[] }).messages.map((m) => [m.id, m.read, m.status]);
+    const expected = ids.map((id) => [id, false, 'delivered']).reverse();
+    expect(await seen()).toEqual(expected);
+    expect((await get(server, '/api/blocks')).body).toMatchObject({ blocks: [{ reason: 'config' }] });
+    // Once it can write again, nothing refused turns up later, and the same changes work.
+    injected.healthy();
+    await waitFor(async () => ((await get(server, '/readyz')).status === 200 ? true : undefined), 5000);
+    await server.store.flush();
+    expect(await seen()).toEqual(expected);
+    expect((await call('PATCH', `/api/messages/${ids[0]}`, { read: true })).status).toBe(200);
+    expect((await call('DELETE', `/api/messages/${ids[1]}`)).status).toBe(204);
+    const dataDir = server.dataDir;
+    await server.close();
+    servers.pop();
+    const again = await startApp({ dataDir, store: { log: () => undefined } });
+    servers.push(again);
+    const after = ((await get(again, '/api/messages')).body as { messages: { id: string; read: boolean }[] }).messages.map((m) => [m.id, m.read]);
+    expect(after).toEqual([
+      [ids[2], false],
+      [ids[0], true],
+    ]);
+  });
+});
+
 describe('the data directory removed under the running server', () => {
   it('is made again and written back: nothing acknowledged is lost, before or after', async () => {
     const dataDir = path.join(await tracker.tempDir('pigeonhole-removed-'), 'data');

@@ -391,6 +391,10 @@ export class Messages {
 
   /** Deletes every capture; returns how many there were. */
   async clear(): Promise<number> {
+    // The counters are made safe on disk first (the segment files that named the highest ids
+    // are about to go): if even that cannot be written, nothing is cleared.
+    this.store.touchMeta();
+    await this.store.flush({ freesSpace: true });
     const count = this.index.size;
     for (const seq of this.pending.keys()) this.scheduler.cancel('delivery', seq);
     this.pending.clear();
@@ -408,18 +412,26 @@ export class Messages {
 
   private async removeQuietly(seqs: readonly number[]): Promise<MessageRecord[]> {
     const records = (await Promise.all(seqs.map((seq) => this.load(seq)))).filter((r): r is MessageRecord => r !== undefined);
+    if (records.length === 0) return [];
+    // The tombstones first: if they cannot be written, the captures stay as they were (a
+    // refused deletion never half happens).
+    for (const record of records) this.store.messages.log.delete(record.seq, { volatile: true });
+    await this.store.flush({ freesSpace: true });
     const removed: MessageRecord[] = [];
+    let released = false;
     for (const record of records) {
       if (!this.index.remove(record.seq)) continue;
       removed.push(record);
       this.cache.delete(record.seq);
       this.pending.delete(record.seq);
       this.scheduler.cancel('delivery', record.seq);
-      this.store.messages.log.delete(record.seq);
-      for (const ref of contentRefs(record)) this.store.packs.release(ref);
+      for (const ref of contentRefs(record)) {
+        this.store.packs.release(ref);
+        released = true;
+      }
     }
-    if (removed.length === 0) return removed;
-    await this.store.flush();
+    // Packs nothing lives in any more go with the next write (the deletion itself is on disk).
+    if (released) await this.store.flush().catch(() => undefined);
     this.scheduleMaintenance();
     return removed;
   }
@@ -430,7 +442,14 @@ export class Messages {
     record.read = read;
     this.index.setRead(record.seq, read);
     this.save(record);
-    await this.store.flush();
+    try {
+      await this.store.flush();
+    } catch (error) {
+      // Refused: the capture stays as it was (the queued line writes the old state back).
+      record.read = !read;
+      this.index.setRead(record.seq, !read);
+      throw error;
+    }
     this.events.emit('message.updated', record);
   }
 
@@ -439,14 +458,23 @@ export class Messages {
    * or complaint blocks the recipient as a real one does (blockOnOutcome).
    */
   async setStatus(record: MessageRecord, status: ForcedStatus): Promise<MessageRecord> {
-    this.scheduler.cancel('delivery', record.seq);
-    this.pending.delete(record.seq);
+    const before = { status: record.status, outcome: record.outcome, deliverAt: record.deliverAt, updatedAt: record.updatedAt };
     record.status = status;
     record.outcome = status;
     record.deliverAt = null;
     record.updatedAt = this.clock.now().toISOString();
     this.index.setStatus(record.seq, status);
     this.save(record);
+    try {
+      await this.store.flush();
+    } catch (error) {
+      // Refused: the capture stays as it was (the queued line writes the old state back).
+      Object.assign(record, before);
+      this.index.setStatus(record.seq, before.status);
+      throw error;
+    }
+    this.scheduler.cancel('delivery', record.seq);
+    this.pending.delete(record.seq);
     this.blockOnOutcome(record);
     await this.store.flush();
     this.events.emit('message.status', record);
