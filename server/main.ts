@@ -3,11 +3,15 @@ import { runCli } from './cli.ts';
 import type { Config } from './config.ts';
 import { boundHeapGrowth } from './memory.ts';
 import { createPigeonhole } from './pigeonhole.ts';
+import { plural, retentionLine, runningInContainer, startFailure } from './start-messages.ts';
 
 /** How long requests in flight get to finish after SIGTERM before their connections are cut. */
 const DRAIN_MS = 5000;
 /** Past this the process exits 1 whatever is still running. */
 const SHUTDOWN_LIMIT_MS = 10_000;
+
+/** Set once the configuration is read, for the start-failure message. */
+let dataDir: string | undefined;
 
 /**
  * The only entry point (`npm start`, `bin/pigeonhole`, the Docker image): reads argv and the
@@ -15,6 +19,7 @@ const SHUTDOWN_LIMIT_MS = 10_000;
  * stops cleanly on SIGTERM/SIGINT.
  */
 async function serve(config: Config): Promise<void> {
+  dataDir = config.dataDir;
   boundHeapGrowth();
   const pigeonhole = await createPigeonhole(config);
   const { httpPort, smtpPort } = await pigeonhole.listen();
@@ -30,7 +35,8 @@ async function serve(config: Config): Promise<void> {
   console.log(`Pigeonhole listening on http://${hostname}:${httpPort}${access.login ? ' (login required)' : ''}`);
   console.log(`  SMTP capture:   ${config.smtpTlsImplicit ? 'smtps' : 'smtp'}://${hostname}:${smtpPort}${smtpNotes.length > 0 ? ` (${smtpNotes.join('; ')})` : ''}`);
   if (tls?.file) console.log(`  TLS certificate: ${tls.file} (${tls.created ? 'made now' : 'kept'}, self-signed, SHA-256 ${tls.fingerprint})`);
-  console.log(`  data directory: ${store.dataDir} (${sandbox.messages.count()} captures)`);
+  console.log(`  data directory: ${store.dataDir} (${plural(sandbox.messages.count(), 'capture')})`);
+  console.log(`  retention:      ${retentionLine(config.maxMessages, config.maxAgeMs)}`);
   console.log(`  configuration:  ${config.configFile}`);
   console.log(`  API keys:       ${keys.join(', ')}`);
 
@@ -71,8 +77,8 @@ runCli(process.argv.slice(2), process.env, serve).then(
     if (code !== null) process.exitCode = code;
   },
   (error: unknown) => {
-    const e = error as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') console.error(`pigeonhole: port already in use (${e.message})`);
+    const message = startFailure(error, { dataDir, uid: process.getuid?.(), gid: process.getgid?.(), inContainer: runningInContainer() });
+    if (message) console.error(message);
     else console.error('pigeonhole: failed to start', error);
     process.exit(1);
   },
