@@ -12,7 +12,7 @@ const API_TARGET_MS = 50;
 const BROWSER_TARGET_MS = 300;
 const API_KEY = 'bulk-key';
 const CHROMIUM = '/usr/bin/chromium';
-/** design.md, machine facts: Debian's Chromium, headless, nothing running in the background. */
+/** docs/architecture.md, Machine facts: Debian's Chromium, headless, nothing running in the background. */
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 /** ui/src/components/filter-bar.tsx */
 const SEARCH_BOX = 'input[type="search"][aria-label="Search messages"]';

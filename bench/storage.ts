@@ -9,7 +9,7 @@ import { comparisonTable, diskLine, format, targetLines, targets, type FullFigur
 import { percentile } from './lib/stats.ts';
 
 /**
- * Storage benchmark (design.md, Storage): the real server as its own process, loaded through
+ * Storage benchmark (docs/storage.md): the real server as its own process, loaded through
  * /v1 on an empty store and again once it holds --count captures, then restarted on the same
  * data directory. Memory is always that of the process that did the work: the one that
  * ingested the captures, and the restarted one. Prints a side-by-side table and the targets.

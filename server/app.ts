@@ -72,7 +72,7 @@ export function createApp(deps: AppDeps): Koa {
   return app;
 }
 
-/** The two APIs' route tables, one per resource: the emulated service (api-contract.md) and the sandbox's own. */
+/** The two APIs' route tables, one per resource: the emulated service (docs/api-contract.md) and the sandbox's own. */
 export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | null }): { v1: Endpoint[][]; api: ApiRoute[][] } {
   return {
     v1: [emailRoutes(sandbox), flowRoutes(sandbox), v1RecipientRoutes(sandbox)],

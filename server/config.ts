@@ -78,7 +78,7 @@ interface OptionSpec {
   flag: string;
   env: string;
   default: string;
-  /** How --help and the README show the default, when not as it is. */
+  /** How --help and docs/configuration.md show the default, when not as it is. */
   shown?: string;
   help: string;
   parse: (value: string, source: string) => unknown;
@@ -115,7 +115,7 @@ function envName(flag: string): string {
   return `PIGEONHOLE_${flag.toUpperCase().replace(/-/g, '_')}`;
 }
 
-/** One option as --help and the README list it. */
+/** One option as --help and docs/configuration.md list it. */
 export interface OptionInfo {
   flag: string;
   env: string;

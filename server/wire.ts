@@ -20,7 +20,7 @@ import type { Subscriptions } from './domain/flows/subscriptions.ts';
  * shared with the inbox UI; `satisfies` keeps every answer to them.
  */
 
-/** ISO-8601 UTC with whole seconds and Z, the wire format (api-contract.md §1). */
+/** ISO-8601 UTC with whole seconds and Z, the wire format (docs/api-contract.md §1). */
 export function wireTime(iso: string | Date) {
   const date = typeof iso === 'string' ? new Date(iso) : iso;
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');

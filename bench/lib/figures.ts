@@ -27,7 +27,7 @@ export function targetLine(pass: boolean, name: string, value: string): string {
   return `- ${pass ? 'PASS' : 'FAIL'}  ${name}: ${value}`;
 }
 
-/** A Markdown table (readable in a terminal, pasteable into the README); numeric columns right-aligned. */
+/** A Markdown table (readable in a terminal, pasteable into bench/README.md); numeric columns right-aligned. */
 export function table(header: string[], rows: string[][], rightAligned: boolean[] = header.map((_, i) => i > 0)): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(rightAligned.map((right) => (right ? '---:' : '---'))), ...rows.map(line)].join('\n');

@@ -69,7 +69,7 @@ function phaseRows(suffix: string, empty: PhaseFigures, full: PhaseFigures): Row
   ];
 }
 
-/** The side-by-side table, as Markdown (readable in a terminal, pasteable into the README). */
+/** The side-by-side table, as Markdown (readable in a terminal, pasteable into bench/README.md). */
 export function comparisonTable(empty: SideFigures, full: FullFigures, fullLabel: string): string {
   const restarted = full.restartedPhase;
   const rows: Row[] = [

@@ -2,7 +2,7 @@ import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
 
 // The real service validates with Django's EmailValidator; these are its rules, so an address
-// the service would refuse is refused here too (api-contract.md §1, "Enter a valid email address.").
+// the service would refuse is refused here too (docs/api-contract.md §1, "Enter a valid email address.").
 const USER = /^[-!#$%&'*+/=?^_`{}|~0-9A-Z]+(\.[-!#$%&'*+/=?^_`{}|~0-9A-Z]+)*$|^"([\x01-\x08\x0b\x0c\x0e-\x1f!#-[\]-\x7f]|\\[\x01-\x09\x0b\x0c\x0e-\x7f])*"$/i;
 const DOMAIN = /^(?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+(?:[A-Z0-9-]{2,63})$/i;
 const LITERAL = /^\[([A-F0-9:.]+)\]$/i;

@@ -21,7 +21,7 @@ export type {
 
 /** How a capture arrived. */
 export const SOURCES = ['api', 'smtp', 'flow'] as const satisfies readonly Source[];
-/** A capture's delivery status (api-contract.md §6). */
+/** A capture's delivery status (docs/api-contract.md §6). */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'bounced', 'complained', 'failed'] as const satisfies readonly DeliveryStatus[];
 /** The statuses the sandbox API can force on a capture. */
 export const FORCED_STATUSES = ['delivered', 'bounced', 'complained', 'failed'] as const satisfies readonly DeliveryStatus[];

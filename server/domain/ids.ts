@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Sqids from 'sqids';
 
 // Email ids and recipient sqids are short Sqids strings from per-installation counters
-// (api-contract.md §3, sandbox decision).
+// (docs/api-contract.md §3, sandbox decision).
 const sqids = new Sqids({ minLength: 3 });
 
 export function encodeId(seq: number): string {

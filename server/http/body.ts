@@ -34,7 +34,7 @@ declare module 'koa' {
 
 /**
  * Parses JSON, form-encoded and multipart bodies into ctx.state.body, with the request body
- * errors of api-contract.md §1: 400 for malformed JSON or a JSON body that is not an object,
+ * errors of docs/api-contract.md §1: 400 for malformed JSON or a JSON body that is not an object,
  * 415 for other content types, 413 over the size limit. A request without a body (or without
  * a content type, as the real service's framework does) parses as an empty object.
  */
@@ -114,7 +114,7 @@ async function readText(req: IncomingMessage, limit: number, tooLarge: () => Htt
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The JSON body as an object, or the framework's errors for anything else (§1). */
+/** The JSON body as an object, or the framework's errors for anything else (docs/api-contract.md §1). */
 function parseJsonObject(text: string): Record<string, unknown> {
   if (text.trim() === '') return {};
   let value: unknown;

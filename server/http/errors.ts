@@ -29,10 +29,10 @@ export const detail = (status: number, message: string, headers?: Record<string,
 
 export const notFound = () => detail(404, 'Not found.');
 
-/** Field errors: {"<field>": ["<message>"]} (api-contract.md §1). */
+/** Field errors: {"<field>": ["<message>"]} (docs/api-contract.md §1). */
 export const fieldErrors = (errors: Record<string, string[]>) => new HttpError(400, errors);
 
-/** How each domain refusal reads on the wire (api-contract.md §3–§5). */
+/** How each domain refusal reads on the wire (docs/api-contract.md §3–§5). */
 export function fromDomain(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
   if (error instanceof NotFound) return notFound();

@@ -8,7 +8,7 @@ import type { Endpoint } from './v1/endpoints.ts';
 import { bodyParam, queryParam } from './v1/query.ts';
 
 /**
- * A rate limit's refusal: 429 with the contract's 429 body shape ({"error": ...}, api-contract.md
+ * A rate limit's refusal: 429 with the contract's 429 body shape ({"error": ...}, docs/api-contract.md
  * §3) in the words of the real service's framework (Django REST framework's Throttled), and
  * Retry-After in whole seconds as that framework sends it.
  */
@@ -17,7 +17,7 @@ export function rateLimited(retryAfterSeconds: number): HttpError {
   return new HttpError(429, { error: `Request was throttled. Expected available in ${retryAfterSeconds} ${unit}.` }, { 'Retry-After': String(retryAfterSeconds) });
 }
 
-/** The contract's body for each status a fault can answer with (api-contract.md §1, §3). */
+/** The contract's body for each status a fault can answer with (docs/api-contract.md §1, §3). */
 export function faultResponse(status: 429 | 500 | 503, caller: Caller): HttpError {
   if (status === 429) return new HttpError(429, { error: `Daily limit of ${caller.sender.dailyLimit ?? 100} emails has been reached` });
   if (status === 500) return new HttpError(500, { detail: 'Internal server error.' });

@@ -13,7 +13,7 @@ export const helloFrame = (sandbox: Sandbox, smtpPort: () => number | null) => (
 /** Each pushed domain event's frame data, typed by the wire's Frame union. */
 type Mappers = { [T in Exclude<Frame['type'], 'hello'>]: (...args: DomainEvents[T]) => FrameData<T> };
 
-/** The frames README documents, each in the sandbox API's shape for the same thing. */
+/** The frames docs/live-push.md documents, each in the sandbox API's shape for the same thing. */
 export function domainFrames(sandbox: Sandbox): FrameMappers {
   const mappers: Mappers = {
     'message.created': (m: MessageRecord) => messageSummary(m),

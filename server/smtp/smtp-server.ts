@@ -153,7 +153,7 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
   function authenticate(password: string, callback: (error: Error | null, response?: { user: string }) => void): void {
     const caller = directory.byApiKey(password);
     if (!caller) return callback(refuse('auth_failed', 535, '5.7.8 Authentication failed: the password must be a valid API key'));
-    // The same rule as every /v1 call (api-contract.md §2): the team needs the flows feature.
+    // The same rule as every /v1 call (docs/api-contract.md §2): the team needs the flows feature.
     if (!caller.team.flowsEnabled) return callback(refuse('auth_failed', 535, "5.7.8 Authentication failed: this API key's team does not have email flows enabled"));
     callback(null, { user: caller.sender.id });
   }

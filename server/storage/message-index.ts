@@ -18,7 +18,7 @@ export const FIELD_MARK = '\u0002';
 
 /**
  * Every capture, as compact as the inbox's lists, filters, search and wait-for allow
- * (design.md, Storage: memory per capture is only what those need). Fixed-size fields live in
+ * (docs/storage.md: memory per capture is only what those need). Fixed-size fields live in
  * typed arrays, one slot per capture in sequence order; the only object per capture is its
  * search text: the addresses, subject, From, sender id and body snippet, lowercased, in one
  * string. Everything else (names, flags, attachments, where the bodies are) is read from the

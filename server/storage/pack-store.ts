@@ -15,7 +15,7 @@ import { syncDir } from './segment-log.ts';
 export type ContentRef = { p: number; o: number; n: number } | { f: string; n: number };
 
 /**
- * Pack files hold the bytes of captures (design.md, Storage): entries appended to a file that
+ * Pack files hold the bytes of captures (docs/storage.md): entries appended to a file that
  * only grows until it reaches `packSize`, then is sealed and a new one started. Each entry is a
  * 20-byte header (magic, the capture's sequence number, the part, the length, a CRC-32 of the
  * header and the data) and the data. A group commit appends every entry of its batch in one

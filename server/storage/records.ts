@@ -45,7 +45,7 @@ export interface MessageRecord {
   deliverAt: string | null;
   outcome: DeliveryStatus;
   sesId: string;
-  /** The /v1 record body is encrypted at rest (Encryption-Key, api-contract.md §3). */
+  /** The /v1 record body is encrypted at rest (Encryption-Key, docs/api-contract.md §3). */
   encrypted: boolean;
   /** Where the bodies are stored; a part that is absent was not given. */
   content: MessageContent;

@@ -7,7 +7,7 @@ import type { Quarantine } from './quarantine.ts';
 /**
  * Segment files are lowdb's JSON documents, `{"records":[...]}`, written one record per line so
  * that a record can be read back by its byte range and new records appended without rewriting
- * the rest (design.md, Storage). A change appends the record's new version (the last line of a
+ * the rest (docs/storage.md). A change appends the record's new version (the last line of a
  * sequence number wins); a deletion appends a tombstone `{"seq":N,"deleted":true}`. After every
  * completed write the file is a valid JSON document again. A segment is rewritten without its
  * dead lines once they outnumber the live ones, and deleted once nothing in it is live.

@@ -1,6 +1,6 @@
 import type { FlowConfig, SandboxConfig, SenderConfig, TeamConfig } from './sandbox-config.ts';
 
-/** Who the caller is: a sender (account) and the team it belongs to (api-contract.md §2). */
+/** Who the caller is: a sender (account) and the team it belongs to (docs/api-contract.md §2). */
 export interface Caller {
   readonly sender: SenderConfig;
   readonly team: TeamConfig;

@@ -1,6 +1,6 @@
 /**
  * Normalises flags given as a list or a comma-separated string: split on commas, trimmed,
- * empties dropped, duplicates removed, input order kept (api-contract.md §3 and §5).
+ * empties dropped, duplicates removed, input order kept (docs/api-contract.md §3 and §5).
  */
 export function normaliseFlags(input: string | readonly string[] | undefined): string[] {
   if (input === undefined) return [];
@@ -29,7 +29,7 @@ export function addFlags(target: string[], flags: readonly string[]): boolean {
 
 /**
  * A list of strings printed the way Python prints it, as the real service's messages do
- * (api-contract.md §5): ['a', 'b'], each item in single quotes, or in double quotes when it
+ * (docs/api-contract.md §5): ['a', 'b'], each item in single quotes, or in double quotes when it
  * holds a single quote and no double quote.
  */
 export function pythonListRepr(items: readonly string[]): string {

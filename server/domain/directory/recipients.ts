@@ -27,7 +27,7 @@ export interface RecipientSearch {
   q?: string;
 }
 
-/** Recipients per team, keyed by address without regard to case (api-contract.md §5). */
+/** Recipients per team, keyed by address without regard to case (docs/api-contract.md §5). */
 export class Recipients {
   private readonly index = new Map<string, RecipientRecord>();
   private readonly collection: Collection<RecipientRecord>;
@@ -59,7 +59,7 @@ export class Recipients {
 
   /**
    * Creates or updates in memory, to be flushed with the caller's write: given names
-   * overwrite, omitted ones are kept, flags are only added (api-contract.md §5).
+   * overwrite, omitted ones are kept, flags are only added (docs/api-contract.md §5).
    */
   apply(team: string, email: string, change: RecipientChange): { record: RecipientRecord; created: boolean } {
     const now = this.clock.now().toISOString();

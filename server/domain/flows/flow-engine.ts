@@ -28,7 +28,7 @@ export interface FlowEngineDeps {
 const RETRY_MS = 60_000;
 
 /**
- * Runs flow subscriptions (api-contract.md §4). A subscription rests only at a wait step (or
+ * Runs flow subscriptions (docs/api-contract.md §4). A subscription rests only at a wait step (or
  * completes); every other step runs as soon as it is reached. Its schedule lives in the
  * subscription record itself (`currentStepOrder`, `nextSendDate`, `waiting`, `waitFlag`), so
  * a restart picks it up from the store; the scheduler holds one due entry per subscription.

@@ -1,7 +1,7 @@
 import type { FlowConfig, FlowStepConfig } from '../directory/sandbox-config.ts';
 import type { RecipientRecord, SubscriptionRecord } from '../entities.ts';
 
-/** The recipient fields a flow email's templates can use (api-contract.md §4). */
+/** The recipient fields a flow email's templates can use (docs/api-contract.md §4). */
 const PLACEHOLDER = /\{\{\s*(first_name|last_name|email)\s*\}\}/g;
 
 /**

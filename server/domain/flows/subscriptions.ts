@@ -32,7 +32,7 @@ export interface SandboxSubscriptionFilter {
 }
 
 /**
- * Flow subscriptions (api-contract.md §4). A subscription starts at the flow's first step, due
+ * Flow subscriptions (docs/api-contract.md §4). A subscription starts at the flow's first step, due
  * now; the flow engine runs it from there (its first steps before `subscribe` resolves).
  */
 export class Subscriptions {

@@ -6,7 +6,7 @@ const PREFIX = 'enc:v1:';
 const SCRYPT = { N: 1 << 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
 /**
- * Encryption-Key (api-contract.md §3, sandbox decision): the record body is sealed with
+ * Encryption-Key (docs/api-contract.md §3, sandbox decision): the record body is sealed with
  * AES-256-GCM under a key derived by scrypt from the header value and a random salt. Only the
  * sealed text is stored; the header value never is.
  * Format: enc:v1:base64(salt[16] | iv[12] | tag[16] | ciphertext).

@@ -74,7 +74,7 @@ export function compileFilter(filter: MessageFilter, index: MessageIndex): (slot
   return (slot) => tests.every((test) => test(slot));
 }
 
-/** A /v1 list's filter: the team's API and flow records, optionally sent to one address (§3). */
+/** A /v1 list's filter: the team's API and flow records, optionally sent to one address (docs/api-contract.md §3). */
 export function compileTeamFilter(team: string, recipient: string | undefined, index: MessageIndex): (slot: number) => boolean {
   const prefix = recipient === undefined ? undefined : `${ADDRESS_MARK}${emailKey(recipient)}${ADDRESS_MARK}`;
   return (slot) => index.team(slot) === team && index.source(slot) !== 'smtp' && (prefix === undefined || index.text(slot).startsWith(prefix));

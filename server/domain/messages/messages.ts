@@ -98,7 +98,7 @@ const PARTS_CACHE_SIZE = 16;
 const MAX_HEADER_BYTES = 256 * 1024;
 
 /**
- * The one ingestion path (design.md): API sends, SMTP messages and flow steps all end here,
+ * The one ingestion path (docs/architecture.md): API sends, SMTP messages and flow steps all end here,
  * where the sender's rules are applied and the capture is stored. Lists, filters and search run
  * on the store's compact index; a capture's full record is read from its segment when shown.
  */
@@ -165,7 +165,7 @@ export class Messages {
       releaseLimit = this.reserveDailySend(email, now);
       const originalTo = email.to ?? [email.recipient];
       const originals = uniqueAddresses([email.recipient, ...originalTo, ...(email.cc ?? []), ...(email.bcc ?? [])]);
-      // Blocked is decided on the original recipients, before any Development Mode redirect (§3);
+      // Blocked is decided on the original recipients, before any Development Mode redirect (docs/api-contract.md §3);
       // a message to several (SMTP) is blocked as a whole when any of them is.
       const blocked = team !== null && originals.some((address) => this.blocks.isBlocked(team, address));
       const flags = normaliseFlags(email.flags);
@@ -314,7 +314,7 @@ export class Messages {
 
   /**
    * The /v1 record body: the delivered HTML. An encrypted record needs its key; without one
-   * the sealed text is returned as it is stored (api-contract.md §3, Encryption-Key).
+   * the sealed text is returned as it is stored (docs/api-contract.md §3, Encryption-Key).
    */
   async recordBody(record: MessageRecord, encryptionKey: string | undefined): Promise<string> {
     if (!record.encrypted) return (await this.html(record)) ?? '';
@@ -454,7 +454,7 @@ export class Messages {
   }
 
   /**
-   * Forces a capture's delivery status (the sandbox API, api-contract.md §6). A forced bounce
+   * Forces a capture's delivery status (the sandbox API, docs/api-contract.md §6). A forced bounce
    * or complaint blocks the recipient as a real one does (blockOnOutcome).
    */
   async setStatus(record: MessageRecord, status: ForcedStatus): Promise<MessageRecord> {
@@ -692,7 +692,7 @@ export class Messages {
   }
 
   /**
-   * The daily limit (§3): every email record the sender creates through the API in the UTC day
+   * The daily limit (docs/api-contract.md §3): every email record the sender creates through the API in the UTC day
    * of the sandbox clock counts, blocked ones included. Reserved before anything is written so
    * concurrent sends cannot overshoot; released if the send then fails.
    */
@@ -737,7 +737,7 @@ export class Messages {
     for (const [sender, n] of Object.entries(counted)) daily.bySender[sender] = Math.max(daily.bySender[sender] ?? 0, n);
   }
 
-  /** A pending status becomes its outcome once the delivery delay has passed (§6). */
+  /** A pending status becomes its outcome once the delivery delay has passed (docs/api-contract.md §6). */
   private settle(record: MessageRecord): MessageRecord {
     if (record.status !== 'pending' || record.deliverAt === null) return record;
     if (new Date(record.deliverAt).getTime() > this.clock.now().getTime()) return record;

@@ -31,7 +31,7 @@ export interface Retention {
 }
 
 /**
- * Keeps the inbox bounded (design.md, Storage): at most `maxMessages` captures and none older
+ * Keeps the inbox bounded (docs/storage.md): at most `maxMessages` captures and none older
  * than `maxAgeMs`, oldest deleted first, through `Messages.remove` (records and files). Pruning
  * runs at start-up, shortly after a burst of captures takes the inbox over its cap, and on a
  * timer for the age limit. It deletes `batchSize` captures per step and yields between steps,

@@ -17,7 +17,7 @@ export interface BlockEntry {
 
 /**
  * Blocked recipients per team: the team's configured list, plus recipients blocked since
- * (a bounce or complaint, api-contract.md §6, or through the sandbox API). A configured block
+ * (a bounce or complaint, docs/api-contract.md §6, or through the sandbox API). A configured block
  * can be lifted through the sandbox API; it stays lifted (across restarts) until a reset that
  * restores the fixtures.
  */

@@ -10,7 +10,7 @@ const OUTCOMES: Record<string, DeliveryStatus> = {
 };
 
 /**
- * What SES would make of a send to this address (api-contract.md §6): the mailbox-simulator
+ * What SES would make of a send to this address (docs/api-contract.md §6): the mailbox-simulator
  * addresses, with or without a +label, give their documented outcome; everything else is
  * delivered.
  */
@@ -22,14 +22,14 @@ export function simulatedOutcome(address: string): DeliveryStatus {
 }
 
 /**
- * The block a delivery outcome leaves (§6): a bounce or a complaint blocks the recipient for
+ * The block a delivery outcome leaves (docs/api-contract.md §6): a bounce or a complaint blocks the recipient for
  * the team's later sends; other outcomes, and captures of no team (anonymous SMTP), block
  * nothing. One rule for every way an outcome comes about: at capture, when a delivery delay
  * passes, or forced through the sandbox API.
  *
  * The address blocked is the original recipient, the one the sender asked for, also under
  * Development Mode, where the mail went to the development address instead (sandbox
- * decision): blocks are checked on the original recipient (§3), so only a block on it stops
+ * decision): blocks are checked on the original recipient (docs/api-contract.md §3), so only a block on it stops
  * the next send to it, and the email record the outcome belongs to names it. The development
  * address is never blocked for standing in for someone else.
  */

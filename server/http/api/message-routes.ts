@@ -336,7 +336,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       body: z.object({ status: oneOf('status', FORCED_STATUSES, { required: true }) }),
       doc: {
         summary: 'Force the delivery status',
-        description: 'A bounce or complaint blocks the original recipient for later sends of the team (api-contract.md §6). Announced as message.status.',
+        description: 'A bounce or complaint blocks the original recipient for later sends of the team (docs/api-contract.md §6). Announced as message.status.',
         tags,
         params,
         bodyExample: { status: 'bounced' },

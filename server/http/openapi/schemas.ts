@@ -26,7 +26,7 @@ export const Detail = z.object({ detail: z.string() }).meta({ id: 'Detail', desc
 export const ErrorBody = z.object({ error: z.string() }).meta({ id: 'Error', description: 'The error body of a few /v1 endpoints: {"error": "<message>"}.' });
 export const FieldErrors = z
   .record(z.string(), z.array(z.string()))
-  .meta({ id: 'FieldErrors', description: 'Field errors: each failing field with a list of messages, several fields in one object (api-contract.md §1).' });
+  .meta({ id: 'FieldErrors', description: 'Field errors: each failing field with a list of messages, several fields in one object (docs/api-contract.md §1).' });
 export const NonFieldErrors = z.object({ non_field_errors: z.array(z.string()) }).meta({ id: 'NonFieldErrors', description: 'A JSON body that is not an object.' });
 
 // /v1 representations (http/v1/wire.ts builds them).

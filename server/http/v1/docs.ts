@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { detail, type ResponseDoc } from '../openapi/docs.ts';
 import { Detail, FieldErrors, NonFieldErrors } from '../openapi/schemas.ts';
 
-/** What every /v1 endpoint may answer besides its own answers (api-contract.md §1, §2), for the OpenAPI document. */
+/** What every /v1 endpoint may answer besides its own answers (docs/api-contract.md §1, §2), for the OpenAPI document. */
 
 const CREDENTIALS = 'Authentication credentials were not provided.';
 
-/** Every POST (and DELETE) body comes as JSON, form-encoded or multipart (§1). */
+/** Every POST (and DELETE) body comes as JSON, form-encoded or multipart (docs/api-contract.md §1). */
 export const V1_BODY_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'] as const;
 
 export const v1Responses: Record<number, ResponseDoc> = {
@@ -21,7 +21,7 @@ export const v1Responses: Record<number, ResponseDoc> = {
   503: detail('Only when a fault rule injects it.', 'Service temporarily unavailable, try again later.'),
 };
 
-/** The request body's own problems (§1): over the size limit, another content type. */
+/** The request body's own problems (docs/api-contract.md §1): over the size limit, another content type. */
 export const v1BodyResponses: Record<number, ResponseDoc> = {
   413: detail('Body over the size limit (default 25 MB).', 'Request body exceeds the limit of 26214400 bytes.'),
   415: detail('Another content type.', 'Unsupported media type "text/plain" in request.'),
@@ -33,7 +33,7 @@ export const fieldErrorsDoc: ResponseDoc = {
   body: z.union([FieldErrors, Detail, NonFieldErrors]),
 };
 
-/** A paginated list's `page` (§3: page size 20, sandbox decision) and its 404. */
+/** A paginated list's `page` (docs/api-contract.md §3: page size 20, sandbox decision) and its 404. */
 export const PAGE_PARAMETER = {
   name: 'page',
   description: 'Page number from 1, or "last". Page size 20. Out of range or not a number: 404 {"detail": "Invalid page."}.',

@@ -67,7 +67,7 @@ const deliveryDoc = (withPath: boolean): RouteDoc => ({
   },
 });
 
-/** /v1/email/* (api-contract.md §3). */
+/** /v1/email/* (docs/api-contract.md §3). */
 export function emailRoutes(sandbox: Sandbox): Endpoint[] {
   const { messages } = sandbox;
 
@@ -90,13 +90,13 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
       useAccountTemplate: input.use_account_template,
       encryptionKey,
     });
-    // A blocked recipient still gets a record and a 200, with the error beside the id (§3).
+    // A blocked recipient still gets a record and a 200, with the error beside the id (docs/api-contract.md §3).
     ctx.body = record.blocked ? { id: record.id, error: 'Recipient is blocked' } : { id: record.id };
   };
 
   const list = async (ctx: V1Context) => {
     const { recipient } = readQuery(ctx, listQuery);
-    // This endpoint reports the field error as a string, not a list (§3).
+    // This endpoint reports the field error as a string, not a list (docs/api-contract.md §3).
     if (recipient !== undefined && !isValidEmail(recipient)) throw new HttpError(400, { recipient: 'Enter a valid email address.' });
     ctx.body = await paginate(ctx, (offset, limit) => messages.pageForTeam(ctx.state.caller.team.id, recipient, offset, limit), emailListItem);
   };
@@ -123,7 +123,7 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
     const id = ctx.params.id ?? readQuery(ctx, deliveryQuery).id ?? bodyParam(ctx.state.body.data, 'id');
     if (id === undefined) throw detail(400, 'Provide id in URL path, query parameter, or request payload.');
     const record = await messages.findForTeam(ctx.state.caller.team.id, id);
-    // This endpoint's not-found body uses "error", unlike detail (§3).
+    // This endpoint's not-found body uses "error", unlike detail (docs/api-contract.md §3).
     if (!record) throw new HttpError(404, { error: 'Email not found' });
     ctx.body = { id: record.id, status: record.status, ses_id: record.sesId };
   };

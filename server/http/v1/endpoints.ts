@@ -19,7 +19,7 @@ export interface Endpoint {
   path: string;
   /** The view name the framework reports for OPTIONS. */
   name: string;
-  /** A GET that also reads identifiers from a request body (§3, delivery). */
+  /** A GET that also reads identifiers from a request body (docs/api-contract.md §3, delivery). */
   readsBody?: boolean;
   /** The query parameters it reads (`readQuery`), for the handler and the OpenAPI document. */
   query?: z.ZodObject;
@@ -40,7 +40,7 @@ const CREDENTIALS = 'Authentication credentials were not provided.';
 const PARSES = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'];
 
 /**
- * Mounts route tables with the real service's order of checks (§1, §2): the path is resolved
+ * Mounts route tables with the real service's order of checks (docs/api-contract.md §1, §2): the path is resolved
  * first (404, and the trailing-slash rule in `v1Fallback`), then authentication (401/403),
  * then the method (405 with Allow), then the body, then the handler.
  */
@@ -73,7 +73,7 @@ export function mountV1(router: Router, tables: Endpoint[][], deps: V1Deps): voi
 
 /**
  * Requests the route table did not take. Under /v1, a path without its trailing slash is
- * redirected (GET/HEAD, 301) when the slash form exists, else it is a JSON 404 (§1).
+ * redirected (GET/HEAD, 301) when the slash form exists, else it is a JSON 404 (docs/api-contract.md §1).
  */
 export function v1Fallback(router: Router): Middleware {
   return async (ctx: Context, next: Next) => {
@@ -99,7 +99,7 @@ function allowedMethods(endpoints: Endpoint[]): string {
   return [...methods].join(', ');
 }
 
-/** `Authorization: Api-Key <key>` (§2): 401 unless the key is known, 403 if the team lacks flows. */
+/** `Authorization: Api-Key <key>` (docs/api-contract.md §2): 401 unless the key is known, 403 if the team lacks flows. */
 function authenticate(directory: Directory): Middleware {
   return async (ctx: Context, next: Next) => {
     const match = /^Api-Key\s+(\S+)\s*$/i.exec(ctx.get('authorization'));

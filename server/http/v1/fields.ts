@@ -7,7 +7,7 @@ import { describedAs } from '../openapi/json-schema.ts';
 
 /**
  * Zod field types that read and fail like the real service's serializer fields, with its
- * standard messages (api-contract.md §1). One schema per request; handlers get typed input.
+ * standard messages (docs/api-contract.md §1). One schema per request; handlers get typed input.
  */
 const REQUIRED = 'This field is required.';
 const BLANK = 'This field may not be blank.';
@@ -77,12 +77,12 @@ const FLAGS = { id: 'Flags', description: 'A list of strings or one comma-separa
 
 const flagItems = z.union([z.string(), z.array(z.string())], { error: (issue) => (issue.input === null ? NULL : NOT_STRING) }).meta(FLAGS);
 
-/** Flags as a list of strings or one comma-separated string, normalised (§3, §5). */
+/** Flags as a list of strings or one comma-separated string, normalised (docs/api-contract.md §3, §5). */
 export function optionalFlags() {
   return flagItems.optional().transform((value) => normaliseFlags(value));
 }
 
-/** Required flags: missing is required, an empty (normalised) list is refused (§5). */
+/** Required flags: missing is required, an empty (normalised) list is refused (docs/api-contract.md §5). */
 export function requiredFlags() {
   return z
     .union([z.string(), z.array(z.string())], { error: typeError(NOT_STRING) })

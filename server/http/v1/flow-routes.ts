@@ -30,7 +30,7 @@ const listQuery = z.object({ email: z.string().optional().describe('Filter by ad
 const removeQuery = z.object({ email: z.string().optional().describe('Address (or in a JSON or form body).'), flow_trigger: z.string().optional().describe('Flow trigger (or in the body).') });
 const tags = ['v1'];
 
-/** /v1/flows/* (api-contract.md §4). */
+/** /v1/flows/* (docs/api-contract.md §4). */
 export function flowRoutes(sandbox: Sandbox): Endpoint[] {
   const { subscriptions } = sandbox;
 
@@ -60,7 +60,7 @@ export function flowRoutes(sandbox: Sandbox): Endpoint[] {
   };
 
   const remove = async (ctx: V1Context) => {
-    // Parameters come in the query string; a JSON or form body is read too (§4).
+    // Parameters come in the query string; a JSON or form body is read too (docs/api-contract.md §4).
     const data = ctx.state.body.data;
     const query = readQuery(ctx, removeQuery);
     const email = query.email ?? bodyParam(data, 'email');

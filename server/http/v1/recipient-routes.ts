@@ -29,7 +29,7 @@ const flagsSchema = z
 const listQuery = z.object({ email: z.string().optional().describe('Exact address.'), flag: z.string().optional().describe('Has this flag.') });
 const tags = ['v1'];
 
-/** /v1/recipients/* (api-contract.md §5). */
+/** /v1/recipients/* (docs/api-contract.md §5). */
 export function recipientRoutes(sandbox: Sandbox): Endpoint[] {
   const { recipients } = sandbox;
 
@@ -40,7 +40,7 @@ export function recipientRoutes(sandbox: Sandbox): Endpoint[] {
       lastName: input.last_name,
       flags: input.flags,
     });
-    // 201 on create, 200 on update (sandbox decision, §5).
+    // 201 on create, 200 on update (sandbox decision, docs/api-contract.md §5).
     ctx.status = created ? 201 : 200;
     ctx.body = recipientBody(record);
   };
