@@ -3,7 +3,7 @@ import { startRetention, type Retention } from '../../server/domain/messages/ret
 import type { MessageRecord } from '../../server/domain/entities.ts';
 import { api, read, startApp, type TestServer } from '../support/app.ts';
 import { waitFor } from '../support/poll.ts';
-import { allMessages, processTracker } from '../e2e/process-helpers.ts';
+import { allMessages, processTracker } from '../support/process-helpers.ts';
 
 const DAY = 86_400_000;
 const servers: TestServer[] = [];

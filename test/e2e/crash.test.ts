@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, read } from '../support/app.ts';
 import type { ServerProcess } from '../support/server-process.ts';
-import { allMessages, inParallel, jsonFilesUnder, processTracker, WIRE_TIME } from './process-helpers.ts';
+import { allMessages, inParallel, jsonFilesUnder, processTracker, WIRE_TIME } from '../support/process-helpers.ts';
 
 /**
  * design.md, Storage: "an accepted request is answered only after its data is written (a crash

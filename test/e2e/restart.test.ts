@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, read } from '../support/app.ts';
 import type { ServerProcess } from '../support/server-process.ts';
-import { allMessages, inParallel, processTracker, sampleConfig, WIRE_TIME, writeConfig } from './process-helpers.ts';
+import { allMessages, inParallel, processTracker, sampleConfig, WIRE_TIME, writeConfig } from '../support/process-helpers.ts';
 
 /**
  * State that must survive a restart of the real server process on the same data directory.

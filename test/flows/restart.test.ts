@@ -1,7 +1,7 @@
 import { copyFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { processTracker, sampleConfig, writeConfig } from '../e2e/process-helpers.ts';
+import { processTracker, sampleConfig, writeConfig } from '../support/process-helpers.ts';
 import { startApp } from '../support/app.ts';
 import { flow, flowClient } from '../support/flow-helpers.ts';
 import { waitFor } from '../support/poll.ts';

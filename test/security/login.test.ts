@@ -10,7 +10,7 @@ import { loadConfig } from '../../server/config.ts';
 import { createLogin } from '../../server/http/basic-auth.ts';
 import { browserPolicy } from '../../server/http/browser-guard.ts';
 import { startApp, type TestServer } from '../support/app.ts';
-import { processTracker } from '../e2e/process-helpers.ts';
+import { processTracker } from '../support/process-helpers.ts';
 import { raw, tryUpgrade } from './raw.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

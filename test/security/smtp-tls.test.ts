@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { autoCertificate, certificateNames, type TlsCertificate } from '../../server/smtp/tls-certificate.ts';
 import { startApp, type TestServer } from '../support/app.ts';
 import { capturedId, rawSmtp, smtpClient, trySend } from '../support/smtp.ts';
-import { processTracker } from '../e2e/process-helpers.ts';
+import { processTracker } from '../support/process-helpers.ts';
 import { waitFor } from '../support/poll.ts';
 
 const exec = promisify(execFile);

@@ -8,7 +8,7 @@ import { api, read, startApp, type TestServer } from '../support/app.ts';
 import { waitFor } from '../support/poll.ts';
 import type { ServerProcess } from '../support/server-process.ts';
 import { capturedId, smtpClient, trySend } from '../support/smtp.ts';
-import { allMessages, processTracker } from '../e2e/process-helpers.ts';
+import { allMessages, processTracker } from '../support/process-helpers.ts';
 
 /**
  * Disk faults through the real server (design.md, Storage: a failed write is never a 200, /readyz

@@ -2,8 +2,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SAMPLE_CONFIG } from '../../server/config.ts';
-import { read } from '../support/app.ts';
-import { spawnServer, type ServerProcess, type SpawnOptions } from '../support/server-process.ts';
+import { read } from './app.ts';
+import { spawnServer, type ServerProcess, type SpawnOptions } from './server-process.ts';
 
 /**
  * Bookkeeping for tests that drive the real server process: every temp directory and every
