@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { PigeonholeClient } from '../../client/pigeonhole-client.ts';
-import { useApp } from '../support/app.ts';
+import { test as it } from '../support/fixtures.ts';
 import { fixture } from './fixtures.ts';
 
 /** The README's check example ("sends a receipt every client can show"), run for real. */
-const app = useApp();
 let pigeonhole: PigeonholeClient;
 
-beforeEach(async () => {
+it.beforeEach(async ({ app }) => {
   pigeonhole = new PigeonholeClient({ baseUrl: app.url });
   await pigeonhole.reset();
 });

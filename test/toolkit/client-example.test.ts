@@ -1,25 +1,24 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { PigeonholeClient, PigeonholeError } from '../../client/pigeonhole-client.ts';
-import { useApp } from '../support/app.ts';
+import { test as it } from '../support/fixtures.ts';
 
 /**
  * How another project's tests use Pigeonhole: reset before each test, let the application send
  * (here: the client's sendEmail stands in for the application), then wait for the capture and
  * use its link or code. Start Pigeonhole first (`npm start`) and point the client at it.
  */
-const app = useApp();
 let pigeonhole: PigeonholeClient;
 
-beforeEach(async () => {
+it.beforeEach(async ({ app }) => {
   pigeonhole = new PigeonholeClient({ baseUrl: app.url });
   await pigeonhole.reset();
 });
 
 describe('the typed client, as another project would use it', () => {
-  it('sends through /v1 and waits for the capture, with its link and code', async () => {
+  it('sends through /v1 and waits for the capture, with its link and code', async ({ app }) => {
     const waiting = pigeonhole.waitForMessage({ recipient: 'new-user@example.com', subject: 'Confirm', timeout: 5000 });
     const { id } = await pigeonhole.sendEmail({
       apiKey: 'test-key',
@@ -42,7 +41,7 @@ describe('the typed client, as another project would use it', () => {
     expect(await pigeonhole.latest({ recipient: 'nobody@example.com' })).toBeNull();
   });
 
-  it('makes the API fail on purpose and shows what the application sent', async () => {
+  it('makes the API fail on purpose and shows what the application sent', async ({ v1 }) => {
     await pigeonhole.faults.add({ id: 'outage', target: 'http', match: { route: '/v1/email/send/' }, action: { type: 'status', status: 503 }, times: 1 });
     const failed = await pigeonhole.sendEmail({ apiKey: 'test-key', recipient: 'retry@example.com', subject: 'Retry', body: 'b' }).catch((e: PigeonholeError) => e);
     expect(failed).toMatchObject({ status: 503, body: { detail: 'Service temporarily unavailable, try again later.' } });

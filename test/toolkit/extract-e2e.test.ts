@@ -2,15 +2,15 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { PigeonholeClient } from '../../client/pigeonhole-client.ts';
-import { read, useApp } from '../support/app.ts';
+import { read } from '../support/app.ts';
+import { test as it } from '../support/fixtures.ts';
 import { capturedId, smtpClient } from '../support/smtp.ts';
 
 const run = promisify(execFile);
 /** Django's password-reset mail body as its form renders it (see the fixture). */
 const DJANGO_RESET_BODY = readFileSync(fileURLToPath(new URL('../../fixtures/django-password-reset-body.txt', import.meta.url)), 'utf8');
-const app = useApp();
 
 /**
  * Django's password-reset mail sent the way the service's Django email backend sends it, in
@@ -37,8 +37,8 @@ print(json.dumps({"id": sent["id"], "mail": mail}))
 `;
 
 describe('extraction end to end', () => {
-  it("reads the reset link of Django's password-reset mail posted by the Django backend (Python, form-encoded)", async (context) => {
-    if (!(await run('python3', ['--version']).then(() => true, () => false))) return context.skip();
+  it("reads the reset link of Django's password-reset mail posted by the Django backend (Python, form-encoded)", async ({ app, skip }) => {
+    if (!(await run('python3', ['--version']).then(() => true, () => false))) return skip();
     const child = run('python3', ['-c', DJANGO_BACKEND, app.url]);
     child.child.stdin!.end(DJANGO_RESET_BODY);
     const { id, mail } = JSON.parse((await child).stdout) as { id: string; mail: Record<string, unknown> };
@@ -57,17 +57,17 @@ describe('extraction end to end', () => {
     expect(((await read(await fetch(`${app.url}/api/messages?recipient=second@example.com`))).body as { total: number }).total).toBe(0);
   });
 
-  it('finds links and codes of a text-only SMTP mail, and says its text is the real plain part', async () => {
+  it('finds links and codes of a text-only SMTP mail, and says its text is the real plain part', async ({ app }) => {
     const text = 'Hello,\n\nYour one-time code: 739 201\nSign in at https://app.example/signin?next=%2Fhome.\n\nOrder #448812 ships on 12 March 2026.\n';
-    const id = capturedId((await smtpClient(app.server.smtpPort).sendMail({ from: 'app@example.com', to: 'text-only@example.com', subject: 'Sign in', text })).response);
+    const id = capturedId((await smtpClient(app.smtpPort).sendMail({ from: 'app@example.com', to: 'text-only@example.com', subject: 'Sign in', text })).response);
     const mail = await new PigeonholeClient({ baseUrl: app.url }).waitForMessage({ recipient: 'text-only@example.com', timeout: 5000 });
     expect(mail).toMatchObject({ id, html: null, text: text.trimEnd(), text_derived: false, codes: ['739201'], links: [{ href: 'https://app.example/signin?next=%2Fhome', text: 'https://app.example/signin?next=%2Fhome' }] });
   });
 
-  it('joins quoted-printable soft line breaks inside a URL (a real SMTP send), in the text and the HTML part', async () => {
+  it('joins quoted-printable soft line breaks inside a URL (a real SMTP send), in the text and the HTML part', async ({ app }) => {
     const url = `https://app.example/verify-email/confirm?token=${'a1b2c3d4'.repeat(12)}&user=ada%40example.com&redirect=%2Fwelcome`;
     const html = `<p>Confirm: <a href="${url.replace(/&/g, '&amp;')}">${url.replace(/&/g, '&amp;')}</a></p>`;
-    const sent = await smtpClient(app.server.smtpPort).sendMail({
+    const sent = await smtpClient(app.smtpPort).sendMail({
       from: 'app@example.com',
       to: 'qp@example.com',
       subject: 'Quoted-printable',
