@@ -50,6 +50,7 @@ export async function startLinkSite(): Promise<LinkSite> {
       return;
     }
     if (slow) {
+      // Slow on purpose: the link check's timeout is what the test measures.
       setTimeout(() => res.end('slowly'), Number(slow[1]));
       return;
     }
