@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../support/poll.ts';
-import { startLinkSite, type LinkSite } from '../../check/link-servers.ts';
+import { startLinkSite, type LinkSite } from '../../support/link-servers.ts';
 import { useBrowser } from './browser.ts';
 
 const b = useBrowser();
