@@ -3,7 +3,7 @@ import { analyse, report, type CheckInput } from '../../../server/domain/check/c
 
 /** A real-world email of fixtures/emails/. */
 export function fixture(name: string): string {
-  return readFileSync(new URL(`../../fixtures/emails/${name}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../../../fixtures/emails/${name}`, import.meta.url), 'utf8');
 }
 
 /** The whole check of a draft, as POST /api/check computes it. */
