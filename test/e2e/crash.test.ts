@@ -6,7 +6,7 @@ import type { ServerProcess } from '../support/server-process.ts';
 import { allMessages, inParallel, jsonFilesUnder, processTracker, WIRE_TIME } from '../support/process-helpers.ts';
 
 /**
- * design.md, Storage: "an accepted request is answered only after its data is written (a crash
+ * docs/architecture.md, Storage: "an accepted request is answered only after its data is written (a crash
  * after a 200 loses nothing)". The real server takes a burst of sends over several connections
  * and is killed with SIGKILL while requests are still in flight; after a restart on the same
  * data directory, every email that got a 200 must be there, whole.

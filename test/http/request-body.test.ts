@@ -14,7 +14,7 @@ const post = (path: string, body: BodyInit | undefined, contentType?: string, ke
     body,
   }).then(read);
 
-describe('request body problems (api-contract.md §1)', () => {
+describe('request body problems (docs/api-contract.md §1)', () => {
   it('answers malformed JSON with 400 JSON parse error', async () => {
     const res = await post('/v1/email/send/', '{"recipient": ', 'application/json');
     expect(res.status).toBe(400);

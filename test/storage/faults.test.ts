@@ -11,7 +11,7 @@ import { capturedId, smtpClient, trySend } from '../support/smtp.ts';
 import { allMessages, processTracker } from '../support/process-helpers.ts';
 
 /**
- * Disk faults through the real server (design.md, Storage: a failed write is never a 200, /readyz
+ * Disk faults through the real server (docs/architecture.md, Storage: a failed write is never a 200, /readyz
  * says why, the store heals by itself; damaged files never stop start-up). As root (CI) the disk
  * is a real 6 MB tmpfs and the server a real process; otherwise, and also as root, the same
  * faults come from an injected file-system layer in front of an in-process server.

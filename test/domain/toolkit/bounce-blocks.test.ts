@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { api, read, useApp } from '../../support/app.ts';
 
 /**
- * One rule for the block a bounce or a complaint leaves (§6), whichever way the outcome comes
+ * One rule for the block a bounce or a complaint leaves (docs/api-contract.md §6), whichever way the outcome comes
  * about: at capture (no delivery delay), when the delivery delay passes on the sandbox clock,
  * or forced through the sandbox API. It blocks the original recipient, also under Development
  * Mode, where the mail itself went to the development address.

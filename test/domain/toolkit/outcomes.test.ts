@@ -26,7 +26,7 @@ describe('POST /api/messages/:id/status', () => {
     expect(seen).toEqual([`${id}:failed`, `${id}:delivered`]);
   });
 
-  it('a forced bounce or complaint blocks the original recipient for later sends (§6)', async () => {
+  it('a forced bounce or complaint blocks the original recipient for later sends (docs/api-contract.md §6)', async () => {
     for (const outcome of ['bounced', 'complained']) {
       const address = `${outcome}@example.com`;
       const { id } = await send(address);
@@ -58,7 +58,7 @@ describe('POST /api/messages/:id/status', () => {
   });
 });
 
-describe('SES simulator addresses (§6)', () => {
+describe('SES simulator addresses (docs/api-contract.md §6)', () => {
   it('give their outcomes, +label forms too, and a bounce or complaint blocks the address', async () => {
     const cases: [string, string][] = [
       ['success@simulator.amazonses.com', 'delivered'],

@@ -18,7 +18,7 @@ afterAll(() => server.destroy());
 const status = async (id: string) => ((await read(await v1.get(`/v1/email/delivery/${id}/`))).body as { status: string }).status;
 const send = async (recipient: string) => ((await (await v1.post('/v1/email/send/', { recipient, subject: 's', body: 'b' })).json()) as { id: string }).id;
 
-describe('delivery lifecycle with a delay (api-contract.md §6)', () => {
+describe('delivery lifecycle with a delay (docs/api-contract.md §6)', () => {
   it('starts pending and becomes delivered after the delay', async () => {
     const id = await send('later@example.com');
     expect(await status(id)).toBe('pending');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, read, startApp, type TestServer } from '../../support/app.ts';
 
-/** Every /v1 route × (no key, bad key, flows-off team, good key) (design.md, Tests). */
+/** Every /v1 route × (no key, bad key, flows-off team, good key) (docs/architecture.md, Tests). */
 const ROUTES: { method: string; path: string; body?: Record<string, unknown>; ok: number }[] = [
   { method: 'POST', path: '/v1/email/send/', body: { recipient: 'matrix@example.com', subject: 'S', body: '<p>B</p>' }, ok: 200 },
   { method: 'GET', path: '/v1/email/list/', ok: 200 },
