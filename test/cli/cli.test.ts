@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { optionList } from '../../server/config.ts';
-import { processTracker } from '../e2e/process-helpers.ts';
+import { processTracker } from '../support/process-helpers.ts';
 import type { ServerProcess } from '../support/server-process.ts';
 import { freePort } from '../support/ports.ts';
 

@@ -1,12 +1,12 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { api, read } from '../support/app.ts';
 import type { ServerProcess } from '../support/server-process.ts';
-import { allMessages, inParallel, jsonFilesUnder, processTracker, WIRE_TIME } from './process-helpers.ts';
+import { allMessages, inParallel, jsonFilesUnder, processTracker, WIRE_TIME } from '../support/process-helpers.ts';
 
 /**
- * design.md, Storage: "an accepted request is answered only after its data is written (a crash
+ * docs/architecture.md, Storage: "an accepted request is answered only after its data is written (a crash
  * after a 200 loses nothing)". The real server takes a burst of sends over several connections
  * and is killed with SIGKILL while requests are still in flight; after a restart on the same
  * data directory, every email that got a 200 must be there, whole.
@@ -247,11 +247,13 @@ describe('SIGKILL while a pack is being compacted', () => {
     const active = path.join(packs, '000002.pack');
     const sizeBefore = (await stat(active)).size;
     const second = await tracker.spawn({ dataDir, args: ['--max-messages', '1200'] });
-    const deadline = Date.now() + 20_000;
-    while ((await stat(active)).size === sizeBefore) {
-      if (Date.now() > deadline) throw new Error(`compaction did not start:\n${second.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
+    // Polled tightly so the kill lands while compaction is copying, not after it.
+    await vi.waitFor(
+      async () => {
+        if ((await stat(active)).size === sizeBefore) throw new Error(`compaction did not start:\n${second.output()}`);
+      },
+      { timeout: 20_000, interval: 2 },
+    );
     await second.stop('SIGKILL');
     expect(second.child.signalCode).toBe('SIGKILL');
 

@@ -3,12 +3,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, read } from '../support/app.ts';
 import type { ServerProcess } from '../support/server-process.ts';
-import { allMessages, inParallel, processTracker, sampleConfig, WIRE_TIME, writeConfig } from './process-helpers.ts';
+import { allMessages, inParallel, processTracker, sampleConfig, WIRE_TIME, writeConfig } from '../support/process-helpers.ts';
 
 /**
  * State that must survive a restart of the real server process on the same data directory.
  * The persistence tests stop the first process with SIGKILL, so nothing they check relies on a
- * shutdown flush (design.md, Storage: an accepted request is answered only after its data is
+ * shutdown flush (docs/architecture.md, Storage: an accepted request is answered only after its data is
  * written); the last two check a SIGTERM stop, idle and in the middle of a burst.
  */
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { read } from '../support/app.ts';
 import { waitFor } from '../support/poll.ts';
 import type { ServerProcess } from '../support/server-process.ts';
-import { allMessages, processTracker } from './process-helpers.ts';
+import { allMessages, processTracker } from '../support/process-helpers.ts';
 
 /**
  * Graceful shutdown of the real process (issue 6): SIGTERM stops accepting connections, lets

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { read } from '../support/app.ts';
-import { startObservedApp, type ObservedApp } from './health-app.ts';
+import { startObservedApp, type ObservedApp } from '../support/health-app.ts';
 
 let app: ObservedApp;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, read } from '../support/app.ts';
-import { sample, startObservedApp, type ObservedApp } from './health-app.ts';
+import { sample, startObservedApp, type ObservedApp } from '../support/health-app.ts';
 
 let app: ObservedApp;
 beforeAll(async () => {
@@ -134,7 +134,7 @@ describe('/metrics', () => {
   });
 
   it('keeps its own registry: a second server in the same process counts separately', async () => {
-    const { startObservedApp: start } = await import('./health-app.ts');
+    const { startObservedApp: start } = await import('../support/health-app.ts');
     const other = await start();
     try {
       const text = await (await fetch(`${other.url}/metrics`)).text();

@@ -1,28 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { read, startApp, type TestServer } from '../support/app.ts';
+import { describe, expect } from 'vitest';
+import { read } from '../support/app.ts';
+import { test } from '../support/fixtures.ts';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startApp({ maxBodySize: 64 * 1024 });
-});
-afterAll(() => server.destroy());
+test.override('appOptions', { maxBodySize: 64 * 1024 });
 
-const post = (path: string, body: BodyInit | undefined, contentType?: string, key = 'test-key') =>
-  fetch(server.url + path, {
+/** `post(path, body, contentType?, key?)`: a raw POST to the file's app, read. */
+const it = test.extend('post', { scope: 'file' }, ({ app }) => (path: string, body: BodyInit | undefined, contentType?: string, key = 'test-key') =>
+  fetch(app.url + path, {
     method: 'POST',
     headers: { Authorization: `Api-Key ${key}`, ...(contentType ? { 'Content-Type': contentType } : {}) },
     body,
-  }).then(read);
+  }).then(read),
+);
 
-describe('request body problems (api-contract.md §1)', () => {
-  it('answers malformed JSON with 400 JSON parse error', async () => {
+describe('request body problems (docs/api-contract.md §1)', () => {
+  it('answers malformed JSON with 400 JSON parse error', async ({ post }) => {
     const res = await post('/v1/email/send/', '{"recipient": ', 'application/json');
     expect(res.status).toBe(400);
     expect(Object.keys(res.body as object)).toEqual(['detail']);
     expect((res.body as { detail: string }).detail).toMatch(/^JSON parse error - .+/);
   });
 
-  it('names the Python type of a JSON body that is not an object', async () => {
+  it('names the Python type of a JSON body that is not an object', async ({ post }) => {
     const cases: [string, string][] = [
       ['[1, 2]', 'list'],
       ['"text"', 'str'],
@@ -40,7 +39,7 @@ describe('request body problems (api-contract.md §1)', () => {
     expect(nothing.body).toEqual({ non_field_errors: ['No data provided'] });
   });
 
-  it('answers other content types with 415 naming the type', async () => {
+  it('answers other content types with 415 naming the type', async ({ post }) => {
     const res = await post('/v1/email/send/', 'recipient=a', 'text/plain');
     expect(res.status).toBe(415);
     expect(res.text).toBe('{"detail":"Unsupported media type \\"text/plain\\" in request."}');
@@ -48,7 +47,7 @@ describe('request body problems (api-contract.md §1)', () => {
     expect(xml.body).toEqual({ detail: 'Unsupported media type "application/xml; charset=utf-8" in request.' });
   });
 
-  it('answers a body over the limit with 413 naming the limit, for every encoding', async () => {
+  it('answers a body over the limit with 413 naming the limit, for every encoding', async ({ app, post }) => {
     const big = 'x'.repeat(70 * 1024);
     const expected = '{"detail":"Request body exceeds the limit of 65536 bytes."}';
     const json = await post('/v1/email/send/', JSON.stringify({ recipient: 'a@example.com', subject: 's', body: big }), 'application/json');
@@ -63,17 +62,17 @@ describe('request body problems (api-contract.md §1)', () => {
     const mp = await post('/v1/email/send/', multipart);
     expect(mp.status).toBe(413);
     expect(mp.text).toBe(expected);
-    expect(server.sandbox.messages.count()).toBe(0);
+    expect(app.sandbox.messages.count()).toBe(0);
   });
 
-  it('counts streamed bodies without a Content-Length against the limit too', async () => {
+  it('counts streamed bodies without a Content-Length against the limit too', async ({ app }) => {
     const chunks = new ReadableStream({
       start(controller) {
         for (let i = 0; i < 80; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(1024)));
         controller.close();
       },
     });
-    const res = await fetch(`${server.url}/v1/email/send/`, {
+    const res = await fetch(`${app.url}/v1/email/send/`, {
       method: 'POST',
       headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
       body: chunks,
@@ -82,27 +81,27 @@ describe('request body problems (api-contract.md §1)', () => {
     expect(res.status).toBe(413);
   });
 
-  it('checks the key before the body', async () => {
+  it('checks the key before the body', async ({ post }) => {
     const res = await post('/v1/email/send/', '{bad', 'application/json', 'wrong');
     expect(res.status).toBe(401);
     const unsupported = await post('/v1/email/send/', 'x', 'text/plain', 'noflows-key');
     expect(unsupported.status).toBe(403);
   });
 
-  it('treats an empty body, or one without a content type, as no fields', async () => {
+  it('treats an empty body, or one without a content type, as no fields', async ({ app, post }) => {
     const empty = await post('/v1/recipients/', '', 'application/json');
     expect(empty.body).toEqual({ email: ['This field is required.'] });
-    const untyped = await fetch(`${server.url}/v1/recipients/`, { method: 'POST', headers: { Authorization: 'Api-Key test-key' } }).then(read);
+    const untyped = await fetch(`${app.url}/v1/recipients/`, { method: 'POST', headers: { Authorization: 'Api-Key test-key' } }).then(read);
     expect(untyped.body).toEqual({ email: ['This field is required.'] });
   });
 
-  it('reports a broken multipart body as a 400, never a 500', async () => {
+  it('reports a broken multipart body as a 400, never a 500', async ({ post }) => {
     const res = await post('/v1/email/send/', '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\nvalue', 'multipart/form-data; boundary=x');
     expect(res.status).toBe(400);
     expect((res.body as { detail: string }).detail).toMatch(/^Multipart form parse error - /);
   });
 
-  it('takes the last value of a repeated form field, as the framework does', async () => {
+  it('takes the last value of a repeated form field, as the framework does', async ({ post }) => {
     const params = new URLSearchParams();
     params.append('email', 'first@example.com');
     params.append('email', 'last@example.com');

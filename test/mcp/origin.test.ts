@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestServer } from '../support/app.ts';
-import { raw } from '../security/raw.ts';
+import { raw } from '../support/raw.ts';
 
 /**
  * /mcp keeps the sandbox API's browser rules (issue 12): a page on another origin cannot call a

@@ -1,23 +1,20 @@
 import { readFile } from 'node:fs/promises';
-import { describe, expect, it } from 'vitest';
-import { read, startApp, useApp } from '../support/app.ts';
+import { describe, expect } from 'vitest';
+import { read, startApp } from '../support/app.ts';
+import { test } from '../support/fixtures.ts';
 import { capturedId, rawSmtp, smtpClient, trySend } from '../support/smtp.ts';
 
-const app = useApp();
-const get = async (path: string) => (await read(await fetch(app.url + path))).body as any;
-const send = async (mail: Parameters<ReturnType<typeof smtpClient>['sendMail']>[0]) => {
-  const info = await smtpClient(app.server.smtpPort).sendMail(mail);
-  return capturedId(info.response);
-};
+/** `get(path)`: the sandbox API's JSON answer from the file's app. */
+const it = test.extend('get', { scope: 'file' }, ({ app }) => async (path: string) => (await read(await fetch(app.url + path))).body as any);
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
 describe('SMTP capture', () => {
-  it('captures a plain message through the one ingestion path, on disk when 250 is answered', async () => {
-    const id = await send({ from: 'app@example.com', to: 'user@example.com', subject: 'Plain', text: 'Just text.' });
+  it('captures a plain message through the one ingestion path, on disk when 250 is answered', async ({ app, smtp, get }) => {
+    const id = await smtp.send({ from: 'app@example.com', to: 'user@example.com', subject: 'Plain', text: 'Just text.' });
     // 250 means stored: the record and its bytes are on disk without waiting.
-    const record = (await app.server.sandbox.messages.get(id))!;
+    const record = (await app.sandbox.messages.get(id))!;
     expect(record.content.raw).toBeDefined();
-    expect(app.server.store.messages.log.has(record.seq)).toBe(true);
+    expect(app.store.messages.log.has(record.seq)).toBe(true);
     const m = await get(`/api/messages/${id}`);
     expect(m).toMatchObject({
       id,
@@ -45,19 +42,19 @@ describe('SMTP capture', () => {
     expect(await (await fetch(`${app.url}/api/messages/${id}/text`)).text()).toBe('Just text.');
   });
 
-  it('keeps both parts of an HTML + text message and never invents a missing one', async () => {
-    const both = await get(`/api/messages/${await send({ from: 'a@example.com', to: 'u@example.com', subject: 'Both', text: 'Text part', html: '<p>HTML part</p>' })}`);
+  it('keeps both parts of an HTML + text message and never invents a missing one', async ({ app, smtp, get }) => {
+    const both = await get(`/api/messages/${await smtp.send({ from: 'a@example.com', to: 'u@example.com', subject: 'Both', text: 'Text part', html: '<p>HTML part</p>' })}`);
     expect(both).toMatchObject({ html: '<p>HTML part</p>', text: 'Text part' });
-    const htmlOnly = await get(`/api/messages/${await send({ from: 'a@example.com', to: 'u@example.com', subject: 'HTML only', html: '<h1>Hi</h1><p>there &amp; you</p>' })}`);
+    const htmlOnly = await get(`/api/messages/${await smtp.send({ from: 'a@example.com', to: 'u@example.com', subject: 'HTML only', html: '<h1>Hi</h1><p>there &amp; you</p>' })}`);
     // No plain part is stored (or added to the .eml); GET renders the HTML as text and says so.
     expect(htmlOnly).toMatchObject({ html: '<h1>Hi</h1><p>there &amp; you</p>', text: 'Hi\n\nthere & you', text_derived: true, snippet: 'Hi there & you' });
-    expect(await app.server.sandbox.messages.text((await app.server.sandbox.messages.get(htmlOnly.id))!)).toBeNull();
+    expect(await app.sandbox.messages.text((await app.sandbox.messages.get(htmlOnly.id))!)).toBeNull();
     expect(both.text_derived).toBe(false);
   });
 
-  it('stores attachments with their names, types and bytes', async () => {
+  it('stores attachments with their names, types and bytes', async ({ app, smtp, get }) => {
     const pdf = Buffer.from('%PDF-1.4 fake');
-    const id = await send({
+    const id = await smtp.send({
       from: 'a@example.com',
       to: 'u@example.com',
       subject: 'Files',
@@ -76,8 +73,8 @@ describe('SMTP capture', () => {
     expect(bytes.equals(pdf)).toBe(true);
   });
 
-  it('keeps an inline cid: image as an attachment with its Content-ID, and the preview points at it', async () => {
-    const id = await send({
+  it('keeps an inline cid: image as an attachment with its Content-ID, and the preview points at it', async ({ app, smtp, get }) => {
+    const id = await smtp.send({
       from: 'a@example.com',
       to: 'u@example.com',
       subject: 'Inline',
@@ -94,8 +91,8 @@ describe('SMTP capture', () => {
     expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);
   });
 
-  it('decodes RFC 2047 subjects and names, and UTF-8 bodies', async () => {
-    const id = await send({
+  it('decodes RFC 2047 subjects and names, and UTF-8 bodies', async ({ app, smtp, get }) => {
+    const id = await smtp.send({
       from: '"Jürgen Müller" <jm@example.com>',
       to: 'u@example.com',
       subject: 'Grüße aus Köln ✓ — 日本語',
@@ -112,16 +109,16 @@ describe('SMTP capture', () => {
   });
 
   // Whitespace between two adjacent encoded words is not part of the text (RFC 2047 §6.2).
-  it('decodes a legacy charset (ISO-8859-1) message sent as raw bytes', async () => {
+  it('decodes a legacy charset (ISO-8859-1) message sent as raw bytes', async ({ smtp, get }) => {
     const raw = await readFile(new URL('../../fixtures/latin1.eml', import.meta.url));
-    const info = await smtpClient(app.server.smtpPort).sendMail({ envelope: { from: 'andre@example.com', to: ['francoise@example.com'] }, raw });
+    const info = await smtp.transport.sendMail({ envelope: { from: 'andre@example.com', to: ['francoise@example.com'] }, raw });
     const m = await get(`/api/messages/${capturedId(info.response)}`);
     expect(m).toMatchObject({ subject: 'Café crème☕', text: "Un café crème, s'il vous plaît.", from: 'André <andre@example.com>', to: ['francoise@example.com'] });
   });
 
-  it('lists every recipient in one capture: To and Cc from the headers, Bcc from the envelope', async () => {
+  it('lists every recipient in one capture: To and Cc from the headers, Bcc from the envelope', async ({ smtp, get }) => {
     const before = (await get('/api/messages?limit=1')).total;
-    const id = await send({
+    const id = await smtp.send({
       from: 'a@example.com',
       to: ['one@example.com', 'Two <two@example.com>'],
       cc: 'three@example.com',
@@ -144,15 +141,15 @@ describe('SMTP capture', () => {
     }
   });
 
-  it('lists envelope recipients as To when the message has no To or Cc header', async () => {
+  it('lists envelope recipients as To when the message has no To or Cc header', async ({ smtp, get }) => {
     const raw = 'From: a@example.com\r\nSubject: No headers\r\n\r\nbody\r\n';
-    const info = await smtpClient(app.server.smtpPort).sendMail({ envelope: { from: 'a@example.com', to: ['x@example.com', 'y@example.com'] }, raw });
+    const info = await smtp.transport.sendMail({ envelope: { from: 'a@example.com', to: ['x@example.com', 'y@example.com'] }, raw });
     expect(await get(`/api/messages/${capturedId(info.response)}`)).toMatchObject({ recipient: 'x@example.com', to: ['x@example.com', 'y@example.com'], cc: [], bcc: [] });
   });
 
-  it("keeps the client's message byte for byte as the .eml, under Pigeonhole's trace fields", async () => {
+  it("keeps the client's message byte for byte as the .eml, under Pigeonhole's trace fields", async ({ app, smtp }) => {
     const raw = Buffer.from('From: a@example.com\r\nTo: u@example.com\r\nSubject: Exact\r\nX-Custom: kept as sent\r\n\r\nLine one\r\nLine two\r\n');
-    const info = await smtpClient(app.server.smtpPort).sendMail({ envelope: { from: 'a@example.com', to: ['u@example.com'] }, raw });
+    const info = await smtp.transport.sendMail({ envelope: { from: 'a@example.com', to: ['u@example.com'] }, raw });
     const id = capturedId(info.response);
     const eml = Buffer.from(await (await fetch(`${app.url}/api/messages/${id}/raw`)).arrayBuffer());
     // A Received field with the client's address as it connected (no reverse DNS lookup) and
@@ -164,21 +161,21 @@ describe('SMTP capture', () => {
     expect(eml.toString().split('\r\n').slice(3).join('\r\n')).toBe(raw.toString());
   });
 
-  it('captures malformed MIME with whatever could be parsed, and keeps serving', async () => {
+  it('captures malformed MIME with whatever could be parsed, and keeps serving', async ({ smtp, get }) => {
     const raw = await readFile(new URL('../../fixtures/malformed.eml', import.meta.url));
-    const info = await smtpClient(app.server.smtpPort).sendMail({ envelope: { from: 'broken@example.com', to: ['qa@example.com'] }, raw });
+    const info = await smtp.transport.sendMail({ envelope: { from: 'broken@example.com', to: ['qa@example.com'] }, raw });
     const m = await get(`/api/messages/${capturedId(info.response)}`);
     expect(m.subject).toBe('Malformed Über MIME');
     expect(m.text).toContain('The text part survives über everything');
     expect(m.to).toEqual(['qa@example.com']);
-    const garbage = await trySend(smtpClient(app.server.smtpPort), { envelope: { from: 'x@example.com', to: ['y@example.com'] }, raw: Buffer.from([0xff, 0xfe, 0x00, 0x0d, 0x0a, 0x2e, 0x2e, 0x0d, 0x0a]) });
+    const garbage = await smtp.trySend({ envelope: { from: 'x@example.com', to: ['y@example.com'] }, raw: Buffer.from([0xff, 0xfe, 0x00, 0x0d, 0x0a, 0x2e, 0x2e, 0x0d, 0x0a]) });
     expect(garbage.ok).toBe(true);
-    expect((await trySend(smtpClient(app.server.smtpPort), { from: 'a@example.com', to: 'u@example.com', subject: 'after', text: 'still alive' })).ok).toBe(true);
+    expect((await smtp.trySend({ from: 'a@example.com', to: 'u@example.com', subject: 'after', text: 'still alive' })).ok).toBe(true);
   });
 });
 
 describe('SMTP size limit', () => {
-  it('answers 552 for a message over the limit, stores nothing, and accepts the next', async () => {
+  it('answers 552 for a message over the limit, stores nothing, and accepts the next', async ({ smtp }) => {
     const server = await startApp({ smtp: { maxSize: 20_000 } });
     try {
       const client = smtpClient(server.smtpPort);

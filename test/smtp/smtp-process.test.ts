@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { processTracker } from '../e2e/process-helpers.ts';
+import { processTracker } from '../support/process-helpers.ts';
 import { read } from '../support/app.ts';
 import { waitFor } from '../support/poll.ts';
 import { rawSmtp, smtpClient } from '../support/smtp.ts';

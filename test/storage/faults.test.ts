@@ -8,10 +8,10 @@ import { api, read, startApp, type TestServer } from '../support/app.ts';
 import { waitFor } from '../support/poll.ts';
 import type { ServerProcess } from '../support/server-process.ts';
 import { capturedId, smtpClient, trySend } from '../support/smtp.ts';
-import { allMessages, processTracker } from '../e2e/process-helpers.ts';
+import { allMessages, processTracker } from '../support/process-helpers.ts';
 
 /**
- * Disk faults through the real server (design.md, Storage: a failed write is never a 200, /readyz
+ * Disk faults through the real server (docs/architecture.md, Storage: a failed write is never a 200, /readyz
  * says why, the store heals by itself; damaged files never stop start-up). As root (CI) the disk
  * is a real 6 MB tmpfs and the server a real process; otherwise, and also as root, the same
  * faults come from an injected file-system layer in front of an in-process server.

@@ -1,8 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { coalesce } from '../../ui/src/state/coalesce.ts';
 import { MessageWindow } from '../../ui/src/state/message-window.ts';
 import type { MessageFilter, MessageSummary, Page } from '../../ui/src/types.ts';
-import { waitFor } from '../support/poll.ts';
 
 /** A server of `count` captures, newest first, answering after `delayMs`; it records every request. */
 function fakeServer(count: number, delayMs = 20) {
@@ -29,6 +28,7 @@ function fakeServer(count: number, delayMs = 20) {
   });
   const fetchPage = async (filter: MessageFilter, offset: number, limit: number, signal: AbortSignal): Promise<Page> => {
     requests.push({ filter, offset, limit });
+    // The answer takes `delayMs` on the fake clock.
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (signal.aborted) throw new Error('aborted');
     const messages = Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => summary(total - offset - i));
@@ -37,24 +37,33 @@ function fakeServer(count: number, delayMs = 20) {
   return { fetchPage, requests, add: (n = 1) => (total += n), summary, get total() { return total; } };
 }
 
+// The sandbox clock of these tests: the fake server's delays, the window's coalescing timer and
+// Date.now all run on Vitest's fake timers, so a test advances time instead of sleeping.
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('MessageWindow (the list state of the inbox UI)', () => {
   it('asks only for the rows around the visible ones, whatever the total', async () => {
     const server = fakeServer(100_000);
     const list = new MessageWindow(server.fetchPage);
     list.setVisible(0, 12);
     list.setFilter({});
-    await waitFor(async () => (list.loaded ? true : undefined));
+    await vi.waitFor(() => expect(list.loaded).toBe(true));
     expect(list.total).toBe(100_000);
     expect(server.requests).toEqual([{ filter: {}, offset: 0, limit: 92 }]);
 
-    // A small scroll stays inside what is held: no request.
+    // A small scroll stays inside what is held: no request, even once every timer has run.
     list.setVisible(30, 12);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.runAllTimersAsync();
     expect(server.requests).toHaveLength(1);
 
     // A jump to the middle fetches the page around it.
     list.setVisible(50_000, 12);
-    await waitFor(async () => (list.at(50_000) ? true : undefined));
+    await vi.waitFor(() => expect(list.at(50_000)).toBeDefined());
     expect(server.requests.at(-1)).toEqual({ filter: {}, offset: 49_960, limit: 92 });
     expect(list.at(50_000)!.id).toBe(`m${100_000 - 50_000}`);
   });
@@ -74,15 +83,15 @@ describe('MessageWindow (the list state of the inbox UI)', () => {
       }
     }, 200);
     tracked.setFilter({ q: 'x' });
-    await waitFor(async () => (tracked.loaded ? true : undefined));
+    await vi.waitFor(() => expect(tracked.loaded).toBe(true));
     const before = server.requests.length;
     const started = Date.now();
     for (let i = 0; i < 1000; i++) {
       server.add();
       tracked.invalidate();
-      if (i % 100 === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (i % 100 === 0) await vi.advanceTimersByTimeAsync(100);
     }
-    await waitFor(async () => (tracked.total === server.total ? true : undefined), 3000);
+    await vi.waitFor(() => expect(tracked.total).toBe(server.total), 3000);
     const elapsed = Date.now() - started;
     const refetches = server.requests.length - before;
     expect(refetches).toBeGreaterThanOrEqual(1);
@@ -94,7 +103,7 @@ describe('MessageWindow (the list state of the inbox UI)', () => {
     const server = fakeServer(5);
     const list = new MessageWindow(server.fetchPage, 50);
     list.setFilter({});
-    await waitFor(async () => (list.loaded ? true : undefined));
+    await vi.waitFor(() => expect(list.loaded).toBe(true));
     const requests = server.requests.length;
     server.add();
     list.created(server.summary(6), false);
@@ -106,7 +115,7 @@ describe('MessageWindow (the list state of the inbox UI)', () => {
 
     server.add();
     list.created(server.summary(7), true);
-    await waitFor(async () => (list.total === 7 ? true : undefined));
+    await vi.waitFor(() => expect(list.total).toBe(7));
     expect(server.requests.length).toBe(requests + 1);
   });
 
@@ -117,10 +126,11 @@ describe('MessageWindow (the list state of the inbox UI)', () => {
       server.fetchPage(filter, offset, limit, signal).then((page) => (filter.q === 'first' ? { ...page, total: 1, messages: page.messages.slice(0, 1) } : page)),
     );
     list.setFilter({ q: 'first' });
-    await waitFor(async () => (server.requests.length === 1 ? true : undefined));
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
     list.setFilter({ q: 'second' });
-    await waitFor(async () => (list.loaded ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await vi.waitFor(() => expect(list.loaded).toBe(true));
+    // Every answer still on its way (the first search's) arrives before the check.
+    await vi.runAllTimersAsync();
     expect(server.requests.map((r) => r.filter.q)).toEqual(['first', 'second']);
     expect(list.total).toBe(50);
   });
@@ -128,17 +138,18 @@ describe('MessageWindow (the list state of the inbox UI)', () => {
 
 describe('coalesce', () => {
   it('runs a task triggered many times at most once per gap, plus once after', async () => {
+    // The task and the trigger loop take time on the fake clock, not the wall clock.
     let runs = 0;
     const trigger = coalesce(async () => {
       runs += 1;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }, 100);
-    const started = Date.now();
-    while (Date.now() - started < 450) {
+    for (let t = 0; t < 450; t += 5) {
       trigger();
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await vi.advanceTimersByTimeAsync(5);
     }
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The run asked for during the last one, and nothing after it.
+    await vi.runAllTimersAsync();
     expect(runs).toBeGreaterThanOrEqual(4);
     expect(runs).toBeLessThanOrEqual(7);
   });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../support/poll.ts';
-import { startLinkSite, type LinkSite } from '../../check/link-servers.ts';
+import { startLinkSite, type LinkSite } from '../../support/link-servers.ts';
 import { useBrowser } from './browser.ts';
 
 const b = useBrowser();
@@ -175,7 +175,7 @@ describe('the live check on the Templates page', () => {
     const checks = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/api/check')).length);
     for (let burst = 0; burst < 6; burst++) {
       await editor.pressSequentially(`<p>Paragraph ${burst} with a <a href="https://a.example/${burst}">link</a></p>`, { delay: 15 });
-      await page.waitForTimeout(300);
+      await page.waitForTimeout(300); // the user's pause between bursts is what the test measures
     }
     await live.getByText('up to date').waitFor();
     const samples = await page.evaluate(() => (window as unknown as { inputToPaint: number[] }).inputToPaint);

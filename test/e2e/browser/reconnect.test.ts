@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { processTracker } from '../process-helpers.ts';
+import { processTracker } from '../../support/process-helpers.ts';
 import { launchChromium } from './browser.ts';
 
 const tracker = processTracker();

@@ -1,0 +1,68 @@
+import { createHook } from 'node:async_hooks';
+import { describe, expect, it } from 'vitest';
+import { startApp } from '../../support/app.ts';
+import { flow, flowClient } from '../../support/flow-helpers.ts';
+
+/**
+ * Subscribes `count` recipients (in-process, no HTTP), then measures the advance that runs all
+ * their sends in CPU time of this process (the app runs in it, its parser workers too), not wall
+ * time: another process busy on the machine does not count, so the ratio below holds on a busy
+ * 2-core machine as on a quiet one.
+ */
+async function advanceCost(count: number): Promise<number> {
+  const server = await startApp({
+    now: () => Date.parse('2030-07-01T00:00:00Z'),
+    config: (c) => {
+      c.flows.push(flow('LATER', [{ type: 'wait', duration: '1d' }, { type: 'send_email', subject: 'Later', html: '<p>l</p>' }]) as never);
+      return c;
+    },
+  });
+  try {
+    for (let n = 0; n < count; n++) await server.sandbox.subscriptions.subscribe('acme', { trigger: 'LATER', email: `s${n}@example.com` });
+    // One due entry per waiting subscription, under one timer.
+    expect(server.sandbox.scheduler.size).toBe(count);
+    const before = process.cpuUsage();
+    await flowClient(server.url, 'bulk-key').advance('1d');
+    const used = process.cpuUsage(before);
+    expect(server.sandbox.messages.count()).toBe(count);
+    expect(server.sandbox.scheduler.size).toBe(0);
+    return used.user + used.system;
+  } finally {
+    await server.destroy();
+  }
+}
+
+/** The lower of two measurements: a garbage collection or a JIT pause in one does not decide. */
+const cost = async (count: number) => Math.min(await advanceCost(count), await advanceCost(count));
+
+describe('scale', () => {
+  it('waiting subscriptions hold no timer each: one timer for the earliest', async () => {
+    const server = await startApp({
+      config: (c) => {
+        c.flows.push(flow('LATER', [{ type: 'wait', duration: '1d' }, { type: 'send_email', subject: 'Later', html: '<p>l</p>' }]) as never);
+        return c;
+      },
+    });
+    // Counts every timer created (unref'd ones too) while the subscriptions are made; no HTTP,
+    // whose connections make timers of their own.
+    let created = 0;
+    const hook = createHook({ init: (_id, type) => void (type === 'Timeout' && created++) });
+    try {
+      hook.enable();
+      for (let n = 0; n < 300; n++) await server.sandbox.subscriptions.subscribe('acme', { trigger: 'LATER', email: `t${n}@example.com` });
+      hook.disable();
+      expect(server.sandbox.scheduler.size).toBe(300);
+      expect(created).toBeLessThanOrEqual(2);
+    } finally {
+      hook.disable();
+      await server.destroy();
+    }
+  });
+
+  it('an advance over 4× the due steps costs less than 5× the time', async () => {
+    await advanceCost(25);
+    const small = await cost(100);
+    const large = await cost(400);
+    expect(large / small).toBeLessThan(5);
+  }, 60_000);
+});

@@ -1,0 +1,206 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import bcrypt from 'bcryptjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PigeonholeClient, PigeonholeError } from '../../client/pigeonhole-client.ts';
+import { loadConfig } from '../../server/config.ts';
+import { createLogin } from '../../server/http/basic-auth.ts';
+import { browserPolicy } from '../../server/http/browser-guard.ts';
+import { startApp, type TestServer } from '../support/app.ts';
+import { processTracker } from '../support/process-helpers.ts';
+import { raw, tryUpgrade } from '../support/raw.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const basic = (userPassword: string) => `Basic ${Buffer.from(userPassword).toString('base64')}`;
+const CHALLENGE = 'Basic realm="Pigeonhole"';
+const NO_LOGIN = { detail: 'This Pigeonhole needs a user name and password (HTTP Basic, as set with --auth or --auth-file).' };
+const WRONG = { detail: 'Wrong user name or password.' };
+
+/** Every surface behind the login: the UI, its assets, the sandbox API, /metrics, unknown paths. */
+const PROTECTED = ['/', '/api/messages', '/api/openapi.json', '/api/clock', '/metrics', '/nowhere'];
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-login-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('--auth USER:PASSWORD', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startApp({ access: { policy: browserPolicy(), login: createLogin({ user: 'team', password: 'pa:ss wörd' }) } });
+  });
+  afterAll(() => server.destroy());
+
+  it('answers every protected surface 401 with the Basic challenge and a JSON detail without a login', async () => {
+    for (const p of PROTECTED) {
+      const res = await raw(server.url + p);
+      expect([p, res.status, res.headers['www-authenticate'], res.body]).toEqual([p, 401, CHALLENGE, NO_LOGIN]);
+    }
+  });
+
+  it('refuses a wrong user or password, and a header that is not Basic', async () => {
+    for (const authorization of [basic('team:wrong'), basic('other:pa:ss wörd'), basic('team'), 'Bearer abc', 'Basic !!!']) {
+      const res = await raw(`${server.url}/api/messages`, { headers: { Authorization: authorization } });
+      expect([authorization, res.status, res.headers['www-authenticate']]).toEqual([authorization, 401, CHALLENGE]);
+    }
+    expect((await raw(`${server.url}/api/messages`, { headers: { Authorization: basic('team:wrong') } })).body).toEqual(WRONG);
+  });
+
+  it('serves every protected surface with the login (a password with a colon and non-ASCII letters)', async () => {
+    for (const p of PROTECTED.filter((x) => x !== '/nowhere')) {
+      const res = await raw(server.url + p, { headers: { Authorization: basic('team:pa:ss wörd') } });
+      expect([p, res.status]).toEqual([p, 200]);
+    }
+    const reset = await raw(`${server.url}/api/reset`, { method: 'POST', headers: { Authorization: basic('team:pa:ss wörd') } });
+    expect(reset.status).toBe(200);
+  });
+
+  it('guards the live push: 401 with the challenge before any frame, open with the login', async () => {
+    const refused = await tryUpgrade(server.wsUrl);
+    expect(refused).toMatchObject({ opened: false, status: 401, frames: [], headers: { 'www-authenticate': CHALLENGE } });
+    expect(refused.opened === false && JSON.parse(refused.text)).toEqual(NO_LOGIN);
+    const wrong = await tryUpgrade(server.wsUrl, { Authorization: basic('team:nope') });
+    expect(wrong).toMatchObject({ opened: false, status: 401 });
+    const ok = await tryUpgrade(server.wsUrl, { Authorization: basic('team:pa:ss wörd') });
+    expect(ok.opened && JSON.parse(ok.frames[0]!).type).toBe('hello');
+  });
+
+  it('leaves /v1 to its Api-Key auth, and /livez and /readyz open', async () => {
+    const sent = await raw(`${server.url}/v1/email/send/`, {
+      method: 'POST',
+      headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ recipient: 'v1@example.com', subject: 'Hi', body: '<p>Hi</p>' }),
+    });
+    expect([sent.status, sent.body]).toEqual([200, { id: expect.any(String) }]);
+    const noKey = await raw(`${server.url}/v1/email/list/`);
+    expect([noKey.status, noKey.body, noKey.headers['www-authenticate']]).toEqual([401, { detail: 'Authentication credentials were not provided.' }, 'Api-Key']);
+    for (const p of ['/livez', '/readyz']) expect((await raw(server.url + p)).status).toBe(200);
+  });
+
+  it('answers a CORS preflight from an allowed origin without a login (preflights carry none); a refusal is readable there', async () => {
+    const origin = 'http://localhost:3000';
+    const preflight = await raw(`${server.url}/api/messages`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' } });
+    expect([preflight.status, preflight.headers['access-control-allow-headers']]).toEqual([204, 'authorization']);
+    const refused = await raw(`${server.url}/api/messages`, { headers: { Origin: origin } });
+    expect([refused.status, refused.headers['access-control-allow-origin']]).toEqual([401, origin]);
+    const read = await raw(`${server.url}/api/messages`, { headers: { Origin: origin, Authorization: basic('team:pa:ss wörd') } });
+    expect([read.status, read.headers['access-control-allow-origin']]).toEqual([200, origin]);
+  });
+
+  it('the typed client logs in with auth, or with user:password@ in its base URL; without, it gets a 401', async () => {
+    const url = new URL(server.url);
+    for (const client of [
+      new PigeonholeClient({ baseUrl: server.url, auth: 'team:pa:ss wörd' }),
+      new PigeonholeClient({ baseUrl: server.url, auth: { user: 'team', password: 'pa:ss wörd' } }),
+      new PigeonholeClient({ baseUrl: `http://team:${encodeURIComponent('pa:ss wörd')}@${url.host}` }),
+    ]) {
+      expect(client.baseUrl).toBe(server.url);
+      expect((await client.clock.get()).real_time).toBe(true);
+      const { id } = await client.sendEmail({ apiKey: 'test-key', recipient: 'client@example.com', subject: 'Typed', body: '<p>code 482913</p>' });
+      expect((await client.waitForMessage({ subject: 'Typed', timeout: 2000 })).id).toBe(id);
+    }
+    const error = await new PigeonholeClient({ baseUrl: server.url }).clock.get().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PigeonholeError);
+    expect(error).toMatchObject({ status: 401, body: NO_LOGIN });
+  });
+});
+
+describe('--auth-file with bcrypt hashes', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    const file = path.join(dir, 'users.txt');
+    // `htpasswd -nbB` writes $2y$: read as bcrypt too.
+    await writeFile(file, `# the team\nalice:${bcrypt.hashSync('alice-secret', 4)}\n\nbob:${bcrypt.hashSync('bob-secret', 4).replace('$2b$', '$2y$')}\n`);
+    const config = loadConfig(['--auth-file', file], {});
+    expect(config.authUsers.map((u) => u.user)).toEqual(['alice', 'bob']);
+    server = await startApp({ access: { policy: browserPolicy(), login: createLogin({ users: config.authUsers }) } });
+  });
+  afterAll(() => server.destroy());
+
+  it('lets each user in with their password, and nobody else', async () => {
+    const status = async (login: string) => (await raw(`${server.url}/api/messages`, { headers: { Authorization: basic(login) } })).status;
+    expect(await status('alice:alice-secret')).toBe(200);
+    expect(await status('bob:bob-secret')).toBe(200);
+    expect(await status('alice:alice-secret')).toBe(200);
+    expect(await status('alice:bob-secret')).toBe(401);
+    expect(await status('carol:alice-secret')).toBe(401);
+    expect(await status('bob:')).toBe(401);
+  });
+
+  it('names the file, the line and the problem of a bad auth file (exit 2 at start)', async () => {
+    const bad = path.join(dir, 'bad.txt');
+    await writeFile(bad, `alice:plain-password\n:${bcrypt.hashSync('x', 4)}\nbob:${bcrypt.hashSync('x', 4)}\nbob:${bcrypt.hashSync('y', 4)}\n`);
+    expect(() => loadConfig(['--auth-file', bad], {})).toThrow(
+      `Invalid auth file ${bad}:\n` +
+        '  line 1: the hash of "alice" is not a bcrypt hash ($2b$10$... ; make one with "pigeonhole hash-password alice")\n' +
+        '  line 2: expected user:hash\n' +
+        '  line 4: "bob" is listed twice',
+    );
+    expect(() => loadConfig(['--auth-file', path.join(dir, 'missing.txt')], {})).toThrow(`--auth-file: cannot read ${path.join(dir, 'missing.txt')} (ENOENT)`);
+  });
+});
+
+describe('without a login (the default)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startApp();
+  });
+  afterAll(() => server.destroy());
+
+  it('serves every surface and the live push to anyone on an allowed host, as before', async () => {
+    for (const p of PROTECTED.filter((x) => x !== '/nowhere')) expect([p, (await raw(server.url + p)).status]).toEqual([p, 200]);
+    expect((await tryUpgrade(server.wsUrl)).opened).toBe(true);
+  });
+});
+
+describe('the real server process with --auth', () => {
+  const tracker = processTracker();
+  afterAll(() => tracker.cleanup());
+
+  it('asks for the login, and `pigeonhole healthcheck` still answers ready', async () => {
+    const server = await tracker.spawn({ dataDir: await tracker.tempDir('pigeonhole-auth-'), env: { PIGEONHOLE_AUTH: 'team:secret' } });
+    expect(server.output()).toContain(`listening on http://127.0.0.1:${server.port} (login required)`);
+    expect((await raw(`${server.url}/api/messages`)).status).toBe(401);
+    expect((await raw(`${server.url}/api/messages`, { headers: { Authorization: basic('team:secret') } })).status).toBe(200);
+    const check = await run(['bin/pigeonhole.js', 'healthcheck', '--http-port', String(server.port)], '', { PIGEONHOLE_AUTH: 'team:secret' });
+    expect(check).toEqual({ code: 0, stdout: `ready: http://127.0.0.1:${server.port}/readyz\n`, stderr: '' });
+  });
+});
+
+describe('pigeonhole hash-password', () => {
+  it('prints user:hash for a password on standard input, a line --auth-file reads', async () => {
+    const result = await run(['bin/pigeonhole.js', 'hash-password', 'alice'], 'correct horse\n');
+    expect(result.code).toBe(0);
+    const line = result.stdout.trim();
+    expect(line).toMatch(/^alice:\$2b\$10\$[./A-Za-z0-9]{53}$/);
+    expect(bcrypt.compareSync('correct horse', line.slice('alice:'.length))).toBe(true);
+    const file = path.join(dir, 'made.txt');
+    await writeFile(file, `${line}\n`);
+    const login = createLogin({ users: loadConfig(['--auth-file', file], {}).authUsers })!;
+    expect(await login.verify('alice', 'correct horse')).toBe(true);
+    expect(await login.verify('alice', 'wrong')).toBe(false);
+  });
+
+  it('refuses an empty password and a user name with a colon (exit 2)', async () => {
+    expect(await run(['bin/pigeonhole.js', 'hash-password'], '')).toEqual({ code: 2, stdout: '', stderr: 'pigeonhole: hash-password: no password on standard input\n' });
+    expect(await run(['bin/pigeonhole.js', 'hash-password', 'a:b'], 'x\n')).toMatchObject({ code: 2, stderr: 'pigeonhole: hash-password: the user name may not be empty or contain ":"\n' });
+  });
+});
+
+/** Runs the command line with the given standard input and a clean PIGEONHOLE_* environment. */
+function run(args: string[], input: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PIGEONHOLE_')));
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...clean, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}

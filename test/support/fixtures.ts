@@ -1,0 +1,73 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { SendMailOptions } from 'nodemailer';
+import { test as base } from 'vitest';
+import { api, startApp, type TestServer, type TestServerOptions } from './app.ts';
+import { processTracker } from './process-helpers.ts';
+import { capturedId, smtpClient, trySend } from './smtp.ts';
+import { connectEvents } from './ws.ts';
+
+/**
+ * The suite's Vitest fixtures (test/README.md). A test names what it needs and gets it set up
+ * before it runs and torn down after, whatever happened:
+ *
+ * - `app`: the real Pigeonhole in-process (startApp) on a temporary data directory, one per test
+ *   file, destroyed after the file's last test. Change its options for a whole file with
+ *   `test.override('appOptions', { ... })` at the top of the file.
+ * - `v1`: /v1 requests to `app` with the key `apiKey` ('test-key'; override it like appOptions).
+ * - `smtp`: a real SMTP client (nodemailer) on `app`'s capture port: `send` resolves with the
+ *   capture id, `trySend` with the reply or the refusal as a value.
+ * - `events`: a WebSocket client on `app`'s live push (/api/events), recording every frame; one
+ *   per test, closed after it.
+ * - `freshApp`: an app of the test's own (startApp with `appOptions`), for tests that must not
+ *   share state with the rest of the file; destroyed after the test.
+ * - `tempDir`: a new temporary directory, deleted after the test.
+ * - `serverProcess`: starts the real server as its own process (`spawn`) and makes temporary
+ *   directories (`tempDir`); whatever it started is killed and deleted after the test.
+ */
+export const test = base
+  .extend('appOptions', { scope: 'file' }, {} as TestServerOptions)
+  .extend('apiKey', { scope: 'file' }, 'test-key')
+  .extend('app', { scope: 'file' }, async ({ appOptions }, { onCleanup }) => {
+    const app = await startApp(appOptions);
+    onCleanup(() => app.destroy());
+    return app;
+  })
+  .extend('v1', { scope: 'file' }, ({ app, apiKey }) => api(app.url, apiKey))
+  .extend('smtp', { scope: 'file' }, ({ app }, { onCleanup }) => {
+    const transport = smtpClient(app.smtpPort);
+    onCleanup(() => transport.close());
+    return {
+      port: app.smtpPort,
+      transport,
+      /** Sends and resolves with the capture id ("250 … Captured as <id>"). */
+      send: async (mail: SendMailOptions) => capturedId((await transport.sendMail(mail)).response),
+      /** Sends and resolves with the reply, or the refusal (code and text) as a value. */
+      trySend: (mail: SendMailOptions) => trySend(transport, mail),
+    };
+  })
+  .extend('events', async ({ app }, { onCleanup }) => {
+    const events = await connectEvents(app.wsUrl);
+    onCleanup(async () => {
+      await events.close();
+    });
+    return events;
+  })
+  .extend('freshApp', async ({ appOptions }, { onCleanup }) => {
+    const app: TestServer = await startApp(appOptions);
+    onCleanup(() => app.destroy());
+    return app;
+  })
+  .extend('tempDir', async ({}, { onCleanup }) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-test-'));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
+    return dir;
+  })
+  .extend('serverProcess', async ({}, { onCleanup }) => {
+    const processes = processTracker();
+    onCleanup(() => processes.cleanup());
+    return processes;
+  });
+
+export { describe, expect, vi } from 'vitest';
