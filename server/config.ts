@@ -1,4 +1,4 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
@@ -221,7 +221,7 @@ function readTlsFiles(certFile: string, keyFile: string): { cert: string; key: s
   } catch {
     throw new ConfigError(`--smtp-tls-cert: ${certFile} is not a PEM certificate`);
   }
-  let privateKey;
+  let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(key);
   } catch {

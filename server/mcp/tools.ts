@@ -1,7 +1,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { PigeonholeClient, PigeonholeError, type Capture, type MessageDetail, type MessageFilter, type MessageSummary } from '../../client/pigeonhole-client.ts';
+import { type PigeonholeClient, PigeonholeError, type Capture, type MessageDetail, type MessageFilter, type MessageSummary } from '../../client/pigeonhole-client.ts';
 
 /**
  * The MCP server's tools and resources, defined once for both transports: `/mcp` on the HTTP

@@ -375,7 +375,13 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       previous.record = line.record;
       if (line.onCommit) {
         const first = previous.onCommit;
-        previous.onCommit = first ? () => (first(), line.onCommit!()) : line.onCommit;
+        const second = line.onCommit;
+        previous.onCommit = first
+          ? () => {
+              first();
+              second();
+            }
+          : second;
       }
       if (line.record === null && previous.volatile && previous.record !== null) {
         // A record deleted before it was ever written: nothing to write at all.
