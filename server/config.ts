@@ -188,7 +188,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
 const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
 
 /** `user:hash` lines (bcrypt, as `pigeonhole hash-password` or `htpasswd -nB` write them); blank lines and `#` comments are skipped. */
-export function parseAuthFile(text: string, file: string): AuthUser[] {
+function parseAuthFile(text: string, file: string): AuthUser[] {
   const users: AuthUser[] = [];
   const problems: string[] = [];
   text.split(/\r?\n/).forEach((raw, index) => {

@@ -28,7 +28,7 @@ export interface RealtimeOptions {
 }
 
 /** An HTTP answer to an upgrade request that is not accepted. */
-export interface UpgradeRefusal {
+interface UpgradeRefusal {
   status: number;
   body: unknown;
   headers?: Record<string, string>;

@@ -244,7 +244,7 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
  * envelope recipient the headers do not name. A message with neither header lists its envelope
  * recipients as To.
  */
-export function recipientsOf(envelope: string[], headerTo: string[], headerCc: string[]): { to: string[]; cc: string[]; bcc: string[] } {
+function recipientsOf(envelope: string[], headerTo: string[], headerCc: string[]): { to: string[]; cc: string[]; bcc: string[] } {
   if (headerTo.length === 0 && headerCc.length === 0) return { to: envelope, cc: [], bcc: [] };
   const named = new Set([...headerTo, ...headerCc].map(emailKey));
   return { to: headerTo, cc: headerCc, bcc: envelope.filter((address) => !named.has(emailKey(address))) };

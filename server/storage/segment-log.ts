@@ -81,12 +81,6 @@ export interface SegmentLogOptions {
   quarantine: Quarantine;
 }
 
-export interface LoadReport {
-  /** The highest sequence number any line names (tombstones too): ids must never repeat. */
-  maxSeq: number;
-  records: number;
-}
-
 /** One collection's records on disk: append, replace, delete, read back by sequence number. */
 export class SegmentLog<T extends { seq: number }> implements Participant {
   private readonly segments = new Map<number, Segment>();
