@@ -98,7 +98,7 @@ export function importsOf(file, text) {
   return found;
 }
 
-/** Every import in root that breaks a rule, as messages "file:line imports target: why". */
+/** Every import in root that breaks a rule, as messages "file:line imports target: why", by file and line. */
 export function checkLayers(root) {
   const problems = [];
   const files = sourceFiles(root);
@@ -111,7 +111,7 @@ export function checkLayers(root) {
     for (const { specifier, expression, line } of found) {
       const where = `${file}:${line}`;
       if (specifier === null) {
-        problems.push(`${where} imports ${expression}: an import() of a computed name cannot be checked against the layering ${DOC}`);
+        problems.push({ file, line, text: `${where} imports ${expression}: an import() of a computed name cannot be checked against the layering ${DOC}` });
         continue;
       }
       const relative = specifier.startsWith('.');
@@ -121,11 +121,12 @@ export function checkLayers(root) {
         const broken = relative
           ? (rule.to && under(target, rule.to)) || (rule.outside && !under(target, rule.outside))
           : rule.packages === '*' || rule.packages?.includes(packageName(specifier));
-        if (broken) problems.push(`${where} imports ${target ?? specifier}: ${rule.why} ${DOC}`);
+        if (broken) problems.push({ file, line, text: `${where} imports ${target ?? specifier}: ${rule.why} ${DOC}` });
       }
     }
   }
-  return { files: files.length, imports, problems };
+  problems.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
+  return { files: files.length, imports, problems: problems.map((p) => p.text) };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
