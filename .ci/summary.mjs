@@ -1,9 +1,10 @@
 // Reads Vitest's JSON report and prints the one line the landing reads: "N passed, N failed".
 // Skipped, todo or pending tests count as failed: CI runs everything. A run that produced no
-// report (the type check or the runner failed first) is one failure.
+// report (the type check or the runner failed first) is one failure, and so are failed gates
+// (the exit status of npm run check, the third argument).
 import { existsSync, readFileSync } from 'node:fs';
 
-const [file, status] = process.argv.slice(2);
+const [file, status, check = '0'] = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
 if (file && existsSync(file)) {
@@ -18,6 +19,7 @@ if (file && existsSync(file)) {
   }
 }
 if (Number(status) !== 0 && failed === 0) failed = 1;
+if (Number(check) !== 0) failed += 1;
 if (passed === 0 && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && Number(status) === 0 ? 0 : 1);
+process.exit(failed === 0 && Number(status) === 0 && Number(check) === 0 ? 0 : 1);

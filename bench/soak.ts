@@ -74,7 +74,7 @@ await runBench(
     signal.addEventListener('abort', stop, { once: true });
 
     // The live client first, so it sees every capture the senders make.
-    const live = liveClient(pigeonhole.url.replace(/^http/, 'ws') + '/api/events', () => running);
+    const live = liveClient(`${pigeonhole.url.replace(/^http/, 'ws')}/api/events`, () => running);
     await live.opened;
 
     const sends = new Tally();

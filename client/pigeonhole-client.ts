@@ -136,17 +136,17 @@ export interface ListFilter extends MessageFilter {
 }
 
 /** The paging fields of every sandbox API list (limit/offset, newest first). */
-export interface Page<T = unknown> {
+export interface Page {
   total: number;
   offset: number;
   limit: number;
 }
 
-export interface MessageList extends Page<MessageSummary> {
+export interface MessageList extends Page {
   messages: MessageSummary[];
 }
 
-export interface SearchPage extends Page<SearchResult> {
+export interface SearchPage extends Page {
   messages: SearchResult[];
 }
 
@@ -225,7 +225,7 @@ export interface RequestLogFilter {
   offset?: number;
 }
 
-export interface RequestLogList extends Page<RequestLogEntry> {
+export interface RequestLogList extends Page {
   requests: RequestLogEntry[];
 }
 
@@ -263,7 +263,7 @@ export interface Recipient {
   updated_at: string;
 }
 
-export interface RecipientList extends Page<Recipient> {
+export interface RecipientList extends Page {
   recipients: Recipient[];
 }
 
@@ -292,7 +292,7 @@ export interface Subscription {
   steps: SubscriptionStep[];
 }
 
-export interface SubscriptionList extends Page<Subscription> {
+export interface SubscriptionList extends Page {
   subscriptions: Subscription[];
 }
 

@@ -32,7 +32,7 @@ try {
     nicenames: { family: source.nicenames.family, platform: source.nicenames.platform },
     features,
   };
-  writeFileSync(path.join(target, 'caniemail-data.json'), JSON.stringify(data) + '\n');
+  writeFileSync(path.join(target, 'caniemail-data.json'), `${JSON.stringify(data)}\n`);
   writeFileSync(path.join(target, 'caniemail-LICENSE'), readFileSync(path.join(work, 'package/LICENSE'), 'utf8'));
   console.log(`caniemail ${pkg.version}: ${Object.keys(features).length} features, data of ${source.last_update_date}`);
 } finally {

@@ -23,7 +23,7 @@ const HASH_ROUNDS = 10;
 export type ExitCode = 0 | 1 | 2;
 
 /** Where `pigeonhole mcp` finds the sandbox when no --url is given. */
-export const DEFAULT_MCP_URL = 'http://localhost:8025';
+const DEFAULT_MCP_URL = 'http://localhost:8025';
 
 /**
  * The command line: `--help`, `--version`, `healthcheck [options]`, `mcp [--url URL]`, or the
@@ -60,7 +60,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, serve: (con
   }
 }
 
-export function help(): string {
+function help(): string {
   return [
     'Usage: pigeonhole [options]               run the sandbox (HTTP API, inbox, SMTP)',
     '       pigeonhole healthcheck [options]   exit 0 when the server at --host and --http-port answers',

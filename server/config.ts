@@ -1,4 +1,4 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
@@ -188,7 +188,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
 const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
 
 /** `user:hash` lines (bcrypt, as `pigeonhole hash-password` or `htpasswd -nB` write them); blank lines and `#` comments are skipped. */
-export function parseAuthFile(text: string, file: string): AuthUser[] {
+function parseAuthFile(text: string, file: string): AuthUser[] {
   const users: AuthUser[] = [];
   const problems: string[] = [];
   text.split(/\r?\n/).forEach((raw, index) => {
@@ -221,7 +221,7 @@ function readTlsFiles(certFile: string, keyFile: string): { cert: string; key: s
   } catch {
     throw new ConfigError(`--smtp-tls-cert: ${certFile} is not a PEM certificate`);
   }
-  let privateKey;
+  let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(key);
   } catch {

@@ -10,7 +10,7 @@ import v8 from 'node:v8';
  * measurable loss of throughput (bench/README.md). The flag is read at every collection, so
  * setting it at start-up takes effect.
  */
-export const HEAP_GROWING_PERCENT = 30;
+const HEAP_GROWING_PERCENT = 30;
 
 export function boundHeapGrowth(percent = HEAP_GROWING_PERCENT): void {
   v8.setFlagsFromString(`--heap-growing-percent=${percent}`);

@@ -6,7 +6,7 @@ import type { Store } from './storage/store.ts';
 import type { MessageRecord, Source } from './domain/entities.ts';
 
 /** Where the store's gauges read from; nothing is computed per request. */
-export interface StoreGauges {
+interface StoreGauges {
   /** Captures stored now. */
   messagesStored(): number;
   /** Bytes the data directory takes on disk (cached, see storage/disk-usage.ts). */
@@ -19,7 +19,7 @@ export interface StoreGauges {
   onWriteFailure?(listener: (reason: string) => void): () => void;
 }
 
-export interface MetricsOptions {
+interface MetricsOptions {
   events: Events;
   store: StoreGauges;
   /** Node's process metrics (CPU, memory, event loop, GC). On in the server; tests may skip them. */
@@ -53,7 +53,7 @@ export interface Metrics {
 
 const SOURCES: readonly Source[] = ['api', 'smtp', 'flow'];
 
-export function createMetrics({ events, store, processMetrics = true }: MetricsOptions): Metrics {
+function createMetrics({ events, store, processMetrics = true }: MetricsOptions): Metrics {
   const registry = new Registry();
   if (processMetrics) collectDefaultMetrics({ register: registry });
 

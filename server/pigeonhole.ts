@@ -43,7 +43,7 @@ export interface PigeonholeOptions {
 }
 
 /** The SMTP certificate in use, for the start-up banner. */
-export type SmtpCertificate = Pick<SmtpTls, 'cert' | 'key'> & Partial<Pick<TlsCertificate, 'file' | 'created' | 'fingerprint'>>;
+type SmtpCertificate = Pick<SmtpTls, 'cert' | 'key'> & Partial<Pick<TlsCertificate, 'file' | 'created' | 'fingerprint'>>;
 
 /** A whole Pigeonhole: built, not yet listening. */
 export interface Pigeonhole {

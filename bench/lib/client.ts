@@ -1,7 +1,5 @@
 import { HttpClient } from './http-client.ts';
 
-export type { Reply } from './http-client.ts';
-
 const API_KEY = 'bulk-key';
 
 /**

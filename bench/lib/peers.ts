@@ -6,7 +6,7 @@ import { log } from './cli.ts';
 import { ROOT } from './server-process.ts';
 
 /** bench/peers: MailDev and autocannon, with their own package.json and lockfile. */
-export const PEERS_DIR = path.join(ROOT, 'bench', 'peers');
+const PEERS_DIR = path.join(ROOT, 'bench', 'peers');
 /** MailDev's command-line entry. */
 export const MAILDEV_BIN = path.join(PEERS_DIR, 'node_modules', 'maildev', 'bin', 'maildev');
 

@@ -21,10 +21,10 @@ const VOCABULARY = (
 ).split(' ').filter((word, index, all) => all.indexOf(word) === index);
 
 /** The word in one capture out of 2,000 (in its subject). */
-export const RARE_WORD = 'quokka';
+const RARE_WORD = 'quokka';
 const RARE_EVERY = 2_000;
 /** A word no capture holds. */
-export const ABSENT_WORD = 'zyzzyva';
+const ABSENT_WORD = 'zyzzyva';
 
 const WEIGHTS = VOCABULARY.map((_, k) => 1 / (k + 10));
 const TOTAL_WEIGHT = WEIGHTS.reduce((a, b) => a + b, 0);

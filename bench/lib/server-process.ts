@@ -148,7 +148,7 @@ export async function spawnPigeonhole(dataDir: string, extraArgs: string[] = [])
  * The environment for the servers: this one without PIGEONHOLE_* settings, so a variable left
  * in the shell cannot change what is measured (retention, fsync, login...).
  */
-export function benchEnv(): NodeJS.ProcessEnv {
+function benchEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PIGEONHOLE_')));
 }
 

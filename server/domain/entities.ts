@@ -25,5 +25,4 @@ export const SOURCES = ['api', 'smtp', 'flow'] as const satisfies readonly Sourc
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'bounced', 'complained', 'failed'] as const satisfies readonly DeliveryStatus[];
 /** The statuses the sandbox API can force on a capture. */
 export const FORCED_STATUSES = ['delivered', 'bounced', 'complained', 'failed'] as const satisfies readonly DeliveryStatus[];
-export type ForcedStatus = (typeof FORCED_STATUSES)[number];
 export const SUBSCRIPTION_STATUSES = ['active', 'completed', 'cancelled'] as const satisfies readonly SubscriptionStatus[];

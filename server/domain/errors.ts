@@ -2,7 +2,7 @@
  * What the domain refuses. Each carries the facts its wire body needs; http/errors.ts renders
  * them in the shape the contract gives for the endpoint.
  */
-export class DomainError extends Error {}
+class DomainError extends Error {}
 
 export class NotFound extends DomainError {}
 

@@ -14,7 +14,7 @@ export interface Login {
 }
 
 /** The challenge a browser answers with its login prompt. */
-export const LOGIN_CHALLENGE = 'Basic realm="Pigeonhole"';
+const LOGIN_CHALLENGE = 'Basic realm="Pigeonhole"';
 
 export interface LoginRefusal {
   status: 401;
@@ -66,7 +66,7 @@ export async function checkLogin(authorization: string | undefined, login: Login
 }
 
 /** Whether a path is behind the login: all but /v1 (its own Api-Key auth) and the health probes. */
-export function loginApplies(path: string): boolean {
+function loginApplies(path: string): boolean {
   return !OPEN_PATHS.includes(path) && path !== '/v1' && !path.startsWith('/v1/');
 }
 

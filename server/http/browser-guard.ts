@@ -107,7 +107,7 @@ const PRIVATE_SUFFIXES = ['.localhost', '.internal', '.local', '.home.arpa'];
  * `*.home.arpa`, none of which public DNS can serve, the `--host`, and `--allowed-hosts`.
  * Any port.
  */
-export function isAllowedHost(host: string, policy: BrowserPolicy): boolean {
+function isAllowedHost(host: string, policy: BrowserPolicy): boolean {
   if (policy.hosts.includes('*')) return true;
   const name = hostName(host);
   if (name === null) return false;
@@ -121,7 +121,7 @@ export function isAllowedHost(host: string, policy: BrowserPolicy): boolean {
  * localhost or a loopback address (the developer's own app, on any port), and
  * `--allowed-origins` (`*`: any). Never `null`.
  */
-export function isAllowedOrigin(origin: string, host: string | undefined, policy: BrowserPolicy): boolean {
+function isAllowedOrigin(origin: string, host: string | undefined, policy: BrowserPolicy): boolean {
   const value = origin.trim().toLowerCase();
   if (value === 'null' || value === '') return false;
   if (policy.origins.includes('*') || policy.origins.includes(value)) return true;

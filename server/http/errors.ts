@@ -33,7 +33,7 @@ export const notFound = () => detail(404, 'Not found.');
 export const fieldErrors = (errors: Record<string, string[]>) => new HttpError(400, errors);
 
 /** How each domain refusal reads on the wire (docs/api-contract.md §3–§5). */
-export function fromDomain(error: unknown): HttpError | undefined {
+function fromDomain(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
   if (error instanceof NotFound) return notFound();
   if (error instanceof DailyLimitReached) return new HttpError(429, { error: `Daily limit of ${error.limit} emails has been reached` });
@@ -53,7 +53,7 @@ export function fromDomain(error: unknown): HttpError | undefined {
  * 507 Insufficient Storage (a sandbox decision): nothing was stored, and the body says what
  * failed, where, and what to do. The store keeps trying and heals by itself.
  */
-export function storageDetail(error: StorageError): string {
+function storageDetail(error: StorageError): string {
   const hint =
     error.problem === 'full'
       ? ' Free space (delete captures: DELETE /api/messages, or lower --max-messages) and try again.'

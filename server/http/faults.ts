@@ -12,13 +12,13 @@ import { bodyParam, queryParam } from './v1/query.ts';
  * §3) in the words of the real service's framework (Django REST framework's Throttled), and
  * Retry-After in whole seconds as that framework sends it.
  */
-export function rateLimited(retryAfterSeconds: number): HttpError {
+function rateLimited(retryAfterSeconds: number): HttpError {
   const unit = retryAfterSeconds === 1 ? 'second' : 'seconds';
   return new HttpError(429, { error: `Request was throttled. Expected available in ${retryAfterSeconds} ${unit}.` }, { 'Retry-After': String(retryAfterSeconds) });
 }
 
 /** The contract's body for each status a fault can answer with (docs/api-contract.md §1, §3). */
-export function faultResponse(status: 429 | 500 | 503, caller: Caller): HttpError {
+function faultResponse(status: 429 | 500 | 503, caller: Caller): HttpError {
   if (status === 429) return new HttpError(429, { error: `Daily limit of ${caller.sender.dailyLimit ?? 100} emails has been reached` });
   if (status === 500) return new HttpError(500, { detail: 'Internal server error.' });
   // The real service's framework's text for 503 (Django REST framework's ServiceUnavailable).

@@ -76,7 +76,7 @@ export function homePage(sandbox: Sandbox, uiDir = UI_DIR) {
 function notBuiltPage(sandbox: Sandbox, origin: string, uiDir: string): string {
   const example = sandbox.directory.config.teams.find((t) => t.flowsEnabled)?.senders[0]?.apiKey ?? 'YOUR-KEY';
   const keys = sandbox.directory.config.teams.flatMap((team) =>
-    team.senders.map((s) => `<li><code>${escape(s.apiKey)}</code>: ${escape(s.name || s.id)} (team ${escape(team.name || team.id)}${s.developmentMode ? ', Development Mode' : ''}${team.flowsEnabled ? '' : ', flows off'})</li>`),
+    team.senders.map((s) => `<li><code>${escapeHtml(s.apiKey)}</code>: ${escapeHtml(s.name || s.id)} (team ${escapeHtml(team.name || team.id)}${s.developmentMode ? ', Development Mode' : ''}${team.flowsEnabled ? '' : ', flows off'})</li>`),
   );
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Pigeonhole</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
@@ -85,15 +85,15 @@ code,pre{font:14px ui-monospace,monospace;background:#f3f4f6;border-radius:4px}p
 @media (prefers-color-scheme:dark){body{background:#0d1117;color:#e6edf3}code,pre{background:#161b22}.note{background:#2e2a1a;border-color:#9e6a03}}</style></head><body>
 <h1>Pigeonhole</h1>
 <p class="note" role="status"><strong>The inbox UI is not built.</strong> Run <code>npm run build</code> (or <code>npm start</code>, which builds it) and reload this page.
-Expected it in <code>${escape(uiDir)}</code>.</p>
+Expected it in <code>${escapeHtml(uiDir)}</code>.</p>
 <p>The sandbox is running. Nothing is delivered: every email is captured.</p>
-<p>Point your application's base URL at <code>${escape(origin)}</code> and use one of these API keys:</p><ul>${keys.join('')}</ul>
-<pre>curl -X POST ${escape(origin)}/v1/email/send/ \\
-  -H 'Authorization: Api-Key ${escape(example)}' \\
+<p>Point your application's base URL at <code>${escapeHtml(origin)}</code> and use one of these API keys:</p><ul>${keys.join('')}</ul>
+<pre>curl -X POST ${escapeHtml(origin)}/v1/email/send/ \\
+  -H 'Authorization: Api-Key ${escapeHtml(example)}' \\
   -d recipient=user@example.com -d subject=Hello -d body='&lt;p&gt;Hi&lt;/p&gt;'</pre>
 <p>Captured mail: <a href="/api/messages">/api/messages</a> (${sandbox.messages.count()} stored).</p></body></html>`;
 }
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

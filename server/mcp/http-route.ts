@@ -78,7 +78,9 @@ function webRequest(ctx: Context): Request {
 
 async function answer(ctx: Context, response: Response): Promise<void> {
   const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
-  response.headers.forEach((value, name) => ctx.set(name, value));
+  response.headers.forEach((value, name) => {
+    ctx.set(name, value);
+  });
   if (body === null) {
     // An explicit empty body keeps the status (202 for notifications) instead of Koa's 204.
     ctx.body = null;

@@ -20,7 +20,9 @@ export function inProcessFetch(dispatch: () => RequestListener, caller: CallerCo
     const url = new URL(request.url);
     const headers: Record<string, string> = { ...caller.headers };
     // The call's own headers win (a /v1 call's Authorization: Api-Key).
-    request.headers.forEach((value, name) => (headers[name] = value));
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
     const payload = request.body === null ? undefined : Buffer.from(await request.arrayBuffer());
     const response = await inject(dispatch(), {
       method: request.method,

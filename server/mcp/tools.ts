@@ -1,7 +1,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { PigeonholeClient, PigeonholeError, type Capture, type MessageDetail, type MessageFilter, type MessageSummary } from '../../client/pigeonhole-client.ts';
+import { type PigeonholeClient, PigeonholeError, type Capture, type MessageDetail, type MessageFilter, type MessageSummary } from '../../client/pigeonhole-client.ts';
 
 /**
  * The MCP server's tools and resources, defined once for both transports: `/mcp` on the HTTP
@@ -15,9 +15,9 @@ export interface McpOptions {
 }
 
 /** Characters of text a result carries unless the call asks for more. */
-export const TEXT_LIMIT = 20_000;
+const TEXT_LIMIT = 20_000;
 /** Characters of HTML a result carries when HTML is asked for, unless it asks for more. */
-export const HTML_LIMIT = 100_000;
+const HTML_LIMIT = 100_000;
 const WAIT_MAX_MS = 120_000;
 
 const INSTRUCTIONS = `Pigeonhole is a local sandbox for a transactional email API: applications send through its /v1 API (or SMTP) and every email is captured, never delivered.

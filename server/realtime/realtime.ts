@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 
 /** Turns a domain event's arguments into a frame's `data`; one per event type pushed. */
+// biome-ignore lint/suspicious/noExplicitAny: each mapper takes its own event's arguments; only any[] lets one Record hold mappers whose parameters differ.
 export type FrameMappers = Record<string, (...args: any[]) => unknown>;
 
 export interface RealtimeOptions {
@@ -27,7 +28,7 @@ export interface RealtimeOptions {
 }
 
 /** An HTTP answer to an upgrade request that is not accepted. */
-export interface UpgradeRefusal {
+interface UpgradeRefusal {
   status: number;
   body: unknown;
   headers?: Record<string, string>;

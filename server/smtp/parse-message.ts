@@ -58,7 +58,7 @@ export async function summarizeParts(raw: Buffer): Promise<PartsSummary> {
 }
 
 /** What a captured SMTP message contributes to a capture, whoever sent it. */
-export interface ParsedMessage {
+interface ParsedMessage {
   from: string;
   subject: string;
   /** The To and Cc headers' addresses. */
@@ -75,7 +75,7 @@ export interface ParsedMessage {
  * API sends. A message mailparser cannot make sense of is still captured: its header fields as
  * far as they read, the rest as the text body.
  */
-export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
+async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
   const simpleParser = await parser();
   try {
     const parsed = await simpleParser(raw, { keepCidLinks: true, skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });

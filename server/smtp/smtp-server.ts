@@ -152,9 +152,15 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
 
   function authenticate(password: string, callback: (error: Error | null, response?: { user: string }) => void): void {
     const caller = directory.byApiKey(password);
-    if (!caller) return callback(refuse('auth_failed', 535, '5.7.8 Authentication failed: the password must be a valid API key'));
+    if (!caller) {
+      callback(refuse('auth_failed', 535, '5.7.8 Authentication failed: the password must be a valid API key'));
+      return;
+    }
     // The same rule as every /v1 call (docs/api-contract.md §2): the team needs the flows feature.
-    if (!caller.team.flowsEnabled) return callback(refuse('auth_failed', 535, "5.7.8 Authentication failed: this API key's team does not have email flows enabled"));
+    if (!caller.team.flowsEnabled) {
+      callback(refuse('auth_failed', 535, "5.7.8 Authentication failed: this API key's team does not have email flows enabled"));
+      return;
+    }
     callback(null, { user: caller.sender.id });
   }
 
@@ -238,7 +244,7 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
  * envelope recipient the headers do not name. A message with neither header lists its envelope
  * recipients as To.
  */
-export function recipientsOf(envelope: string[], headerTo: string[], headerCc: string[]): { to: string[]; cc: string[]; bcc: string[] } {
+function recipientsOf(envelope: string[], headerTo: string[], headerCc: string[]): { to: string[]; cc: string[]; bcc: string[] } {
   if (headerTo.length === 0 && headerCc.length === 0) return { to: envelope, cc: [], bcc: [] };
   const named = new Set([...headerTo, ...headerCc].map(emailKey));
   return { to: headerTo, cc: headerCc, bcc: envelope.filter((address) => !named.has(emailKey(address))) };

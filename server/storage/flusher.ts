@@ -1,4 +1,3 @@
-import type { FileHandle } from 'node:fs/promises';
 import { storageError, type StorageError } from './errors.ts';
 
 /** One participant's share of a group commit. */
@@ -8,7 +7,7 @@ export interface Batch {
   /** Whether it deletes files (frees space): such a batch may use the reserve on a full disk. */
   readonly deletes?: boolean;
   /** Writes everything; returns the files written. */
-  write(): Promise<FileHandle[] | void>;
+  write(): Promise<unknown>;
   /**
    * Deletes files nothing lives in any more; runs once every write of the cycle is committed.
    * A file it could not delete is tried again with the next cycle.

@@ -89,7 +89,7 @@ export const nodeFs: Fs = {
 };
 
 /** Writes all of `buffers` at `position` (a short write is continued, never left half done). */
-export async function writeAllAt(handle: FileHandle, buffers: Buffer[], position: number): Promise<number> {
+async function writeAllAt(handle: FileHandle, buffers: Buffer[], position: number): Promise<number> {
   let total = 0;
   for (const buffer of buffers) total += buffer.length;
   let written = 0;
@@ -117,7 +117,7 @@ function remaining(buffers: Buffer[], skip: number): Buffer[] {
 }
 
 /** Reads exactly `length` bytes at `position`, or fewer when the file ends first. */
-export async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(length);
   let read = 0;
   while (read < length) {

@@ -202,7 +202,7 @@ export class MessageIndex {
   }
 
   /** Slots of live captures, newest first, that pass `match`; stops when `visit` returns false. */
-  scanNewestFirst(match: (slot: number) => boolean, visit: (slot: number) => boolean | void): void {
+  scanNewestFirst(match: (slot: number) => boolean, visit: (slot: number) => boolean | undefined): void {
     for (let slot = this.used - 1; slot >= 0; slot--) {
       if (this.bits[slot]! & DEAD) continue;
       if (!match(slot)) continue;

@@ -81,12 +81,6 @@ export interface SegmentLogOptions {
   quarantine: Quarantine;
 }
 
-export interface LoadReport {
-  /** The highest sequence number any line names (tombstones too): ids must never repeat. */
-  maxSeq: number;
-  records: number;
-}
-
 /** One collection's records on disk: append, replace, delete, read back by sequence number. */
 export class SegmentLog<T extends { seq: number }> implements Participant {
   private readonly segments = new Map<number, Segment>();
@@ -375,7 +369,13 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       previous.record = line.record;
       if (line.onCommit) {
         const first = previous.onCommit;
-        previous.onCommit = first ? () => (first(), line.onCommit!()) : line.onCommit;
+        const second = line.onCommit;
+        previous.onCommit = first
+          ? () => {
+              first();
+              second();
+            }
+          : second;
       }
       if (line.record === null && previous.volatile && previous.record !== null) {
         // A record deleted before it was ever written: nothing to write at all.

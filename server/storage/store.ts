@@ -34,13 +34,13 @@ export interface StoreOptions {
 }
 
 /** The captures: a compact index in memory, the records in segment files, the bytes in packs. */
-export interface MessageStore {
+interface MessageStore {
   readonly index: MessageIndex;
   readonly log: SegmentLog<MessageRecord>;
 }
 
 /** The request log: a summary per entry in memory (oldest first), the entries in segment files. */
-export interface RequestStore {
+interface RequestStore {
   readonly log: SegmentLog<RequestLogRecord>;
   readonly summaries: RequestSummary[];
 }

@@ -64,7 +64,7 @@ function query(params: Record<string, string | number | boolean | undefined>): s
   return text ? `?${text}` : '';
 }
 
-export function filterParams(filter: MessageFilter): Record<string, string | boolean | undefined> {
+function filterParams(filter: MessageFilter): Record<string, string | boolean | undefined> {
   return { q: filter.q?.trim() || undefined, source: filter.source, status: filter.status, blocked: filter.blocked, redirected: filter.redirected, read: filter.read };
 }
 

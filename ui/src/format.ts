@@ -41,7 +41,7 @@ export function fileSize(bytes: number): string {
 /** "Name <a@b>" → "Name"; a bare address stays as it is. */
 export function displayName(from: string): string {
   const match = /^\s*"?([^"<]*?)"?\s*<[^>]+>\s*$/.exec(from);
-  return match && match[1] ? match[1] : from;
+  return match?.[1] || from;
 }
 
 /** "Name <a@b>" → "a@b". */

@@ -3,14 +3,12 @@
  * definition the server answers with (client/pigeonhole-client.ts).
  */
 export type {
-  AttachmentInfo as Attachment,
   CheckPlatform,
   CheckReport,
   ClientSupport,
   Clock,
   CompatibilityWarning,
   DeliveryStatus,
-  EmailClient,
   Frame,
   LinkCheckResult,
   LinkEvent,
@@ -20,7 +18,6 @@ export type {
   Recipient,
   Sender,
   Source,
-  StepState,
   Subscription,
 } from '../../client/pigeonhole-client.ts';
 import type { ListFilter } from '../../client/pigeonhole-client.ts';

@@ -2,7 +2,7 @@ import { HtmlValidate } from 'html-validate';
 import { parseDeclarations } from './css-scan.ts';
 import type { ScannedElement, ScannedHtml } from './html-scan.ts';
 
-export interface AccessibilityIssue {
+interface AccessibilityIssue {
   /** Our rule name (`img-alt`, `html-lang`, ...) or html-validate's rule id. */
   rule: string;
   severity: 'error' | 'warning';
@@ -22,9 +22,9 @@ const VAGUE = new Set(['click here', 'here', 'click', 'read more', 'more', 'lear
 /** html-validate rules our own email rules already cover (their message would say the same twice). */
 const COVERED = new Set(['wcag/h37', 'heading-level']);
 /** Inline text smaller than this (CSS px) is reported. */
-export const MIN_FONT_PX = 14;
+const MIN_FONT_PX = 14;
 /** Past this, html-validate (about 1 ms per KB here) is not run: it would hold the server for seconds. */
-export const MAX_VALIDATED_BYTES = 1024 * 1024;
+const MAX_VALIDATED_BYTES = 1024 * 1024;
 
 let validator: HtmlValidate | null = null;
 

@@ -13,7 +13,7 @@ const CANIEMAIL = data as CaniemailData;
 
 import { PLATFORMS, type Platform } from './platforms.ts';
 export { PLATFORMS, type Platform } from './platforms.ts';
-export type Support = 'yes' | 'partial' | 'no';
+type Support = 'yes' | 'partial' | 'no';
 
 /** caniemail's platforms, grouped as Mailpit's filter groups them. */
 const PLATFORM_GROUP: Record<string, Platform> = {
@@ -39,7 +39,7 @@ export interface EmailClient {
   market_share: number;
 }
 
-export interface CompatibilityWarning {
+interface CompatibilityWarning {
   feature: string;
   title: string;
   category: string;
@@ -107,7 +107,7 @@ export function emailClients(platforms: readonly Platform[] = PLATFORMS): EmailC
   return ALL_CLIENTS.filter((c) => platforms.includes(c.platform));
 }
 
-export function dataInfo(): CompatibilityReport['data'] {
+function dataInfo(): CompatibilityReport['data'] {
   const { source } = CANIEMAIL;
   return { source: `${source.package} ${source.version} (caniemail.com)`, version: source.version, license: source.license, date: source.data_date };
 }

@@ -8,7 +8,7 @@ export interface CssDeclaration {
   offset: number;
 }
 
-export interface CssRule {
+interface CssRule {
   /** The selector list as written (`a:hover, .btn`). */
   selector: string;
   offset: number;
@@ -17,7 +17,7 @@ export interface CssRule {
   within: string[];
 }
 
-export interface CssAtRule {
+interface CssAtRule {
   /** Lower case, without the @ (`media`, `font-face`). */
   name: string;
   prelude: string;

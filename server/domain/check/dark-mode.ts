@@ -1,7 +1,7 @@
 import { parseCss, parseDeclarations, type CssDeclaration } from './css-scan.ts';
 import { classesOf, type ScannedElement, type ScannedHtml } from './html-scan.ts';
 
-export interface DarkModeFinding {
+interface DarkModeFinding {
   rule: 'color-scheme-meta' | 'no-dark-styles' | 'light-background';
   message: string;
   line: number | null;

@@ -7,7 +7,7 @@ import type { ScannedElement, ScannedHtml } from './html-scan.ts';
  * docs/checks.md); it follows the tests Mailpit runs, with every CSS declaration read from
  * both `style` attributes and `<style>` blocks.
  */
-export interface FeatureUse {
+interface FeatureUse {
   /** How many times the feature occurs. */
   count: number;
   /** The lines it occurs on, ascending, without repeats (the first 200). */
@@ -222,7 +222,7 @@ function elementFeatures(element: ScannedElement, hasBody: boolean, add: Add): v
   if (attribs.style) for (const d of parseDeclarations(attribs.style)) declarationFeatures(d, line, add);
 }
 
-export function declarationFeatures(d: CssDeclaration, line: number, add: Add): void {
+function declarationFeatures(d: CssDeclaration, line: number, add: Add): void {
   if (d.property.startsWith('--')) {
     add('css-variables', line);
     return;

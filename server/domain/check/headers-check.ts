@@ -1,9 +1,9 @@
 import { isValidEmail } from '../email-address.ts';
 import type { HeaderField } from '../mail/headers.ts';
 
-export type HeaderStatus = 'ok' | 'warning' | 'error';
+type HeaderStatus = 'ok' | 'warning' | 'error';
 
-export interface HeaderFinding {
+interface HeaderFinding {
   header: string;
   status: HeaderStatus;
   /** The value as the message has it, or null when it is missing. */

@@ -9,14 +9,14 @@ export interface ScannedElement {
   parent: number;
 }
 
-export interface ScannedLink {
+interface ScannedLink {
   href: string;
   /** The link's text (with the alt text of images inside it), whitespace collapsed. */
   text: string;
   line: number;
 }
 
-export interface ScannedStyle {
+interface ScannedStyle {
   css: string;
   /** Line of the first character of the CSS text. */
   line: number;

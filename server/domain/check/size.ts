@@ -5,7 +5,7 @@ export const GMAIL_CLIP_BYTES = 102 * 1024;
  * Attachment limits of common providers, in bytes of the encoded message (attachments grow by
  * a third in base64). Sources in docs/checks.md.
  */
-export const PROVIDER_LIMITS: readonly { provider: string; limit_bytes: number }[] = [
+const PROVIDER_LIMITS: readonly { provider: string; limit_bytes: number }[] = [
   { provider: 'Gmail', limit_bytes: 25 * 1024 * 1024 },
   { provider: 'Yahoo Mail', limit_bytes: 25 * 1024 * 1024 },
   { provider: 'Outlook.com', limit_bytes: 20 * 1024 * 1024 },

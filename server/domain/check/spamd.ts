@@ -5,7 +5,7 @@ export interface SpamdTarget {
   port: number;
 }
 
-export interface SpamRule {
+interface SpamRule {
   name: string;
   score: number;
   description: string;
@@ -55,7 +55,7 @@ export function spamdReport(raw: Buffer, target: SpamdTarget, timeoutMs = 30_000
 }
 
 /** Parses spamd's answer to REPORT. */
-export function parseReport(answer: string, spamd: string): SpamReport {
+function parseReport(answer: string, spamd: string): SpamReport {
   const split = answer.indexOf('\r\n\r\n');
   const head = split < 0 ? answer : answer.slice(0, split);
   const body = split < 0 ? '' : answer.slice(split + 4);

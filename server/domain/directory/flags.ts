@@ -36,7 +36,7 @@ export function pythonListRepr(items: readonly string[]): string {
   return `[${items.map(pythonStrRepr).join(', ')}]`;
 }
 
-export function pythonStrRepr(value: string): string {
+function pythonStrRepr(value: string): string {
   const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
   let out = quote;
   for (const ch of value) {

@@ -154,7 +154,9 @@ const sandboxSchema = z
       triggers(f.trigger, ['flows', fi, 'trigger']);
       if (!senderTeams.has(f.sender)) ctx.addIssue({ code: 'custom', path: ['flows', fi, 'sender'], message: `no sender has id "${f.sender}"` });
       const names = seen('step name');
-      f.steps.forEach((s, si) => s.name !== undefined && names(s.name, ['flows', fi, 'steps', si, 'name']));
+      f.steps.forEach((s, si) => {
+        if (s.name !== undefined) names(s.name, ['flows', fi, 'steps', si, 'name']);
+      });
       const stepNames = new Set(f.steps.map((s) => s.name).filter(Boolean));
       f.steps.forEach((s, si) => {
         if (s.type !== 'condition') return;

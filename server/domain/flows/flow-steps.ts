@@ -18,7 +18,7 @@ function escapeHtml(text: string): string {
 }
 
 /** One line saying what a step does, for the timeline. */
-export function stepSummary(step: FlowStepConfig): string {
+function stepSummary(step: FlowStepConfig): string {
   switch (step.type) {
     case 'send_email':
       return `Send “${step.subject}”`;
@@ -32,7 +32,7 @@ export function stepSummary(step: FlowStepConfig): string {
   }
 }
 
-export type StepState = 'done' | 'current' | 'pending' | 'skipped';
+type StepState = 'done' | 'current' | 'pending' | 'skipped';
 
 export interface TimelineStep {
   order: number;

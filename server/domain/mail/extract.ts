@@ -10,7 +10,7 @@ import * as linkify from 'linkifyjs';
  * tools and the inbox all get theirs from here.
  */
 
-export interface ExtractedLink {
+interface ExtractedLink {
   href: string;
   text: string;
 }

@@ -1,6 +1,6 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
 
-export interface MimeAttachment {
+interface MimeAttachment {
   filename: string;
   contentType: string;
   content: Buffer;

@@ -15,7 +15,7 @@ export interface IncomingPart {
 }
 
 /** One part of a capture, ready to store: bytes for a pack, or a large one already in a file of its own. */
-export type PreparedPart = { data: Buffer } | { ref: ContentRef; size: number };
+type PreparedPart = { data: Buffer } | { ref: ContentRef; size: number };
 
 /** A capture's bytes, read, sealed and (when large) written before the capture gets its id. */
 export interface PreparedContent {
@@ -116,7 +116,7 @@ export async function buildEml(
  * The fields Pigeonhole adds to a capture's .eml, the way a receiving server adds Received and
  * Delivered-To: its id, its source, and where Development Mode took it from.
  */
-export function traceFields(record: MessageRecord): Record<string, string> {
+function traceFields(record: MessageRecord): Record<string, string> {
   const fields: Record<string, string> = {};
   // The client's address as it connected (no reverse DNS lookup is made: it can hold a
   // connection for seconds), and the name it gave, as a receiving server records them.

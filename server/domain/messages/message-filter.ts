@@ -45,7 +45,8 @@ export function compileFilter(filter: MessageFilter, index: MessageIndex): (slot
   if (filter.q !== undefined) {
     const words = filter.q
       .toLowerCase()
-      .replace(/[\u0001\u0002]/g, ' ')
+      .replaceAll(ADDRESS_MARK, ' ')
+      .replaceAll(FIELD_MARK, ' ')
       .split(/\s+/)
       .filter(Boolean);
     if (words.length > 0) tests.push((slot) => words.every((word) => index.text(slot).includes(word)));

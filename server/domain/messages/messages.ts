@@ -173,7 +173,7 @@ export class Messages {
         this.recipients.apply(team, email.recipient, { firstName: email.firstName, lastName: email.lastName, flags, sent: true });
         for (const address of originals.slice(1)) this.recipients.apply(team, address, { sent: true });
       }
-      const redirected = sender !== null && sender.developmentMode && sender.developmentRecipient !== null;
+      const redirected = sender?.developmentMode === true && sender.developmentRecipient !== null;
       // Development Mode sends everything to one address: Cc and Bcc are redirected too.
       const to = redirected ? [sender.developmentRecipient!] : originalTo;
       const cc = redirected ? [] : (email.cc ?? []);
@@ -544,7 +544,11 @@ export class Messages {
         current.content = content;
         current.attachments = attachments;
         this.index.setPack(seq, packOf(current));
-        this.store.messages.log.put(current, { onCommit: () => moved.forEach(([old]) => this.store.packs.release(old)) });
+        this.store.messages.log.put(current, {
+          onCommit: () => {
+            for (const [old] of moved) this.store.packs.release(old);
+          },
+        });
       }
       await this.store.flush();
     }

@@ -1,5 +1,5 @@
 /** Characters of body text kept on each capture for the list preview and for search. */
-export const SNIPPET_LENGTH = 200;
+const SNIPPET_LENGTH = 200;
 
 /**
  * The start of a message's text, whitespace collapsed: the plain body when there is one,

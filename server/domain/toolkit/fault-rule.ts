@@ -73,7 +73,6 @@ export const faultRuleSchema = z
     }
   });
 
-export type FaultRuleInput = z.input<typeof faultRuleSchema>;
 export type FaultRuleSpec = z.output<typeof faultRuleSchema>;
 export type FaultAction = FaultRuleSpec['action'];
 export type RateLimitAction = Extract<FaultAction, { type: 'rate_limit' }>;

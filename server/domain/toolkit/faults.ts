@@ -254,7 +254,7 @@ export class TokenBucket {
 }
 
 /** A small seeded generator (mulberry32): numbers in [0, 1), the same sequence for a seed. */
-export function mulberry32(seed: number): () => number {
+function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

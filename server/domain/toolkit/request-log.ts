@@ -9,7 +9,7 @@ import type { PageOf } from '../paging.ts';
  * response wait, and a crash may lose the last few entries.
  */
 
-export const DEFAULT_REQUEST_LOG_CAP = 10_000;
+const DEFAULT_REQUEST_LOG_CAP = 10_000;
 
 export interface RequestLogFilter {
   method?: string;
@@ -142,9 +142,9 @@ function compileRequestFilter(filter: RequestLogFilter): (r: RequestSummary) => 
   return (r) => tests.every((test) => test(r));
 }
 
-export const MASK = '********';
+const MASK = '********';
 /** Longest string kept whole in a logged body; longer ones are cut with a note of their length. */
-export const MAX_LOGGED_STRING = 4096;
+const MAX_LOGGED_STRING = 4096;
 const SECRET_FIELD = /^(?:api[_-]?key|apikey|encryption[_-]?key|password|secret|token|authorization)$/i;
 
 /**

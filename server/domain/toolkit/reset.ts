@@ -9,7 +9,7 @@ import type { RequestLog } from './request-log.ts';
 import type { Subscriptions } from '../flows/subscriptions.ts';
 
 /** What a reset covers: one team or everything, and whether the configured fixtures return. */
-export interface ResetScope {
+interface ResetScope {
   /** Undefined: everything, including captures that belong to no team (anonymous SMTP). */
   team?: string;
   restoreFixtures: boolean;

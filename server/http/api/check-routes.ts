@@ -14,7 +14,7 @@ import * as S from '../openapi/schemas.ts';
 import { bodyString, optionalBodyString, text } from './fields.ts';
 import { route, type ApiContext, type ApiRoute } from './route.ts';
 
-export const DRAFT_SPAM_NOTE = 'Drafts are not spam-checked: send the email to Pigeonhole and check the capture.';
+const DRAFT_SPAM_NOTE = 'Drafts are not spam-checked: send the email to Pigeonhole and check the capture.';
 const NDJSON = 'application/x-ndjson';
 const tags = ['checks'];
 const BAD_PLATFORM = `platform must be a comma-separated list of ${PLATFORMS.join(', ')}.`;

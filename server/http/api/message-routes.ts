@@ -14,8 +14,8 @@ import * as S from '../openapi/schemas.ts';
 import { captureId, oneOf, paging, present, requiredTrueFalse, sender, since, team, text, trueFalse, wholeNumber } from './fields.ts';
 import { route, type ApiContext, type ApiRoute } from './route.ts';
 
-export const WAIT_DEFAULT_MS = 10_000;
-export const WAIT_MAX_MS = 120_000;
+const WAIT_DEFAULT_MS = 10_000;
+const WAIT_MAX_MS = 120_000;
 
 const tags = ['messages'];
 const params = { id: 'Message (capture) id.' };

@@ -12,7 +12,7 @@ import { operationDocs } from './operations.ts';
  * query and body schemas (the ones its requests are validated with) give its parameters and
  * request body; its documentation gives the answers, whose schemas are the wire types'.
  */
-export function openApiDocument({ v1, api }: { v1: Endpoint[]; api: ApiRoute[] }): JsonSchema {
+function openApiDocument({ v1, api }: { v1: Endpoint[]; api: ApiRoute[] }): JsonSchema {
   const components: Record<string, JsonSchema> = {};
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const add = (route: DocumentedRoute, operation: JsonSchema) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type * as Wire from '../../../client/pigeonhole-client.ts';
-import { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from '../../domain/entities.ts';
+import { DELIVERY_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from '../../domain/entities.ts';
 
 /**
  * The answers' schemas, for the OpenAPI document: the error bodies of both APIs, the /v1
@@ -102,7 +102,7 @@ export const MessageSummary = wire<Wire.MessageSummary>()(
 );
 const page = { total: int(), offset: int(), limit: int() };
 export const MessageList = wire<Wire.MessageList>()(z.object({ ...page, messages: z.array(MessageSummary) }).meta({ id: 'MessageList' }));
-export const Link = wire<Wire.Link>()(z.object({ href: z.string(), text: z.string() }).meta({ id: 'Link' }));
+const Link = wire<Wire.Link>()(z.object({ href: z.string(), text: z.string() }).meta({ id: 'Link' }));
 export const Extracted = wire<Wire.Extracted>()(
   z.object({ links: z.array(Link), codes: z.array(z.string()).describe('One-time codes, in order of appearance.') }).meta({ id: 'Extracted' }),
 );
@@ -116,7 +116,7 @@ export const Capture = wire<Wire.Capture>()(
     .object({ ...MessageSummary.shape, ...Extracted.shape, ...bodies, url: z.string().describe('The full detail: GET this.') })
     .meta({ id: 'Capture', description: 'A capture with its bodies and what was extracted from them.' }),
 );
-export const SearchResult = wire<Wire.SearchResult>()(z.object({ ...MessageSummary.shape, ...Extracted.shape, url: z.string() }).meta({ id: 'SearchResult' }));
+const SearchResult = wire<Wire.SearchResult>()(z.object({ ...MessageSummary.shape, ...Extracted.shape, url: z.string() }).meta({ id: 'SearchResult' }));
 export const CaptureSearch = wire<Wire.SearchPage>()(z.object({ ...page, messages: z.array(SearchResult) }).meta({ id: 'CaptureSearch' }));
 export const MessageDetail = wire<Wire.MessageDetail>()(
   z
@@ -143,7 +143,6 @@ export const MessageDetail = wire<Wire.MessageDetail>()(
     })
     .meta({ id: 'MessageDetail' }),
 );
-export const ForcedStatus = z.enum(FORCED_STATUSES);
 
 const FaultAction = wire<Wire.FaultAction>()(
   z.union([
@@ -198,7 +197,7 @@ export const BlockEntry = wire<Wire.BlockEntry>()(
     })
     .meta({ id: 'BlockEntry' }),
 );
-export const RequestLogEntry = wire<Wire.RequestLogEntry>()(
+const RequestLogEntry = wire<Wire.RequestLogEntry>()(
   z
     .object({
       id: int(),
@@ -298,7 +297,7 @@ export const ResetResult = wire<Wire.ResetResult>()(
 
 const platform = z.enum(['desktop', 'web', 'mobile']);
 const num = () => z.number();
-export const EmailClient = wire<Wire.EmailClient>()(
+const EmailClient = wire<Wire.EmailClient>()(
   z
     .object({
       id: z.string().describe('family.platform as caniemail names them, e.g. gmail.android, outlook.windows.'),
@@ -309,7 +308,7 @@ export const EmailClient = wire<Wire.EmailClient>()(
     })
     .meta({ id: 'EmailClient' }),
 );
-export const CompatibilityWarning = wire<Wire.CompatibilityWarning>()(
+const CompatibilityWarning = wire<Wire.CompatibilityWarning>()(
   z
     .object({
       feature: z.string().describe('caniemail slug, e.g. css-display-flex.'),
@@ -400,7 +399,7 @@ export const CheckReport = wire<Wire.CheckReport>()(
     .meta({ id: 'CheckReport' }),
 );
 export const MessageCheck = wire<Wire.CheckReport & { id: string }>()(z.object({ id: z.string(), ...CheckReport.shape }).meta({ id: 'MessageCheck' }));
-export const LinkResult = wire<Wire.LinkCheckResult>()(
+const LinkResult = wire<Wire.LinkCheckResult>()(
   z
     .object({
       url: z.string(),

@@ -6,7 +6,7 @@ import type { ParsedBody } from '../body.ts';
 import { detail, HttpError, notFound } from '../errors.ts';
 import type { RouteDoc } from '../openapi/docs.ts';
 
-export type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'DELETE';
 
 export interface V1Context extends Context {
   state: Context['state'] & { caller: Caller; body: ParsedBody };

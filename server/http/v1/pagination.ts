@@ -3,7 +3,7 @@ import type { PageOf } from '../../domain/paging.ts';
 import { detail } from '../errors.ts';
 
 /** Page size of every paginated /v1 list (docs/api-contract.md §3, sandbox decision). */
-export const PAGE_SIZE = 20;
+const PAGE_SIZE = 20;
 
 export interface Page<T> {
   count: number;

@@ -47,7 +47,7 @@ export function App() {
               <a key={item.page} href={item.href} aria-current={route.page === item.page ? 'page' : undefined}>
                 {item.label}
                 {item.page === 'inbox' && unread > 0 ? (
-                  <span class="count" aria-label={`${unread} unread`}>
+                  <span class="count" role="img" aria-label={`${unread} unread`}>
                     {unread > 9999 ? '9999+' : unread.toLocaleString()}
                   </span>
                 ) : null}

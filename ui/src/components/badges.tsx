@@ -12,7 +12,7 @@ export function StatusBadge({ status }: { status: DeliveryStatus }) {
   return <span class={`badge tone-${STATUS_TONE[status] ?? 'neutral'}`}>{status}</span>;
 }
 
-export function SourceBadge({ source }: { source: Source }) {
+function SourceBadge({ source }: { source: Source }) {
   return <span class="badge tone-plain" title={`Captured from ${source.toUpperCase()}`}>{source === 'api' ? 'API' : source === 'smtp' ? 'SMTP' : 'Flow'}</span>;
 }
 

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { fileSize, plural } from '../format.ts';
 import type { CheckPlatform, CheckReport, ClientSupport, CompatibilityWarning } from '../types.ts';
 
-export const PLATFORM_CHOICES: { id: CheckPlatform | 'all'; label: string }[] = [
+const PLATFORM_CHOICES: { id: CheckPlatform | 'all'; label: string }[] = [
   { id: 'all', label: 'All clients' },
   { id: 'desktop', label: 'Desktop' },
   { id: 'web', label: 'Web' },

@@ -39,9 +39,9 @@ export function colorModeDocument(html: string, mode: ColorMode, policy: string)
   }
   if (mode === 'invert') extra += INVERT;
   const head = /<head\b[^>]*>/i.exec(out);
-  if (head) return out.slice(0, head.index + head[0].length) + extra + out.slice(head.index + head[0].length);
+  if (head) return `${out.slice(0, head.index + head[0].length)}${extra}${out.slice(head.index + head[0].length)}`;
   const root = /<html\b[^>]*>/i.exec(out);
-  if (root) return out.slice(0, root.index + root[0].length) + `<head>${extra}</head>` + out.slice(root.index + root[0].length);
+  if (root) return `${out.slice(0, root.index + root[0].length)}<head>${extra}</head>${out.slice(root.index + root[0].length)}`;
   return `<!DOCTYPE html><html><head>${extra}</head><body>${out}</body></html>`;
 }
 

@@ -38,6 +38,7 @@ export function FilterBar({ search, onSearch, filter, onFilter, searchRef }: Pro
             else (e.target as HTMLInputElement).blur();
           }}
         />
+        {/* biome-ignore lint/a11y/noAriaHiddenOnFocusable: a kbd is not focusable (a false positive of Biome 2.5 and 2.6); the hint is for sighted keyboard users only. */}
         <kbd class="search-hint" aria-hidden="true">
           /
         </kbd>

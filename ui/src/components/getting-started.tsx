@@ -23,7 +23,7 @@ export function GettingStarted({ smtpPort }: { smtpPort: number | null }) {
   return (
     <section class="getting-started" aria-labelledby="gs-title">
       <div class="gs-icon" aria-hidden="true">
-        <svg viewBox="0 0 48 48">
+        <svg viewBox="0 0 48 48" aria-hidden="true">
           <rect x="6" y="12" width="36" height="26" rx="4" fill="none" stroke="currentColor" stroke-width="2.5" />
           <path d="M7 15l17 13 17-13" fill="none" stroke="currentColor" stroke-width="2.5" stroke-linejoin="round" />
         </svg>

@@ -1,9 +1,9 @@
-import { useEffect, useReducer, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 /** Re-renders the component whenever `subscribe`'s source says it changed. */
 export function useSubscription(subscribe: (listener: () => void) => () => void): void {
-  const [, bump] = useReducer((n: number, _: void) => n + 1, 0);
-  useEffect(() => subscribe(() => bump()), [subscribe]);
+  const [, setVersion] = useState(0);
+  useEffect(() => subscribe(() => setVersion((n) => n + 1)), [subscribe]);
 }
 
 /** `value`, once it has stopped changing for `ms`. */

@@ -7,7 +7,7 @@ export type Route =
   | { page: 'subscriptions' }
   | { page: 'preview' };
 
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
   const message = /^\/m\/([^/]+)$/.exec(path);
   if (message) return { page: 'inbox', id: decodeURIComponent(message[1]!) };

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+// The import direction of docs/architecture.md ("Layout"), as a rule: every import of every
+// source file (static, type-only, `export ... from` and literal `import()`) is checked against
+// the table below, and each one that crosses a layer the wrong way is named with the reason.
+// Usage: node scripts/check-layers.mjs [ROOT]   (ROOT defaults to this repository)
+// Exits 1 when an import breaks a rule; cycles and unused code are Biome's and knip's to find.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseSync } from 'oxc-parser';
+
+const SOURCE = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
+const SKIP_DIRS = new Set(['node_modules', 'dist', '.git', 'fixtures', 'test-artifacts', 'data', 'coverage']);
+const SKIP_PATHS = new Set(['bench/peers']);
+const DOC = '(docs/architecture.md)';
+
+const EDGES = [
+  ['server/http/', 'the domain never depends on the HTTP edge'],
+  ['server/smtp/', 'the domain never depends on the SMTP edge'],
+  ['server/realtime/', 'the domain never depends on the live push; the live push subscribes to its events'],
+  ['server/mcp/', 'the domain never depends on the MCP server'],
+  ['server/app.ts', 'the domain never depends on the HTTP app'],
+  ['server/wire.ts', "the domain never depends on the edges' wire mapping"],
+  ['server/pigeonhole.ts', 'the domain never depends on the composition root'],
+  ['server/main.ts', 'the domain never depends on the entry point'],
+  ['server/cli.ts', 'the domain never depends on the command line'],
+  ['ui/', 'the domain never depends on the UI'],
+];
+const EDGE_LIBRARIES = ['koa', '@koa/router', 'koa-body', 'ws', 'smtp-server', 'mailparser'];
+
+/**
+ * Each rule: the files it applies to (`from`, less `except`), the imports they may not make
+ * (`to`: repository paths, a trailing / for a folder; `packages`: package names; `outside`: any
+ * repository file not under these paths), and why.
+ */
+export const RULES = [
+  ...EDGES.map(([to, why]) => ({ from: ['server/domain/'], to: [to], why })),
+  {
+    from: ['server/domain/', 'server/storage/'],
+    packages: EDGE_LIBRARIES,
+    why: 'Koa, ws, smtp-server and mailparser stay in the edge that uses them; the domain and storage never see their types',
+  },
+  { from: ['server/'], except: ['server/smtp/'], packages: ['smtp-server', 'mailparser'], why: 'smtp-server and mailparser are used only in the SMTP folder' },
+  { from: ['server/'], except: ['server/realtime/'], packages: ['ws'], why: 'ws is used only in the realtime folder' },
+  { from: ['server/realtime/'], to: ['server/http/', 'server/app.ts'], why: 'the live push never depends on the HTTP edge' },
+  {
+    from: ['server/storage/'],
+    to: ['server/domain/', 'server/http/', 'server/smtp/', 'server/realtime/', 'server/mcp/', 'server/app.ts', 'server/wire.ts', 'server/pigeonhole.ts', 'server/main.ts'],
+    why: 'storage is the bottom layer: it never depends on the domain or anything above it',
+  },
+  { from: ['bench/'], to: ['test/'], why: 'benchmarks never depend on the tests' },
+  { from: ['server/', 'client/', 'ui/'], to: ['test/', 'bench/'], why: 'shipped code never depends on the tests or the benchmarks' },
+  {
+    from: ['ui/'],
+    outside: ['ui/', 'client/pigeonhole-client.ts'],
+    why: "the UI shares only the typed client's wire types (client/pigeonhole-client.ts) with the rest of the repository",
+  },
+  { from: ['client/'], outside: ['client/'], why: 'the typed client is one file with no dependencies' },
+  { from: ['client/'], packages: '*', why: 'the typed client is one file with no dependencies' },
+];
+
+const under = (file, prefixes) => prefixes.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
+
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/** Source files under root, as paths relative to it with forward slashes. */
+export function sourceFiles(root, dir = '') {
+  const files = [];
+  for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+    const rel = dir ? `${dir}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) {
+      if (!SKIP_DIRS.has(entry.name) && !SKIP_PATHS.has(rel)) files.push(...sourceFiles(root, rel));
+    } else if (SOURCE.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+      files.push(rel);
+    }
+  }
+  return files;
+}
+
+/** The module specifiers a file imports: static and type-only imports, re-exports, literal import(). */
+export function importsOf(file, text) {
+  const { module, errors } = parseSync(file, text);
+  if (errors.length > 0) throw new Error(`${file}: cannot be parsed: ${errors[0].message}`);
+  const found = [];
+  const at = (offset) => text.slice(0, offset).split('\n').length;
+  for (const i of module.staticImports) found.push({ specifier: i.moduleRequest.value, line: at(i.start) });
+  for (const e of module.staticExports) {
+    for (const entry of e.entries) if (entry.moduleRequest) found.push({ specifier: entry.moduleRequest.value, line: at(e.start) });
+  }
+  for (const d of module.dynamicImports) {
+    const source = text.slice(d.moduleRequest.start, d.moduleRequest.end).trim();
+    const literal = /^(['"])([^'"`]*)\1$/.exec(source) ?? /^`([^`$]*)`$/.exec(source);
+    found.push({ specifier: literal ? literal[literal.length - 1] : null, expression: source, line: at(d.start) });
+  }
+  return found;
+}
+
+/** Every import in root that breaks a rule, as messages "file:line imports target: why", by file and line. */
+export function checkLayers(root) {
+  const problems = [];
+  const files = sourceFiles(root);
+  let imports = 0;
+  for (const file of files) {
+    const rules = RULES.filter((r) => under(file, r.from) && !under(file, r.except ?? []));
+    const found = importsOf(file, readFileSync(path.join(root, file), 'utf8'));
+    imports += found.length;
+    if (rules.length === 0) continue;
+    for (const { specifier, expression, line } of found) {
+      const where = `${file}:${line}`;
+      if (specifier === null) {
+        problems.push({ file, line, text: `${where} imports ${expression}: an import() of a computed name cannot be checked against the layering ${DOC}` });
+        continue;
+      }
+      const relative = specifier.startsWith('.');
+      if (!relative && specifier.startsWith('node:')) continue;
+      const target = relative ? path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)) : null;
+      for (const rule of rules) {
+        const broken = relative
+          ? (rule.to && under(target, rule.to)) || (rule.outside && !under(target, rule.outside))
+          : rule.packages === '*' || rule.packages?.includes(packageName(specifier));
+        if (broken) problems.push({ file, line, text: `${where} imports ${target ?? specifier}: ${rule.why} ${DOC}` });
+      }
+    }
+  }
+  problems.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
+  return { files: files.length, imports, problems: problems.map((p) => p.text) };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = path.resolve(process.argv[2] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
+  const { files, imports, problems } = checkLayers(root);
+  for (const problem of problems) console.error(problem);
+  if (problems.length > 0) {
+    console.error(`layers: ${problems.length} import${problems.length === 1 ? '' : 's'} break the layering`);
+    process.exit(1);
+  }
+  console.log(`layers: ${imports} imports in ${files} files keep the layering`);
+}

@@ -1,0 +1,139 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+// The gates of `npm run check` (docs/architecture.md, "Working on Pigeonhole"): each one is run on
+// a small tree that breaks its rules, and must fail naming each break.
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const LAYERS = path.join(ROOT, 'scripts/check-layers.mjs');
+const BIOME = path.join(ROOT, 'node_modules/.bin/biome');
+const KNIP = path.join(ROOT, 'node_modules/.bin/knip');
+
+const trees: string[] = [];
+afterEach(() => {
+  for (const dir of trees.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temporary tree of the given files (path → text). */
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pigeonhole-gates-'));
+  trees.push(dir);
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+function run(command: string, args: string[], cwd = ROOT) {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', CI: '' } });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('the layering check (scripts/check-layers.mjs)', () => {
+  it('passes on this repository', () => {
+    const { status, stdout, stderr } = run(process.execPath, [LAYERS]);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    expect(stdout).toMatch(/^layers: \d+ imports in \d+ files keep the layering\n$/);
+  });
+
+  it('names every import that breaks a rule, with its line and reason, and exits 1', () => {
+    const dir = tree({
+      'server/http/route.ts': 'export const route = 1;\n',
+      'server/storage/store.ts': "import { ingest } from '../domain/ingest.ts';\nexport const store = ingest;\n",
+      'server/domain/ingest.ts': [
+        "import type { Context } from 'koa';",
+        "import { route } from '../http/route.ts';",
+        "export { frame } from '../realtime/push.ts';",
+        "export const ingest = async () => (await import('../pigeonhole.ts')).start(route);",
+        'export type Ctx = Context;',
+        '',
+      ].join('\n'),
+      'server/realtime/push.ts': "import { WebSocket } from 'ws';\nimport { route } from '../http/route.ts';\nexport const frame = [WebSocket, route];\n",
+      'server/smtp/parse.ts': "import { WebSocket } from 'ws';\nexport const parse = WebSocket;\n",
+      'server/pigeonhole.ts': "import { simpleParser } from 'mailparser';\nexport const start = simpleParser;\n",
+      'bench/storage.ts': "import { startApp } from '../test/support/app.ts';\nstartApp();\n",
+      'test/support/app.ts': 'export function startApp() {}\n',
+      'ui/src/api.ts': "import type { Capture } from '../../client/pigeonhole-client.ts';\nimport { store } from '../../server/storage/store.ts';\nexport type C = Capture;\nexport const s = store;\n",
+      'client/pigeonhole-client.ts': "import { z } from 'zod';\nexport interface Capture { id: string }\nexport const schema = z;\n",
+    });
+    const { status, stdout, stderr } = run(process.execPath, [LAYERS, dir]);
+    expect(stdout).toBe('');
+    expect(status).toBe(1);
+    expect(stderr).toMatchInlineSnapshot(`
+      "bench/storage.ts:1 imports test/support/app.ts: benchmarks never depend on the tests (docs/architecture.md)
+      client/pigeonhole-client.ts:1 imports zod: the typed client is one file with no dependencies (docs/architecture.md)
+      server/domain/ingest.ts:1 imports koa: Koa, ws, smtp-server and mailparser stay in the edge that uses them; the domain and storage never see their types (docs/architecture.md)
+      server/domain/ingest.ts:2 imports server/http/route.ts: the domain never depends on the HTTP edge (docs/architecture.md)
+      server/domain/ingest.ts:3 imports server/realtime/push.ts: the domain never depends on the live push; the live push subscribes to its events (docs/architecture.md)
+      server/domain/ingest.ts:4 imports server/pigeonhole.ts: the domain never depends on the composition root (docs/architecture.md)
+      server/pigeonhole.ts:1 imports mailparser: smtp-server and mailparser are used only in the SMTP folder (docs/architecture.md)
+      server/realtime/push.ts:2 imports server/http/route.ts: the live push never depends on the HTTP edge (docs/architecture.md)
+      server/smtp/parse.ts:1 imports ws: ws is used only in the realtime folder (docs/architecture.md)
+      server/storage/store.ts:1 imports server/domain/ingest.ts: storage is the bottom layer: it never depends on the domain or anything above it (docs/architecture.md)
+      ui/src/api.ts:2 imports server/storage/store.ts: the UI shares only the typed client's wire types (client/pigeonhole-client.ts) with the rest of the repository (docs/architecture.md)
+      layers: 11 imports break the layering
+      "
+    `);
+  });
+
+  it('lets the allowed directions through', () => {
+    const dir = tree({
+      'server/storage/store.ts': "import { readFile } from 'node:fs/promises';\nexport const store = readFile;\n",
+      'server/domain/ingest.ts': "import { store } from '../storage/store.ts';\nexport const ingest = store;\n",
+      'server/http/route.ts': "import type { Context } from 'koa';\nimport { ingest } from '../domain/ingest.ts';\nexport const route = (ctx: Context) => ingest;\n",
+      'server/realtime/push.ts': "import { WebSocket } from 'ws';\nimport { ingest } from '../domain/ingest.ts';\nexport const push = [WebSocket, ingest];\n",
+      'server/smtp/parse.ts': "import { simpleParser } from 'mailparser';\nexport const parse = async () => (await import('../domain/ingest.ts')).ingest ?? simpleParser;\n",
+      'bench/storage.ts': "import { store } from '../server/storage/store.ts';\nconsole.log(store);\n",
+      'test/storage.test.ts': "import { store } from '../server/storage/store.ts';\nimport { run } from '../bench/storage.ts';\nconsole.log(store, run);\n",
+      'ui/src/api.ts': "import type { Capture } from '../../client/pigeonhole-client.ts';\nimport { h } from 'preact';\nexport type C = Capture;\nexport const x = h;\n",
+      'client/pigeonhole-client.ts': 'export interface Capture { id: string }\n',
+    });
+    const { status, stdout, stderr } = run(process.execPath, [LAYERS, dir]);
+    expect(stderr).toBe('');
+    expect(stdout).toBe('layers: 13 imports in 9 files keep the layering\n');
+    expect(status).toBe(0);
+  });
+});
+
+describe("Biome with this repository's biome.json", () => {
+  it('fails on an import cycle, an unused import and an unused variable', () => {
+    const dir = tree({
+      'biome.json': JSON.stringify({ root: true, extends: [path.join(ROOT, 'biome.json')], vcs: { enabled: false } }),
+      'server/a.ts': "import { b } from './b.ts';\nexport const a = () => b();\n",
+      'server/b.ts': "import { a } from './a.ts';\nexport const b = () => a();\n",
+      'server/c.ts': "import { readFileSync } from 'node:fs';\nexport const c = () => {\n  const unused = 1;\n  return 2;\n};\n",
+    });
+    const { status, stdout } = run(BIOME, ['lint', '--reporter=github', '.'], dir);
+    const found = [...stdout.matchAll(/title=lint\/([\w/]+),file=([^,]+),line=(\d+)/g)].map(([, rule, file, line]) => `${path.relative(dir, file!)}:${line} ${rule}`);
+    expect(found.sort()).toEqual([
+      'server/a.ts:1 suspicious/noImportCycles',
+      'server/b.ts:1 suspicious/noImportCycles',
+      'server/c.ts:1 correctness/noUnusedImports',
+      'server/c.ts:3 correctness/noUnusedVariables',
+    ]);
+    expect(status).toBe(1);
+  });
+});
+
+describe("knip with this repository's knip.json", () => {
+  it('fails on an unused export and an unused file', () => {
+    const dir = tree({
+      'package.json': JSON.stringify({ name: 'gates-fixture', private: true, type: 'module' }),
+      'knip.json': JSON.stringify({ ...JSON.parse(readFileSync(path.join(ROOT, 'knip.json'), 'utf8')), $schema: undefined }),
+      'scripts/tool.mjs': "import { used } from '../server/lib.ts';\nconsole.log(used);\n",
+      'server/lib.ts': 'export const used = 1;\nexport const unused = 2;\n',
+      'server/orphan.ts': 'export const orphan = 3;\n',
+    });
+    const { status, stdout } = run(KNIP, ['--no-progress', '--reporter', 'json'], dir);
+    const issues = (JSON.parse(stdout) as { issues: { file: string; files: unknown[]; exports: { name: string }[] }[] }).issues;
+    expect(issues.flatMap((i) => [...i.files.map(() => `unused file ${i.file}`), ...i.exports.map((e) => `unused export ${i.file} ${e.name}`)]).sort()).toEqual([
+      'unused export server/lib.ts unused',
+      'unused file server/orphan.ts',
+    ]);
+    expect(status).toBe(1);
+  });
+});
