@@ -5,7 +5,6 @@ import { test } from '../../support/fixtures.ts';
 
 /** The sandbox API's one edge: the same body parser, the same error shape, the same rule for repeated parameters on every route. */
 
-
 const it = test
   .extend('call', { scope: 'file' }, ({ app }) => async (method: string, path: string, body?: string, type = 'application/json') =>
   read(await fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': type }, body })));

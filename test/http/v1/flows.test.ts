@@ -2,7 +2,6 @@ import { describe, expect } from 'vitest';
 import { api, read, startApp } from '../../support/app.ts';
 import { test as it } from '../../support/fixtures.ts';
 
-
 const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
 describe('POST /v1/flows/subscribe/', () => {

@@ -2,7 +2,6 @@ import { describe, expect } from 'vitest';
 import { api, read, startApp } from '../../support/app.ts';
 import { test as it } from '../../support/fixtures.ts';
 
-
 describe('POST /v1/recipients/', () => {
   it('creates with 201 and the full representation, updates with 200', async ({ v1 }) => {
     const created = await read(await v1.post('/v1/recipients/', { email: 'ada@example.com', first_name: 'Ada', flags: ['a', 'b'] }));
