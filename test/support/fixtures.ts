@@ -29,6 +29,11 @@ import { connectEvents } from './ws.ts';
  * - `serverProcess`: starts the real server as its own process (`spawn`) and makes temporary
  *   directories (`tempDir`); whatever it started is killed and deleted after the test.
  */
+/** The `apps` fixture: starts apps of a test's own. */
+export interface Apps {
+  start(options?: TestServerOptions): Promise<TestServer>;
+}
+
 export const test = base
   .extend('appOptions', { scope: 'file' }, {} as TestServerOptions)
   .extend('apiKey', { scope: 'file' }, 'test-key')
@@ -69,7 +74,7 @@ export const test = base
       await Promise.all(started.map((app) => app.close()));
       await Promise.all([...new Set(started.map((app) => app.dataDir))].map((dir) => rm(dir, { recursive: true, force: true })));
     });
-    return {
+    const apps: Apps = {
       /** Starts an app (startApp) that is closed and deleted after the test. */
       start: async (options: TestServerOptions = {}) => {
         const app = await startApp(options);
@@ -77,6 +82,7 @@ export const test = base
         return app;
       },
     };
+    return apps;
   })
   .extend('tempDir', async ({}, { onCleanup }) => {
     const dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-test-'));
