@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { describe, expect } from 'vitest';
-import { api, read, startApp, type TestServer } from '../../support/app.ts';
+import { api, read } from '../../support/app.ts';
 import { test as it } from '../../support/fixtures.ts';
 
 const ids: string[] = [];
