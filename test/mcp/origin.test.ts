@@ -15,6 +15,7 @@ const initialize = JSON.stringify({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'origin-test', version: '1' } },
 });
 const mcpHeaders = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+/** `total()`: how many captures the file's app holds. */
 const it = test
   .extend('total', { scope: 'file' }, ({ app }) => async () => (await raw(`${app.url}/api/messages?limit=1`)).body.total as number);
 

@@ -11,6 +11,7 @@ test.override('appOptions', {
     return sample;
   },
 });
+/** On the file's app: `get(path)` a GET's JSON body; `plain(pass)` an SMTP client logging in with that password (an API key). */
 const it = test
   .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => (await read(await fetch(app.url + path))).body as any)
   .extend('plain', { scope: 'file' }, ({ app }) => (pass: string) => smtpClient(app.smtpPort, { user: 'anything', pass }));

@@ -15,6 +15,7 @@ test.override('appOptions', {
     return c;
   },
 });
+/** On the file's app, with no key: `post(path, body?)` a JSON POST, `form(path, body)` a form POST, read. */
 const it = test
   .extend('post', { scope: 'file' }, ({ app }) => async (path: string, body?: unknown) => read(await (body === undefined ? api(app.url, null).request('POST', path) : api(app.url, null).post(path, body))))
   .extend('form', { scope: 'file' }, ({ app }) => async (path: string, body: Record<string, string>) => read(await api(app.url, null).form(path, body)));

@@ -44,6 +44,7 @@ test.override('appOptions', {
     return c;
   },
 });
+/** `c()`: the flow client (support/flow-helpers.ts) on the file's app. */
 const it = test
   .extend('c', { scope: 'file' }, ({ app }) => () => flowClient(app.url));
 

@@ -20,6 +20,7 @@ test.override('appOptions', {
     return c;
   },
 });
+/** `sandbox()`: sandbox API requests to the file's app (no key). */
 const it = test
   .extend('sandbox', { scope: 'file' }, ({ app }) => () => api(app.url, null));
 

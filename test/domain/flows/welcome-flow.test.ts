@@ -6,6 +6,7 @@ import { test } from '../../support/fixtures.ts';
 // Real time stands still under the sandbox clock, so every timestamp below is exact.
 const T0 = Date.parse('2030-01-06T09:00:00Z');
 test.override('appOptions', { now: () => T0 });
+/** `c()`: the flow client (support/flow-helpers.ts) on the file's app. */
 const it = test
   .extend('c', { scope: 'file' }, ({ app }) => () => flowClient(app.url));
 

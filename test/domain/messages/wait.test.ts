@@ -5,9 +5,11 @@ import { test } from '../../support/fixtures.ts';
 
 test.override('apiKey', 'bulk-key');
 
+/** On the file's app: `send(recipient, subject?, body?)` a /v1 send, its id; `get(path)` a GET, read; `listeners()` how many listen for new captures. */
 const it = test
   .extend('send', { scope: 'file' }, ({ v1 }) => async (recipient: string, subject = 'Hello', body = '<p>Hi</p>') =>
-  ((await (await v1.post('/v1/email/send/', { recipient, subject, body })).json()) as { id: string }).id)
+    ((await (await v1.post('/v1/email/send/', { recipient, subject, body })).json()) as { id: string }).id,
+  )
   .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => read(await fetch(app.url + path)))
   .extend('listeners', { scope: 'file' }, ({ app }) => () => app.sandbox.events.listenerCount('message.created'));
 

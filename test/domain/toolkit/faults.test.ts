@@ -11,11 +11,13 @@ test.override('appOptions', {
   config: (c) => ({ ...c, faults: [{ id: 'slow-list', target: 'http', match: { route: '/v1/email/list/', sender: 'dev-key' }, action: { type: 'delay', ms: 1 } }] }),
 });
 
+/** On the file's app: `addFault(rule)` adds a rule (read), `removeFault(id)` removes one, `sendStatus(recipient?, key?)` the status of a /v1 send. */
 const it = test
   .extend('addFault', { scope: 'file' }, ({ app }) => async (rule: unknown) => read(await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) })))
   .extend('removeFault', { scope: 'file' }, ({ app }) => (id: string) => fetch(`${app.url}/api/faults/${id}`, { method: 'DELETE' }))
   .extend('sendStatus', { scope: 'file' }, ({ app }) => async (recipient = 'fault@example.com', key = 'bulk-key') =>
-  (await api(app.url, key).post('/v1/email/send/', { recipient, subject: 's', body: 'b' })).status);
+    (await api(app.url, key).post('/v1/email/send/', { recipient, subject: 's', body: 'b' })).status,
+  );
 
 describe('fault injection on /v1', () => {
   it('fires exactly the next N matching requests with the contract body, then lets requests through', async ({ app, addFault, removeFault, sendStatus }) => {

@@ -18,6 +18,7 @@ type Entry = {
   response: { body: unknown };
   duration_ms: number;
 };
+/** `list(query?)`: the file's app's request log (/api/requests). */
 const it = test
   .extend('list', { scope: 'file' }, ({ app }) => async (query = '') => (await read(await fetch(`${app.url}/api/requests${query}`))).body as { total: number; requests: Entry[] });
 

@@ -7,7 +7,8 @@ import { test } from '../../support/fixtures.ts';
 
 const it = test
   .extend('call', { scope: 'file' }, ({ app }) => async (method: string, path: string, body?: string, type = 'application/json') =>
-  read(await fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': type }, body })));
+    read(await fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': type }, body })),
+  );
 
 describe('the sandbox API edge', () => {
   it('answers a JSON body that is not an object with a {"detail"} 400 on every route that takes a body', async ({ app, call }) => {
