@@ -130,7 +130,7 @@ describe('sender rules', () => {
     expect(delivery.body).toMatchObject({ id, status: 'failed' });
   });
 
-  it('redirects in Development Mode and keeps the original recipient on the record', async ({ app, v1, capture }) => {
+  it('redirects in Development Mode and keeps the original recipient on the record', async ({ app, capture }) => {
     const dev = api(app.url, 'dev-key');
     const res = await read(await dev.post('/v1/email/send/', { recipient: 'customer@example.com', subject: 'Dev', body: '<p>d</p>' }));
     const { id } = res.body as { id: string };
@@ -142,7 +142,7 @@ describe('sender rules', () => {
     expect(raw).toContain('X-Original-To: customer@example.com');
   });
 
-  it('decides blocking on the original recipient, before the Development Mode redirect', async ({ app, v1 }) => {
+  it('decides blocking on the original recipient, before the Development Mode redirect', async ({ app }) => {
     const dev = api(app.url, 'dev-key');
     const res = await read(await dev.post('/v1/email/send/', { recipient: 'blocked@example.com', subject: 's', body: 'b' }));
     expect(res.body).toMatchObject({ error: 'Recipient is blocked' });
@@ -173,7 +173,7 @@ describe('sender rules', () => {
 });
 
 describe('daily limit', () => {
-  it('answers 429 once the sender created its limit today, blocked sends included, and creates nothing', async ({ v1, apps }) => {
+  it('answers 429 once the sender created its limit today, blocked sends included, and creates nothing', async ({ apps }) => {
     const limited = await apps.start({
       config: (c) => {
         c.teams[0]!.senders[0]!.dailyLimit = 3;
@@ -194,7 +194,7 @@ describe('daily limit', () => {
     expect((await read(await api(limited.url, 'test-key').post('/v1/email/send/', {}))).status).toBe(400);
   });
 
-  it('counts per UTC day of the sandbox clock: a new day starts a new count', async ({ v1, apps }) => {
+  it('counts per UTC day of the sandbox clock: a new day starts a new count', async ({ apps }) => {
     let now = Date.parse('2026-02-17T23:59:58Z');
     const limited = await apps.start({
       now: () => now,
@@ -214,7 +214,7 @@ describe('daily limit', () => {
     expect((await send()).status).toBe(429);
   });
 
-  it('holds under concurrent sends: exactly the limit gets through', async ({ v1, apps }) => {
+  it('holds under concurrent sends: exactly the limit gets through', async ({ apps }) => {
     const limited = await apps.start({
       config: (c) => {
         c.teams[0]!.senders[0]!.dailyLimit = 5;
