@@ -1,26 +1,31 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { browserPolicy, checkBrowserRequest, hostName } from '../../server/http/browser-guard.ts';
-import { startApp, type TestServer } from '../support/app.ts';
+import { startApp } from '../support/app.ts';
+import { test } from '../support/fixtures.ts';
 import { CHROMIUM_HEADERS, raw, tryUpgrade } from '../support/raw.ts';
 
 /**
  * The browser guard through the real server: every attack of issue 11 refused with a 403 that
  * names the header and the setting, every client that is not a hostile page served as before.
  */
-let server: TestServer;
-let port: string;
-beforeAll(async () => {
-  server = await startApp();
-  port = new URL(server.url).port;
-});
-afterAll(() => server.destroy());
-
-const send = (recipient: string) =>
-  raw(`${server.url}/v1/email/send/`, { method: 'POST', headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' }, body: JSON.stringify({ recipient, subject: 'Reset your password', body: '<p>code 123456</p>' }) });
-const total = async () => (await raw(`${server.url}/api/messages?limit=1`)).body.total as number;
-const clock = async () => (await raw(`${server.url}/api/clock`)).body;
-
-const evil = () => `evil.example:${port}`;
+/**
+ * On the file's app: `port` its HTTP port, `send(recipient)` a /v1 send, `total()` how many
+ * captures it holds, `clock()` its sandbox clock, `evil()` the host a rebound page would send
+ * (evil.example on the app's port). `team`: an app with --allowed-hosts and --allowed-origins.
+ */
+const it = test
+  .extend('port', { scope: 'file' }, ({ app }) => new URL(app.url).port)
+  .extend('send', { scope: 'file' }, ({ app }) => (recipient: string) =>
+    raw(`${app.url}/v1/email/send/`, { method: 'POST', headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' }, body: JSON.stringify({ recipient, subject: 'Reset your password', body: '<p>code 123456</p>' }) }),
+  )
+  .extend('total', { scope: 'file' }, ({ app }) => async () => (await raw(`${app.url}/api/messages?limit=1`)).body.total as number)
+  .extend('clock', { scope: 'file' }, ({ app }) => async () => (await raw(`${app.url}/api/clock`)).body)
+  .extend('evil', { scope: 'file' }, ({ port }) => () => `evil.example:${port}`)
+  .extend('team', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const team = await startApp({ access: { policy: browserPolicy({ hosts: ['mail.team.example', '.dev.example'], origins: ['https://tests.example'] }), login: null } });
+    onCleanup(() => team.destroy());
+    return team;
+  });
 const hostRefusal = (host: string, name: string) => ({
   detail: `Host "${host}" is not an allowed host, so this request is refused (it could come from a web page whose name was pointed at this machine). If you reach Pigeonhole by this name, start it with --allowed-hosts ${name} (or PIGEONHOLE_ALLOWED_HOSTS=${name}).`,
 });
@@ -30,42 +35,42 @@ const originRefusal = (origin: string) => ({
 const NULL_REFUSAL = { detail: 'Origin "null" (a sandboxed frame, a file:// page or a redirect) may not change anything; no setting allows it. Serve the page from an http(s) origin and allow that with --allowed-origins.' };
 
 describe('DNS rebinding: a page whose name now points at 127.0.0.1', () => {
-  it('cannot read captures with a same-origin GET, which carries neither Origin nor Sec-Fetch-* (as Chromium sends it)', async () => {
+  it('cannot read captures with a same-origin GET, which carries neither Origin nor Sec-Fetch-* (as Chromium sends it)', async ({ app, send, evil }) => {
     await send('victim@example.com');
-    const res = await raw(`${server.url}/api/messages`, { headers: { Host: evil(), ...CHROMIUM_HEADERS, Referer: `http://${evil()}/` } });
+    const res = await raw(`${app.url}/api/messages`, { headers: { Host: evil(), ...CHROMIUM_HEADERS, Referer: `http://${evil()}/` } });
     expect(res.status).toBe(403);
     expect(res.body).toEqual(hostRefusal(evil(), 'evil.example'));
     expect(res.text).not.toContain('victim@example.com');
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it('is refused with a matching Origin too, and on every surface: /v1, the UI, /metrics, the live push', async () => {
+  it('is refused with a matching Origin too, and on every surface: /v1, the UI, /metrics, the live push', async ({ app, total, evil }) => {
     const origin = `http://${evil()}`;
-    const reset = await raw(`${server.url}/api/reset`, { method: 'POST', headers: { Host: evil(), Origin: origin, 'Content-Type': 'text/plain' }, body: '{}' });
+    const reset = await raw(`${app.url}/api/reset`, { method: 'POST', headers: { Host: evil(), Origin: origin, 'Content-Type': 'text/plain' }, body: '{}' });
     expect([reset.status, reset.body]).toEqual([403, hostRefusal(evil(), 'evil.example')]);
     for (const path of ['/v1/email/list/', '/', '/metrics', '/api/openapi.json', '/nowhere']) {
-      const res = await raw(server.url + path, { headers: { Host: evil(), Authorization: 'Api-Key test-key', 'Sec-Fetch-Site': 'same-origin' } });
+      const res = await raw(app.url + path, { headers: { Host: evil(), Authorization: 'Api-Key test-key', 'Sec-Fetch-Site': 'same-origin' } });
       expect([path, res.status, res.body]).toEqual([path, 403, hostRefusal(evil(), 'evil.example')]);
     }
-    const ws = await tryUpgrade(server.wsUrl, { Host: evil() }, origin);
+    const ws = await tryUpgrade(app.wsUrl, { Host: evil() }, origin);
     expect(ws).toMatchObject({ opened: false, status: 403, frames: [] });
     expect(ws.opened === false && JSON.parse(ws.text)).toEqual(hostRefusal(evil(), 'evil.example'));
     expect(await total()).toBeGreaterThan(0);
   });
 
-  it('names the host without its port, and a trailing dot does not get past', async () => {
-    const res = await raw(`${server.url}/api/messages`, { headers: { Host: 'evil.example.:80' } });
+  it('names the host without its port, and a trailing dot does not get past', async ({ app }) => {
+    const res = await raw(`${app.url}/api/messages`, { headers: { Host: 'evil.example.:80' } });
     expect([res.status, res.body]).toEqual([403, hostRefusal('evil.example.:80', 'evil.example')]);
-    expect((await raw(`${server.url}/api/messages`, { headers: { Host: 'localhost.evil.example' } })).status).toBe(403);
-    expect((await raw(`${server.url}/api/messages`, { headers: { Host: '127.0.0.1.nip.io' } })).status).toBe(403);
+    expect((await raw(`${app.url}/api/messages`, { headers: { Host: 'localhost.evil.example' } })).status).toBe(403);
+    expect((await raw(`${app.url}/api/messages`, { headers: { Host: '127.0.0.1.nip.io' } })).status).toBe(403);
   });
 });
 
 describe('cross-site requests from a page on another origin', () => {
-  it('a form post (urlencoded) to /api/reset is refused and wipes nothing', async () => {
+  it('a form post (urlencoded) to /api/reset is refused and wipes nothing', async ({ app, send, total }) => {
     await send('kept@example.com');
     const before = await total();
-    const res = await raw(`${server.url}/api/reset`, {
+    const res = await raw(`${app.url}/api/reset`, {
       method: 'POST',
       headers: { ...CHROMIUM_HEADERS, Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', 'Content-Type': 'application/x-www-form-urlencoded' },
       body: 'restore_fixtures=true',
@@ -75,107 +80,107 @@ describe('cross-site requests from a page on another origin', () => {
     expect(await total()).toBe(before);
   });
 
-  it('a form post moving the clock a month (duration=30d) is refused and the clock stays', async () => {
+  it('a form post moving the clock a month (duration=30d) is refused and the clock stays', async ({ app, clock }) => {
     const before = await clock();
-    const res = await raw(`${server.url}/api/clock/advance`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'duration=30d' });
+    const res = await raw(`${app.url}/api/clock/advance`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'duration=30d' });
     expect([res.status, res.body]).toEqual([403, originRefusal('https://evil.example')]);
     expect((await clock()).offset_ms).toBe(before.offset_ms);
   });
 
-  it('text/plain and multipart posts, a DELETE and a PATCH are refused the same way', async () => {
+  it('text/plain and multipart posts, a DELETE and a PATCH are refused the same way', async ({ app, total }) => {
     const before = await total();
     const form = new FormData();
     form.append('duration', '30d');
     const multipart = new Request('http://x/', { method: 'POST', body: form });
     const attempts = [
-      raw(`${server.url}/api/reset`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'text/plain;charset=UTF-8' }, body: '{"restore_fixtures": false}' }),
-      raw(`${server.url}/api/clock/advance`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': multipart.headers.get('content-type')! }, body: Buffer.from(await multipart.arrayBuffer()) }),
-      raw(`${server.url}/api/messages`, { method: 'DELETE', headers: { Origin: 'https://evil.example' } }),
-      raw(`${server.url}/v1/email/send/`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'text/plain' }, body: 'recipient=a@example.com' }),
+      raw(`${app.url}/api/reset`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'text/plain;charset=UTF-8' }, body: '{"restore_fixtures": false}' }),
+      raw(`${app.url}/api/clock/advance`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': multipart.headers.get('content-type')! }, body: Buffer.from(await multipart.arrayBuffer()) }),
+      raw(`${app.url}/api/messages`, { method: 'DELETE', headers: { Origin: 'https://evil.example' } }),
+      raw(`${app.url}/v1/email/send/`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'text/plain' }, body: 'recipient=a@example.com' }),
     ];
     for (const res of await Promise.all(attempts)) expect([res.status, res.body]).toEqual([403, originRefusal('https://evil.example')]);
     expect(await total()).toBe(before);
   });
 
-  it('Origin: null (a sandboxed frame or a file:// page) never changes state, whatever the settings', async () => {
-    const res = await raw(`${server.url}/api/reset`, { method: 'POST', headers: { Origin: 'null', 'Content-Type': 'text/plain' }, body: '{}' });
+  it('Origin: null (a sandboxed frame or a file:// page) never changes state, whatever the settings', async ({ app }) => {
+    const res = await raw(`${app.url}/api/reset`, { method: 'POST', headers: { Origin: 'null', 'Content-Type': 'text/plain' }, body: '{}' });
     expect([res.status, res.body]).toEqual([403, NULL_REFUSAL]);
     const anyOrigin = browserPolicy({ origins: ['*'] });
     expect(checkBrowserRequest({ method: 'POST', host: 'localhost', origin: 'null' }, anyOrigin)).toEqual({ status: 403, header: 'Origin', detail: NULL_REFUSAL.detail });
     expect(checkBrowserRequest({ method: 'GET', host: 'localhost', origin: 'null', upgrade: true }, anyOrigin)?.header).toBe('Origin');
   });
 
-  it('a state change that says it is cross-site without an Origin is refused', async () => {
-    const res = await raw(`${server.url}/api/clock/advance?duration=1d`, { method: 'POST', headers: { 'Sec-Fetch-Site': 'cross-site' } });
+  it('a state change that says it is cross-site without an Origin is refused', async ({ app }) => {
+    const res = await raw(`${app.url}/api/clock/advance?duration=1d`, { method: 'POST', headers: { 'Sec-Fetch-Site': 'cross-site' } });
     expect([res.status, res.body]).toEqual([
       403,
       { detail: 'Sec-Fetch-Site "cross-site" without an Origin header may not change anything; no setting allows it. Send the request from a page on an allowed origin (--allowed-origins), which sends its Origin.' },
     ]);
   });
 
-  it('a CORS preflight from another origin is refused, and a read from it gets no Access-Control-Allow-Origin', async () => {
-    const preflight = await raw(`${server.url}/api/reset`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' } });
+  it('a CORS preflight from another origin is refused, and a read from it gets no Access-Control-Allow-Origin', async ({ app }) => {
+    const preflight = await raw(`${app.url}/api/reset`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' } });
     expect([preflight.status, preflight.body]).toEqual([403, originRefusal('https://evil.example')]);
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
-    const read = await raw(`${server.url}/api/messages`, { headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'cors' } });
+    const read = await raw(`${app.url}/api/messages`, { headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'cors' } });
     expect(read.status).toBe(200);
     expect(read.headers['access-control-allow-origin']).toBeUndefined();
     expect(read.headers.vary).toBe('Origin');
   });
 
-  it('the live push refuses a foreign Origin with a 403 before any frame', async () => {
-    const ws = await tryUpgrade(server.wsUrl, {}, 'https://evil.example');
+  it('the live push refuses a foreign Origin with a 403 before any frame', async ({ app }) => {
+    const ws = await tryUpgrade(app.wsUrl, {}, 'https://evil.example');
     expect(ws).toMatchObject({ opened: false, status: 403, frames: [] });
     expect(ws.opened === false && JSON.parse(ws.text)).toEqual({
       detail: 'Origin "https://evil.example" may not open the live push here. To allow pages from it, start Pigeonhole with --allowed-origins https://evil.example (or PIGEONHOLE_ALLOWED_ORIGINS=https://evil.example).',
     });
-    const fromNull = await tryUpgrade(server.wsUrl, {}, 'null');
+    const fromNull = await tryUpgrade(app.wsUrl, {}, 'null');
     expect(fromNull).toMatchObject({ opened: false, status: 403, frames: [] });
-    expect(server.realtime.clients).toBe(0);
+    expect(app.realtime.clients).toBe(0);
   });
 });
 
 describe('clients that are not a hostile page are served as before', () => {
-  it('a client with no Origin (curl, an SDK, a test suite) reads, sends, resets and opens the live push', async () => {
+  it('a client with no Origin (curl, an SDK, a test suite) reads, sends, resets and opens the live push', async ({ app, send }) => {
     expect((await send('sdk@example.com')).status).toBe(200);
-    expect((await raw(`${server.url}/api/messages`)).status).toBe(200);
-    const ws = await tryUpgrade(server.wsUrl);
+    expect((await raw(`${app.url}/api/messages`)).status).toBe(200);
+    const ws = await tryUpgrade(app.wsUrl);
     expect(ws.opened && JSON.parse(ws.frames[0]!).type).toBe('hello');
-    expect((await raw(`${server.url}/api/clock/reset`, { method: 'POST' })).status).toBe(200);
+    expect((await raw(`${app.url}/api/clock/reset`, { method: 'POST' })).status).toBe(200);
   });
 
-  it('a server-side client by a compose service name, host.docker.internal, localhost or an IP address', async () => {
+  it('a server-side client by a compose service name, host.docker.internal, localhost or an IP address', async ({ app, port }) => {
     for (const host of ['pigeonhole:8025', 'host.docker.internal:8025', `localhost:${port}`, `[::1]:${port}`, '192.168.1.20:8025', 'mail.localhost', 'pigeonhole.default.svc.cluster.local:8025', 'sandbox.home.arpa']) {
-      const res = await raw(`${server.url}/api/messages?limit=1`, { headers: { Host: host, 'User-Agent': 'python-requests/2.32' } });
+      const res = await raw(`${app.url}/api/messages?limit=1`, { headers: { Host: host, 'User-Agent': 'python-requests/2.32' } });
       expect([host, res.status]).toEqual([host, 200]);
     }
-    const sent = await raw(`${server.url}/v1/email/send/`, {
+    const sent = await raw(`${app.url}/v1/email/send/`, {
       method: 'POST',
       headers: { Host: 'pigeonhole:8025', Authorization: 'Api-Key test-key', 'Content-Type': 'application/x-www-form-urlencoded' },
       body: 'recipient=compose@example.com&subject=Hi&body=Hello',
     });
     expect(sent.status).toBe(200);
     expect(sent.body).toEqual({ id: expect.any(String) });
-    const ws = await tryUpgrade(server.wsUrl, { Host: 'pigeonhole:8025' });
+    const ws = await tryUpgrade(app.wsUrl, { Host: 'pigeonhole:8025' });
     expect(ws.opened).toBe(true);
   });
 
-  it('the inbox page itself: same-origin requests on 127.0.0.1 and localhost change state and open the live push', async () => {
+  it('the inbox page itself: same-origin requests on 127.0.0.1 and localhost change state and open the live push', async ({ app, port }) => {
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
       const origin = `http://${host}`;
-      const res = await raw(`${server.url}/api/clock/reset`, { method: 'POST', headers: { Host: host, Origin: origin, 'Sec-Fetch-Site': 'same-origin', ...CHROMIUM_HEADERS } });
+      const res = await raw(`${app.url}/api/clock/reset`, { method: 'POST', headers: { Host: host, Origin: origin, 'Sec-Fetch-Site': 'same-origin', ...CHROMIUM_HEADERS } });
       expect([host, res.status]).toEqual([host, 200]);
-      expect((await tryUpgrade(server.wsUrl, { Host: host }, origin)).opened).toBe(true);
+      expect((await tryUpgrade(app.wsUrl, { Host: host }, origin)).opened).toBe(true);
     }
   });
 
-  it("the developer's own app on localhost (any port) may use the sandbox API across origins, with CORS", async () => {
+  it("the developer's own app on localhost (any port) may use the sandbox API across origins, with CORS", async ({ app }) => {
     const origin = 'http://localhost:3000';
-    const read = await raw(`${server.url}/api/messages?limit=1`, { headers: { Origin: origin, 'Sec-Fetch-Site': 'same-site' } });
+    const read = await raw(`${app.url}/api/messages?limit=1`, { headers: { Origin: origin, 'Sec-Fetch-Site': 'same-site' } });
     expect(read.status).toBe(200);
     expect(read.headers['access-control-allow-origin']).toBe(origin);
     expect(read.headers.vary).toBe('Origin');
-    const preflight = await raw(`${server.url}/api/reset`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,authorization' } });
+    const preflight = await raw(`${app.url}/api/reset`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,authorization' } });
     expect(preflight.status).toBe(204);
     expect(preflight.headers).toMatchObject({
       'access-control-allow-origin': origin,
@@ -183,34 +188,27 @@ describe('clients that are not a hostile page are served as before', () => {
       'access-control-allow-headers': 'content-type,authorization',
       'access-control-max-age': '600',
     });
-    const reset = await raw(`${server.url}/api/clock/reset`, { method: 'POST', headers: { Origin: 'http://127.0.0.1:5173' } });
+    const reset = await raw(`${app.url}/api/clock/reset`, { method: 'POST', headers: { Origin: 'http://127.0.0.1:5173' } });
     expect([reset.status, reset.headers['access-control-allow-origin']]).toEqual([200, 'http://127.0.0.1:5173']);
-    expect((await tryUpgrade(server.wsUrl, {}, 'http://localhost:3000')).opened).toBe(true);
+    expect((await tryUpgrade(app.wsUrl, {}, 'http://localhost:3000')).opened).toBe(true);
   });
 
-  it('/v1 answers OPTIONS with its allowed methods as before, and never with CORS', async () => {
+  it('/v1 answers OPTIONS with its allowed methods as before, and never with CORS', async ({ app }) => {
     for (const headers of [{}, { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'POST' }] as Record<string, string>[]) {
-      const res = await raw(`${server.url}/v1/email/send/`, { method: 'OPTIONS', headers: { Authorization: 'Api-Key test-key', ...headers } });
+      const res = await raw(`${app.url}/v1/email/send/`, { method: 'OPTIONS', headers: { Authorization: 'Api-Key test-key', ...headers } });
       expect(res.status).toBe(200);
       expect(res.headers.allow).toBe('POST, OPTIONS');
       expect(res.headers['access-control-allow-origin']).toBeUndefined();
     }
   });
 
-  it('/livez and /readyz answer any Host (they tell nothing about the mail)', async () => {
-    for (const path of ['/livez', '/readyz']) expect((await raw(server.url + path, { headers: { Host: evil() } })).status).toBe(200);
+  it('/livez and /readyz answer any Host (they tell nothing about the mail)', async ({ app, evil }) => {
+    for (const path of ['/livez', '/readyz']) expect((await raw(app.url + path, { headers: { Host: evil() } })).status).toBe(200);
   });
 });
 
 describe('--allowed-hosts and --allowed-origins', () => {
-  let team: TestServer;
-  beforeAll(async () => {
-    const { browserPolicy: policy } = await import('../../server/http/browser-guard.ts');
-    team = await startApp({ access: { policy: policy({ hosts: ['mail.team.example', '.dev.example'], origins: ['https://tests.example'] }), login: null } });
-  });
-  afterAll(() => team.destroy());
-
-  it('serves the named hosts (a leading dot: the domain and its subdomains), still not others', async () => {
+  it('serves the named hosts (a leading dot: the domain and its subdomains), still not others', async ({ team }) => {
     for (const [host, status] of [['mail.team.example', 200], ['MAIL.team.example:8025', 200], ['dev.example', 200], ['box.dev.example:80', 200], ['team.example', 403], ['evil.example', 403]] as const) {
       expect([host, (await raw(`${team.url}/api/messages`, { headers: { Host: host } })).status]).toEqual([host, status]);
     }
@@ -218,7 +216,7 @@ describe('--allowed-hosts and --allowed-origins', () => {
     expect(sameOrigin.status).toBe(200);
   });
 
-  it('lets an allowed origin change state, read with CORS and open the live push; other origins stay refused', async () => {
+  it('lets an allowed origin change state, read with CORS and open the live push; other origins stay refused', async ({ team }) => {
     const origin = 'https://tests.example';
     const reset = await raw(`${team.url}/api/reset`, { method: 'POST', headers: { Origin: origin, 'Content-Type': 'application/json' }, body: '{}' });
     expect([reset.status, reset.headers['access-control-allow-origin']]).toEqual([200, origin]);

@@ -1,25 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { read } from '../support/app.ts';
-import { startObservedApp, type ObservedApp } from '../support/health-app.ts';
+import { startObservedApp } from '../support/health-app.ts';
+import { test } from '../support/fixtures.ts';
 
-let app: ObservedApp;
-beforeAll(async () => {
-  app = await startObservedApp();
-});
-afterAll(() => app.destroy());
-
-const get = async (path: string, method = 'GET') => {
-  const res = await read(await fetch(app.url + path, { method }));
-  return { status: res.status, body: res.body, cache: res.headers.get('cache-control'), type: res.headers.get('content-type') };
-};
+/**
+ * `observed`: the app wired as server/main.ts wires it (support/health-app.ts), for the file;
+ * `get(path, method?)`: status, body, cache and content type of a request.
+ */
+const it = test
+  .extend('observed', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const app = await startObservedApp();
+    onCleanup(() => app.destroy());
+    return app;
+  })
+  .extend('get', { scope: 'file' }, ({ observed: app }) => async (path: string, method = 'GET') => {
+    const res = await read(await fetch(app.url + path, { method }));
+    return { status: res.status, body: res.body, cache: res.headers.get('cache-control'), type: res.headers.get('content-type') };
+  });
 
 describe('/livez and /readyz', () => {
-  it('/livez answers while the process runs', async () => {
+  it('/livez answers while the process runs', async ({ observed: app, get }) => {
     expect(await get('/livez')).toEqual({ status: 200, body: { status: 'ok' }, cache: 'no-store', type: 'application/json; charset=utf-8' });
     expect((await fetch(`${app.url}/livez`, { method: 'HEAD' })).status).toBe(200);
   });
 
-  it('/readyz is 200 with every check when storage is open and the listener is up', async () => {
+  it('/readyz is 200 with every check when storage is open and the listener is up', async ({ get }) => {
     expect(await get('/readyz')).toEqual({
       status: 200,
       body: { status: 'ready', checks: { storage: 'ok', http: 'ok' } },
@@ -28,7 +33,7 @@ describe('/livez and /readyz', () => {
     });
   });
 
-  it('/readyz is 503 naming the check that fails, and ready again once it passes', async () => {
+  it('/readyz is 503 naming the check that fails, and ready again once it passes', async ({ observed: app, get }) => {
     let smtpUp = false;
     app.readiness.add('smtp', () => smtpUp);
     expect(await get('/readyz')).toMatchObject({
@@ -44,7 +49,7 @@ describe('/livez and /readyz', () => {
     expect(await get('/readyz')).toMatchObject({ status: 200, body: { status: 'ready', checks: { storage: 'ok', http: 'ok', smtp: 'ok', broken: 'ok' } } });
   });
 
-  it('turns 503 for good once shutdown starts, while /livez still answers', async () => {
+  it('turns 503 for good once shutdown starts, while /livez still answers', async ({ observed: app, get }) => {
     app.readiness.stop();
     expect(await get('/readyz')).toMatchObject({
       status: 503,

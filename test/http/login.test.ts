@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcryptjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { PigeonholeClient, PigeonholeError } from '../../client/pigeonhole-client.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createLogin } from '../../server/http/basic-auth.ts';
 import { browserPolicy } from '../../server/http/browser-guard.ts';
 import { startApp, type TestServer } from '../support/app.ts';
-import { processTracker } from '../support/process-helpers.ts';
+import { test } from '../support/fixtures.ts';
 import { raw, tryUpgrade } from '../support/raw.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -22,107 +22,111 @@ const WRONG = { detail: 'Wrong user name or password.' };
 /** Every surface behind the login: the UI, its assets, the sandbox API, /metrics, unknown paths. */
 const PROTECTED = ['/', '/api/messages', '/api/openapi.json', '/api/clock', '/metrics', '/nowhere'];
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-login-'));
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
+/** An app with the browser guard's defaults and this login, destroyed when the file is done. */
+async function appWithLogin(login: ReturnType<typeof createLogin>, onCleanup: (fn: () => Promise<void>) => void): Promise<TestServer> {
+  const app = await startApp({ access: { policy: browserPolicy(), login } });
+  onCleanup(() => app.destroy());
+  return app;
+}
+
+/**
+ * For the file: `dir` a temporary directory; `loginApp` an app with --auth team:pa:ss wörd;
+ * `usersApp` one with --auth-file (alice and bob, bcrypt hashes, one written as $2y$).
+ */
+const it = test
+  .extend('dir', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-login-'));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
+    return dir;
+  })
+  .extend('loginApp', { scope: 'file' }, ({}, { onCleanup }) => appWithLogin(createLogin({ user: 'team', password: 'pa:ss wörd' }), onCleanup))
+  .extend('usersApp', { scope: 'file' }, async ({ dir }, { onCleanup }) => {
+    const file = path.join(dir, 'users.txt');
+    // `htpasswd -nbB` writes $2y$: read as bcrypt too.
+    await writeFile(file, `# the team\nalice:${bcrypt.hashSync('alice-secret', 4)}\n\nbob:${bcrypt.hashSync('bob-secret', 4).replace('$2b$', '$2y$')}\n`);
+    const config = loadConfig(['--auth-file', file], {});
+    expect(config.authUsers.map((u) => u.user)).toEqual(['alice', 'bob']);
+    return appWithLogin(createLogin({ users: config.authUsers }), onCleanup);
+  });
 
 describe('--auth USER:PASSWORD', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startApp({ access: { policy: browserPolicy(), login: createLogin({ user: 'team', password: 'pa:ss wörd' }) } });
-  });
-  afterAll(() => server.destroy());
-
-  it('answers every protected surface 401 with the Basic challenge and a JSON detail without a login', async () => {
+  it('answers every protected surface 401 with the Basic challenge and a JSON detail without a login', async ({ loginApp }) => {
     for (const p of PROTECTED) {
-      const res = await raw(server.url + p);
+      const res = await raw(loginApp.url + p);
       expect([p, res.status, res.headers['www-authenticate'], res.body]).toEqual([p, 401, CHALLENGE, NO_LOGIN]);
     }
   });
 
-  it('refuses a wrong user or password, and a header that is not Basic', async () => {
+  it('refuses a wrong user or password, and a header that is not Basic', async ({ loginApp }) => {
     for (const authorization of [basic('team:wrong'), basic('other:pa:ss wörd'), basic('team'), 'Bearer abc', 'Basic !!!']) {
-      const res = await raw(`${server.url}/api/messages`, { headers: { Authorization: authorization } });
+      const res = await raw(`${loginApp.url}/api/messages`, { headers: { Authorization: authorization } });
       expect([authorization, res.status, res.headers['www-authenticate']]).toEqual([authorization, 401, CHALLENGE]);
     }
-    expect((await raw(`${server.url}/api/messages`, { headers: { Authorization: basic('team:wrong') } })).body).toEqual(WRONG);
+    expect((await raw(`${loginApp.url}/api/messages`, { headers: { Authorization: basic('team:wrong') } })).body).toEqual(WRONG);
   });
 
-  it('serves every protected surface with the login (a password with a colon and non-ASCII letters)', async () => {
+  it('serves every protected surface with the login (a password with a colon and non-ASCII letters)', async ({ loginApp }) => {
     for (const p of PROTECTED.filter((x) => x !== '/nowhere')) {
-      const res = await raw(server.url + p, { headers: { Authorization: basic('team:pa:ss wörd') } });
+      const res = await raw(loginApp.url + p, { headers: { Authorization: basic('team:pa:ss wörd') } });
       expect([p, res.status]).toEqual([p, 200]);
     }
-    const reset = await raw(`${server.url}/api/reset`, { method: 'POST', headers: { Authorization: basic('team:pa:ss wörd') } });
+    const reset = await raw(`${loginApp.url}/api/reset`, { method: 'POST', headers: { Authorization: basic('team:pa:ss wörd') } });
     expect(reset.status).toBe(200);
   });
 
-  it('guards the live push: 401 with the challenge before any frame, open with the login', async () => {
-    const refused = await tryUpgrade(server.wsUrl);
+  it('guards the live push: 401 with the challenge before any frame, open with the login', async ({ loginApp }) => {
+    const refused = await tryUpgrade(loginApp.wsUrl);
     expect(refused).toMatchObject({ opened: false, status: 401, frames: [], headers: { 'www-authenticate': CHALLENGE } });
     expect(refused.opened === false && JSON.parse(refused.text)).toEqual(NO_LOGIN);
-    const wrong = await tryUpgrade(server.wsUrl, { Authorization: basic('team:nope') });
+    const wrong = await tryUpgrade(loginApp.wsUrl, { Authorization: basic('team:nope') });
     expect(wrong).toMatchObject({ opened: false, status: 401 });
-    const ok = await tryUpgrade(server.wsUrl, { Authorization: basic('team:pa:ss wörd') });
+    const ok = await tryUpgrade(loginApp.wsUrl, { Authorization: basic('team:pa:ss wörd') });
     expect(ok.opened && JSON.parse(ok.frames[0]!).type).toBe('hello');
   });
 
-  it('leaves /v1 to its Api-Key auth, and /livez and /readyz open', async () => {
-    const sent = await raw(`${server.url}/v1/email/send/`, {
+  it('leaves /v1 to its Api-Key auth, and /livez and /readyz open', async ({ loginApp }) => {
+    const sent = await raw(`${loginApp.url}/v1/email/send/`, {
       method: 'POST',
       headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
       body: JSON.stringify({ recipient: 'v1@example.com', subject: 'Hi', body: '<p>Hi</p>' }),
     });
     expect([sent.status, sent.body]).toEqual([200, { id: expect.any(String) }]);
-    const noKey = await raw(`${server.url}/v1/email/list/`);
+    const noKey = await raw(`${loginApp.url}/v1/email/list/`);
     expect([noKey.status, noKey.body, noKey.headers['www-authenticate']]).toEqual([401, { detail: 'Authentication credentials were not provided.' }, 'Api-Key']);
-    for (const p of ['/livez', '/readyz']) expect((await raw(server.url + p)).status).toBe(200);
+    for (const p of ['/livez', '/readyz']) expect((await raw(loginApp.url + p)).status).toBe(200);
   });
 
-  it('answers a CORS preflight from an allowed origin without a login (preflights carry none); a refusal is readable there', async () => {
+  it('answers a CORS preflight from an allowed origin without a login (preflights carry none); a refusal is readable there', async ({ loginApp }) => {
     const origin = 'http://localhost:3000';
-    const preflight = await raw(`${server.url}/api/messages`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' } });
+    const preflight = await raw(`${loginApp.url}/api/messages`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' } });
     expect([preflight.status, preflight.headers['access-control-allow-headers']]).toEqual([204, 'authorization']);
-    const refused = await raw(`${server.url}/api/messages`, { headers: { Origin: origin } });
+    const refused = await raw(`${loginApp.url}/api/messages`, { headers: { Origin: origin } });
     expect([refused.status, refused.headers['access-control-allow-origin']]).toEqual([401, origin]);
-    const read = await raw(`${server.url}/api/messages`, { headers: { Origin: origin, Authorization: basic('team:pa:ss wörd') } });
+    const read = await raw(`${loginApp.url}/api/messages`, { headers: { Origin: origin, Authorization: basic('team:pa:ss wörd') } });
     expect([read.status, read.headers['access-control-allow-origin']]).toEqual([200, origin]);
   });
 
-  it('the typed client logs in with auth, or with user:password@ in its base URL; without, it gets a 401', async () => {
-    const url = new URL(server.url);
+  it('the typed client logs in with auth, or with user:password@ in its base URL; without, it gets a 401', async ({ loginApp }) => {
+    const url = new URL(loginApp.url);
     for (const client of [
-      new PigeonholeClient({ baseUrl: server.url, auth: 'team:pa:ss wörd' }),
-      new PigeonholeClient({ baseUrl: server.url, auth: { user: 'team', password: 'pa:ss wörd' } }),
+      new PigeonholeClient({ baseUrl: loginApp.url, auth: 'team:pa:ss wörd' }),
+      new PigeonholeClient({ baseUrl: loginApp.url, auth: { user: 'team', password: 'pa:ss wörd' } }),
       new PigeonholeClient({ baseUrl: `http://team:${encodeURIComponent('pa:ss wörd')}@${url.host}` }),
     ]) {
-      expect(client.baseUrl).toBe(server.url);
+      expect(client.baseUrl).toBe(loginApp.url);
       expect((await client.clock.get()).real_time).toBe(true);
       const { id } = await client.sendEmail({ apiKey: 'test-key', recipient: 'client@example.com', subject: 'Typed', body: '<p>code 482913</p>' });
       expect((await client.waitForMessage({ subject: 'Typed', timeout: 2000 })).id).toBe(id);
     }
-    const error = await new PigeonholeClient({ baseUrl: server.url }).clock.get().catch((e: unknown) => e);
+    const error = await new PigeonholeClient({ baseUrl: loginApp.url }).clock.get().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PigeonholeError);
     expect(error).toMatchObject({ status: 401, body: NO_LOGIN });
   });
 });
 
 describe('--auth-file with bcrypt hashes', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    const file = path.join(dir, 'users.txt');
-    // `htpasswd -nbB` writes $2y$: read as bcrypt too.
-    await writeFile(file, `# the team\nalice:${bcrypt.hashSync('alice-secret', 4)}\n\nbob:${bcrypt.hashSync('bob-secret', 4).replace('$2b$', '$2y$')}\n`);
-    const config = loadConfig(['--auth-file', file], {});
-    expect(config.authUsers.map((u) => u.user)).toEqual(['alice', 'bob']);
-    server = await startApp({ access: { policy: browserPolicy(), login: createLogin({ users: config.authUsers }) } });
-  });
-  afterAll(() => server.destroy());
-
-  it('lets each user in with their password, and nobody else', async () => {
-    const status = async (login: string) => (await raw(`${server.url}/api/messages`, { headers: { Authorization: basic(login) } })).status;
+  it('lets each user in with their password, and nobody else', async ({ usersApp }) => {
+    const status = async (login: string) => (await raw(`${usersApp.url}/api/messages`, { headers: { Authorization: basic(login) } })).status;
     expect(await status('alice:alice-secret')).toBe(200);
     expect(await status('bob:bob-secret')).toBe(200);
     expect(await status('alice:alice-secret')).toBe(200);
@@ -131,7 +135,7 @@ describe('--auth-file with bcrypt hashes', () => {
     expect(await status('bob:')).toBe(401);
   });
 
-  it('names the file, the line and the problem of a bad auth file (exit 2 at start)', async () => {
+  it('names the file, the line and the problem of a bad auth file (exit 2 at start)', async ({ dir }) => {
     const bad = path.join(dir, 'bad.txt');
     await writeFile(bad, `alice:plain-password\n:${bcrypt.hashSync('x', 4)}\nbob:${bcrypt.hashSync('x', 4)}\nbob:${bcrypt.hashSync('y', 4)}\n`);
     expect(() => loadConfig(['--auth-file', bad], {})).toThrow(
@@ -145,23 +149,14 @@ describe('--auth-file with bcrypt hashes', () => {
 });
 
 describe('without a login (the default)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startApp();
-  });
-  afterAll(() => server.destroy());
-
-  it('serves every surface and the live push to anyone on an allowed host, as before', async () => {
-    for (const p of PROTECTED.filter((x) => x !== '/nowhere')) expect([p, (await raw(server.url + p)).status]).toEqual([p, 200]);
-    expect((await tryUpgrade(server.wsUrl)).opened).toBe(true);
+  it('serves every surface and the live push to anyone on an allowed host, as before', async ({ app }) => {
+    for (const p of PROTECTED.filter((x) => x !== '/nowhere')) expect([p, (await raw(app.url + p)).status]).toEqual([p, 200]);
+    expect((await tryUpgrade(app.wsUrl)).opened).toBe(true);
   });
 });
 
 describe('the real server process with --auth', () => {
-  const tracker = processTracker();
-  afterAll(() => tracker.cleanup());
-
-  it('asks for the login, and `pigeonhole healthcheck` still answers ready', async () => {
+  it('asks for the login, and `pigeonhole healthcheck` still answers ready', async ({ serverProcess: tracker }) => {
     const server = await tracker.spawn({ dataDir: await tracker.tempDir('pigeonhole-auth-'), env: { PIGEONHOLE_AUTH: 'team:secret' } });
     expect(server.output()).toContain(`listening on http://127.0.0.1:${server.port} (login required)`);
     expect((await raw(`${server.url}/api/messages`)).status).toBe(401);
@@ -172,7 +167,7 @@ describe('the real server process with --auth', () => {
 });
 
 describe('pigeonhole hash-password', () => {
-  it('prints user:hash for a password on standard input, a line --auth-file reads', async () => {
+  it('prints user:hash for a password on standard input, a line --auth-file reads', async ({ dir }) => {
     const result = await run(['bin/pigeonhole.js', 'hash-password', 'alice'], 'correct horse\n');
     expect(result.code).toBe(0);
     const line = result.stdout.trim();

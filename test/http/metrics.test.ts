@@ -1,21 +1,28 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, onTestFinished } from 'vitest';
 import { api, read } from '../support/app.ts';
-import { sample, startObservedApp, type ObservedApp } from '../support/health-app.ts';
+import { sample, startObservedApp } from '../support/health-app.ts';
+import { test } from '../support/fixtures.ts';
 
-let app: ObservedApp;
-beforeAll(async () => {
-  app = await startObservedApp({ diskCacheMs: 0 });
-});
-afterAll(() => app.destroy());
+/**
+ * `observed`: the app wired as server/main.ts wires it (support/health-app.ts), its disk usage
+ * never cached, for the file;
+ * `scrape()`: its /metrics text (200, the Prometheus type).
+ */
+const it = test
+  .extend('observed', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const app = await startObservedApp({ diskCacheMs: 0 });
+    onCleanup(() => app.destroy());
+    return app;
+  })
+  .extend('scrape', { scope: 'file' }, ({ observed: app }) => async () => {
+    const res = await fetch(`${app.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    return res.text();
+  });
 
-const scrape = async () => {
-  const res = await fetch(`${app.url}/metrics`);
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
-  return res.text();
-};
 const requests = (text: string, route: string, method: string, status: string) => sample(text, 'pigeonhole_http_requests_total', { route, method, status }) ?? 0;
 
 /** Allocated bytes of every file and folder under `dir`, as du counts them. */
@@ -35,7 +42,7 @@ async function fileCount(dir: string): Promise<number> {
 }
 
 describe('/metrics', () => {
-  it('exposes every metric of the plan, with HELP and TYPE, and the process metrics', async () => {
+  it('exposes every metric of the plan, with HELP and TYPE, and the process metrics', async ({ scrape }) => {
     const text = await scrape();
     for (const [name, type] of [
       ['pigeonhole_http_requests_total', 'counter'],
@@ -60,7 +67,7 @@ describe('/metrics', () => {
     expect(sample(text, 'pigeonhole_messages_stored')).toBe(0);
   });
 
-  it('counts requests by route template and status, and captures by source, exactly as sent', async () => {
+  it('counts requests by route template and status, and captures by source, exactly as sent', async ({ observed: app, scrape }) => {
     const before = await scrape();
     const v1 = api(app.url, 'test-key');
     for (let i = 0; i < 3; i++) expect((await v1.post('/v1/email/send/', { recipient: `m${i}@example.com`, subject: 's', body: '<p>b</p>' })).status).toBe(200);
@@ -92,7 +99,7 @@ describe('/metrics', () => {
     expect(sample(after, 'pigeonhole_messages_stored')).toBe(3);
   });
 
-  it('reports the bytes and files the data directory takes, following captures in and out', async () => {
+  it('reports the bytes and files the data directory takes, following captures in and out', async ({ observed: app, scrape }) => {
     await app.store.flush();
     const before = await scrape();
     const withThree = sample(before, 'pigeonhole_store_bytes')!;
@@ -118,7 +125,7 @@ describe('/metrics', () => {
     expect(sample(text, 'pigeonhole_messages_stored')).toBe(3);
   });
 
-  it('counts what the SMTP server, the WebSocket hub and fault injection report', async () => {
+  it('counts what the SMTP server, the WebSocket hub and fault injection report', async ({ observed: app, scrape }) => {
     const before = await scrape();
     app.metrics.smtpSession();
     app.metrics.smtpSession();
@@ -134,14 +141,10 @@ describe('/metrics', () => {
   });
 
   it('keeps its own registry: a second server in the same process counts separately', async () => {
-    const { startObservedApp: start } = await import('../support/health-app.ts');
-    const other = await start();
-    try {
-      const text = await (await fetch(`${other.url}/metrics`)).text();
-      expect(sample(text, 'pigeonhole_captures_total', { source: 'api' })).toBe(0);
-      expect(requests(text, '/v1/email/send/', 'POST', '200')).toBe(0);
-    } finally {
-      await other.destroy();
-    }
+    const other = await startObservedApp();
+    onTestFinished(() => other.destroy());
+    const text = await (await fetch(`${other.url}/metrics`)).text();
+    expect(sample(text, 'pigeonhole_captures_total', { source: 'api' })).toBe(0);
+    expect(requests(text, '/v1/email/send/', 'POST', '200')).toBe(0);
   });
 });

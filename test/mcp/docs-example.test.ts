@@ -3,17 +3,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useApp } from '../support/app.ts';
-
-const pigeonhole = useApp();
+import { describe, expect } from 'vitest';
+import { test } from '../support/fixtures.ts';
 
 /**
  * The application of docs/mcp.md's worked example: POST /signup sends a welcome mail with a
  * confirmation link through the sandbox's /v1 (form-encoded, key test-key); GET /confirm
  * confirms the address of a known token.
  */
-function startApplication(): Promise<{ url: string; server: Server; confirmed: Set<string> }> {
+function startApplication(pigeonhole: { url: string }): Promise<{ url: string; server: Server; confirmed: Set<string> }> {
   const tokens = new Map<string, string>();
   const confirmed = new Set<string>();
   let url = '';
@@ -50,24 +48,30 @@ function startApplication(): Promise<{ url: string; server: Server; confirmed: S
   );
 }
 
-describe('docs/mcp.md: sign up in the app, wait for the welcome mail, open its link', () => {
-  let application: Awaited<ReturnType<typeof startApplication>>;
-  const agent = new Client({ name: 'agent', version: '1.0.0' });
-  beforeAll(async () => {
-    application = await startApplication();
-    await agent.connect(new StreamableHTTPClientTransport(new URL(`${pigeonhole.url}/mcp`)));
+/**
+ * `application`: the example application (startApplication) sending through the file's app;
+ * `call(name, args)`: a tool call by an MCP client on the app's /mcp, its JSON result (a tool
+ * error fails the test).
+ */
+const it = test
+  .extend('application', { scope: 'file' }, async ({ app }, { onCleanup }) => {
+    const application = await startApplication(app);
+    onCleanup(() => new Promise<void>((resolve) => application.server.close(() => resolve())));
+    return application;
+  })
+  .extend('call', { scope: 'file' }, async ({ app }, { onCleanup }) => {
+    const agent = new Client({ name: 'agent', version: '1.0.0' });
+    await agent.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`)));
+    onCleanup(() => agent.close());
+    return async (name: string, args: Record<string, unknown>) => {
+      const result = (await agent.callTool({ name, arguments: args })) as { content: { text: string }[]; isError?: boolean };
+      expect(result.isError, result.content[0]!.text).toBeFalsy();
+      return JSON.parse(result.content[0]!.text);
+    };
   });
-  afterAll(async () => {
-    await agent.close();
-    await new Promise((resolve) => application.server.close(resolve));
-  });
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const result = (await agent.callTool({ name, arguments: args })) as { content: { text: string }[]; isError?: boolean };
-    expect(result.isError, result.content[0]!.text).toBeFalsy();
-    return JSON.parse(result.content[0]!.text);
-  };
 
-  it('runs as written', async () => {
+describe('docs/mcp.md: sign up in the app, wait for the welcome mail, open its link', () => {
+  it('runs as written', async ({ application, call }) => {
     await call('reset_sandbox', {});
     expect((await fetch(`${application.url}/signup`, { method: 'POST', body: new URLSearchParams({ email: 'ada@example.com' }) })).status).toBe(201);
     const mail = await call('wait_for_message', { recipient: 'ada@example.com', subject: 'Welcome', timeout_ms: 30000 });

@@ -3,8 +3,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { read, useApp } from '../support/app.ts';
+import { afterAll, describe, expect } from 'vitest';
+import { read } from '../support/app.ts';
+import { test as it } from '../support/fixtures.ts';
 import { freePort } from '../support/ports.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,12 +31,10 @@ const TOOLS = [
   'wait_for_message',
 ];
 
-const app = useApp();
-
 /** The MCP client of the SDK itself, over either transport. */
-const transports: [string, () => Transport][] = [
-  ['Streamable HTTP at /mcp', () => new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`))],
-  ['stdio (pigeonhole mcp --url)', () => new StdioClientTransport({ command: process.execPath, args: ['bin/pigeonhole.js', 'mcp', '--url', app.url], cwd: ROOT, stderr: 'pipe' })],
+const transports: [string, (url: string) => Transport][] = [
+  ['Streamable HTTP at /mcp', (url) => new StreamableHTTPClientTransport(new URL(`${url}/mcp`))],
+  ['stdio (pigeonhole mcp --url)', (url) => new StdioClientTransport({ command: process.execPath, args: ['bin/pigeonhole.js', 'mcp', '--url', url], cwd: ROOT, stderr: 'pipe' })],
 ];
 
 type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
@@ -52,8 +51,8 @@ describe.each(transports)('the MCP server over %s', (name, transport) => {
   const tag = name.startsWith('stdio') ? 'stdio' : 'http';
   const ada = `ada-${tag}@example.com`;
 
-  beforeAll(async () => {
-    await client.connect(transport());
+  it.beforeAll(async ({ app }) => {
+    await client.connect(transport(app.url));
   });
   afterAll(() => client.close());
 
@@ -71,7 +70,7 @@ describe.each(transports)('the MCP server over %s', (name, transport) => {
     expect(client.getInstructions()).toContain('wait_for_message');
   });
 
-  it('runs the whole loop: reset, send through /v1, wait, read, extract, check, outcome, recipients', async () => {
+  it('runs the whole loop: reset, send through /v1, wait, read, extract, check, outcome, recipients', async ({ app }) => {
     expect(await json('reset_sandbox', { team: 'acme' })).toMatchObject({ team: 'acme', restore_fixtures: true });
     const { senders } = await json('list_senders');
     expect(senders).toContainEqual(expect.objectContaining({ id: 'acme-main', api_key: 'test-key' }));
@@ -133,7 +132,7 @@ describe.each(transports)('the MCP server over %s', (name, transport) => {
     expect(await json('get_message', { id })).toMatchObject({ text: 'Plain', text_derived: false });
   });
 
-  it('drives flows on the sandbox clock', async () => {
+  it('drives flows on the sandbox clock', async ({ app }) => {
     const email = `flow-${tag}@example.com`;
     const subscribed = await fetch(`${app.url}/v1/flows/subscribe/`, { method: 'POST', headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' }, body: JSON.stringify({ flow_trigger: 'WELCOME_SIGNUP', email }) });
     expect(subscribed.status).toBe(201);
@@ -169,7 +168,7 @@ describe.each(transports)('the MCP server over %s', (name, transport) => {
 });
 
 describe('/mcp on the HTTP port', () => {
-  it('answers GET and DELETE with 405 (no server-sent stream, no sessions), and a bad body or Accept with a JSON-RPC error', async () => {
+  it('answers GET and DELETE with 405 (no server-sent stream, no sessions), and a bad body or Accept with a JSON-RPC error', async ({ app }) => {
     for (const method of ['GET', 'DELETE']) {
       const res = await read(await fetch(`${app.url}/mcp`, { method }));
       expect([res.status, res.headers.get('allow'), res.body]).toEqual([405, 'POST', { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server answers POST only (no session, no server-sent stream).' }, id: null }]);
@@ -180,7 +179,7 @@ describe('/mcp on the HTTP port', () => {
     expect([noAccept.status, noAccept.body]).toEqual([406, { jsonrpc: '2.0', error: { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' }, id: null }]);
   });
 
-  it('is counted by the app middleware like every route', async () => {
+  it('is counted by the app middleware like every route', async ({ app }) => {
     const metrics = await (await fetch(`${app.url}/metrics`)).text();
     expect(metrics).toMatch(/pigeonhole_http_requests_total\{route="\/mcp",method="POST",status="200"\} [1-9]/);
   });

@@ -1,31 +1,35 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import WebSocket from 'ws';
-import { api, read, startApp, useApp } from '../support/app.ts';
+import { api, read } from '../support/app.ts';
+import { test } from '../support/fixtures.ts';
 import { waitFor } from '../support/poll.ts';
 import { connectEvents } from '../support/ws.ts';
 
 let now = Date.parse('2026-03-02T10:00:00Z');
-const app = useApp({ now: () => now, config: (sample: any) => ((sample.delivery = { delay: '1h' }), sample) });
-const get = async (path: string) => (await read(await fetch(app.url + path))).body as any;
-const call = (method: string, path: string, body?: unknown) =>
-  fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+test.override('appOptions', { now: () => now, config: (sample: any) => ((sample.delivery = { delay: '1h' }), sample) });
+/** `get(path)`: the JSON body of a sandbox API GET; `call(method, path, body?)`: any sandbox API request. */
+const it = test
+  .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => (await read(await fetch(app.url + path))).body as any)
+  .extend('call', { scope: 'file' }, ({ app }) => (method: string, path: string, body?: unknown) =>
+    fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
+  );
 
 describe('WebSocket /api/events', () => {
-  it('greets every client with hello, again after a reconnect', async () => {
-    await app.v1.post('/v1/email/send/', { recipient: 'hello@example.com', subject: 'before', body: 'b' });
-    const first = await connectEvents(app.server.wsUrl);
-    expect(first.frames[0] ?? (await first.next('hello'))).toEqual({ type: 'hello', data: { server_time: '2026-03-02T10:00:00Z', total: 1, smtp_port: app.server.smtpPort } });
+  it('greets every client with hello, again after a reconnect', async ({ app, v1 }) => {
+    await v1.post('/v1/email/send/', { recipient: 'hello@example.com', subject: 'before', body: 'b' });
+    const first = await connectEvents(app.wsUrl);
+    expect(first.frames[0] ?? (await first.next('hello'))).toEqual({ type: 'hello', data: { server_time: '2026-03-02T10:00:00Z', total: 1, smtp_port: app.smtpPort } });
     await first.close();
-    const again = await connectEvents(app.server.wsUrl);
-    expect(await again.next('hello')).toEqual({ type: 'hello', data: { server_time: '2026-03-02T10:00:00Z', total: 1, smtp_port: app.server.smtpPort } });
+    const again = await connectEvents(app.wsUrl);
+    expect(await again.next('hello')).toEqual({ type: 'hello', data: { server_time: '2026-03-02T10:00:00Z', total: 1, smtp_port: app.smtpPort } });
     await again.close();
   });
 
-  it('pushes each frame type with the sandbox API shape of its thing', async () => {
-    const client = await connectEvents(app.server.wsUrl);
+  it('pushes each frame type with the sandbox API shape of its thing', async ({ app, v1, get, call }) => {
+    const client = await connectEvents(app.wsUrl);
     await client.next('hello');
 
-    const { id } = (await read(await app.v1.post('/v1/email/send/', { recipient: 'live@example.com', subject: 'Live', body: '<p>Hi</p>' }))).body as any;
+    const { id } = (await read(await v1.post('/v1/email/send/', { recipient: 'live@example.com', subject: 'Live', body: '<p>Hi</p>' }))).body as any;
     const created = await client.next('message.created');
     expect(created.data).toEqual((await get('/api/messages?limit=1')).messages[0]);
     expect(created.data).toMatchObject({ id, subject: 'Live', status: 'pending' });
@@ -42,10 +46,10 @@ describe('WebSocket /api/events', () => {
     await call('DELETE', `/api/messages/${id}`);
     expect((await client.next('message.deleted')).data).toEqual({ ids: [id] });
 
-    await app.v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'flow@example.com' });
+    await v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'flow@example.com' });
     const subscription = (await client.next('subscription.changed')).data;
     expect(subscription).toMatchObject({ team: 'acme', trigger: 'WELCOME_SIGNUP', flow_name: 'Welcome Signup Flow', email: 'flow@example.com', status: 'active', current_step_order: 1 });
-    await app.v1.request('DELETE', '/v1/flows/subscriptions/?email=flow@example.com&flow_trigger=WELCOME_SIGNUP');
+    await v1.request('DELETE', '/v1/flows/subscriptions/?email=flow@example.com&flow_trigger=WELCOME_SIGNUP');
     expect((await client.next('subscription.removed')).data).toEqual({ id: subscription.id });
 
     const total = (await get('/api/messages?limit=1')).total;
@@ -54,17 +58,17 @@ describe('WebSocket /api/events', () => {
     await client.close();
   });
 
-  it('subscribes to nothing while no client is connected', async () => {
-    const events = app.server.sandbox.events;
+  it('subscribes to nothing while no client is connected', async ({ app }) => {
+    const events = app.sandbox.events;
     const idle = events.listenerCount('message.created');
-    const client = await connectEvents(app.server.wsUrl);
+    const client = await connectEvents(app.wsUrl);
     expect(events.listenerCount('message.created')).toBe(idle + 1);
     await client.close();
     await waitFor(async () => (events.listenerCount('message.created') === idle ? true : undefined));
-    expect(app.server.realtime.clients).toBe(0);
+    expect(app.realtime.clients).toBe(0);
   });
 
-  it('refuses other upgrade paths with a 404', async () => {
+  it('refuses other upgrade paths with a 404', async ({ app }) => {
     const ws = new WebSocket(app.url.replace('http', 'ws') + '/api/other');
     const error = await new Promise<Error>((resolve) => ws.once('error', resolve));
     expect(error.message).toBe('Unexpected server response: 404');
@@ -72,63 +76,51 @@ describe('WebSocket /api/events', () => {
 });
 
 describe('heartbeat and slow clients', () => {
-  it('cuts a client that stops answering pings and keeps one that answers', async () => {
-    const server = await startApp({ realtime: { heartbeatMs: 50 } });
-    try {
-      const healthy = await connectEvents(server.wsUrl);
-      const dead = await connectEvents(server.wsUrl, { autoPong: false });
-      expect((await dead.closed).code).toBe(1006);
-      expect(healthy.ws.readyState).toBe(WebSocket.OPEN);
-      expect(server.realtime.clients).toBe(1);
-      await healthy.close();
-    } finally {
-      await server.destroy();
-    }
+  it('cuts a client that stops answering pings and keeps one that answers', async ({ apps }) => {
+    const server = await apps.start({ realtime: { heartbeatMs: 50 } });
+    const healthy = await connectEvents(server.wsUrl);
+    const dead = await connectEvents(server.wsUrl, { autoPong: false });
+    expect((await dead.closed).code).toBe(1006);
+    expect(healthy.ws.readyState).toBe(WebSocket.OPEN);
+    expect(server.realtime.clients).toBe(1);
+    await healthy.close();
   });
 
-  it('drops a client that does not read instead of buffering for it, while others keep receiving', async () => {
-    const server = await startApp({ realtime: { maxBufferedBytes: 256 * 1024 } });
-    try {
-      await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: 'x@example.com', subject: 'x'.repeat(400), body: 'b' });
-      const record = (await server.sandbox.messages.page({}, 0, 1)).items[0]!;
-      const fast = await connectEvents(server.wsUrl);
-      const slow = await connectEvents(server.wsUrl);
-      (slow.ws as any)._socket.pause();
-      let sent = 0;
-      while (server.realtime.clients === 2 && sent < 200_000) {
-        for (let i = 0; i < 50; i++) server.sandbox.events.emit('message.updated', record);
-        sent += 50;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      expect(server.realtime.clients).toBe(1);
-      server.sandbox.events.emit('message.cleared', 424242);
-      await waitFor(async () => fast.frames.find((f) => f.type === 'message.cleared' && f.data.count === 424242));
-      expect(fast.frames.filter((f) => f.type === 'message.updated').length).toBe(sent);
-      await fast.close();
-    } finally {
-      await server.destroy();
+  it('drops a client that does not read instead of buffering for it, while others keep receiving', async ({ apps }) => {
+    const server = await apps.start({ realtime: { maxBufferedBytes: 256 * 1024 } });
+    await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: 'x@example.com', subject: 'x'.repeat(400), body: 'b' });
+    const record = (await server.sandbox.messages.page({}, 0, 1)).items[0]!;
+    const fast = await connectEvents(server.wsUrl);
+    const slow = await connectEvents(server.wsUrl);
+    (slow.ws as any)._socket.pause();
+    let sent = 0;
+    while (server.realtime.clients === 2 && sent < 200_000) {
+      for (let i = 0; i < 50; i++) server.sandbox.events.emit('message.updated', record);
+      sent += 50;
+      await new Promise((resolve) => setImmediate(resolve));
     }
+    expect(server.realtime.clients).toBe(1);
+    server.sandbox.events.emit('message.cleared', 424242);
+    await waitFor(async () => fast.frames.find((f) => f.type === 'message.cleared' && f.data.count === 424242));
+    expect(fast.frames.filter((f) => f.type === 'message.updated').length).toBe(sent);
+    await fast.close();
   });
 
-  it('reports the number of connected clients as it changes (the metrics seam)', async () => {
+  it('reports the number of connected clients as it changes (the metrics seam)', async ({ apps }) => {
     const counts: number[] = [];
-    const server = await startApp({ realtime: { onClients: (count) => void counts.push(count) } });
-    try {
-      const a = await connectEvents(server.wsUrl);
-      const b = await connectEvents(server.wsUrl);
-      await a.close();
-      await b.close();
-      await waitFor(async () => (counts.length === 4 ? true : undefined));
-      expect(counts).toEqual([1, 2, 1, 0]);
-    } finally {
-      await server.destroy();
-    }
+    const server = await apps.start({ realtime: { onClients: (count) => void counts.push(count) } });
+    const a = await connectEvents(server.wsUrl);
+    const b = await connectEvents(server.wsUrl);
+    await a.close();
+    await b.close();
+    await waitFor(async () => (counts.length === 4 ? true : undefined));
+    expect(counts).toEqual([1, 2, 1, 0]);
   });
 
-  it('closes every client with 1001 on shutdown', async () => {
-    const server = await startApp();
+  it('closes every client with 1001 on shutdown', async ({ apps }) => {
+    const server = await apps.start();
     const client = await connectEvents(server.wsUrl);
-    await server.destroy();
+    await server.close();
     expect(await client.closed).toEqual({ code: 1001, reason: 'Server is shutting down' });
   });
 });

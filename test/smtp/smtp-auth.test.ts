@@ -1,71 +1,70 @@
-import { describe, expect, it } from 'vitest';
-import { api, read, startApp, useApp, type TestServer } from '../support/app.ts';
+import { describe, expect } from 'vitest';
+import { api, read } from '../support/app.ts';
 import { capturedId, rawSmtp, smtpClient, trySend } from '../support/smtp.ts';
 import type { SmtpRejection } from '../../server/smtp/smtp-server.ts';
+import { test } from '../support/fixtures.ts';
 
-const app = useApp({
+test.override('appOptions', {
   config: (sample: any) => {
     sample.teams[0].senders.push({ id: 'acme-small', email: 'small@acme.example', apiKey: 'small-key', dailyLimit: 2 });
     sample.teams[0].senders.push({ id: 'acme-old', email: 'old@acme.example', apiKey: 'revoked-key', revoked: true });
     return sample;
   },
 });
-const get = async (path: string) => (await read(await fetch(app.url + path))).body as any;
-const plain = (pass: string) => smtpClient(app.server.smtpPort, { user: 'anything', pass });
+/** On the file's app: `get(path)` a GET's JSON body; `plain(pass)` an SMTP client logging in with that password (an API key). */
+const it = test
+  .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => (await read(await fetch(app.url + path))).body as any)
+  .extend('plain', { scope: 'file' }, ({ app }) => (pass: string) => smtpClient(app.smtpPort, { user: 'anything', pass }));
 const mail = (to: string | string[], extra: Record<string, unknown> = {}) => ({ from: 'app@example.com', to, subject: 'Hi', text: 'Hello', html: '<p>Hello</p>', ...extra });
 
 describe('SMTP AUTH with an API key', () => {
-  it("applies that sender: team, sender id and recipient records, without the account template", async () => {
+  it("applies that sender: team, sender id and recipient records, without the account template", async ({ get, plain }) => {
     const id = capturedId((await plain('test-key').sendMail(mail('smtp-user@example.com'))).response);
     expect(await get(`/api/messages/${id}`)).toMatchObject({ source: 'smtp', team: 'acme', sender: 'acme-main', used_template: false, html: '<p>Hello</p>' });
     const recipients = await get('/api/recipients?q=smtp-user');
     expect(recipients.recipients).toMatchObject([{ team: 'acme', email: 'smtp-user@example.com', has_been_sent_email: true, blocked: false }]);
   });
 
-  it('redirects every recipient to the development address with AUTH LOGIN and a Development Mode key', async () => {
-    const client = smtpClient(app.server.smtpPort, { user: 'dev', pass: 'dev-key', method: 'LOGIN' });
+  it('redirects every recipient to the development address with AUTH LOGIN and a Development Mode key', async ({ app, get }) => {
+    const client = smtpClient(app.smtpPort, { user: 'dev', pass: 'dev-key', method: 'LOGIN' });
     const id = capturedId((await client.sendMail(mail(['first@example.com', 'second@example.com'], { cc: 'cc@example.com', bcc: 'bcc@example.com' }))).response);
     const m = await get(`/api/messages/${id}`);
     expect(m).toMatchObject({ sender: 'acme-dev', redirected: true, recipient: 'first@example.com', to: ['dev-inbox@example.com'], cc: [], bcc: [] });
     expect(m.headers).toContainEqual({ name: 'X-Original-To', value: 'first@example.com, second@example.com, cc@example.com, bcc@example.com' });
   });
 
-  it('accepts a message to a blocked recipient and records it blocked and failed', async () => {
+  it('accepts a message to a blocked recipient and records it blocked and failed', async ({ get, plain }) => {
     const sent = await trySend(plain('test-key'), mail(['ok@example.com', 'blocked@example.com']));
     expect(sent).toMatchObject({ ok: true, response: expect.stringMatching(/^250 2\.0\.0 Captured as \w+ \(a recipient is blocked: recorded as failed, nothing delivered\)$/) });
     const m = await get(`/api/messages/${capturedId(sent.response)}`);
     expect(m).toMatchObject({ blocked: true, status: 'failed', to: ['ok@example.com', 'blocked@example.com'] });
   });
 
-  it('refuses at MAIL FROM with a 4xx naming the limit once the daily limit is used', async () => {
-    const client = smtpClient(app.server.smtpPort, { user: 'x', pass: 'small-key' });
+  it('refuses at MAIL FROM with a 4xx naming the limit once the daily limit is used', async ({ app }) => {
+    const client = smtpClient(app.smtpPort, { user: 'x', pass: 'small-key' });
     expect((await trySend(client, mail('a@example.com'))).ok).toBe(true);
     expect((await trySend(client, mail('b@example.com'))).ok).toBe(true);
-    const before = app.server.sandbox.messages.count();
+    const before = app.sandbox.messages.count();
     expect(await trySend(client, mail('c@example.com'))).toEqual({ ok: false, code: 451, response: '451 4.7.1 Daily limit of 2 emails has been reached' });
-    expect(app.server.sandbox.messages.count()).toBe(before);
+    expect(app.sandbox.messages.count()).toBe(before);
   });
 
-  it('refuses at the end of DATA when the limit ran out during the session', async () => {
-    const server = await startApp({ config: (sample: any) => ((sample.teams[0].senders[0].dailyLimit = 1), sample) });
-    try {
-      const smtp = await rawSmtp(server.smtpPort);
-      expect(await smtp.command('EHLO test')).toMatch(/^250-/);
-      expect(await smtp.command(`AUTH PLAIN ${Buffer.from('\0user\0test-key').toString('base64')}`)).toMatch(/^235 /);
-      expect(await smtp.command('MAIL FROM:<a@example.com>')).toMatch(/^250 /);
-      expect(await smtp.command('RCPT TO:<b@example.com>')).toMatch(/^250 /);
-      // The API uses the sender's last send of the day while the SMTP session is open.
-      expect((await api(server.url, 'test-key').post('/v1/email/send/', { recipient: 'c@example.com', subject: 's', body: 'b' })).status).toBe(200);
-      expect(await smtp.command('DATA')).toMatch(/^354 /);
-      expect(await smtp.command('Subject: late\r\n\r\nbody\r\n.')).toBe('451 4.7.1 Daily limit of 1 emails has been reached');
-      expect(server.sandbox.messages.count()).toBe(1);
-      await smtp.close();
-    } finally {
-      await server.destroy();
-    }
+  it('refuses at the end of DATA when the limit ran out during the session', async ({ apps }) => {
+    const server = await apps.start({ config: (sample: any) => ((sample.teams[0].senders[0].dailyLimit = 1), sample) });
+    const smtp = await rawSmtp(server.smtpPort);
+    expect(await smtp.command('EHLO test')).toMatch(/^250-/);
+    expect(await smtp.command(`AUTH PLAIN ${Buffer.from('\0user\0test-key').toString('base64')}`)).toMatch(/^235 /);
+    expect(await smtp.command('MAIL FROM:<a@example.com>')).toMatch(/^250 /);
+    expect(await smtp.command('RCPT TO:<b@example.com>')).toMatch(/^250 /);
+    // The API uses the sender's last send of the day while the SMTP session is open.
+    expect((await api(server.url, 'test-key').post('/v1/email/send/', { recipient: 'c@example.com', subject: 's', body: 'b' })).status).toBe(200);
+    expect(await smtp.command('DATA')).toMatch(/^354 /);
+    expect(await smtp.command('Subject: late\r\n\r\nbody\r\n.')).toBe('451 4.7.1 Daily limit of 1 emails has been reached');
+    expect(server.sandbox.messages.count()).toBe(1);
+    await smtp.close();
   });
 
-  it('answers 535 for an unknown or revoked key and for a key whose team has flows off', async () => {
+  it('answers 535 for an unknown or revoked key and for a key whose team has flows off', async ({ plain }) => {
     for (const key of ['no-such-key', 'revoked-key']) {
       expect(await trySend(plain(key), mail('a@example.com')), key).toEqual({ ok: false, code: 535, response: '535 5.7.8 Authentication failed: the password must be a valid API key' });
     }
@@ -76,8 +75,8 @@ describe('SMTP AUTH with an API key', () => {
     });
   });
 
-  it('does not offer STARTTLS (its built-in certificate has expired) but offers AUTH PLAIN LOGIN and SIZE', async () => {
-    const smtp = await rawSmtp(app.server.smtpPort);
+  it('does not offer STARTTLS (its built-in certificate has expired) but offers AUTH PLAIN LOGIN and SIZE', async ({ app }) => {
+    const smtp = await rawSmtp(app.smtpPort);
     expect(smtp.greeting).toMatch(/^220 pigeonhole /);
     const ehlo = await smtp.command('EHLO test');
     expect(ehlo).not.toContain('STARTTLS');
@@ -88,12 +87,11 @@ describe('SMTP AUTH with an API key', () => {
 });
 
 describe('SMTP with AUTH required', () => {
-  let server: TestServer;
   const rejections: SmtpRejection[] = [];
   let sessions = 0;
 
-  it('refuses anonymous mail with 530 and wrong keys with 535, and accepts a valid key', async () => {
-    server = await startApp({
+  it('refuses anonymous mail with 530 and wrong keys with 535, and accepts a valid key', async ({ apps }) => {
+    const server = await apps.start({
       smtp: {
         authRequired: true,
         hooks: {
@@ -102,26 +100,22 @@ describe('SMTP with AUTH required', () => {
         },
       },
     });
-    try {
-      const anonymous = await trySend(smtpClient(server.smtpPort), mail('a@example.com'));
-      expect(anonymous).toEqual({ ok: false, code: 530, response: '530 5.7.0 Authentication required: AUTH PLAIN or LOGIN with an API key as the password' });
-      const wrong = await trySend(smtpClient(server.smtpPort, { user: 'u', pass: 'wrong' }), mail('a@example.com'));
-      expect(wrong).toMatchObject({ ok: false, code: 535 });
-      const good = await trySend(smtpClient(server.smtpPort, { user: 'u', pass: 'test-key' }), mail('a@example.com'));
-      expect(good.ok).toBe(true);
-      expect(server.sandbox.messages.count()).toBe(1);
+    const anonymous = await trySend(smtpClient(server.smtpPort), mail('a@example.com'));
+    expect(anonymous).toEqual({ ok: false, code: 530, response: '530 5.7.0 Authentication required: AUTH PLAIN or LOGIN with an API key as the password' });
+    const wrong = await trySend(smtpClient(server.smtpPort, { user: 'u', pass: 'wrong' }), mail('a@example.com'));
+    expect(wrong).toMatchObject({ ok: false, code: 535 });
+    const good = await trySend(smtpClient(server.smtpPort, { user: 'u', pass: 'test-key' }), mail('a@example.com'));
+    expect(good.ok).toBe(true);
+    expect(server.sandbox.messages.count()).toBe(1);
 
-      // A fault rule from the sandbox API refuses RCPT for one address with its own reply.
-      const rule = { target: 'smtp', match: { stage: 'rcpt', recipient: 'fault@example.com', sender: 'acme-main' }, action: { type: 'smtp_reply', code: 450, message: '4.2.0 Injected fault' } };
-      const added = await fetch(`${server.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) });
-      expect(added.status).toBe(201);
-      const faulted = await trySend(smtpClient(server.smtpPort, { user: 'u', pass: 'test-key' }), mail('fault@example.com'));
-      expect(faulted).toMatchObject({ ok: false, code: 450, response: '450 4.2.0 Injected fault' });
-      expect(rejections).toEqual(['auth_required', 'auth_failed', 'fault']);
-      expect(sessions).toBe(4);
-      expect(server.sandbox.messages.count()).toBe(1);
-    } finally {
-      await server.destroy();
-    }
+    // A fault rule from the sandbox API refuses RCPT for one address with its own reply.
+    const rule = { target: 'smtp', match: { stage: 'rcpt', recipient: 'fault@example.com', sender: 'acme-main' }, action: { type: 'smtp_reply', code: 450, message: '4.2.0 Injected fault' } };
+    const added = await fetch(`${server.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) });
+    expect(added.status).toBe(201);
+    const faulted = await trySend(smtpClient(server.smtpPort, { user: 'u', pass: 'test-key' }), mail('fault@example.com'));
+    expect(faulted).toMatchObject({ ok: false, code: 450, response: '450 4.2.0 Injected fault' });
+    expect(rejections).toEqual(['auth_required', 'auth_failed', 'fault']);
+    expect(sessions).toBe(4);
+    expect(server.sandbox.messages.count()).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
-import { read, startApp } from '../support/app.ts';
+import { read } from '../support/app.ts';
 import { test } from '../support/fixtures.ts';
 import { capturedId, rawSmtp, smtpClient, trySend } from '../support/smtp.ts';
 
@@ -175,32 +175,28 @@ describe('SMTP capture', () => {
 });
 
 describe('SMTP size limit', () => {
-  it('answers 552 for a message over the limit, stores nothing, and accepts the next', async ({ smtp }) => {
-    const server = await startApp({ smtp: { maxSize: 20_000 } });
-    try {
-      const client = smtpClient(server.smtpPort);
-      const big = await trySend(client, { from: 'a@example.com', to: 'u@example.com', subject: 'Big', text: 'x'.repeat(50_000) });
-      expect(big).toEqual({ ok: false, code: 552, response: '552 5.3.4 Message exceeds the size limit of 20000 bytes' });
-      expect(server.sandbox.messages.count()).toBe(0);
-      const small = await trySend(client, { from: 'a@example.com', to: 'u@example.com', subject: 'Small', text: 'x'.repeat(1000) });
-      expect(small.ok).toBe(true);
-      expect(server.sandbox.messages.count()).toBe(1);
-    } finally {
-      await server.destroy();
-    }
+  it('answers 552 for a message over the limit, stores nothing, and accepts the next', async ({ apps }) => {
+    const server = await apps.start({ smtp: { maxSize: 20_000 } });
+    const client = smtpClient(server.smtpPort);
+    const big = await trySend(client, { from: 'a@example.com', to: 'u@example.com', subject: 'Big', text: 'x'.repeat(50_000) });
+    expect(big).toEqual({ ok: false, code: 552, response: '552 5.3.4 Message exceeds the size limit of 20000 bytes' });
+    expect(server.sandbox.messages.count()).toBe(0);
+    const small = await trySend(client, { from: 'a@example.com', to: 'u@example.com', subject: 'Small', text: 'x'.repeat(1000) });
+    expect(small.ok).toBe(true);
+    expect(server.sandbox.messages.count()).toBe(1);
   });
 });
 
 describe('SMTP clients that go away', () => {
-  it('stores nothing from a client that disconnects mid-message, and does not hold up shutdown', async () => {
-    const server = await startApp();
+  it('stores nothing from a client that disconnects mid-message, and does not hold up shutdown', async ({ apps }) => {
+    const server = await apps.start();
     const smtp = await rawSmtp(server.smtpPort);
     await smtp.command('EHLO test');
     await smtp.command('MAIL FROM:<a@example.com>');
     await smtp.command('RCPT TO:<b@example.com>');
     expect(await smtp.command('DATA')).toMatch(/^354 /);
     smtp.destroy('Subject: cut\r\n\r\nhalf a mess');
-    await server.destroy();
+    await server.close();
     expect(server.sandbox.messages.count()).toBe(0);
   });
 });

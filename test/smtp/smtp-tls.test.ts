@@ -5,32 +5,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { autoCertificate, certificateNames, type TlsCertificate } from '../../server/smtp/tls-certificate.ts';
-import { startApp, type TestServer } from '../support/app.ts';
+import { startApp } from '../support/app.ts';
+import { test } from '../support/fixtures.ts';
 import { capturedId, rawSmtp, smtpClient, trySend } from '../support/smtp.ts';
-import { processTracker } from '../support/process-helpers.ts';
 import { waitFor } from '../support/poll.ts';
 
 const exec = promisify(execFile);
 const mail = (subject: string) => ({ from: 'app@example.com', to: 'user@example.com', subject, text: 'Your code is 731904' });
 
-let dir: string;
-let cert: TlsCertificate;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-tls-'));
-  cert = await autoCertificate(dir, certificateNames('127.0.0.1', []));
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
-
 /** nodemailer to 127.0.0.1 with the given TLS settings. */
 const transport = (port: number, options: Record<string, unknown>) => nodemailer.createTransport({ host: '127.0.0.1', port, ...options });
 
-/** Python's smtplib, standard library only: prints the server's reply to the message. */
-async function python(script: string, port: number): Promise<string> {
-  const { stdout } = await exec('python3', ['-c', script, String(port), cert.file]);
-  return stdout.trim();
-}
 const PY_PREAMBLE = `
 import smtplib, ssl, sys
 from email.message import EmailMessage
@@ -40,124 +27,129 @@ msg["From"], msg["To"], msg["Subject"] = "app@example.com", "user@example.com", 
 msg.set_content("Your code is 731904")
 `;
 
-describe('without a certificate (the default)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startApp();
-  });
-  afterAll(() => server.destroy());
+/** An app with the certificate and these TLS settings, destroyed at `onCleanup`. */
+async function tlsApp(cert: TlsCertificate, tls: { implicit: boolean; required: boolean }, onCleanup: (fn: () => Promise<void>) => void) {
+  const app = await startApp({ smtp: { tls: { cert: cert.cert, key: cert.key, ...tls } } });
+  onCleanup(() => app.destroy());
+  return app;
+}
 
-  it('offers no STARTTLS, so clients that upgrade whenever offered keep sending in plain text as before', async () => {
-    const smtp = await rawSmtp(server.smtpPort);
+/**
+ * `tls`: the automatic certificate for 127.0.0.1 (`cert`) in a temporary directory (`dir`), made
+ * once for the file. `starttlsApp`, `requiredApp`, `implicitApp`: an app with that certificate,
+ * STARTTLS offered, STARTTLS required, implicit TLS. `python(script, port)`: runs Python's
+ * smtplib (standard library only) against the port with the certificate file, printing the
+ * server's reply to the message.
+ */
+const it = test
+  .extend('tls', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-tls-'));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
+    return { dir, cert: await autoCertificate(dir, certificateNames('127.0.0.1', [])) };
+  })
+  .extend('starttlsApp', { scope: 'file' }, ({ tls }, { onCleanup }) => tlsApp(tls.cert, { implicit: false, required: false }, onCleanup))
+  .extend('requiredApp', { scope: 'file' }, ({ tls }, { onCleanup }) => tlsApp(tls.cert, { implicit: false, required: true }, onCleanup))
+  .extend('implicitApp', { scope: 'file' }, ({ tls }, { onCleanup }) => tlsApp(tls.cert, { implicit: true, required: false }, onCleanup))
+  .extend('python', { scope: 'file' }, ({ tls }) => async (script: string, port: number): Promise<string> => {
+    const { stdout } = await exec('python3', ['-c', script, String(port), tls.cert.file]);
+    return stdout.trim();
+  });
+
+describe('without a certificate (the default)', () => {
+  it('offers no STARTTLS, so clients that upgrade whenever offered keep sending in plain text as before', async ({ app }) => {
+    const smtp = await rawSmtp(app.smtpPort);
     expect(await smtp.command('EHLO test')).not.toContain('STARTTLS');
     expect(await smtp.command('STARTTLS')).toMatch(/^5\d\d /);
     await smtp.close();
-    const sent = await transport(server.smtpPort, {}).sendMail(mail('opportunistic'));
+    const sent = await transport(app.smtpPort, {}).sendMail(mail('opportunistic'));
     expect(sent.response).toMatch(/^250 2\.0\.0 Captured as \w+$/);
   });
 });
 
 describe('STARTTLS (--smtp-tls-cert)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startApp({ smtp: { tls: { cert: cert.cert, key: cert.key, implicit: false, required: false } } });
-  });
-  afterAll(() => server.destroy());
-
-  it('is offered, and nodemailer with requireTLS (skipping verification) sends through it', async () => {
-    const smtp = await rawSmtp(server.smtpPort);
+  it('is offered, and nodemailer with requireTLS (skipping verification) sends through it', async ({ starttlsApp }) => {
+    const smtp = await rawSmtp(starttlsApp.smtpPort);
     expect(await smtp.command('EHLO test')).toContain('250-STARTTLS');
     await smtp.close();
-    const sent = await transport(server.smtpPort, { secure: false, requireTLS: true, tls: { rejectUnauthorized: false } }).sendMail(mail('nodemailer STARTTLS'));
-    const capture = await server.sandbox.messages.get(capturedId(sent.response));
+    const sent = await transport(starttlsApp.smtpPort, { secure: false, requireTLS: true, tls: { rejectUnauthorized: false } }).sendMail(mail('nodemailer STARTTLS'));
+    const capture = await starttlsApp.sandbox.messages.get(capturedId(sent.response));
     expect(capture?.subject).toBe('nodemailer STARTTLS');
   });
 
-  it('verifies against the certificate file when a client is told to trust it (ca), by localhost or 127.0.0.1', async () => {
+  it('verifies against the certificate file when a client is told to trust it (ca), by localhost or 127.0.0.1', async ({ starttlsApp, tls: { cert } }) => {
     // By name (servername) and by address (checked against the certificate's IP entries).
     for (const tls of [{ servername: 'localhost' }, {}]) {
-      const sent = await transport(server.smtpPort, { secure: false, requireTLS: true, tls: { ca: await readFile(cert.file, 'utf8'), ...tls } }).sendMail(mail('verified'));
+      const sent = await transport(starttlsApp.smtpPort, { secure: false, requireTLS: true, tls: { ca: await readFile(cert.file, 'utf8'), ...tls } }).sendMail(mail('verified'));
       expect(sent.response).toMatch(/^250 2\.0\.0 Captured as/);
     }
   });
 
-  it("fails a client that verifies certificates and was not told to trust this one (nodemailer's default): why STARTTLS is off unless asked for", async () => {
-    const result = await trySend(transport(server.smtpPort, {}) as ReturnType<typeof smtpClient>, mail('default verify'));
+  it("fails a client that verifies certificates and was not told to trust this one (nodemailer's default): why STARTTLS is off unless asked for", async ({ starttlsApp }) => {
+    const result = await trySend(transport(starttlsApp.smtpPort, {}) as ReturnType<typeof smtpClient>, mail('default verify'));
     expect(result.ok).toBe(false);
     expect(result.response).toMatch(/self[- ]signed certificate/);
   });
 
-  it("Python's smtplib.starttls() sends through it: with no context (smtplib then verifies nothing) and verified against the certificate file", async () => {
+  it("Python's smtplib.starttls() sends through it: with no context (smtplib then verifies nothing) and verified against the certificate file", async ({ starttlsApp, python }) => {
     const unverified = await python(`${PY_PREAMBLE}
 with smtplib.SMTP("127.0.0.1", port) as s:
     s.starttls()
     s.send_message(msg)
     print(s.noop()[0])
-`, server.smtpPort);
+`, starttlsApp.smtpPort);
     expect(unverified).toBe('250');
     const verified = await python(`${PY_PREAMBLE}
 with smtplib.SMTP("localhost", port) as s:
     s.starttls(context=ssl.create_default_context(cafile=cafile))
     s.send_message(msg)
     print(s.sock.version())
-`, server.smtpPort);
+`, starttlsApp.smtpPort);
     expect(verified).toMatch(/^TLSv1\.[23]$/);
-    const captures = (await (await fetch(`${server.url}/api/messages?q=python`)).json()) as { messages: { subject: string; source: string }[] };
+    const captures = (await (await fetch(`${starttlsApp.url}/api/messages?q=python`)).json()) as { messages: { subject: string; source: string }[] };
     expect(captures.messages).toMatchObject([{ subject: 'From Python', source: 'smtp' }, { subject: 'From Python', source: 'smtp' }]);
   });
 
-  it('AUTH with an API key works over the TLS session as it does in plain text', async () => {
-    const sent = await transport(server.smtpPort, { secure: false, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: 'app', pass: 'test-key' } }).sendMail(mail('authenticated over TLS'));
-    expect(await server.sandbox.messages.get(capturedId(sent.response))).toMatchObject({ sender: 'acme-main', team: 'acme' });
+  it('AUTH with an API key works over the TLS session as it does in plain text', async ({ starttlsApp }) => {
+    const sent = await transport(starttlsApp.smtpPort, { secure: false, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: 'app', pass: 'test-key' } }).sendMail(mail('authenticated over TLS'));
+    expect(await starttlsApp.sandbox.messages.get(capturedId(sent.response))).toMatchObject({ sender: 'acme-main', team: 'acme' });
   });
 });
 
 describe('--smtp-require-tls', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startApp({ smtp: { tls: { cert: cert.cert, key: cert.key, implicit: false, required: true } } });
-  });
-  afterAll(() => server.destroy());
-
-  it('refuses MAIL FROM with 530 until STARTTLS, and AUTH (an API key in clear) too', async () => {
-    const smtp = await rawSmtp(server.smtpPort);
+  it('refuses MAIL FROM with 530 until STARTTLS, and AUTH (an API key in clear) too', async ({ requiredApp }) => {
+    const smtp = await rawSmtp(requiredApp.smtpPort);
     expect(await smtp.command('EHLO test')).toContain('250-STARTTLS');
     expect(await smtp.command('MAIL FROM:<app@example.com>')).toBe('530 5.7.0 Must issue a STARTTLS command first');
     expect(await smtp.command(`AUTH PLAIN ${Buffer.from('\0app\0test-key').toString('base64')}`)).toBe('538 Error: Must issue a STARTTLS command first');
     await smtp.close();
-    const plain = await trySend(smtpClient(server.smtpPort), mail('plain'));
+    const plain = await trySend(smtpClient(requiredApp.smtpPort), mail('plain'));
     expect(plain).toEqual({ ok: false, code: 530, response: '530 5.7.0 Must issue a STARTTLS command first' });
   });
 
-  it('accepts the same message once the client has upgraded', async () => {
-    const sent = await transport(server.smtpPort, { secure: false, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: 'app', pass: 'test-key' } }).sendMail(mail('after STARTTLS'));
-    expect(await server.sandbox.messages.get(capturedId(sent.response))).toMatchObject({ subject: 'after STARTTLS', sender: 'acme-main' });
+  it('accepts the same message once the client has upgraded', async ({ requiredApp }) => {
+    const sent = await transport(requiredApp.smtpPort, { secure: false, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: 'app', pass: 'test-key' } }).sendMail(mail('after STARTTLS'));
+    expect(await requiredApp.sandbox.messages.get(capturedId(sent.response))).toMatchObject({ subject: 'after STARTTLS', sender: 'acme-main' });
   });
 });
 
 describe('--smtp-tls-implicit', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startApp({ smtp: { tls: { cert: cert.cert, key: cert.key, implicit: true, required: false } } });
-  });
-  afterAll(() => server.destroy());
-
-  it('speaks TLS from the first byte: nodemailer secure and Python SMTP_SSL send, a plain client gets no greeting', async () => {
-    const sent = await transport(server.smtpPort, { secure: true, tls: { rejectUnauthorized: false } }).sendMail(mail('implicit TLS'));
-    expect((await server.sandbox.messages.get(capturedId(sent.response)))?.subject).toBe('implicit TLS');
+  it('speaks TLS from the first byte: nodemailer secure and Python SMTP_SSL send, a plain client gets no greeting', async ({ implicitApp, python }) => {
+    const sent = await transport(implicitApp.smtpPort, { secure: true, tls: { rejectUnauthorized: false } }).sendMail(mail('implicit TLS'));
+    expect((await implicitApp.sandbox.messages.get(capturedId(sent.response)))?.subject).toBe('implicit TLS');
     const reply = await python(`${PY_PREAMBLE}
 with smtplib.SMTP_SSL("127.0.0.1", port, context=ssl.create_default_context(cafile=cafile)) as s:
     s.send_message(msg)
     print(s.noop()[0])
-`, server.smtpPort);
+`, implicitApp.smtpPort);
     expect(reply).toBe('250');
-    const plain = await trySend(transport(server.smtpPort, { secure: false, ignoreTLS: true, connectionTimeout: 1500, greetingTimeout: 1500 }) as ReturnType<typeof smtpClient>, mail('plain'));
+    const plain = await trySend(transport(implicitApp.smtpPort, { secure: false, ignoreTLS: true, connectionTimeout: 1500, greetingTimeout: 1500 }) as ReturnType<typeof smtpClient>, mail('plain'));
     expect(plain.ok).toBe(false);
   });
 });
 
 describe('--smtp-tls-cert auto', () => {
-  it('makes a certificate for localhost and the loopback addresses, kept in <data-dir>/tls with a private key file', async () => {
+  it('makes a certificate for localhost and the loopback addresses, kept in <data-dir>/tls with a private key file', async ({ tls }) => {
+    const { cert, dir } = tls;
     const x509 = new X509Certificate(cert.cert);
     expect(x509.subjectAltName).toBe('DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1');
     expect(cert.file).toBe(path.join(dir, 'tls', 'cert.pem'));
@@ -169,7 +161,8 @@ describe('--smtp-tls-cert auto', () => {
     expect(days).toBeLessThanOrEqual(825);
   });
 
-  it('keeps the same certificate across starts, and makes a new one when the names change, it nears its end or it is damaged', async () => {
+  it('keeps the same certificate across starts, and makes a new one when the names change, it nears its end or it is damaged', async ({ tls }) => {
+    const { cert, dir } = tls;
     const names = certificateNames('127.0.0.1', []);
     const again = await autoCertificate(dir, names);
     expect([again.created, again.fingerprint]).toEqual([false, cert.fingerprint]);
@@ -180,27 +173,23 @@ describe('--smtp-tls-cert auto', () => {
     expect(late.created).toBe(true);
     await writeFile(path.join(dir, 'tls', 'key.pem'), 'damaged');
     expect((await autoCertificate(dir, names)).created).toBe(true);
-    cert = await autoCertificate(dir, names);
+    // The files on disk are whole again, and `tls.cert` is what they hold.
+    tls.cert = await autoCertificate(dir, names);
   });
 
-  it('the server process prints the file and fingerprint, and keeps them across a restart', async () => {
-    const tracker = processTracker();
-    try {
-      const dataDir = await tracker.tempDir('pigeonhole-auto-tls-');
-      const first = await tracker.spawn({ dataDir, args: ['--smtp-tls-cert', 'auto', '--smtp-require-tls'] });
-      await waitFor(async () => (first.output().includes('TLS certificate') ? true : undefined));
-      const line = /TLS certificate: (\S+) \(made now, self-signed, SHA-256 ([0-9A-F:]+)\)/.exec(first.output());
-      expect(line?.[1]).toBe(path.join(dataDir, 'tls', 'cert.pem'));
-      expect(first.output()).toContain(`SMTP capture:   smtp://127.0.0.1:${first.smtpPort} (STARTTLS required)`);
-      const sent = await transport(first.smtpPort, { secure: false, requireTLS: true, tls: { ca: await readFile(line![1]!, 'utf8'), servername: 'localhost' } }).sendMail(mail('process'));
-      expect(sent.response).toMatch(/^250 2\.0\.0 Captured as/);
-      expect(await first.stop('SIGTERM')).toBe(0);
-      const second = await tracker.spawn({ dataDir, args: ['--smtp-tls-cert', 'auto', '--smtp-tls-implicit'] });
-      await waitFor(async () => (second.output().includes('TLS certificate') ? true : undefined));
-      expect(second.output()).toContain(`TLS certificate: ${line![1]} (kept, self-signed, SHA-256 ${line![2]})`);
-      expect(second.output()).toContain(`SMTP capture:   smtps://127.0.0.1:${second.smtpPort} (implicit TLS)`);
-    } finally {
-      await tracker.cleanup();
-    }
+  it('the server process prints the file and fingerprint, and keeps them across a restart', async ({ serverProcess: tracker }) => {
+    const dataDir = await tracker.tempDir('pigeonhole-auto-tls-');
+    const first = await tracker.spawn({ dataDir, args: ['--smtp-tls-cert', 'auto', '--smtp-require-tls'] });
+    await waitFor(async () => (first.output().includes('TLS certificate') ? true : undefined));
+    const line = /TLS certificate: (\S+) \(made now, self-signed, SHA-256 ([0-9A-F:]+)\)/.exec(first.output());
+    expect(line?.[1]).toBe(path.join(dataDir, 'tls', 'cert.pem'));
+    expect(first.output()).toContain(`SMTP capture:   smtp://127.0.0.1:${first.smtpPort} (STARTTLS required)`);
+    const sent = await transport(first.smtpPort, { secure: false, requireTLS: true, tls: { ca: await readFile(line![1]!, 'utf8'), servername: 'localhost' } }).sendMail(mail('process'));
+    expect(sent.response).toMatch(/^250 2\.0\.0 Captured as/);
+    expect(await first.stop('SIGTERM')).toBe(0);
+    const second = await tracker.spawn({ dataDir, args: ['--smtp-tls-cert', 'auto', '--smtp-tls-implicit'] });
+    await waitFor(async () => (second.output().includes('TLS certificate') ? true : undefined));
+    expect(second.output()).toContain(`TLS certificate: ${line![1]} (kept, self-signed, SHA-256 ${line![2]})`);
+    expect(second.output()).toContain(`SMTP capture:   smtps://127.0.0.1:${second.smtpPort} (implicit TLS)`);
   });
 });

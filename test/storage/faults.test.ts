@@ -2,13 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, onTestFinished } from 'vitest';
 import { nodeFs, type Fs } from '../../server/storage/fs.ts';
-import { api, read, startApp, type TestServer } from '../support/app.ts';
+import { api, read } from '../support/app.ts';
+import { test } from '../support/fixtures.ts';
 import { waitFor } from '../support/poll.ts';
 import type { ServerProcess } from '../support/server-process.ts';
 import { capturedId, smtpClient, trySend } from '../support/smtp.ts';
-import { allMessages, processTracker } from '../support/process-helpers.ts';
+import { allMessages } from '../support/process-helpers.ts';
 
 /**
  * Disk faults through the real server (docs/architecture.md, Storage: a failed write is never a 200, /readyz
@@ -18,28 +19,27 @@ import { allMessages, processTracker } from '../support/process-helpers.ts';
  */
 
 const isRoot = process.getuid?.() === 0;
-const tracker = processTracker();
-const servers: TestServer[] = [];
-const mounts: string[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.destroy()));
-});
-afterAll(async () => {
-  await tracker.stopAll();
-  for (const dir of mounts.splice(0)) execFileSync('umount', ['-l', dir]);
-  await tracker.cleanup();
-});
 
 const NOT_STORED_FULL = /^Not stored: the disk is full \(.+\)\. Free space \(delete captures: DELETE \/api\/messages, or lower --max-messages\) and try again\.$/;
 const NOT_STORED_READ_ONLY = /^Not stored: (the file system is read-only|the data directory is not writable \(permission denied\)) \(.+\)\. Make the data directory writable; Pigeonhole picks it up by itself\.$/;
 
-/** A small real file system (tmpfs), unmounted when the tests end. */
-async function smallDisk(megabytes: number): Promise<string> {
-  const dir = await tracker.tempDir('pigeonhole-tmpfs-');
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', dir]);
-  mounts.push(dir);
-  return dir;
-}
+/**
+ * `smallDisk(megabytes)`: a small real file system (tmpfs) in a temporary directory of
+ * `serverProcess`; after the test the processes are killed, then it is unmounted (and deleted).
+ */
+const it = test.extend('smallDisk', async ({ serverProcess }, { onCleanup }) => {
+  const mounts: string[] = [];
+  onCleanup(async () => {
+    await serverProcess.stopAll();
+    for (const dir of mounts.splice(0)) execFileSync('umount', ['-l', dir]);
+  });
+  return async (megabytes: number): Promise<string> => {
+    const dir = await serverProcess.tempDir('pigeonhole-tmpfs-');
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', dir]);
+    mounts.push(dir);
+    return dir;
+  };
+});
 
 /**
  * An Fs in front of the real one that can play a disk with a byte budget (writes that would grow
@@ -154,10 +154,10 @@ async function fullDiskStory(sandbox: Sandbox, fill: () => Promise<string[]>, fr
 describe('a full disk', () => {
   const variants = isRoot ? ['a real 6 MB tmpfs, the server a real process', 'an injected file system'] : ['an injected file system'];
   for (const variant of variants) {
-    it(`answers 507 (SMTP 452), says so in /readyz and /metrics, lets deletions free space, and heals by itself: ${variant}`, async () => {
+    it(`answers 507 (SMTP 452), says so in /readyz and /metrics, lets deletions free space, and heals by itself: ${variant}`, async ({ serverProcess, smallDisk, apps }) => {
       if (variant.startsWith('a real')) {
         const dataDir = path.join(await smallDisk(6), 'data');
-        const server = await tracker.spawn({ dataDir, args: ['--max-messages', '0'] });
+        const server = await serverProcess.spawn({ dataDir, args: ['--max-messages', '0'] });
         const id = await fullDiskStory(
           server,
           async () => {
@@ -176,12 +176,11 @@ describe('a full disk', () => {
         );
         // What was accepted after the recovery is there after a restart; nothing refused is.
         expect(await server.stop('SIGTERM')).toBe(0);
-        const again = await tracker.spawn({ dataDir, args: ['--max-messages', '0'] });
+        const again = await serverProcess.spawn({ dataDir, args: ['--max-messages', '0'] });
         expect((await allMessages(again.url)).messages.map((m) => m.id)).toEqual([id]);
       } else {
         const injected = injectedFs();
-        const server = await startApp({ store: { fs: injected.fs, probeIntervalMs: 50, log: () => undefined } });
-        servers.push(server);
+        const server = await apps.start({ store: { fs: injected.fs, probeIntervalMs: 50, log: () => undefined } });
         try {
           await fullDiskStory(
             server,
@@ -204,7 +203,7 @@ describe('a full disk', () => {
 describe('a read-only data directory', () => {
   const variants = isRoot ? ['a tmpfs remounted read-only under a real process', 'an injected file system'] : ['an injected file system'];
   for (const variant of variants) {
-    it(`answers 507 while nothing can be written, and stores again once it is writable: ${variant}`, async () => {
+    it(`answers 507 while nothing can be written, and stores again once it is writable: ${variant}`, async ({ serverProcess, smallDisk, apps }) => {
       let sandbox: Sandbox;
       let makeReadOnly: () => Promise<void>;
       let makeWritable: () => Promise<void>;
@@ -213,20 +212,19 @@ describe('a read-only data directory', () => {
         // so the server stops, the disk turns read-only, and the server starts on it again.
         const disk = await smallDisk(16);
         const dataDir = path.join(disk, 'data');
-        let server = await tracker.spawn({ dataDir });
+        let server = await serverProcess.spawn({ dataDir });
         sandbox = server;
         makeReadOnly = async () => {
           expect(await server.stop('SIGTERM')).toBe(0);
           execFileSync('mount', ['-o', 'remount,ro', disk]);
-          server = await tracker.spawn({ dataDir });
+          server = await serverProcess.spawn({ dataDir });
           sandbox = server;
           expect((await get(sandbox, '/readyz')).status).toBe(200);
         };
         makeWritable = async () => void execFileSync('mount', ['-o', 'remount,rw', disk]);
       } else {
         const injected = injectedFs();
-        const server = await startApp({ store: { fs: injected.fs, probeIntervalMs: 50, log: () => undefined } });
-        servers.push(server);
+        const server = await apps.start({ store: { fs: injected.fs, probeIntervalMs: 50, log: () => undefined } });
         onTestFinished(() => injected.healthy());
         sandbox = server;
         makeReadOnly = async () => injected.readOnly();
@@ -253,10 +251,9 @@ describe('a read-only data directory', () => {
 });
 
 describe('a refused change', () => {
-  it('leaves the sandbox as it was: a mark, a status, a deletion or a clear answered 507 did not happen', async () => {
+  it('leaves the sandbox as it was: a mark, a status, a deletion or a clear answered 507 did not happen', async ({ apps }) => {
     const injected = injectedFs();
-    const server = await startApp({ store: { fs: injected.fs, probeIntervalMs: 50, log: () => undefined } });
-    servers.push(server);
+    const server = await apps.start({ store: { fs: injected.fs, probeIntervalMs: 50, log: () => undefined } });
     onTestFinished(() => injected.healthy());
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push(((await send(server, i, 100)).body as { id: string }).id);
@@ -280,9 +277,7 @@ describe('a refused change', () => {
     expect((await call('DELETE', `/api/messages/${ids[1]}`)).status).toBe(204);
     const dataDir = server.dataDir;
     await server.close();
-    servers.pop();
-    const again = await startApp({ dataDir, store: { log: () => undefined } });
-    servers.push(again);
+    const again = await apps.start({ dataDir, store: { log: () => undefined } });
     const after = ((await get(again, '/api/messages')).body as { messages: { id: string; read: boolean }[] }).messages.map((m) => [m.id, m.read]);
     expect(after).toEqual([
       [ids[2], false],
@@ -292,9 +287,9 @@ describe('a refused change', () => {
 });
 
 describe('the data directory removed under the running server', () => {
-  it('is made again and written back: nothing acknowledged is lost, before or after', async () => {
-    const dataDir = path.join(await tracker.tempDir('pigeonhole-removed-'), 'data');
-    const server = await tracker.spawn({ dataDir });
+  it('is made again and written back: nothing acknowledged is lost, before or after', async ({ serverProcess }) => {
+    const dataDir = path.join(await serverProcess.tempDir('pigeonhole-removed-'), 'data');
+    const server = await serverProcess.spawn({ dataDir });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(((await send(server, i, 500)).body as { id: string }).id);
     const smtpBefore = capturedId((await smtpClient(server.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 'before', text: 'before' })).response);
@@ -314,7 +309,7 @@ describe('the data directory removed under the running server', () => {
     expect((await get(server, '/readyz')).status).toBe(200);
 
     expect(await server.stop('SIGTERM')).toBe(0);
-    const again = await tracker.spawn({ dataDir });
+    const again = await serverProcess.spawn({ dataDir });
     const listed = await allMessages(again.url);
     expect(listed.messages.map((m) => m.id).sort()).toEqual([...ids, smtpBefore].sort());
     for (const id of [...ids, smtpBefore]) expect((await fetch(`${again.url}/api/messages/${id}/raw`)).status, id).toBe(200);
@@ -322,9 +317,9 @@ describe('the data directory removed under the running server', () => {
 });
 
 describe('damaged files at start-up', () => {
-  it('a message segment cut in half: the server starts, names the file, keeps the rest and never reuses an id', async () => {
-    const dataDir = await tracker.tempDir('pigeonhole-damaged-');
-    const first = await tracker.spawn({ dataDir });
+  it('a message segment cut in half: the server starts, names the file, keeps the rest and never reuses an id', async ({ serverProcess }) => {
+    const dataDir = await serverProcess.tempDir('pigeonhole-damaged-');
+    const first = await serverProcess.spawn({ dataDir });
     const ids: string[] = [];
     for (let i = 0; i < 40; i++) ids.push(((await send(first, i, 50)).body as { id: string }).id);
     expect(await first.stop('SIGTERM')).toBe(0);
@@ -332,7 +327,7 @@ describe('damaged files at start-up', () => {
     const bytes = await readFile(segment);
     await writeFile(segment, bytes.subarray(0, Math.floor(bytes.length / 2)));
 
-    const second = await tracker.spawn({ dataDir });
+    const second = await serverProcess.spawn({ dataDir });
     expect(second.output()).toContain(`${segment}: a torn last line`);
     const listed = await allMessages(second.url);
     expect(listed.total).toBeGreaterThan(10);
@@ -343,9 +338,9 @@ describe('damaged files at start-up', () => {
     expect(ids).not.toContain(fresh);
   });
 
-  it('a line that does not parse is moved to damaged/ with a log line that says how many records and how to get rid of it', async () => {
-    const dataDir = await tracker.tempDir('pigeonhole-damaged-line-');
-    const first = await tracker.spawn({ dataDir });
+  it('a line that does not parse is moved to damaged/ with a log line that says how many records and how to get rid of it', async ({ serverProcess }) => {
+    const dataDir = await serverProcess.tempDir('pigeonhole-damaged-line-');
+    const first = await serverProcess.spawn({ dataDir });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(((await send(first, i, 50)).body as { id: string }).id);
     expect(await first.stop('SIGTERM')).toBe(0);
@@ -353,7 +348,7 @@ describe('damaged files at start-up', () => {
     const text = await readFile(segment, 'utf8');
     await writeFile(segment, text.replace('"subject":"Fault 2"', '"subject":"Fault 2'));
 
-    const second = await tracker.spawn({ dataDir });
+    const second = await serverProcess.spawn({ dataDir });
     expect(second.output()).toMatch(new RegExp(`${segment.replace(/[.]/g, '\\.')}: damaged lines that do not parse, 1 record could not be read; the damaged bytes were moved to ${dataDir}/damaged/[^ ]+ \\(delete that file to get rid of them\\)`));
     expect(await readdir(path.join(dataDir, 'damaged'))).toHaveLength(1);
     expect((await allMessages(second.url)).messages.map((m) => m.id).sort()).toEqual([ids[0], ids[1], ids[3], ids[4]].sort());
@@ -362,15 +357,15 @@ describe('damaged files at start-up', () => {
 });
 
 describe('a data directory written by Pigeonhole 0.1', () => {
-  it('opens, moves to the pack store once, and every capture reads back as it was', async () => {
+  it('opens, moves to the pack store once, and every capture reads back as it was', async ({ serverProcess }) => {
     const fixture = fileURLToPath(new URL('../../fixtures/legacy-data-v1', import.meta.url));
-    const dataDir = path.join(await tracker.tempDir('pigeonhole-legacy-'), 'data');
+    const dataDir = path.join(await serverProcess.tempDir('pigeonhole-legacy-'), 'data');
     await mkdir(dataDir);
     await cp(fixture, dataDir, { recursive: true });
     await rm(path.join(dataDir, 'README.md'));
     const eml = async (seq: number) => readFile(path.join(fixture, 'blobs', '00000', `${seq}.message.eml`));
 
-    const server = await tracker.spawn({ dataDir });
+    const server = await serverProcess.spawn({ dataDir });
     expect(server.output()).toMatch(/was written by an older version: moving it to the pack store \(once\)/);
     const listed = await allMessages(server.url);
     expect(listed.messages.map((m) => m.subject)).toEqual(['Grüße from SMTP', 'Welcome to Acme, Erin!', 'Bounce me', 'Dev mode', 'Blocked one', 'Secret', 'Your invoice', 'Welcome, Ada']);
@@ -401,19 +396,19 @@ describe('a data directory written by Pigeonhole 0.1', () => {
 
     // Opened again, it is not migrated twice.
     expect(await server.stop('SIGTERM')).toBe(0);
-    const again = await tracker.spawn({ dataDir });
+    const again = await serverProcess.spawn({ dataDir });
     expect(again.output()).not.toMatch(/older version/);
     expect((await allMessages(again.url)).total).toBe(9);
   });
 });
 
 describe('--fsync', () => {
-  it('stores and answers as without it (each group commit is flushed to stable storage first)', async () => {
-    const dataDir = await tracker.tempDir('pigeonhole-fsync-');
-    const server = await tracker.spawn({ dataDir, args: ['--fsync'] });
+  it('stores and answers as without it (each group commit is flushed to stable storage first)', async ({ serverProcess }) => {
+    const dataDir = await serverProcess.tempDir('pigeonhole-fsync-');
+    const server = await serverProcess.spawn({ dataDir, args: ['--fsync'] });
     const ids = await Promise.all(Array.from({ length: 20 }, async (_, i) => ((await send(server, i, 100)).body as { id: string }).id));
     expect(await server.stop('SIGKILL')).toBe(null);
-    const again: ServerProcess = await tracker.spawn({ dataDir });
+    const again: ServerProcess = await serverProcess.spawn({ dataDir });
     expect((await allMessages(again.url)).messages.map((m) => m.id).sort()).toEqual([...ids].sort());
   });
 });

@@ -1,35 +1,36 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DamagedContent } from '../../server/storage/errors.ts';
 import { ENTRY_HEADER, PART } from '../../server/storage/pack-store.ts';
 import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
-import { api, read, startApp, type TestServer } from '../support/app.ts';
+import { api, read, type TestServer } from '../support/app.ts';
+import { test } from '../support/fixtures.ts';
 import { waitFor } from '../support/poll.ts';
 import { capturedId, smtpClient } from '../support/smtp.ts';
 
-const dirs: string[] = [];
-const stores: Store[] = [];
-const servers: TestServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.destroy()));
-  await Promise.all(stores.splice(0).map((s) => s.close().catch(() => undefined)));
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+/** `open(options)`: a store of the test's own (on a new directory unless `dataDir` is given), closed and deleted after the test. */
+const it = test.extend('open', async ({}, { onCleanup }) => {
+  const dirs: string[] = [];
+  const stores: Store[] = [];
+  onCleanup(async () => {
+    await Promise.all(stores.map((s) => s.close().catch(() => undefined)));
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+  return async (options: Partial<StoreOptions> & { dataDir?: string } = {}): Promise<Store> => {
+    const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-packs-')));
+    if (!options.dataDir) dirs.push(dataDir);
+    const store = await openStore({ reserveSize: 0, probeIntervalMs: 60_000, log: () => undefined, ...options, dataDir });
+    stores.push(store);
+    return store;
+  };
 });
-
-async function open(options: Partial<StoreOptions> & { dataDir?: string } = {}): Promise<Store> {
-  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-packs-')));
-  if (!options.dataDir) dirs.push(dataDir);
-  const store = await openStore({ reserveSize: 0, probeIntervalMs: 60_000, log: () => undefined, ...options, dataDir });
-  stores.push(store);
-  return store;
-}
 
 const packFiles = async (dataDir: string) => (await readdir(path.join(dataDir, 'packs'))).filter((f) => f.endsWith('.pack')).sort();
 
 describe('pack files', () => {
-  it('appends the parts of a batch in one file, each read back whole and checked', async () => {
+  it('appends the parts of a batch in one file, each read back whole and checked', async ({ open }) => {
     const store = await open();
     const parts = Array.from({ length: 50 }, (_, i) => Buffer.from(`part ${i} `.repeat(i + 1)));
     const refs = parts.map((data, i) => store.packs.add(i + 1, PART.html, data));
@@ -43,7 +44,7 @@ describe('pack files', () => {
     await expect(store.packs.read(refs[0]!, 2)).rejects.toThrow(/belongs to another capture/);
   });
 
-  it('seals a pack at its size limit and starts the next', async () => {
+  it('seals a pack at its size limit and starts the next', async ({ open }) => {
     const store = await open({ packSize: 4096 });
     for (let i = 1; i <= 20; i++) store.packs.add(i, PART.html, Buffer.alloc(1000, i));
     await store.flush();
@@ -52,7 +53,7 @@ describe('pack files', () => {
     for (const file of files) expect((await stat(path.join(store.dataDir, 'packs', file))).size).toBeLessThanOrEqual(4096);
   });
 
-  it('a flipped byte fails the checksum: the part reads as damaged, and start-up sets the entry aside', async () => {
+  it('a flipped byte fails the checksum: the part reads as damaged, and start-up sets the entry aside', async ({ open }) => {
     const store = await open();
     const good = store.packs.add(1, PART.html, Buffer.from('<p>fine</p>'));
     const bad = store.packs.add(2, PART.html, Buffer.from('<p>this one gets damaged</p>'));
@@ -71,7 +72,7 @@ describe('pack files', () => {
     expect(await readdir(path.join(store.dataDir, 'damaged'))).toHaveLength(1);
   });
 
-  it('cuts a torn tail (a crash mid-append) back to the last whole entry', async () => {
+  it('cuts a torn tail (a crash mid-append) back to the last whole entry', async ({ open }) => {
     const store = await open();
     const ref = store.packs.add(1, PART.text, Buffer.from('whole'));
     await store.flush();
@@ -97,9 +98,8 @@ describe('space goes back when captures are deleted', () => {
   const send = async (server: TestServer, i: number, size = 3000) =>
     ((await read(await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: `p${i}@example.com`, subject: `P ${i}`, body: `<p>${String(i).repeat(size)}</p>` }))).body as { id: string }).id;
 
-  it('deletes a pack once none of its captures is left, and compacts one that is mostly dead', async () => {
-    const server = await startApp({ store: { packSize: 64 * 1024, reserveSize: 0 } });
-    servers.push(server);
+  it('deletes a pack once none of its captures is left, and compacts one that is mostly dead', async ({ apps }) => {
+    const server = await apps.start({ store: { packSize: 64 * 1024, reserveSize: 0 } });
     const ids: string[] = [];
     for (let i = 0; i < 100; i++) ids.push(await send(server, i));
     const before = await packFiles(server.dataDir);
@@ -133,28 +133,23 @@ describe('space goes back when captures are deleted', () => {
     // Compacted captures survive a restart where they now are.
     const dataDir = server.dataDir;
     await server.close();
-    servers.pop();
-    const again = await startApp({ dataDir, store: { packSize: 64 * 1024, reserveSize: 0 } });
-    servers.push(again);
+    const again = await apps.start({ dataDir, store: { packSize: 64 * 1024, reserveSize: 0 } });
     for (const id of kept) expect((await fetch(`${again.url}/api/messages/${id}/html`)).status).toBe(200);
   });
 
-  it('a capture whose bytes are damaged reads as 410 with a JSON detail, and the rest of it still shows', async () => {
-    const first = await startApp({ store: { reserveSize: 0 } });
-    servers.push(first);
+  it('a capture whose bytes are damaged reads as 410 with a JSON detail, and the rest of it still shows', async ({ apps }) => {
+    const first = await apps.start({ store: { reserveSize: 0 } });
     const id = await send(first, 1, 10);
     const record = (await first.sandbox.messages.get(id))!;
     const dataDir = first.dataDir;
     await first.close();
-    servers.pop();
     const file = path.join(dataDir, 'packs', '000001.pack');
     const bytes = await readFile(file);
     const ref = record.content.html!;
     if (!('p' in ref)) throw new Error('expected a pack entry');
     bytes[ref.o + ENTRY_HEADER + 2]! ^= 0xff;
     await writeFile(file, bytes);
-    const server = await startApp({ dataDir, store: { reserveSize: 0, log: () => undefined } });
-    servers.push(server);
+    const server = await apps.start({ dataDir, store: { reserveSize: 0, log: () => undefined } });
     const html = await fetch(`${server.url}/api/messages/${id}/html`);
     expect(html.status).toBe(410);
     expect(html.headers.get('content-type')).toMatch(/application\/json/);
@@ -172,14 +167,12 @@ describe('start-up after a crash in the middle of a group commit', () => {
   const send = async (server: TestServer, i: number) =>
     ((await read(await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: `c${i}@example.com`, subject: `C ${i}`, body: `<p>${i}</p>` }))).body as { id: string }).id;
 
-  it('keeps a capture whose record reached the disk but whose bytes did not (a power loss), its parts read as damaged', async () => {
-    const first = await startApp({ store: { reserveSize: 0 } });
-    servers.push(first);
+  it('keeps a capture whose record reached the disk but whose bytes did not (a power loss), its parts read as damaged', async ({ apps }) => {
+    const first = await apps.start({ store: { reserveSize: 0 } });
     const ids = [await send(first, 1), await send(first, 2), await send(first, 3)];
     const last = (await first.sandbox.messages.get(ids[2]!))!;
     const dataDir = first.dataDir;
     await first.close();
-    servers.pop();
     // Packs are written before the records pointing into them, so only a power loss leaves
     // this: the record of the last capture on disk, the end of the pack gone.
     const ref = last.content.html!;
@@ -187,8 +180,7 @@ describe('start-up after a crash in the middle of a group commit', () => {
     const pack = path.join(dataDir, 'packs', '000001.pack');
     await writeFile(pack, (await readFile(pack)).subarray(0, ref.o));
     const lines: string[] = [];
-    const again = await startApp({ dataDir, store: { reserveSize: 0, log: (line) => lines.push(line) } });
-    servers.push(again);
+    const again = await apps.start({ dataDir, store: { reserveSize: 0, log: (line) => lines.push(line) } });
     expect(lines).toContain('pigeonhole: 1 capture points at bytes missing from the end of a pack (a write cut short by a power loss); their parts read as damaged');
     const listed = (await (await fetch(`${again.url}/api/messages`)).json()) as { messages: { id: string }[] };
     expect(listed.messages.map((m) => m.id)).toEqual([ids[2], ids[1], ids[0]]);
@@ -198,15 +190,13 @@ describe('start-up after a crash in the middle of a group commit', () => {
     expect(ids).not.toContain(await send(again, 4));
   });
 
-  it('takes apart at start-up an SMTP message stored but not yet taken apart when the server stopped', async () => {
-    const first = await startApp({ store: { reserveSize: 0 } });
-    servers.push(first);
+  it('takes apart at start-up an SMTP message stored but not yet taken apart when the server stopped', async ({ apps }) => {
+    const first = await apps.start({ store: { reserveSize: 0 } });
     const info = await smtpClient(first.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 'Parts later', text: 'The body words', attachments: [{ filename: 'a.txt', content: 'attached' }] });
     const id = capturedId(info.response);
     await first.sandbox.messages.get(id);
     const dataDir = first.dataDir;
     await first.close();
-    servers.pop();
     // As the record was written before the parts were read: no summary yet.
     const segment = path.join(dataDir, 'messages', 'seg-000000.json');
     const lines = (await readFile(segment, 'utf8')).split('\n');
@@ -215,8 +205,7 @@ describe('start-up after a crash in the middle of a group commit', () => {
     const { derived: _derived, ...rest } = record;
     lines[at] = JSON.stringify({ ...rest, unparsed: true, attachments: [], snippet: '' }) + (lines[at]!.endsWith(',') ? ',' : '');
     await writeFile(segment, lines.join('\n'));
-    const again = await startApp({ dataDir, store: { reserveSize: 0 } });
-    servers.push(again);
+    const again = await apps.start({ dataDir, store: { reserveSize: 0 } });
     // Announced once its parts are read, and searchable by its body.
     await waitFor(async () => ((await again.sandbox.messages.page({ q: 'body words' }, 0, 1)).total === 1 ? true : undefined));
     const detail = (await (await fetch(`${again.url}/api/messages/${id}`)).json()) as { text: string; attachments: { filename: string }[]; snippet: string };

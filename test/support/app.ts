@@ -1,4 +1,3 @@
-import { afterAll, beforeAll } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -117,19 +116,4 @@ export function api(base: string, key: string | null) {
 export async function read(response: Response): Promise<{ status: number; body: unknown; headers: Headers; text: string }> {
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, body: text === '' ? null : JSON.parse(text) };
-}
-
-/**
- * A fresh app for one test file: started before its tests, destroyed after. `app.v1` calls
- * /v1 with the given key.
- */
-export function useApp(options: TestServerOptions = {}, key = 'test-key') {
-  const app = {} as { server: TestServer; v1: ReturnType<typeof api>; url: string };
-  beforeAll(async () => {
-    app.server = await startApp(options);
-    app.url = app.server.url;
-    app.v1 = api(app.server.url, key);
-  });
-  afterAll(() => app.server.destroy());
-  return app;
 }

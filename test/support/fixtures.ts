@@ -22,10 +22,18 @@ import { connectEvents } from './ws.ts';
  *   per test, closed after it.
  * - `freshApp`: an app of the test's own (startApp with `appOptions`), for tests that must not
  *   share state with the rest of the file; destroyed after the test.
+ * - `apps`: `start(options)` starts apps of the test's own, each with its options (a restart is
+ *   `start({ dataDir: first.dataDir })` after `first.close()`); all are closed after the test,
+ *   then their data directories deleted.
  * - `tempDir`: a new temporary directory, deleted after the test.
  * - `serverProcess`: starts the real server as its own process (`spawn`) and makes temporary
  *   directories (`tempDir`); whatever it started is killed and deleted after the test.
  */
+/** The `apps` fixture: starts apps of a test's own. */
+export interface Apps {
+  start(options?: TestServerOptions): Promise<TestServer>;
+}
+
 export const test = base
   .extend('appOptions', { scope: 'file' }, {} as TestServerOptions)
   .extend('apiKey', { scope: 'file' }, 'test-key')
@@ -58,6 +66,23 @@ export const test = base
     const app: TestServer = await startApp(appOptions);
     onCleanup(() => app.destroy());
     return app;
+  })
+  .extend('apps', async ({}, { onCleanup }) => {
+    const started: TestServer[] = [];
+    onCleanup(async () => {
+      // Every app closed before any directory goes: a restarted app shares its data directory.
+      await Promise.all(started.map((app) => app.close()));
+      await Promise.all([...new Set(started.map((app) => app.dataDir))].map((dir) => rm(dir, { recursive: true, force: true })));
+    });
+    const apps: Apps = {
+      /** Starts an app (startApp) that is closed and deleted after the test. */
+      start: async (options: TestServerOptions = {}) => {
+        const app = await startApp(options);
+        started.push(app);
+        return app;
+      },
+    };
+    return apps;
   })
   .extend('tempDir', async ({}, { onCleanup }) => {
     const dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-test-'));

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { MessageChecks, SPAM_OFF_NOTE } from '../../../server/domain/check/message-checks.ts';
 import type { SendMailOptions } from 'nodemailer';
 import { capturedId, smtpClient } from '../../support/smtp.ts';
-import { read, startApp, useApp, type TestServer } from '../../support/app.ts';
+import { read } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
 import { fixture } from './fixtures.ts';
 import { startSpamd, type Spamd } from './spamd-process.ts';
-
-const app = useApp();
 
 /** Sends over SMTP with nodemailer; resolves with the capture id. */
 async function sendSmtp(port: number, mail: SendMailOptions): Promise<string> {
@@ -18,16 +17,23 @@ async function sendSmtp(port: number, mail: SendMailOptions): Promise<string> {
   }
 }
 
-async function send(body: Record<string, unknown>, key = 'test-key'): Promise<string> {
-  const res = await read(await app.v1.post('/v1/email/send/', { recipient: 'check@example.com', subject: 'Check', ...body }, key === 'test-key' ? {} : { Authorization: `Api-Key ${key}` }));
-  expect(res.status).toBe(200);
-  return (res.body as { id: string }).id;
-}
-
-const get = async (path: string) => read(await fetch(`${app.url}${path}`));
+/**
+ * On the file's app: `send(body, key?)` a /v1 send to check@example.com (200), its id;
+ * `get(path)` a GET, read; `post(body)` a draft to POST /api/check, read.
+ */
+const it = test
+  .extend('send', { scope: 'file' }, ({ v1 }) => async (body: Record<string, unknown>, key = 'test-key'): Promise<string> => {
+    const res = await read(await v1.post('/v1/email/send/', { recipient: 'check@example.com', subject: 'Check', ...body }, key === 'test-key' ? {} : { Authorization: `Api-Key ${key}` }));
+    expect(res.status).toBe(200);
+    return (res.body as { id: string }).id;
+  })
+  .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => read(await fetch(`${app.url}${path}`)))
+  .extend('post', { scope: 'file' }, ({ app }) => async (body: unknown) =>
+    read(await fetch(`${app.url}/api/check`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })),
+  );
 
 describe('GET /api/messages/:id/check', () => {
-  it('answers the whole check of a capture', async () => {
+  it('answers the whole check of a capture', async ({ send, get }) => {
     const id = await send({ body: fixture('outlook-unsupported.html'), plain_body: 'Your weekly summary' }, 'bulk-key');
     const res = await get(`/api/messages/${id}/check`);
     expect(res.status).toBe(200);
@@ -51,10 +57,10 @@ describe('GET /api/messages/:id/check', () => {
     expect(body.spam_note).toBe(SPAM_OFF_NOTE);
   });
 
-  it('checks the newsletter as Gmail clips it, and a text-only capture without an HTML report', async () => {
+  it('checks the newsletter as Gmail clips it, and a text-only capture without an HTML report', async ({ app, send, get }) => {
     const clipped = await get(`/api/messages/${await send({ body: fixture('gmail-clipped-newsletter.html') }, 'bulk-key')}/check`);
     expect((clipped.body as any).size.gmail_clipped).toBe(true);
-    const plainId = await sendSmtp(app.server.smtpPort, { from: 'a@acme.example', to: 'b@example.com', subject: 'Plain', text: 'Just text' });
+    const plainId = await sendSmtp(app.smtpPort, { from: 'a@acme.example', to: 'b@example.com', subject: 'Plain', text: 'Just text' });
     const plain = (await get(`/api/messages/${plainId}/check`)).body as any;
     expect(plain.html).toBeNull();
     expect(plain.dark_mode).toBeNull();
@@ -62,8 +68,8 @@ describe('GET /api/messages/:id/check', () => {
     expect(plain.accessibility.issues).toEqual([]);
   });
 
-  it('reads the headers an SMTP client sent: one-click unsubscribe, and a bulk message without one', async () => {
-    const oneClickId = await sendSmtp(app.server.smtpPort, {
+  it('reads the headers an SMTP client sent: one-click unsubscribe, and a bulk message without one', async ({ app, get }) => {
+    const oneClickId = await sendSmtp(app.smtpPort, {
       from: 'news@acme.example',
       to: 'reader@example.com',
       subject: 'Weekly one-click',
@@ -71,7 +77,7 @@ describe('GET /api/messages/:id/check', () => {
       text: 'x',
       headers: { 'List-Unsubscribe': '<https://acme.example/u/1>, <mailto:u@acme.example>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
     });
-    const bulkId = await sendSmtp(app.server.smtpPort, { from: 'news@acme.example', to: 'reader@example.com', subject: 'Weekly bulk', html: '<p>x</p>', headers: { Precedence: 'bulk' } });
+    const bulkId = await sendSmtp(app.smtpPort, { from: 'news@acme.example', to: 'reader@example.com', subject: 'Weekly bulk', html: '<p>x</p>', headers: { Precedence: 'bulk' } });
     const check = async (id: string) => ((await get(`/api/messages/${id}/check`)).body as any).headers;
     const oneClick = await check(oneClickId);
     expect(oneClick.bulk).toBe(true);
@@ -80,7 +86,7 @@ describe('GET /api/messages/:id/check', () => {
     expect(bulk.findings.at(-1)).toMatchObject({ header: 'List-Unsubscribe', status: 'warning', value: null });
   });
 
-  it('filters the clients by platform, and refuses an unknown one', async () => {
+  it('filters the clients by platform, and refuses an unknown one', async ({ send, get }) => {
     const id = await send({ body: fixture('outlook-unsupported.html') });
     const desktop = (await get(`/api/messages/${id}/check?platform=desktop`)).body as any;
     expect(desktop.html.platforms).toEqual(['desktop']);
@@ -94,8 +100,8 @@ describe('GET /api/messages/:id/check', () => {
 });
 
 describe('the check cache', () => {
-  it('keeps a check until the message is deleted or cleared, and at most maxEntries', async () => {
-    const { sandbox } = app.server;
+  it('keeps a check until the message is deleted or cleared, and at most maxEntries', async ({ app, send }) => {
+    const { sandbox } = app;
     const checks = new MessageChecks(sandbox.messages, sandbox.events, { spamd: null, maxEntries: 2 });
     const ids = [await send({ body: '<p>one</p>' }), await send({ body: '<p>two</p>' }), await send({ body: '<p>three</p>' })];
     const [one, two, three] = await Promise.all(ids.map(async (id) => (await sandbox.messages.get(id))!));
@@ -114,9 +120,7 @@ describe('the check cache', () => {
 });
 
 describe('POST /api/check (a draft)', () => {
-  const post = async (body: unknown) => read(await fetch(`${app.url}/api/check`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }));
-
-  it('checks a draft as it is, or wrapped in the sender\'s account template', async () => {
+  it('checks a draft as it is, or wrapped in the sender\'s account template', async ({ post }) => {
     const bare = await post({ html: '<p>Hi</p>' });
     expect(bare.status).toBe(200);
     const body = bare.body as any;
@@ -132,7 +136,7 @@ describe('POST /api/check (a draft)', () => {
     expect(desktop.accessibility.issues.map((i: any) => i.rule)).not.toContain('text-alternative');
   });
 
-  it('refuses a body without html, a bad sender or platform, with a clear detail', async () => {
+  it('refuses a body without html, a bad sender or platform, with a clear detail', async ({ app, post }) => {
     expect(await post({})).toMatchObject({ status: 400, body: { detail: 'html must be a string.' } });
     expect(await post({ html: '<p>x</p>', sender: 'nobody' })).toMatchObject({ status: 400, body: { detail: 'Unknown sender "nobody".' } });
     expect(await post({ html: '<p>x</p>', platform: 'tv' })).toMatchObject({ status: 400, body: { detail: 'platform must be a comma-separated list of desktop, web, mobile.' } });
@@ -143,17 +147,13 @@ describe('POST /api/check (a draft)', () => {
 
 describe('the spam check with a real spamd (--spamassassin)', () => {
   let spamd: Spamd;
-  let server: TestServer;
   beforeAll(async () => {
     spamd = await startSpamd();
-    server = await startApp({ spamassassin: { host: spamd.host, port: spamd.port } });
   }, 90_000);
-  afterAll(async () => {
-    await server?.destroy();
-    await spamd?.stop();
-  });
+  afterAll(() => spamd?.stop());
 
-  it('gives the score, the threshold and every rule that fired with its description', async () => {
+  it('gives the score, the threshold and every rule that fired with its description', async ({ apps }) => {
+    const server = await apps.start({ spamassassin: { host: spamd.host, port: spamd.port } });
     const id = await sendSmtp(server.smtpPort, { from: 'winner@lottery.example', to: 'you@example.com', subject: 'YOU HAVE WON!!! Claim your FREE prize now', html: '<p>CLICK HERE to claim your <b>FREE</b> prize!!! 100% GUARANTEED</p>' });
     const res = await read(await fetch(`${server.url}/api/messages/${id}/check`));
     const body = res.body as any;
@@ -170,15 +170,11 @@ describe('the spam check with a real spamd (--spamassassin)', () => {
     expect(body.spam.is_spam).toBe(body.spam.score >= body.spam.threshold);
   }, 60_000);
 
-  it('says what went wrong when spamd is gone, and asks again next time', async () => {
-    const down = await startApp({ spamassassin: { host: '127.0.0.1', port: 9 } });
-    try {
-      const id = await sendSmtp(down.smtpPort, { from: 'a@b.example', to: 'c@d.example', subject: 'x', text: 'x' });
-      const body = (await read(await fetch(`${down.url}/api/messages/${id}/check`))).body as any;
-      expect(body.spam).toBeNull();
-      expect(body.spam_note).toBe('spamd at 127.0.0.1:9: ECONNREFUSED');
-    } finally {
-      await down.destroy();
-    }
+  it('says what went wrong when spamd is gone, and asks again next time', async ({ apps }) => {
+    const down = await apps.start({ spamassassin: { host: '127.0.0.1', port: 9 } });
+    const id = await sendSmtp(down.smtpPort, { from: 'a@b.example', to: 'c@d.example', subject: 'x', text: 'x' });
+    const body = (await read(await fetch(`${down.url}/api/messages/${id}/check`))).body as any;
+    expect(body.spam).toBeNull();
+    expect(body.spam_note).toBe('spamd at 127.0.0.1:9: ECONNREFUSED');
   });
 });

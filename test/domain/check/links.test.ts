@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
 import { scanHtml } from '../../../server/domain/check/html-scan.ts';
 import { checkLink, checkLinks, linkTargets } from '../../../server/domain/check/links.ts';
-import { read, useApp } from '../../support/app.ts';
+import { read } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
 import { startLinkSite, type LinkSite } from '../../support/link-servers.ts';
 
 let site: LinkSite;
@@ -12,6 +13,12 @@ afterAll(() => site.close());
 beforeEach(() => {
   site.requests.length = 0;
   site.maxInFlight = 0;
+});
+
+/** `send(body)`: a /v1 send of this HTML body to the file's app, its id. */
+const it = test.extend('send', { scope: 'file' }, ({ v1 }) => async (body: string): Promise<string> => {
+  const res = await read(await v1.post('/v1/email/send/', { recipient: 'links@example.com', subject: 'Links', body }, {}));
+  return (res.body as { id: string }).id;
 });
 
 const target = (path: string) => ({ url: `${site.url}${path}`, kind: 'link' as const, lines: [1] });
@@ -88,14 +95,7 @@ describe('the link check', () => {
 });
 
 describe('POST /api/messages/:id/check/links', () => {
-  const app = useApp();
-
-  async function send(body: string): Promise<string> {
-    const res = await read(await app.v1.post('/v1/email/send/', { recipient: 'links@example.com', subject: 'Links', body }, {}));
-    return (res.body as { id: string }).id;
-  }
-
-  it('checks every link and image of the capture, localhost included, and never another scheme', async () => {
+  it('checks every link and image of the capture, localhost included, and never another scheme', async ({ app, send }) => {
     const id = await send(`<a href="${site.url}/moved">ok</a><a href="${site.url}/missing">gone</a><img src="${site.url}/image.png" alt="x"><a href="file:///etc/passwd">f</a><a href="mailto:a@b.example">m</a>`);
     const res = await read(await fetch(`${app.url}/api/messages/${id}/check/links`, { method: 'POST' }));
     expect(res.status).toBe(200);
@@ -111,7 +111,7 @@ describe('POST /api/messages/:id/check/links', () => {
     expect(site.requests.every((r) => ['/moved', '/moved-again', '/ok', '/missing', '/image.png'].includes(r.path))).toBe(true);
   });
 
-  it('streams JSON lines as each link is checked when asked for application/x-ndjson', async () => {
+  it('streams JSON lines as each link is checked when asked for application/x-ndjson', async ({ app, send }) => {
     const id = await send(`<a href="${site.url}/slow/600">slow</a><a href="${site.url}/ok">fast</a>`);
     const started = performance.now();
     const response = await fetch(`${app.url}/api/messages/${id}/check/links`, { method: 'POST', headers: { Accept: 'application/x-ndjson', 'Content-Type': 'application/json' }, body: JSON.stringify({ timeout_ms: 5000 }) });
@@ -134,7 +134,7 @@ describe('POST /api/messages/:id/check/links', () => {
     expect(lines[1]!.at).toBeLessThan(lines[2]!.at - 300);
   });
 
-  it('refuses a bad timeout and an unknown message', async () => {
+  it('refuses a bad timeout and an unknown message', async ({ app, send }) => {
     const id = await send('<p>no links</p>');
     const bad = await read(await fetch(`${app.url}/api/messages/${id}/check/links`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ timeout_ms: 5 }) }));
     expect(bad).toMatchObject({ status: 400, body: { detail: 'timeout_ms must be a whole number from 100 to 60000.' } });

@@ -1,12 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ClockState } from '../../../server/domain/flows/clock.ts';
-import { api, read, startApp, useApp } from '../../support/app.ts';
+import { api, read } from '../../support/app.ts';
 import { flow, flowClient } from '../../support/flow-helpers.ts';
 import { waitFor } from '../../support/poll.ts';
+import { test } from '../../support/fixtures.ts';
 
 const T0 = Date.parse('2030-05-10T10:00:00Z');
 let real = T0;
-const app = useApp({
+test.override('appOptions', {
   now: () => real,
   config: (c) => {
     c.teams[0]!.senders[0]!.dailyLimit = 2;
@@ -14,17 +15,19 @@ const app = useApp({
     return c;
   },
 });
-const post = async (path: string, body?: unknown) => read(await (body === undefined ? api(app.url, null).request('POST', path) : api(app.url, null).post(path, body)));
-const form = async (path: string, body: Record<string, string>) => read(await api(app.url, null).form(path, body));
+/** On the file's app, with no key: `post(path, body?)` a JSON POST, `form(path, body)` a form POST, read. */
+const it = test
+  .extend('post', { scope: 'file' }, ({ app }) => async (path: string, body?: unknown) => read(await (body === undefined ? api(app.url, null).request('POST', path) : api(app.url, null).post(path, body))))
+  .extend('form', { scope: 'file' }, ({ app }) => async (path: string, body: Record<string, string>) => read(await api(app.url, null).form(path, body)));
 
 describe('/api/clock', () => {
-  it('reads real time by default', async () => {
+  it('reads real time by default', async ({ app }) => {
     expect((await read(await api(app.url, null).get('/api/clock'))).text).toBe('{"now":"2030-05-10T10:00:00Z","offset_ms":0,"real_time":true}');
   });
 
-  it('advances by a duration (JSON, form or query), and keeps ticking with real time from there', async () => {
+  it('advances by a duration (JSON, form or query), and keeps ticking with real time from there', async ({ app, post, form }) => {
     const changes: ClockState[] = [];
-    app.server.sandbox.events.on('clock.changed', (state) => changes.push(state));
+    app.sandbox.events.on('clock.changed', (state) => changes.push(state));
     expect((await post('/api/clock/advance', { duration: '1d12h' })).text).toBe('{"now":"2030-05-11T22:00:00Z","offset_ms":129600000,"real_time":false}');
     expect((await form('/api/clock/advance', { duration: '90m' })).body).toEqual({ now: '2030-05-11T23:30:00Z', offset_ms: 135000000, real_time: false });
     expect((await post('/api/clock/advance?duration=30m')).body).toMatchObject({ now: '2030-05-12T00:00:00Z' });
@@ -37,7 +40,7 @@ describe('/api/clock', () => {
     ]);
   });
 
-  it('sets a later instant; an earlier one is refused', async () => {
+  it('sets a later instant; an earlier one is refused', async ({ post }) => {
     expect((await post('/api/clock/set', { at: '2030-06-01T00:00:00+02:00' })).body).toMatchObject({ now: '2030-05-31T22:00:00Z', real_time: false });
     const back = await post('/api/clock/set', { at: '2030-05-31T21:59:59Z' });
     expect(back.status).toBe(400);
@@ -45,7 +48,7 @@ describe('/api/clock', () => {
     expect((await post('/api/clock/set', { at: '2030-05-31T22:00:00Z' })).status).toBe(200);
   });
 
-  it('refuses bad input with 400 and a detail, byte for byte', async () => {
+  it('refuses bad input with 400 and a detail, byte for byte', async ({ app, post }) => {
     const cases: [string, unknown, string][] = [
       ['/api/clock/advance', {}, '{"detail":"duration is required: a duration like \\"30s\\", \\"15m\\", \\"2h\\", \\"1d\\" or \\"1d12h\\"."}'],
       ['/api/clock/advance', { duration: '  ' }, '{"detail":"duration is required: a duration like \\"30s\\", \\"15m\\", \\"2h\\", \\"1d\\" or \\"1d12h\\"."}'],
@@ -68,7 +71,7 @@ describe('/api/clock', () => {
     expect((await read(await api(app.url, null).get('/api/clock'))).body).toMatchObject({ now: '2030-05-31T22:00:00Z' });
   });
 
-  it('the daily limit day follows the advanced clock (flow emails do not count)', async () => {
+  it('the daily limit day follows the advanced clock (flow emails do not count)', async ({ app, post }) => {
     await flowClient(app.url).subscribe('WELCOME_SIGNUP', 'limit@example.com');
     const v1 = api(app.url, 'test-key');
     const send = async () => read(await v1.post('/v1/email/send/', { recipient: 'limit@example.com', subject: 's', body: 'b' }));
@@ -80,7 +83,7 @@ describe('/api/clock', () => {
     expect((await flowClient(app.url).mail('limit@example.com')).map((m) => m.source)).toEqual(['flow', 'api', 'api', 'api']);
   });
 
-  it('settles pending delivery outcomes as it passes them, bounces blocking the recipient', async () => {
+  it('settles pending delivery outcomes as it passes them, bounces blocking the recipient', async ({ app, post }) => {
     const v1 = api(app.url, 'bulk-key');
     const ok = (await read(await v1.post('/v1/email/send/', { recipient: 'success@simulator.amazonses.com', subject: 's', body: 'b' }))).body as { id: string };
     const bounce = (await read(await v1.post('/v1/email/send/', { recipient: 'bounce@simulator.amazonses.com', subject: 's', body: 'b' }))).body as { id: string };
@@ -94,7 +97,7 @@ describe('/api/clock', () => {
     expect((again.body as { error?: string }).error).toBe('Recipient is blocked');
   });
 
-  it('resets to real time; what is scheduled keeps its instant', async () => {
+  it('resets to real time; what is scheduled keeps its instant', async ({ app, post }) => {
     const c = flowClient(app.url);
     await c.subscribe('WELCOME_SIGNUP', 'reset@example.com');
     const before = await c.subscription('reset@example.com', 'WELCOME_SIGNUP');
@@ -106,25 +109,21 @@ describe('/api/clock', () => {
 });
 
 describe('real time', () => {
-  it('runs a due step when real time reaches it, with no clock call (one timer for the earliest)', async () => {
-    const live = await startApp({
+  it('runs a due step when real time reaches it, with no clock call (one timer for the earliest)', async ({ apps }) => {
+    const live = await apps.start({
       config: (c) => {
         c.flows.push(flow('SOON', [{ type: 'wait', duration: '1s' }, { type: 'send_email', subject: 'A second later', html: '<p>x</p>' }]) as never);
         return c;
       },
     });
-    try {
-      const c = flowClient(live.url);
-      const started = Date.now();
-      await c.subscribe('SOON', 'soon@example.com');
-      expect(await c.subjects('soon@example.com')).toEqual([]);
-      const [mail] = await waitFor(async () => ((await c.mail('soon@example.com')).length > 0 ? c.mail('soon@example.com') : undefined), 5000);
-      expect(mail!.subject).toBe('A second later');
-      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-      expect(await waitFor(async () => ((await c.subscription('soon@example.com', 'SOON')).status === 'completed' ? true : undefined))).toBe(true);
-      expect(live.sandbox.scheduler.size).toBe(0);
-    } finally {
-      await live.destroy();
-    }
+    const c = flowClient(live.url);
+    const started = Date.now();
+    await c.subscribe('SOON', 'soon@example.com');
+    expect(await c.subjects('soon@example.com')).toEqual([]);
+    const [mail] = await waitFor(async () => ((await c.mail('soon@example.com')).length > 0 ? c.mail('soon@example.com') : undefined), 5000);
+    expect(mail!.subject).toBe('A second later');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(await waitFor(async () => ((await c.subscription('soon@example.com', 'SOON')).status === 'completed' ? true : undefined))).toBe(true);
+    expect(live.sandbox.scheduler.size).toBe(0);
   });
 });

@@ -1,8 +1,8 @@
 import { copyFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { processTracker, sampleConfig, writeConfig } from '../../support/process-helpers.ts';
-import { startApp } from '../../support/app.ts';
+import { describe, expect } from 'vitest';
+import { test as it } from '../../support/fixtures.ts';
+import { sampleConfig, writeConfig, type processTracker } from '../../support/process-helpers.ts';
 import { flow, flowClient } from '../../support/flow-helpers.ts';
 import { waitFor } from '../../support/poll.ts';
 
@@ -10,9 +10,6 @@ import { waitFor } from '../../support/poll.ts';
  * Flows across a restart of the real server process (and, for the crash window between a
  * capture and its subscription's advance, of the app on the same data directory).
  */
-
-const tracker = processTracker();
-afterEach(() => tracker.cleanup());
 
 const STEPS = [
   { type: 'send_email', subject: 'Day 0', html: '<p>0</p>' },
@@ -22,7 +19,8 @@ const STEPS = [
   { type: 'send_email', subject: 'Day 2', html: '<p>2</p>' },
 ];
 
-async function setup() {
+/** A data directory and a configuration file with the DAILY flow, in a temporary directory of `tracker`. */
+async function setup(tracker: ReturnType<typeof processTracker>) {
   const root = await tracker.tempDir('pigeonhole-flow-restart-');
   const config = await sampleConfig();
   config.flows.push(flow('DAILY', STEPS));
@@ -32,8 +30,8 @@ async function setup() {
 const MINUTE = 60_000;
 
 describe('a restart mid-flow', () => {
-  it('keeps the sandbox clock and the schedule; nothing is sent twice, the rest runs when due', async () => {
-    const s = await setup();
+  it('keeps the sandbox clock and the schedule; nothing is sent twice, the rest runs when due', async ({ serverProcess: tracker }) => {
+    const s = await setup(tracker);
     let server = await tracker.spawn(s);
     let c = flowClient(server.url);
     await c.setClock('2030-01-01T00:00:00Z');
@@ -61,8 +59,8 @@ describe('a restart mid-flow', () => {
     expect(await c.subscription('kept@example.com', 'DAILY')).toMatchObject({ status: 'completed', current_step_order: 5, next_send_date: null });
   });
 
-  it('runs a step that fell due while the server was down once, on start; later waits count from then', async () => {
-    const s = await setup();
+  it('runs a step that fell due while the server was down once, on start; later waits count from then', async ({ serverProcess: tracker }) => {
+    const s = await setup(tracker);
     let server = await tracker.spawn(s);
     let c = flowClient(server.url);
     await c.setClock('2030-01-01T00:00:00Z');
@@ -96,7 +94,7 @@ describe('a restart mid-flow', () => {
 });
 
 describe('a crash between a capture and its subscription advance', () => {
-  it('replays the subscription from its stored step without sending the captured email again', async () => {
+  it('replays the subscription from its stored step without sending the captured email again', async ({ apps, serverProcess: tracker }) => {
     const root = await tracker.tempDir('pigeonhole-flow-crash-');
     const options = {
       dataDir: root,
@@ -106,7 +104,7 @@ describe('a crash between a capture and its subscription advance', () => {
         return c;
       },
     };
-    let server = await startApp(options);
+    let server = await apps.start(options);
     let c = flowClient(server.url);
     await c.subscribe('DAILY', 'crash@example.com');
     const dir = path.join(root, 'subscriptions');
@@ -119,7 +117,7 @@ describe('a crash between a capture and its subscription advance', () => {
 
     // As if the capture of "Day 1" reached the disk but the subscription's advance did not.
     await copyFile(path.join(root, 'waiting-at-step-2.json'), path.join(dir, segment!));
-    server = await startApp(options);
+    server = await apps.start(options);
     c = flowClient(server.url);
     const sub = await waitFor(async () => {
       const current = await c.subscription('crash@example.com', 'DAILY');

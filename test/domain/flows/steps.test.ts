@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { read, useApp } from '../../support/app.ts';
+import { describe, expect } from 'vitest';
+import { read } from '../../support/app.ts';
 import { flow, flowClient } from '../../support/flow-helpers.ts';
+import { test } from '../../support/fixtures.ts';
 
 const T0 = Date.parse('2030-03-01T08:00:00Z');
 const FLOWS = [
@@ -36,17 +37,19 @@ const FLOWS = [
   ]),
 ];
 
-const app = useApp({
+test.override('appOptions', {
   now: () => T0,
   config: (c) => {
     c.flows.push(...(FLOWS as never[]));
     return c;
   },
 });
-const c = () => flowClient(app.url);
+/** `c()`: the flow client (support/flow-helpers.ts) on the file's app. */
+const it = test
+  .extend('c', { scope: 'file' }, ({ app }) => () => flowClient(app.url));
 
 describe('wait for a duration', () => {
-  it('runs each step at its instant and shows where the subscription is after each', async () => {
+  it('runs each step at its instant and shows where the subscription is after each', async ({ c }) => {
     await c().subscribe('DRIP', 'drip@example.com', { first_name: 'Ann', last_name: 'Lee' });
     expect(await c().subjects('drip@example.com')).toEqual(['Day 0 for Ann Lee']);
     expect(await c().subscription('drip@example.com', 'DRIP')).toMatchObject({ status: 'active', current_step_order: 2, next_send_date: '2030-03-02T08:00:00Z' });
@@ -74,12 +77,12 @@ describe('wait for a duration', () => {
     expect(await c().subscription('drip@example.com', 'DRIP')).toMatchObject({ status: 'completed', current_step_order: 5, next_send_date: null, updated_at: '2030-03-04T08:00:00Z' });
   });
 
-  it('runs the steps of many subscriptions in due order within one advance', async () => {
+  it('runs the steps of many subscriptions in due order within one advance', async ({ v1, c }) => {
     await c().subscribe('DRIP', 'early@example.com');
     await c().advance('12h');
     await c().subscribe('DRIP', 'late@example.com');
     await c().advance('3d');
-    const all = (await read(await app.v1.get('/api/messages?limit=500'))).body as any;
+    const all = (await read(await v1.get('/api/messages?limit=500'))).body as any;
     const order = (all.messages as any[]).filter((m) => /^(early|late)@/.test(m.recipient)).reverse().map((m) => `${m.recipient.split('@')[0]} ${m.subject.split(' for')[0]} ${m.created_at.slice(5, 16)}`);
     expect(order).toEqual([
       'early Day 0 03-07T08:00',
@@ -93,7 +96,7 @@ describe('wait for a duration', () => {
 });
 
 describe('conditions and actions', () => {
-  it('continues when the flag is there and jumps when it is missing (whenMissing / whenPresent)', async () => {
+  it('continues when the flag is there and jumps when it is missing (whenMissing / whenPresent)', async ({ c }) => {
     await c().v1.post('/v1/recipients/', { email: 'paid@example.com', flags: 'paid,trial' });
     await c().subscribe('BRANCH', 'paid@example.com');
     expect(await c().subjects('paid@example.com')).toEqual(['Thanks for paying']);
@@ -107,7 +110,7 @@ describe('conditions and actions', () => {
     expect(await c().subscription('free@example.com', 'BRANCH')).toMatchObject({ status: 'completed', current_step_order: 5, next_send_date: null });
   });
 
-  it('suppress blocks the recipient: later flow emails and API sends are captured as blocked', async () => {
+  it('suppress blocks the recipient: later flow emails and API sends are captured as blocked', async ({ c }) => {
     await c().subscribe('SUPPRESS', 'gone@example.com');
     const mail = await c().mail('gone@example.com');
     expect(mail.map((m) => [m.subject, m.status, m.blocked])).toEqual([
@@ -119,7 +122,7 @@ describe('conditions and actions', () => {
     expect((send.body as any).error).toBe('Recipient is blocked');
   });
 
-  it('loops back to a named step (with a wait between) until the flag arrives', async () => {
+  it('loops back to a named step (with a wait between) until the flag arrives', async ({ c }) => {
     await c().subscribe('LOOP', 'loop@example.com');
     await c().advance('2d');
     expect(await c().subjects('loop@example.com')).toEqual(['Reminder', 'Reminder', 'Reminder']);
@@ -132,7 +135,7 @@ describe('conditions and actions', () => {
 });
 
 describe('flow emails follow the sender rules', () => {
-  it('Development Mode redirects a flow email; the record keeps the original recipient', async () => {
+  it('Development Mode redirects a flow email; the record keeps the original recipient', async ({ c }) => {
     await c().subscribe('DEV', 'real.person@example.com');
     const [capture] = await c().mail('real.person@example.com');
     expect(capture).toMatchObject({ source: 'flow', from: 'dev@acme.example', recipient: 'real.person@example.com', to: ['dev-inbox@example.com'], redirected: true, subject: 'Hello real.person@example.com' });
@@ -140,21 +143,21 @@ describe('flow emails follow the sender rules', () => {
     expect(detail).toMatchObject({ html: '<b>real.person@example.com</b>', text: 'Hi real.person@example.com', used_template: false });
   });
 
-  it('without the account template when the step says so', async () => {
+  it('without the account template when the step says so', async ({ c }) => {
     await c().subscribe('PLAIN', 'plain@example.com', { last_name: 'O\'Hara & Co' });
     const [capture] = await c().mail('plain@example.com');
     const detail = (await read(await c().sandbox.get(`/api/messages/${capture!.id}`))).body as any;
     expect(detail).toMatchObject({ html: '<p>O&#39;Hara &amp; Co</p>', text: "Dear O'Hara & Co", used_template: false });
   });
 
-  it('a configured blocked recipient gets the flow email as a blocked capture', async () => {
+  it('a configured blocked recipient gets the flow email as a blocked capture', async ({ c }) => {
     await c().subscribe('PLAIN', 'blocked@example.com');
     expect((await c().mail('blocked@example.com')).map((m) => [m.status, m.blocked])).toEqual([['failed', true]]);
   });
 });
 
 describe('stopping a subscription mid-flow', () => {
-  it('unsubscribe: cancelled at once, nothing more is ever sent', async () => {
+  it('unsubscribe: cancelled at once, nothing more is ever sent', async ({ c }) => {
     await c().subscribe('DRIP', 'quit@example.com');
     await c().advance('1d');
     expect(await c().subjects('quit@example.com')).toEqual(['Day 0 for  ', 'Day 1']);
@@ -166,7 +169,7 @@ describe('stopping a subscription mid-flow', () => {
     expect((await c().timeline('quit@example.com')).steps.map((s: any) => s.state)).toEqual(['done', 'done', 'done', 'skipped', 'skipped']);
   });
 
-  it('an unsubscribe racing an advance lands between steps: cancelled with no email, or too late with it', async () => {
+  it('an unsubscribe racing an advance lands between steps: cancelled with no email, or too late with it', async ({ c }) => {
     const emails = Array.from({ length: 40 }, (_, i) => `race${i}@example.com`);
     for (const email of emails) await c().subscribe('ONCE', email);
     const advancing = c().advance('1d');
@@ -181,7 +184,7 @@ describe('stopping a subscription mid-flow', () => {
     else expect([res.status, sent, status]).toEqual([400, ['Once'], 'completed']);
   });
 
-  it('delete: the subscription is gone and nothing more is sent', async () => {
+  it('delete: the subscription is gone and nothing more is sent', async ({ c }) => {
     await c().subscribe('DRIP', 'deleted@example.com');
     await c().advance('1d');
     const del = await c().v1.request('DELETE', '/v1/flows/subscriptions/?email=deleted@example.com&flow_trigger=DRIP');

@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { api, read, useApp } from '../../support/app.ts';
+import { describe, expect } from 'vitest';
+import { api, read } from '../../support/app.ts';
 import { flow, flowClient } from '../../support/flow-helpers.ts';
+import { test } from '../../support/fixtures.ts';
 
 const T0 = Date.parse('2030-04-01T12:00:00Z');
-const app = useApp({
+test.override('appOptions', {
   now: () => T0,
   config: (c) => {
     c.teams.push({ id: 'other', name: 'Other', senders: [{ id: 'other-main', email: 'o@other.example', apiKey: 'other-key' }] } as never);
@@ -19,10 +20,12 @@ const app = useApp({
     return c;
   },
 });
-const sandbox = () => api(app.url, null);
+/** `sandbox()`: sandbox API requests to the file's app (no key). */
+const it = test
+  .extend('sandbox', { scope: 'file' }, ({ app }) => () => api(app.url, null));
 
 describe('GET /api/subscriptions', () => {
-  it('lists every team\'s subscriptions newest first with the step timeline', async () => {
+  it('lists every team\'s subscriptions newest first with the step timeline', async ({ app, sandbox }) => {
     await flowClient(app.url).subscribe('WELCOME_SIGNUP', 'one@example.com');
     await flowClient(app.url, 'other-key').subscribe('OTHER_WAIT', 'two@example.com');
     const res = await read(await sandbox().get('/api/subscriptions'));
@@ -58,7 +61,7 @@ describe('GET /api/subscriptions', () => {
     ]);
   });
 
-  it('filters by team, email (any case) and status, and pages', async () => {
+  it('filters by team, email (any case) and status, and pages', async ({ app, sandbox }) => {
     await flowClient(app.url).advance('3h');
     const ids = async (query: string) => ((await read(await sandbox().get(`/api/subscriptions${query}`))).body as any).subscriptions.map((s: any) => s.id);
     expect(await ids('?team=acme')).toEqual([1]);
@@ -73,7 +76,7 @@ describe('GET /api/subscriptions', () => {
     expect(other).toMatchObject({ status: 'completed', current_step_order: 5, next_send_date: null, updated_at: '2030-04-01T15:00:00Z' });
   });
 
-  it('refuses bad parameters with 400 and a detail', async () => {
+  it('refuses bad parameters with 400 and a detail', async ({ sandbox }) => {
     const cases: [string, string][] = [
       ['?status=done', '{"detail":"status must be one of active, completed, cancelled."}'],
       ['?limit=0', '{"detail":"limit must be a whole number from 1 to 500."}'],

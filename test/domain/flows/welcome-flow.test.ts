@@ -1,22 +1,25 @@
-import { describe, expect, it } from 'vitest';
-import { read, useApp } from '../../support/app.ts';
+import { describe, expect } from 'vitest';
+import { read } from '../../support/app.ts';
 import { flowClient } from '../../support/flow-helpers.ts';
+import { test } from '../../support/fixtures.ts';
 
 // Real time stands still under the sandbox clock, so every timestamp below is exact.
 const T0 = Date.parse('2030-01-06T09:00:00Z');
-const app = useApp({ now: () => T0 });
-const c = () => flowClient(app.url);
+test.override('appOptions', { now: () => T0 });
+/** `c()`: the flow client (support/flow-helpers.ts) on the file's app. */
+const it = test
+  .extend('c', { scope: 'file' }, ({ app }) => () => flowClient(app.url));
 
 const WELCOME = 'Welcome Signup Flow';
 
 describe('the sample WELCOME_SIGNUP flow, driven through the API', () => {
-  it('sends the welcome email before subscribe answers, then waits two days for the flag', async () => {
-    const res = await read(await app.v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'ada@example.com', first_name: 'Ada <3' }));
+  it('sends the welcome email before subscribe answers, then waits two days for the flag', async ({ v1, c }) => {
+    const res = await read(await v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'ada@example.com', first_name: 'Ada <3' }));
     expect(res.text).toBe(`{"detail":"Recipient 'ada@example.com' successfully subscribed to flow '${WELCOME}'.","subscription_id":1}`);
     const [welcome, ...rest] = await c().mail('ada@example.com');
     expect(rest).toEqual([]);
     expect(welcome).toMatchObject({ source: 'flow', from: 'hello@acme.example', to: ['ada@example.com'], subject: 'Welcome to Acme, Ada <3!', status: 'delivered', created_at: '2030-01-06T09:00:00Z' });
-    const detail = (await read(await app.v1.get(`/api/messages/${welcome!.id}`))).body as any;
+    const detail = (await read(await v1.get(`/api/messages/${welcome!.id}`))).body as any;
     // Names are escaped in HTML, kept as they are in subject and text; the account template wraps the body.
     expect(detail.html).toContain('<h1>Welcome, Ada &lt;3!</h1><p>Your account for ada@example.com is ready.</p>');
     expect(detail.html).toMatch(/^<!doctype html>/);
@@ -35,7 +38,7 @@ describe('the sample WELCOME_SIGNUP flow, driven through the API', () => {
     });
   });
 
-  it('without the flag: nothing for 47 hours, then the nudge, the flag nudged, the thanks, completed', async () => {
+  it('without the flag: nothing for 47 hours, then the nudge, the flag nudged, the thanks, completed', async ({ c }) => {
     await c().advance('1d23h');
     expect(await c().subjects('ada@example.com')).toEqual(['Welcome to Acme, Ada <3!']);
     expect((await c().subscription('ada@example.com', 'WELCOME_SIGNUP')).next_send_date).toBe('2030-01-08T09:00:00Z');
@@ -58,10 +61,10 @@ describe('the sample WELCOME_SIGNUP flow, driven through the API', () => {
     expect(timeline.steps.map((s: any) => s.state)).toEqual(['done', 'done', 'done', 'done', 'done', 'done']);
   });
 
-  it('with the flag set before the timeout: the wait ends at once and the condition jumps to the thanks', async () => {
+  it('with the flag set before the timeout: the wait ends at once and the condition jumps to the thanks', async ({ v1, c }) => {
     await c().subscribe('WELCOME_SIGNUP', 'bea@example.com', { first_name: 'Bea' });
     await c().advance('3h');
-    const set = await read(await app.v1.post('/v1/recipients/flags/set/', { email: 'bea@example.com', flags: 'onboarded' }));
+    const set = await read(await v1.post('/v1/recipients/flags/set/', { email: 'bea@example.com', flags: 'onboarded' }));
     expect(set.status).toBe(200);
     // Already run when flags/set answered: no polling needed.
     expect(await c().subjects('bea@example.com')).toEqual(['Welcome to Acme, Bea!', 'Thanks for joining Acme']);
@@ -80,34 +83,34 @@ describe('the sample WELCOME_SIGNUP flow, driven through the API', () => {
     expect(await c().subjects('bea@example.com')).toHaveLength(2);
   });
 
-  it('wakes on a flag from POST /v1/recipients/ and from a send with flags, too', async () => {
+  it('wakes on a flag from POST /v1/recipients/ and from a send with flags, too', async ({ v1, c }) => {
     await c().subscribe('WELCOME_SIGNUP', 'cy@example.com');
     await c().subscribe('WELCOME_SIGNUP', 'di@example.com');
-    expect((await read(await app.v1.post('/v1/recipients/', { email: 'cy@example.com', flags: ['vip', 'onboarded'] }))).status).toBe(200);
+    expect((await read(await v1.post('/v1/recipients/', { email: 'cy@example.com', flags: ['vip', 'onboarded'] }))).status).toBe(200);
     expect(await c().subjects('cy@example.com')).toEqual(['Welcome to Acme, !', 'Thanks for joining Acme']);
-    const sent = await read(await app.v1.post('/v1/email/send/', { recipient: 'di@example.com', subject: 'Receipt', body: '<p>r</p>', flags: 'onboarded' }));
+    const sent = await read(await v1.post('/v1/email/send/', { recipient: 'di@example.com', subject: 'Receipt', body: '<p>r</p>', flags: 'onboarded' }));
     expect(sent.status).toBe(200);
     expect(await c().subjects('di@example.com')).toEqual(['Welcome to Acme, !', 'Receipt', 'Thanks for joining Acme']);
   });
 
-  it('a flag the recipient already has ends the wait as soon as it starts', async () => {
+  it('a flag the recipient already has ends the wait as soon as it starts', async ({ c }) => {
     await c().subscribe('WELCOME_SIGNUP', 'eve@example.com', { flags: 'onboarded' });
     expect(await c().subjects('eve@example.com')).toEqual(['Welcome to Acme, !', 'Thanks for joining Acme']);
     expect((await c().subscription('eve@example.com', 'WELCOME_SIGNUP')).status).toBe('completed');
   });
 
-  it('another flag does not end the wait', async () => {
+  it('another flag does not end the wait', async ({ c }) => {
     await c().subscribe('WELCOME_SIGNUP', 'fay@example.com');
     await c().setFlags('fay@example.com', 'other');
     expect(await c().subjects('fay@example.com')).toHaveLength(1);
     expect((await c().subscription('fay@example.com', 'WELCOME_SIGNUP')).current_step_order).toBe(2);
   });
 
-  it('re-subscribing after completion starts the flow over', async () => {
+  it('re-subscribing after completion starts the flow over', async ({ v1, c }) => {
     const again = await c().subscribe('WELCOME_SIGNUP', 'eve@example.com');
     expect(again.subscription_id).toBeGreaterThan(1);
     expect(await c().subjects('eve@example.com')).toEqual(['Welcome to Acme, !', 'Thanks for joining Acme', 'Welcome to Acme, !', 'Thanks for joining Acme']);
-    const list = (await read(await app.v1.get('/v1/flows/subscriptions/?email=eve@example.com'))).body as any[];
+    const list = (await read(await v1.get('/v1/flows/subscriptions/?email=eve@example.com'))).body as any[];
     expect(list.map((s) => s.status)).toEqual(['completed', 'completed']);
   });
 });

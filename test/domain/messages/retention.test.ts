@@ -1,27 +1,44 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { startRetention, type Retention } from '../../../server/domain/messages/retention.ts';
 import type { MessageRecord } from '../../../server/domain/entities.ts';
-import { api, read, startApp, type TestServer } from '../../support/app.ts';
+import { api, read, type TestServer } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
 import { waitFor } from '../../support/poll.ts';
-import { allMessages, processTracker } from '../../support/process-helpers.ts';
+import { allMessages } from '../../support/process-helpers.ts';
 
 const DAY = 86_400_000;
-const servers: TestServer[] = [];
-const retentions: Retention[] = [];
-const tracker = processTracker();
-afterEach(async () => {
-  await Promise.all(retentions.splice(0).map((r) => r.close()));
-  await Promise.all(servers.splice(0).map((s) => s.destroy()));
-});
-afterAll(() => tracker.cleanup());
 
-/** A real app whose sandbox clock reads `clock.now` (real time shifted by the test). */
-async function app() {
-  const clock = { now: Date.now() };
-  const server = await startApp({ now: () => clock.now });
-  servers.push(server);
-  return { server, clock };
-}
+/**
+ * `clockedApp()`: a real app of the test's own whose sandbox clock reads `clock.now` (real time
+ * shifted by the test). `retention(server, limits)`: retention started on an app's sandbox,
+ * closed after the test (before the apps).
+ */
+const it = test
+  .extend('clockedApp', ({ apps }) => async () => {
+    const clock = { now: Date.now() };
+    const server = await apps.start({ now: () => clock.now });
+    return { server, clock };
+  })
+  .extend('retention', async ({ apps: _apps }, { onCleanup }) => {
+    const retentions: Retention[] = [];
+    onCleanup(async () => {
+      await Promise.all(retentions.map((r) => r.close()));
+    });
+    return (server: TestServer, limits: { maxMessages?: number; maxAgeMs?: number; batchSize?: number; burstDelayMs?: number }): Retention => {
+      const r = startRetention({
+        pruneRecipients: () => server.sandbox.pruneRecipients(),
+        messages: server.sandbox.messages,
+        events: server.sandbox.events,
+        clock: server.sandbox.clock,
+        maxMessages: limits.maxMessages ?? 0,
+        maxAgeMs: limits.maxAgeMs ?? 0,
+        batchSize: limits.batchSize,
+        burstDelayMs: limits.burstDelayMs,
+      });
+      retentions.push(r);
+      return r;
+    };
+  });
 
 async function capture(server: TestServer, n: number, subject = 'keep'): Promise<MessageRecord[]> {
   const made: MessageRecord[] = [];
@@ -43,20 +60,6 @@ async function capture(server: TestServer, n: number, subject = 'keep'): Promise
   return made;
 }
 
-function retention(server: TestServer, limits: { maxMessages?: number; maxAgeMs?: number; batchSize?: number; burstDelayMs?: number }): Retention {
-  const r = startRetention({
-    pruneRecipients: () => server.sandbox.pruneRecipients(),
-    messages: server.sandbox.messages,
-    events: server.sandbox.events,
-    clock: server.sandbox.clock,
-    maxMessages: limits.maxMessages ?? 0,
-    maxAgeMs: limits.maxAgeMs ?? 0,
-    batchSize: limits.batchSize,
-    burstDelayMs: limits.burstDelayMs,
-  });
-  retentions.push(r);
-  return r;
-}
 
 /** The ids stored, oldest first. */
 const storedIds = async (server: TestServer) => (await server.sandbox.messages.page({}, 0, 10_000)).items.map((m) => m.id).reverse();
@@ -69,8 +72,8 @@ const readable = async (server: TestServer, record: MessageRecord) => {
 };
 
 describe('retention', () => {
-  it('keeps the newest --max-messages, deleting the oldest records and their content in batches', async () => {
-    const { server } = await app();
+  it('keeps the newest --max-messages, deleting the oldest records and their content in batches', async ({ clockedApp, retention }) => {
+    const { server } = await clockedApp();
     const made = await capture(server, 30);
     for (const record of made) expect(await readable(server, record), record.id).toBe(true);
     const batches: number[] = [];
@@ -91,16 +94,16 @@ describe('retention', () => {
     expect(listed.total).toBe(10);
   });
 
-  it('prunes shortly after a burst takes the inbox over its cap, without being asked', async () => {
-    const { server } = await app();
+  it('prunes shortly after a burst takes the inbox over its cap, without being asked', async ({ clockedApp, retention }) => {
+    const { server } = await clockedApp();
     retention(server, { maxMessages: 5, burstDelayMs: 20 });
     const made = await capture(server, 12);
     await waitFor(async () => (server.sandbox.messages.count() === 5 ? true : undefined));
     expect(await storedIds(server)).toEqual(made.slice(7).map((m) => m.id));
   });
 
-  it('deletes captures older than --max-age on the sandbox clock, whatever their number', async () => {
-    const { server, clock } = await app();
+  it('deletes captures older than --max-age on the sandbox clock, whatever their number', async ({ clockedApp, retention }) => {
+    const { server, clock } = await clockedApp();
     const old = await capture(server, 3, 'old');
     clock.now += 2 * DAY;
     const young = await capture(server, 2, 'young');
@@ -115,8 +118,8 @@ describe('retention', () => {
     expect(server.sandbox.messages.count()).toBe(0);
   });
 
-  it('applies --max-age as soon as the sandbox clock is advanced through the API', async () => {
-    const { server } = await app();
+  it('applies --max-age as soon as the sandbox clock is advanced through the API', async ({ clockedApp, retention }) => {
+    const { server } = await clockedApp();
     await capture(server, 2, 'aging');
     retention(server, { maxAgeMs: DAY });
     expect(server.sandbox.messages.count()).toBe(2);
@@ -125,8 +128,8 @@ describe('retention', () => {
     await waitFor(async () => (server.sandbox.messages.count() === 0 ? true : undefined));
   });
 
-  it('takes the recipients the pruned captures leave behind, but not those touched since or in a flow', async () => {
-    const { server, clock } = await app();
+  it('takes the recipients the pruned captures leave behind, but not those touched since or in a flow', async ({ apps, clockedApp, retention }) => {
+    const { server, clock } = await clockedApp();
     const v1 = api(server.url, 'bulk-key');
     const sendTo = async (recipient: string) => expect((await v1.post('/v1/email/send/', { recipient, subject: 's', body: '<p>b</p>' })).status).toBe(200);
     for (let i = 0; i < 10; i++) {
@@ -150,14 +153,12 @@ describe('retention', () => {
     // For good: after a restart too.
     const dataDir = server.dataDir;
     await server.close();
-    servers.splice(servers.indexOf(server), 1);
-    const again = await startApp({ dataDir });
-    servers.push(again);
+    const again = await apps.start({ dataDir });
     expect(again.store.recipients.size).toBe(7);
   });
 
-  it('with both limits off (0) deletes nothing', async () => {
-    const { server, clock } = await app();
+  it('with both limits off (0) deletes nothing', async ({ clockedApp, retention }) => {
+    const { server, clock } = await clockedApp();
     await capture(server, 4);
     clock.now += 365 * DAY;
     const r = retention(server, { maxMessages: 0, maxAgeMs: 0 });
@@ -165,8 +166,8 @@ describe('retention', () => {
     expect(server.sandbox.messages.count()).toBe(4);
   });
 
-  it('lets requests through between batches', async () => {
-    const { server } = await app();
+  it('lets requests through between batches', async ({ clockedApp, retention }) => {
+    const { server } = await clockedApp();
     await capture(server, 300);
     let pruneDone = 0;
     let answered = 0;
@@ -182,7 +183,7 @@ describe('retention', () => {
 });
 
 describe('retention in the real server process', () => {
-  it('--max-messages keeps the inbox at its cap, and start-up prunes to a lowered cap; their space goes too', async () => {
+  it('--max-messages keeps the inbox at its cap, and start-up prunes to a lowered cap; their space goes too', async ({ serverProcess: tracker }) => {
     const dataDir = await tracker.tempDir('pigeonhole-retention-');
     const first = await tracker.spawn({ dataDir, args: ['--max-messages', '6'] });
     const v1 = api(first.url, 'bulk-key');

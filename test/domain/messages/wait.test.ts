@@ -1,16 +1,20 @@
-import { describe, expect, it } from 'vitest';
-import { read, useApp } from '../../support/app.ts';
+import { describe, expect } from 'vitest';
+import { read } from '../../support/app.ts';
 import { waitFor } from '../../support/poll.ts';
+import { test } from '../../support/fixtures.ts';
 
-const app = useApp({}, 'bulk-key');
+test.override('apiKey', 'bulk-key');
 
-const send = async (recipient: string, subject = 'Hello', body = '<p>Hi</p>') =>
-  ((await (await app.v1.post('/v1/email/send/', { recipient, subject, body })).json()) as { id: string }).id;
-const get = async (path: string) => read(await fetch(app.url + path));
-const listeners = () => app.server.sandbox.events.listenerCount('message.created');
+/** On the file's app: `send(recipient, subject?, body?)` a /v1 send, its id; `get(path)` a GET, read; `listeners()` how many listen for new captures. */
+const it = test
+  .extend('send', { scope: 'file' }, ({ v1 }) => async (recipient: string, subject = 'Hello', body = '<p>Hi</p>') =>
+    ((await (await v1.post('/v1/email/send/', { recipient, subject, body })).json()) as { id: string }).id,
+  )
+  .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => read(await fetch(app.url + path)))
+  .extend('listeners', { scope: 'file' }, ({ app }) => () => app.sandbox.events.listenerCount('message.created'));
 
 describe('GET /api/messages/wait', () => {
-  it('answers at once with a capture that is already stored, bodies, links and codes included', async () => {
+  it('answers at once with a capture that is already stored, bodies, links and codes included', async ({ send, get }) => {
     const id = await send('present@example.com', 'Your code', '<p>Your verification code is <b>482913</b>.</p><a href="https://app.example/verify?t=1">Verify</a>');
     const res = await get('/api/messages/wait?recipient=present@example.com&timeout=0');
     expect(res.status).toBe(200);
@@ -25,7 +29,7 @@ describe('GET /api/messages/wait', () => {
     expect((res.body as { html: string }).html).toContain('482913');
   });
 
-  it('holds until a matching capture arrives and answers before a request made after the send', async () => {
+  it('holds until a matching capture arrives and answers before a request made after the send', async ({ send, get, listeners }) => {
     const before = listeners();
     const order: string[] = [];
     const waiting = get('/api/messages/wait?recipient=later@example.com&subject=welcome&timeout=60000').then((res) => {
@@ -48,7 +52,7 @@ describe('GET /api/messages/wait', () => {
     expect(listeners()).toBe(before);
   });
 
-  it('times out with a 408 and stops listening', async () => {
+  it('times out with a 408 and stops listening', async ({ get, listeners }) => {
     const before = listeners();
     const res = await get('/api/messages/wait?recipient=nobody@example.com&timeout=150');
     expect(res.status).toBe(408);
@@ -56,7 +60,7 @@ describe('GET /api/messages/wait', () => {
     expect(listeners()).toBe(before);
   });
 
-  it('stops listening when the client goes away', async () => {
+  it('stops listening when the client goes away', async ({ app, listeners }) => {
     const before = listeners();
     const abort = new AbortController();
     const waiting = fetch(`${app.url}/api/messages/wait?recipient=gone@example.com&timeout=60000`, { signal: abort.signal }).catch((e: Error) => e.name);
@@ -66,7 +70,7 @@ describe('GET /api/messages/wait', () => {
     await waitFor(async () => (listeners() === before ? true : undefined));
   });
 
-  it('with after=<id> ignores older captures and waits for the next one', async () => {
+  it('with after=<id> ignores older captures and waits for the next one', async ({ send, get, listeners }) => {
     const first = await send('cursor@example.com', 'one');
     const before = listeners();
     const waiting = get(`/api/messages/wait?recipient=cursor@example.com&after=${first}&timeout=60000`);
@@ -75,14 +79,14 @@ describe('GET /api/messages/wait', () => {
     expect((await waiting).body).toMatchObject({ id: second, subject: 'two' });
   });
 
-  it('with since=<time> ignores captures made before it', async () => {
+  it('with since=<time> ignores captures made before it', async ({ send, get }) => {
     await send('since@example.com', 'old');
     const since = new Date(Date.now() + 1000).toISOString();
     const res = await get(`/api/messages/wait?recipient=since@example.com&since=${since}&timeout=100`);
     expect(res.status).toBe(408);
   });
 
-  it('matches a sender given as an API key or a sender id, and the source', async () => {
+  it('matches a sender given as an API key or a sender id, and the source', async ({ send, get }) => {
     const id = await send('keyed@example.com', 'keyed');
     for (const sender of ['bulk-key', 'acme-bulk']) {
       const res = await get(`/api/messages/wait?recipient=keyed@example.com&sender=${sender}&source=api&timeout=0`);
@@ -91,7 +95,7 @@ describe('GET /api/messages/wait', () => {
     expect((await get('/api/messages/wait?recipient=keyed@example.com&sender=test-key&timeout=0')).status).toBe(408);
   });
 
-  it('refuses bad filters and timeouts with a JSON 400', async () => {
+  it('refuses bad filters and timeouts with a JSON 400', async ({ get }) => {
     const cases: [string, string][] = [
       ['timeout=-1', 'timeout must be a whole number from 0 to 120000.'],
       ['timeout=120001', 'timeout must be a whole number from 0 to 120000.'],
@@ -112,7 +116,7 @@ describe('GET /api/messages/wait', () => {
 });
 
 describe('GET /api/messages/latest and /search', () => {
-  it('latest gives the newest match, or a JSON 404', async () => {
+  it('latest gives the newest match, or a JSON 404', async ({ send, get }) => {
     await send('latest@example.com', 'first');
     const id = await send('latest@example.com', 'second');
     const res = await get('/api/messages/latest?recipient=LATEST@example.com');
@@ -122,7 +126,7 @@ describe('GET /api/messages/latest and /search', () => {
     expect(none.text).toBe('{"detail":"No message matches the filters."}');
   });
 
-  it('search pages newest first with the same filters, each with links and codes', async () => {
+  it('search pages newest first with the same filters, each with links and codes', async ({ send, get }) => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(await send('search@example.com', `Code ${i}`, `<p>Your PIN: ${1000 + i * 1111}</p>`));
     const res = await get('/api/messages/search?recipient=search@example.com&subject=code&limit=2&offset=1');
@@ -134,7 +138,7 @@ describe('GET /api/messages/latest and /search', () => {
     expect((await get('/api/messages/search?limit=0')).body).toEqual({ detail: 'limit must be a whole number from 1 to 500.' });
   });
 
-  it('extract answers links and codes for one capture, 404 for an unknown id', async () => {
+  it('extract answers links and codes for one capture, 404 for an unknown id', async ({ send, get }) => {
     const id = await send('extract@example.com', 'Sign in', '<p>Code: <strong>AB12CD</strong></p><p><a href="https://x.example/a?b=1&amp;c=2">Sign&nbsp;in</a></p>');
     const res = await get(`/api/messages/${id}/extract`);
     expect(res.body).toEqual({ links: [{ href: 'https://x.example/a?b=1&c=2', text: 'Sign in' }], codes: ['AB12CD'] });

@@ -1,22 +1,26 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Directory } from '../../../server/domain/directory/directory.ts';
 import { SandboxClock } from '../../../server/domain/flows/clock.ts';
 import { Faults } from '../../../server/domain/toolkit/faults.ts';
 import { loadSandboxConfig, parseSandboxConfig } from '../../../server/domain/directory/sandbox-config.ts';
 import { SAMPLE_CONFIG } from '../../../server/config.ts';
-import { api, read, useApp } from '../../support/app.ts';
+import { api, read } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
 
-const app = useApp({
+test.override('appOptions', {
   config: (c) => ({ ...c, faults: [{ id: 'slow-list', target: 'http', match: { route: '/v1/email/list/', sender: 'dev-key' }, action: { type: 'delay', ms: 1 } }] }),
 });
 
-const addFault = async (rule: unknown) => read(await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) }));
-const removeFault = (id: string) => fetch(`${app.url}/api/faults/${id}`, { method: 'DELETE' });
-const sendStatus = async (recipient = 'fault@example.com', key = 'bulk-key') =>
-  (await api(app.url, key).post('/v1/email/send/', { recipient, subject: 's', body: 'b' })).status;
+/** On the file's app: `addFault(rule)` adds a rule (read), `removeFault(id)` removes one, `sendStatus(recipient?, key?)` the status of a /v1 send. */
+const it = test
+  .extend('addFault', { scope: 'file' }, ({ app }) => async (rule: unknown) => read(await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) })))
+  .extend('removeFault', { scope: 'file' }, ({ app }) => (id: string) => fetch(`${app.url}/api/faults/${id}`, { method: 'DELETE' }))
+  .extend('sendStatus', { scope: 'file' }, ({ app }) => async (recipient = 'fault@example.com', key = 'bulk-key') =>
+    (await api(app.url, key).post('/v1/email/send/', { recipient, subject: 's', body: 'b' })).status,
+  );
 
 describe('fault injection on /v1', () => {
-  it('fires exactly the next N matching requests with the contract body, then lets requests through', async () => {
+  it('fires exactly the next N matching requests with the contract body, then lets requests through', async ({ app, addFault, removeFault, sendStatus }) => {
     const added = await addFault({ id: 'two-503', target: 'http', match: { route: '/v1/email/send/' }, action: { type: 'status', status: 503 }, times: 2 });
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ id: 'two-503', source: 'api', remaining: 2, fired: 0 });
@@ -28,19 +32,19 @@ describe('fault injection on /v1', () => {
     await removeFault('two-503');
   });
 
-  it('answers 429 with the daily-limit body of the key\'s sender and 500 with the contract body', async () => {
+  it('answers 429 with the daily-limit body of the key\'s sender and 500 with the contract body', async ({ v1, addFault }) => {
     await addFault({ id: 'limit', target: 'http', match: { route: '/v1/email/*', sender: 'test-key' }, action: { type: 'status', status: 429 }, times: 1 });
-    const limited = await read(await app.v1.get('/v1/email/list/'));
+    const limited = await read(await v1.get('/v1/email/list/'));
     expect(limited.status).toBe(429);
     expect(limited.text).toBe('{"error":"Daily limit of 100 emails has been reached"}');
     await addFault({ id: 'boom', target: 'http', match: { method: 'GET', recipient: '*@boom.example' }, action: { type: 'status', status: 500 }, times: 1 });
-    const boom = await read(await app.v1.get('/v1/email/list/?recipient=x@BOOM.example'));
+    const boom = await read(await v1.get('/v1/email/list/?recipient=x@BOOM.example'));
     expect(boom.status).toBe(500);
     expect(boom.text).toBe('{"detail":"Internal server error."}');
-    expect((await app.v1.get('/v1/email/list/?recipient=x@boom.example')).status).toBe(200);
+    expect((await v1.get('/v1/email/list/?recipient=x@boom.example')).status).toBe(200);
   });
 
-  it('matches the recipient in the body by glob or regex and the sender by key or id', async () => {
+  it('matches the recipient in the body by glob or regex and the sender by key or id', async ({ addFault, removeFault, sendStatus }) => {
     await addFault({ id: 'regex', target: 'http', match: { recipient: '/^vip\\+\\d+@/i', sender: 'acme-bulk' }, action: { type: 'status', status: 500 } });
     expect(await sendStatus('vip+1@example.com')).toBe(500);
     expect(await sendStatus('VIP+22@example.com')).toBe(500);
@@ -50,28 +54,28 @@ describe('fault injection on /v1', () => {
     expect(await sendStatus('vip+1@example.com')).toBe(200);
   });
 
-  it('runs after authentication: a bad key is 401 and does not use up a fire', async () => {
+  it('runs after authentication: a bad key is 401 and does not use up a fire', async ({ app, v1, addFault }) => {
     await addFault({ id: 'any', target: 'http', action: { type: 'status', status: 503 }, times: 1 });
     const unauthenticated = await read(await api(app.url, 'wrong').get('/v1/email/list/'));
     expect(unauthenticated.status).toBe(401);
     expect((await read(await fetch(`${app.url}/api/faults/any`))).body).toMatchObject({ matched: 0, fired: 0, remaining: 1 });
-    expect((await app.v1.get('/v1/recipients/')).status).toBe(503);
+    expect((await v1.get('/v1/recipients/')).status).toBe(503);
   });
 
-  it('drops the connection without an answer', async () => {
+  it('drops the connection without an answer', async ({ v1, addFault }) => {
     await addFault({ id: 'drop', target: 'http', match: { route: '/v1/recipients/' }, action: { type: 'drop' }, times: 1 });
-    await expect(app.v1.get('/v1/recipients/')).rejects.toThrow();
-    expect((await app.v1.get('/v1/recipients/')).status).toBe(200);
+    await expect(v1.get('/v1/recipients/')).rejects.toThrow();
+    expect((await v1.get('/v1/recipients/')).status).toBe(200);
   });
 
-  it('delays a request, then answers it normally', async () => {
+  it('delays a request, then answers it normally', async ({ v1, addFault }) => {
     await addFault({ id: 'slow', target: 'http', match: { route: '/v1/email/list/' }, action: { type: 'delay', ms: 300 }, times: 1 });
     const started = performance.now();
-    expect((await app.v1.get('/v1/email/list/')).status).toBe(200);
+    expect((await v1.get('/v1/email/list/')).status).toBe(200);
     expect(performance.now() - started).toBeGreaterThanOrEqual(295);
   });
 
-  it('repeats the same pattern of fires for the same seed', async () => {
+  it('repeats the same pattern of fires for the same seed', async ({ addFault, removeFault, sendStatus }) => {
     const run = async (seed: number) => {
       await addFault({ id: 'coin', target: 'http', match: { route: '/v1/email/send/' }, action: { type: 'status', status: 500 }, probability: 0.5, seed });
       const pattern: number[] = [];
@@ -86,13 +90,13 @@ describe('fault injection on /v1', () => {
     expect(await run(7)).not.toBe(first);
   });
 
-  it('chooses and shows a seed when none is given', async () => {
+  it('chooses and shows a seed when none is given', async ({ addFault, removeFault }) => {
     const added = await addFault({ id: 'unseeded', target: 'http', action: { type: 'delay', ms: 0 }, probability: 0 });
     expect(typeof (added.body as { seed: number }).seed).toBe('number');
     await removeFault('unseeded');
   });
 
-  it('lists configured rules, and refuses invalid rules with a JSON 400', async () => {
+  it('lists configured rules, and refuses invalid rules with a JSON 400', async ({ app, addFault, removeFault }) => {
     const listed = (await read(await fetch(`${app.url}/api/faults`))).body as { faults: { id: string; source: string; match: { sender?: string } }[] };
     expect(listed.faults[0]).toMatchObject({ id: 'slow-list', source: 'config', match: { sender: 'acme-dev' } });
     const bad: [unknown, string][] = [
@@ -120,7 +124,7 @@ describe('fault injection on /v1', () => {
     expect((await removeFault('nope')).status).toBe(404);
   });
 
-  it('DELETE /api/faults removes every rule', async () => {
+  it('DELETE /api/faults removes every rule', async ({ app }) => {
     expect((await fetch(`${app.url}/api/faults`, { method: 'DELETE' })).status).toBe(204);
     expect((await read(await fetch(`${app.url}/api/faults`))).body).toEqual({ faults: [] });
   });

@@ -1,15 +1,21 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { SandboxClock } from '../../../server/domain/flows/clock.ts';
 import { Directory } from '../../../server/domain/directory/directory.ts';
 import { Faults, TokenBucket } from '../../../server/domain/toolkit/faults.ts';
 import { SAMPLE_CONFIG } from '../../../server/config.ts';
 import { loadSandboxConfig, parseSandboxConfig } from '../../../server/domain/directory/sandbox-config.ts';
-import { read, useApp } from '../../support/app.ts';
+import { read } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
 import { capturedId, smtpClient, trySend } from '../../support/smtp.ts';
 
 const run = promisify(execFile);
+
+/** `addFault(rule)`: adds a fault rule to the file's app through the sandbox API, read. */
+const it = test.extend('addFault', { scope: 'file' }, ({ app }) => async (rule: unknown) =>
+  read(await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) })),
+);
 
 describe('the rate_limit fault (domain)', () => {
   const setup = () => {
@@ -117,10 +123,7 @@ print(json.dumps(attempts))
 `;
 
 describe('the rate_limit fault over /v1 and SMTP', () => {
-  const app = useApp();
-  const addFault = async (rule: unknown) => read(await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) }));
-
-  it('answers 429 with Retry-After and the contract 429 body shape; a client that honours it gets every email through, later', async () => {
+  it('answers 429 with Retry-After and the contract 429 body shape; a client that honours it gets every email through, later', async ({ app, addFault }) => {
     const added = await addFault({ id: 'v1-throttle', target: 'http', match: { route: '/v1/email/send/', sender: 'bulk-key' }, action: { type: 'rate_limit', rate: 2, burst: 2 } });
     expect(added.status).toBe(201);
     // Real seconds on purpose: the client under test sleeps for Retry-After (the bucket follows the sandbox clock, which follows real time).
@@ -151,9 +154,9 @@ describe('the rate_limit fault over /v1 and SMTP', () => {
     await fetch(`${app.url}/api/faults/v1-throttle`, { method: 'DELETE' });
   });
 
-  it('refuses MAIL FROM with 421 4.7.0 and a retry hint over SMTP; a client that waits as told gets through', async () => {
+  it('refuses MAIL FROM with 421 4.7.0 and a retry hint over SMTP; a client that waits as told gets through', async ({ app, addFault }) => {
     await addFault({ id: 'smtp-throttle', target: 'smtp', match: { sender: 'bulk-key' }, action: { type: 'rate_limit', rate: 1, burst: 1 } });
-    const transport = () => smtpClient(app.server.smtpPort, { user: 'app', pass: 'bulk-key' });
+    const transport = () => smtpClient(app.smtpPort, { user: 'app', pass: 'bulk-key' });
     const mail = (n: number) => ({ from: 'app@example.com', to: `smtp-throttled${n}@example.com`, subject: `SMTP ${n}`, text: 'hi' });
     const first = await trySend(transport(), mail(1));
     expect(first.ok).toBe(true);
@@ -171,7 +174,7 @@ describe('the rate_limit fault over /v1 and SMTP', () => {
     const id = capturedId((retried as { response: string }).response);
     expect((await read(await fetch(`${app.url}/api/messages/${id}`))).body).toMatchObject({ subject: 'SMTP 2', sender: 'acme-bulk' });
     // Anonymous sessions are another bucket, which this rule (sender bulk-key) does not match.
-    expect((await trySend(smtpClient(app.server.smtpPort), mail(3))).ok).toBe(true);
+    expect((await trySend(smtpClient(app.smtpPort), mail(3))).ok).toBe(true);
     await fetch(`${app.url}/api/faults/smtp-throttle`, { method: 'DELETE' });
   });
 });

@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogin } from '../../../server/http/basic-auth.ts';
 import { browserPolicy } from '../../../server/http/browser-guard.ts';
-import { useApp } from '../../support/app.ts';
+import { startApp } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
 
 /**
  * The examples of the README ("Catching mail in tests") and of docs/testing.md, run as written
@@ -13,9 +14,12 @@ import { useApp } from '../../support/app.ts';
  */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const run = promisify(execFile);
-const app = useApp();
-// The same examples against a sandbox with a login, given to them in PIGEONHOLE_AUTH.
-const guarded = useApp({ access: { policy: browserPolicy(), login: createLogin({ user: 'ci', password: 'pass word:1' }) } });
+// `app`, and `guarded`: the same examples against a sandbox with a login, given to them in PIGEONHOLE_AUTH.
+const it = test.extend('guarded', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const guarded = await startApp({ access: { policy: browserPolicy(), login: createLogin({ user: 'ci', password: 'pass word:1' }) } });
+  onCleanup(() => guarded.destroy());
+  return guarded;
+});
 
 /** The first code block in `language` of a page, from `heading` on. */
 async function example(page: string, heading: string, language: string): Promise<string> {
@@ -27,7 +31,12 @@ async function example(page: string, heading: string, language: string): Promise
   return match[1]!;
 }
 
-const has = async (command: string) => run(command, ['--version']).then(() => true, () => false);
+/** Fails the test, saying what to install, when a command an example runs is missing (CI installs them). */
+async function need(...commands: string[]): Promise<void> {
+  for (const command of commands) {
+    if (!(await run(command, ['--version']).then(() => true, () => false))) throw new Error(`${command} is needed for this test: apt-get install ${command}`);
+  }
+}
 
 /** The environment an example runs with: the sandbox's URL, and its login when it has one. */
 const envFor = (url: string, auth?: string) => {
@@ -51,8 +60,8 @@ async function expectClientMethods(code: string): Promise<void> {
 describe('README: Catching mail in tests', () => {
   const README = ['README.md', '## Catching mail in tests'] as const;
 
-  it('the curl example prints the code', async (context) => {
-    if (!(await has('curl')) || !(await has('jq'))) return context.skip();
+  it('the curl example prints the code', async ({ app }) => {
+    await need('curl', 'jq');
     const code = await example(...README, 'sh');
     expect((await run('bash', ['-euo', 'pipefail', '-c', code], { env: envFor(app.url) })).stdout).toBe('552817\n');
   });
@@ -65,16 +74,16 @@ describe('README: Catching mail in tests', () => {
 describe('docs/testing.md', () => {
   const PAGE = 'docs/testing.md';
 
-  it('the Python example (standard library only) prints the code, with and without a login', async (context) => {
-    if (!(await has('python3'))) return context.skip();
+  it('the Python example (standard library only) prints the code, with and without a login', async ({ app, guarded }) => {
+    await need('python3');
     const code = await example(PAGE, '## Python', 'python');
     expect((await run('python3', ['-c', code], { env: envFor(app.url) })).stdout).toBe('731904\n');
     expect((await run('python3', ['-c', code], { env: envFor(guarded.url, 'ci:pass word:1') })).stdout).toBe('731904\n');
     await expect(run('python3', ['-c', code], { env: envFor(guarded.url) })).rejects.toThrow(/HTTP Error 401/);
   });
 
-  it('the curl example prints the code, with and without a login', async (context) => {
-    if (!(await has('curl')) || !(await has('jq'))) return context.skip();
+  it('the curl example prints the code, with and without a login', async ({ app, guarded }) => {
+    await need('curl', 'jq');
     const code = await example(PAGE, '## curl', 'sh');
     expect((await run('bash', ['-euo', 'pipefail', '-c', code], { env: envFor(app.url) })).stdout).toBe('552817\n');
     expect((await run('bash', ['-euo', 'pipefail', '-c', code], { env: envFor(guarded.url, 'ci:pass word:1') })).stdout).toBe('552817\n');

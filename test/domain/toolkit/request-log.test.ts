@@ -1,11 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { RequestLog } from '../../../server/domain/toolkit/request-log.ts';
-import { api, read, startApp, useApp } from '../../support/app.ts';
+import { api, read } from '../../support/app.ts';
 import { waitFor } from '../../support/poll.ts';
-
-const app = useApp();
+import { test } from '../../support/fixtures.ts';
 
 type Entry = {
   id: number;
@@ -19,11 +18,13 @@ type Entry = {
   response: { body: unknown };
   duration_ms: number;
 };
-const list = async (query = '') => (await read(await fetch(`${app.url}/api/requests${query}`))).body as { total: number; requests: Entry[] };
+/** `list(query?)`: the file's app's request log (/api/requests). */
+const it = test
+  .extend('list', { scope: 'file' }, ({ app }) => async (query = '') => (await read(await fetch(`${app.url}/api/requests${query}`))).body as { total: number; requests: Entry[] });
 
 describe('the /v1 request log', () => {
-  it('records what was sent and received, with the keys masked', async () => {
-    const res = await app.v1.post(
+  it('records what was sent and received, with the keys masked', async ({ v1, list }) => {
+    const res = await v1.post(
       '/v1/email/send/?api_key=secret-in-query',
       { recipient: 'log@example.com', subject: 'Logged', body: '<p>hi</p>', api_key: 'secret-in-body', password: 'hunter2' },
       { 'Encryption-Key': 'sealing-key' },
@@ -52,16 +53,16 @@ describe('the /v1 request log', () => {
     expect(entry.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
-  it('records refusals, unknown paths, multipart uploads as names and sizes, and cuts long strings', async () => {
+  it('records refusals, unknown paths, multipart uploads as names and sizes, and cuts long strings', async ({ app, v1, list }) => {
     await api(app.url, 'wrong-key').get('/v1/email/list/');
-    await app.v1.get('/v1/nowhere/');
+    await v1.get('/v1/nowhere/');
     const form = new FormData();
     form.set('recipient', 'files@example.com');
     form.set('subject', 'Files');
     form.set('body', 'x'.repeat(5000));
     form.append('attachment', new Blob(['12345']), 'five.txt');
     form.append('attachment', new Blob(['']), 'empty.bin');
-    await app.v1.multipart('/v1/email/send/', form);
+    await v1.multipart('/v1/email/send/', form);
     const [upload, unknown, refused] = (await list('?limit=3')).requests;
     expect(refused).toMatchObject({ status: 401, sender: null, route: '/v1/email/list/', response: { body: { detail: 'Authentication credentials were not provided.' } } });
     expect(refused!.request.headers.authorization).toBe('Api-Key ********');
@@ -73,10 +74,10 @@ describe('the /v1 request log', () => {
     expect((upload!.request.body as { body: string }).body).toBe(`${'x'.repeat(4096)}… (5000 characters, truncated)`);
   });
 
-  it('filters by method, path, status, sender and fault, newest first, with a total', async () => {
-    for (let i = 0; i < 3; i++) await app.v1.get(`/v1/email/list/?page=${i + 1}`);
+  it('filters by method, path, status, sender and fault, newest first, with a total', async ({ app, v1, list }) => {
+    for (let i = 0; i < 3; i++) await v1.get(`/v1/email/list/?page=${i + 1}`);
     await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: 'f', target: 'http', match: { route: '/v1/recipients/' }, action: { type: 'status', status: 503 }, times: 1 }) });
-    await app.v1.get('/v1/recipients/');
+    await v1.get('/v1/recipients/');
     expect((await list('?path=/v1/email/list/&status=404&method=get')).total).toBe(2);
     expect((await list('?path=/v1/email/*&status=2xx')).total).toBeGreaterThanOrEqual(3);
     expect((await list('?sender=test-key')).total).toBe((await list('?sender=acme-main')).total);
@@ -97,30 +98,26 @@ describe('the /v1 request log', () => {
     }
   });
 
-  it('is written to disk after the response, and DELETE clears it', async () => {
-    await app.v1.get('/v1/email/list/');
-    const dir = path.join(app.server.dataDir, 'requests');
+  it('is written to disk after the response, and DELETE clears it', async ({ app, v1, list }) => {
+    await v1.get('/v1/email/list/');
+    const dir = path.join(app.dataDir, 'requests');
     await waitFor(async () => ((await readdir(dir)).length > 0 ? true : undefined));
     expect((await fetch(`${app.url}/api/requests`, { method: 'DELETE' })).status).toBe(204);
     expect((await list()).total).toBe(0);
     expect(await readdir(dir)).toEqual([]);
   });
 
-  it('logs a dropped connection with no status', async () => {
+  it('logs a dropped connection with no status', async ({ app, v1, list }) => {
     await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: 'cut', target: 'http', action: { type: 'drop' }, times: 1 }) });
-    await expect(app.v1.get('/v1/email/list/')).rejects.toThrow();
+    await expect(v1.get('/v1/email/list/')).rejects.toThrow();
     const dropped = await waitFor(async () => (await list('?status=dropped')).requests[0]);
     expect(dropped).toMatchObject({ status: null, fault: 'cut', response: { body: null } });
   });
 });
 
 describe('the request log is bounded', () => {
-  const servers: Awaited<ReturnType<typeof startApp>>[] = [];
-  afterAll(() => Promise.all(servers.map((s) => s.destroy())));
-
-  it('keeps the newest entries past its cap, removing emptied segment files', async () => {
-    const server = await startApp();
-    servers.push(server);
+  it('keeps the newest entries past its cap, removing emptied segment files', async ({ apps }) => {
+    const server = await apps.start();
     const log = new RequestLog(server.store, 300);
     const entry = { at: '', durationMs: 0, method: 'GET', path: '/v1/x/', query: {}, route: null, sender: null, team: null, status: 200, fault: null, requestHeaders: {}, requestBody: null, files: [], responseBody: null };
     for (let i = 0; i < 3000; i++) log.record({ ...entry, path: `/v1/${i}/` });

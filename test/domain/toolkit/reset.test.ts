@@ -1,35 +1,40 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { api, read, useApp } from '../../support/app.ts';
+import { describe, expect } from 'vitest';
+import { api, read } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
 
 /** A second team with flows, so a team reset can be seen to leave the other team alone. */
-const app = useApp({
+test.override('appOptions', {
   config: (c) => {
     c.teams.push({ ...structuredClone(c.teams[0]!), id: 'initech', name: 'Initech', blockedRecipients: ['fixture@initech.example'], senders: [{ ...c.teams[0]!.senders[2]!, id: 'initech-main', apiKey: 'initech-key' }] });
     return { ...c, faults: [{ id: 'configured', target: 'http', match: { route: '/v1/nothing/' }, action: { type: 'drop' } }] };
   },
 });
 
-const post = async (p: string, body: unknown) => read(await fetch(app.url + p, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }));
-const get = async (p: string) => (await read(await fetch(app.url + p))).body as Record<string, any>;
-
-/** Every kind of state a test run leaves: captures with files, recipients, subscriptions, blocks, counters, log, faults. */
-async function populate(key: string, domain: string) {
-  const v1 = api(app.url, key);
-  const form = new FormData();
-  form.set('recipient', `files@${domain}`);
-  form.set('subject', 'With a file');
-  form.set('body', '<p>x</p>');
-  form.set('plain_body', 'x');
-  form.append('attachment', new Blob(['data']), 'a.txt');
-  expect((await v1.multipart('/v1/email/send/', form)).status).toBe(200);
-  await v1.post('/v1/email/send/', { recipient: 'bounce@simulator.amazonses.com', subject: 'b', body: 'b', flags: 'x' });
-  await v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: `flow@${domain}` });
-  await v1.post('/v1/recipients/', { email: `r@${domain}` });
-  await post('/api/blocks', { team: key === 'bulk-key' ? 'acme' : 'initech', email: `manual@${domain}` });
-  await post('/api/faults', { target: 'http', match: { sender: key }, action: { type: 'delay', ms: 0 } });
-}
+/**
+ * On the file's app: `post(path, body)` a JSON POST, read; `get(path)` a GET's JSON body;
+ * `populate(key, domain)` every kind of state a test run leaves: captures with files,
+ * recipients, subscriptions, blocks, counters, log, faults.
+ */
+const it = test
+  .extend('post', { scope: 'file' }, ({ app }) => async (p: string, body: unknown) => read(await fetch(app.url + p, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })))
+  .extend('get', { scope: 'file' }, ({ app }) => async (p: string) => (await read(await fetch(app.url + p))).body as Record<string, any>)
+  .extend('populate', { scope: 'file' }, ({ app, post }) => async (key: string, domain: string) => {
+    const v1 = api(app.url, key);
+    const form = new FormData();
+    form.set('recipient', `files@${domain}`);
+    form.set('subject', 'With a file');
+    form.set('body', '<p>x</p>');
+    form.set('plain_body', 'x');
+    form.append('attachment', new Blob(['data']), 'a.txt');
+    expect((await v1.multipart('/v1/email/send/', form)).status).toBe(200);
+    await v1.post('/v1/email/send/', { recipient: 'bounce@simulator.amazonses.com', subject: 'b', body: 'b', flags: 'x' });
+    await v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: `flow@${domain}` });
+    await v1.post('/v1/recipients/', { email: `r@${domain}` });
+    await post('/api/blocks', { team: key === 'bulk-key' ? 'acme' : 'initech', email: `manual@${domain}` });
+    await post('/api/faults', { target: 'http', match: { sender: key }, action: { type: 'delay', ms: 0 } });
+  });
 
 const files = async (dir: string): Promise<string[]> => {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -39,7 +44,7 @@ const files = async (dir: string): Promise<string[]> => {
 };
 
 describe('POST /api/reset', () => {
-  it('for one team removes only that team\'s state', async () => {
+  it('for one team removes only that team\'s state', async ({ post, get, populate }) => {
     await populate('bulk-key', 'acme.test');
     await populate('initech-key', 'initech.test');
     const res = await post('/api/reset', { team: 'initech' });
@@ -58,37 +63,37 @@ describe('POST /api/reset', () => {
     expect((await get('/api/faults')).faults.map((f: { source: string }) => f.source)).toEqual(['config', 'api']);
   });
 
-  it('for everything leaves nothing behind: store empty, no capture files, fixtures back', async () => {
+  it('for everything leaves nothing behind: store empty, no capture files, fixtures back', async ({ app, v1, post, get, populate }) => {
     await populate('initech-key', 'initech.test');
-    expect(app.server.store.subscriptions.size).toBe(1);
+    expect(app.store.subscriptions.size).toBe(1);
     expect((await post('/api/clock/advance', { duration: '3d' })).body).toMatchObject({ real_time: false });
     const res = await post('/api/reset', {});
     expect(res.body).toMatchObject({ team: null, restore_fixtures: true, removed: { subscriptions: 1, clock: 1 } });
     expect(await get('/api/clock')).toMatchObject({ offset_ms: 0, real_time: true });
-    const store = app.server.store;
+    const store = app.store;
     expect([store.messages.index.size, store.recipients.size, store.subscriptions.size, store.requests.summaries.length]).toEqual([0, 0, 0, 0]);
     expect(store.blocks.blocks).toEqual([]);
     expect(store.meta.daily.bySender).toEqual({});
-    for (const dir of ['messages', 'recipients', 'subscriptions', 'requests', 'packs']) expect(await files(path.join(app.server.dataDir, dir)), dir).toEqual([]);
+    for (const dir of ['messages', 'recipients', 'subscriptions', 'requests', 'packs']) expect(await files(path.join(app.dataDir, dir)), dir).toEqual([]);
     expect((await get('/api/blocks')).blocks.map((b: { email: string }) => b.email)).toEqual(['blocked@example.com', 'fixture@initech.example']);
     expect((await get('/api/faults')).faults).toMatchObject([{ id: 'configured', source: 'config', fired: 0 }]);
     // Counters start again: the daily limit allows a full day's sends.
-    expect((await read(await app.v1.post('/v1/email/send/', { recipient: 'blocked@example.com', subject: 's', body: 'b' }))).body).toMatchObject({ error: 'Recipient is blocked' });
+    expect((await read(await v1.post('/v1/email/send/', { recipient: 'blocked@example.com', subject: 's', body: 'b' }))).body).toMatchObject({ error: 'Recipient is blocked' });
   });
 
-  it('with restore_fixtures false also lifts configured blocks and rules', async () => {
+  it('with restore_fixtures false also lifts configured blocks and rules', async ({ v1, post, get }) => {
     const res = await post('/api/reset', { restore_fixtures: false });
     expect(res.body).toMatchObject({ restore_fixtures: false, removed: { blocks: 2, faults: 1, messages: 1 } });
     expect((await get('/api/blocks')).blocks).toEqual([]);
     expect((await get('/api/faults')).faults).toEqual([]);
-    expect((await read(await app.v1.post('/v1/email/send/', { recipient: 'blocked@example.com', subject: 's', body: 'b' }))).body).not.toHaveProperty('error');
+    expect((await read(await v1.post('/v1/email/send/', { recipient: 'blocked@example.com', subject: 's', body: 'b' }))).body).not.toHaveProperty('error');
     await post('/api/reset', { restore_fixtures: 'true' });
     expect((await get('/api/blocks')).blocks.length).toBe(2);
   });
 
-  it('announces itself as a domain event and refuses bad input with a JSON 400', async () => {
+  it('announces itself as a domain event and refuses bad input with a JSON 400', async ({ app, post }) => {
     const seen: unknown[] = [];
-    app.server.sandbox.events.once('sandbox.reset', (e) => seen.push(e));
+    app.sandbox.events.once('sandbox.reset', (e) => seen.push(e));
     await post('/api/reset', { team: 'acme' });
     expect(seen).toEqual([{ team: 'acme', removed: expect.objectContaining({ messages: 0 }) }]);
     const bare = await read(await fetch(`${app.url}/api/reset`, { method: 'POST' }));

@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestServer } from '../../support/app.ts';
+import { describe, expect } from 'vitest';
+import { test } from '../../support/fixtures.ts';
 import { ARTIFACTS, launchChromium, row } from './browser.ts';
 
 /**
@@ -24,30 +24,39 @@ const FLAGS = [
   '--no-first-run',
 ];
 
-let server: TestServer;
-let profile: string;
-const contexts: BrowserContext[] = [];
-beforeAll(async () => {
-  server = await startApp();
-  profile = await mkdtemp(path.join(tmpdir(), 'pigeonhole-blocked-profile-'));
-  await mkdir(path.join(profile, 'Default'));
-  await writeFile(path.join(profile, 'Default', 'Preferences'), JSON.stringify({ profile: { default_content_setting_values: { cookies: 2 } } }));
-});
-afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await server?.destroy();
-  if (profile) await rm(profile, { recursive: true, force: true });
-});
-
-async function send(subject: string): Promise<string> {
-  const response = await fetch(`${server.url}/v1/email/send/`, {
-    method: 'POST',
-    headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
-    body: JSON.stringify({ recipient: 'storage@example.com', subject, body: `<h1>${subject}</h1>`, plain_body: subject }),
+/**
+ * `blockedContext()`: Chromium on a profile of its own (made once for the file) that blocks
+ * cookies and site data for every site; closed after the test. `send(subject)`: a /v1 send to
+ * the file's app, its id.
+ */
+const it = test
+  .extend('profile', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const profile = await mkdtemp(path.join(tmpdir(), 'pigeonhole-blocked-profile-'));
+    onCleanup(() => rm(profile, { recursive: true, force: true }));
+    await mkdir(path.join(profile, 'Default'));
+    await writeFile(path.join(profile, 'Default', 'Preferences'), JSON.stringify({ profile: { default_content_setting_values: { cookies: 2 } } }));
+    return profile;
+  })
+  .extend('blockedContext', async ({ profile }, { onCleanup }) => {
+    const contexts: BrowserContext[] = [];
+    onCleanup(async () => {
+      for (const context of contexts) await context.close();
+    });
+    return async () => {
+      const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS, viewport: { width: 1280, height: 800 } });
+      contexts.push(context);
+      return context;
+    };
+  })
+  .extend('send', { scope: 'file' }, ({ app }) => async (subject: string): Promise<string> => {
+    const response = await fetch(`${app.url}/v1/email/send/`, {
+      method: 'POST',
+      headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ recipient: 'storage@example.com', subject, body: `<h1>${subject}</h1>`, plain_body: subject }),
+    });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { id: string }).id;
   });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { id: string }).id;
-}
 
 /** Every uncaught error and console error of the page. */
 function watch(page: Page): string[] {
@@ -61,15 +70,14 @@ const frameWidth = async (page: Page) => Math.round((await page.getByTitle('HTML
 const editor = (page: Page) => page.getByRole('textbox', { name: 'HTML body' });
 
 describe('the inbox with browser storage blocked', () => {
-  it('loads, lists, opens, switches tabs and views, and remembers nothing, with no error', async () => {
+  it('loads, lists, opens, switches tabs and views, and remembers nothing, with no error', async ({ app, blockedContext, send }) => {
     const first = await send('Stored nowhere');
     const second = await send('Also stored nowhere');
-    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS, viewport: { width: 1280, height: 800 } });
-    contexts.push(context);
+    const context = await blockedContext();
     context.setDefaultTimeout(5000);
     const page = context.pages()[0] ?? (await context.newPage());
     const problems = watch(page);
-    await page.goto(`${server.url}/`);
+    await page.goto(`${app.url}/`);
     // Really blocked, the way such a browser blocks it.
     expect(await page.evaluate(() => {
       try {
@@ -116,20 +124,20 @@ describe('the inbox with browser storage blocked', () => {
     await page.reload();
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
     expect(await editor(page).inputValue()).toContain('Welcome aboard, Ada!');
-    await page.goto(`${server.url}/#/m/${first}`);
+    await page.goto(`${app.url}/#/m/${first}`);
     await page.locator('#message-subject').getByText('Stored nowhere').waitFor();
     await expect(page.getByRole('button', { name: 'Desktop', exact: true }).getAttribute('aria-pressed')).resolves.toBe('true');
     expect(await page.locator('.notices .notice').count()).toBe(0);
     expect(problems).toEqual([]);
   });
 
-  it('where storage works, the same visit is remembered (what the blocked browser goes without)', async () => {
+  it('where storage works, the same visit is remembered (what the blocked browser goes without)', async ({ app, send }) => {
     const id = await send('Remembered');
     const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
       const problems = watch(page);
-      await page.goto(`${server.url}/#/m/${id}`);
+      await page.goto(`${app.url}/#/m/${id}`);
       await page.locator('#message-subject').getByText('Remembered').waitFor();
       await page.getByRole('button', { name: 'Tablet', exact: true }).click();
       await page.getByRole('link', { name: 'Templates' }).click();
@@ -138,7 +146,7 @@ describe('the inbox with browser storage blocked', () => {
       await expect.poll(() => page.evaluate(() => localStorage.getItem('pigeonhole.templateDraft'))).toBe('<p>A draft kept in localStorage</p>');
       await page.reload();
       expect(await editor(page).inputValue()).toBe('<p>A draft kept in localStorage</p>');
-      await page.goto(`${server.url}/#/m/${id}`);
+      await page.goto(`${app.url}/#/m/${id}`);
       await expect(page.getByRole('button', { name: 'Tablet', exact: true }).getAttribute('aria-pressed')).resolves.toBe('true');
       expect(problems).toEqual([]);
     } finally {

@@ -1,8 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { browserPolicy } from '../../../server/http/browser-guard.ts';
 import { nodeFs, type Fs } from '../../../server/storage/fs.ts';
-import { startApp, type TestServer } from '../../support/app.ts';
+import type { TestServer } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
 import { waitFor } from '../../support/poll.ts';
 import { ARTIFACTS, launchChromium, row } from './browser.ts';
 
@@ -42,18 +43,6 @@ function switchableDisk() {
   return { fs, set: (value: boolean) => void (readOnly = value) };
 }
 
-let browser: Browser;
-const contexts: BrowserContext[] = [];
-const servers: TestServer[] = [];
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await Promise.all(contexts.map((c) => c.close()));
-  await browser?.close();
-  await Promise.all(servers.map((s) => s.destroy()));
-});
-
 async function send(server: TestServer, subject: string): Promise<string> {
   const response = await fetch(`${server.url}/v1/email/send/`, {
     method: 'POST',
@@ -64,20 +53,36 @@ async function send(server: TestServer, subject: string): Promise<string> {
   return ((await response.json()) as { id: string }).id;
 }
 
-async function open(server: TestServer, hash: string, options: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}) {
-  const viewport = { width: options.width ?? 1280, height: options.height ?? 800 };
-  const context = await browser.newContext({ viewport, colorScheme: options.colorScheme ?? 'light' });
-  contexts.push(context);
-  context.setDefaultTimeout(5000);
-  const page = await context.newPage();
-  const pageErrors: string[] = [];
-  const consoleErrors: string[] = [];
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => void (message.type() === 'error' && consoleErrors.push(message.text())));
-  await page.goto(`${server.url}/${hash}`);
-  await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
-  return { page, pageErrors, consoleErrors };
-}
+/**
+ * `browser`: one Chromium for the file. `open(server, hash, options?)`: a new browser context on
+ * the inbox at `hash`, once it is live, with the page's errors recorded; closed after the test.
+ */
+const it = test
+  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const browser: Browser = await launchChromium();
+    onCleanup(() => browser.close());
+    return browser;
+  })
+  .extend('open', async ({ browser }, { onCleanup }) => {
+    const contexts: BrowserContext[] = [];
+    onCleanup(async () => {
+      await Promise.all(contexts.map((c) => c.close()));
+    });
+    return async (server: TestServer, hash: string, options: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}) => {
+      const viewport = { width: options.width ?? 1280, height: options.height ?? 800 };
+      const context = await browser.newContext({ viewport, colorScheme: options.colorScheme ?? 'light' });
+      contexts.push(context);
+      context.setDefaultTimeout(5000);
+      const page = await context.newPage();
+      const pageErrors: string[] = [];
+      const consoleErrors: string[] = [];
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      page.on('console', (message) => void (message.type() === 'error' && consoleErrors.push(message.text())));
+      await page.goto(`${server.url}/${hash}`);
+      await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+      return { page, pageErrors, consoleErrors };
+    };
+  });
 
 const notices = (page: Page) => page.locator('.notices .notice');
 const notice = (page: Page, title: string) => page.getByRole('group', { name: title });
@@ -85,10 +90,9 @@ const notice = (page: Page, title: string) => page.getByRole('group', { name: ti
 const settled = (page: Page) => page.waitForFunction(() => document.getAnimations().length === 0);
 
 describe('a failed action in Chromium', () => {
-  it('a read-only data directory: mark-read, delete and clear each say why in a notice that stays until dismissed or the action works', async () => {
+  it('a read-only data directory: mark-read, delete and clear each say why in a notice that stays until dismissed or the action works', async ({ apps, open }) => {
     const disk = switchableDisk();
-    const server = await startApp({ store: { fs: disk.fs, probeIntervalMs: 50, log: () => undefined } });
-    servers.push(server);
+    const server = await apps.start({ store: { fs: disk.fs, probeIntervalMs: 50, log: () => undefined } });
     const first = await send(server, 'First capture');
     const second = await send(server, 'Second capture');
     const third = await send(server, 'Third capture');
@@ -162,9 +166,8 @@ describe('a failed action in Chromium', () => {
     for (const text of consoleErrors) expect(text).toBe('Failed to load resource: the server responded with a status of 507 (Insufficient Storage)');
   });
 
-  it('a stopped server: a delete says the sandbox cannot be reached, once, beside the connection indicator', async () => {
-    const server = await startApp();
-    servers.push(server);
+  it('a stopped server: a delete says the sandbox cannot be reached, once, beside the connection indicator', async ({ apps, open }) => {
+    const server = await apps.start();
     const id = await send(server, 'Before the stop');
     const { page, pageErrors } = await open(server, `#/m/${id}`);
     await page.locator('#message-subject').getByText('Before the stop').waitFor();
@@ -189,10 +192,9 @@ describe('a failed action in Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('a copy the browser cannot make (a page on a LAN host name, not a secure context) says what to do instead', async () => {
+  it('a copy the browser cannot make (a page on a LAN host name, not a secure context) says what to do instead', async ({ apps, open }) => {
     // A sandbox other machines reach by name: plain http:// there has no clipboard API.
-    const server = await startApp({ access: { policy: browserPolicy({ hosts: ['pigeonhole.lan'] }), login: null } });
-    servers.push(server);
+    const server = await apps.start({ access: { policy: browserPolicy({ hosts: ['pigeonhole.lan'] }), login: null } });
     const lan = await launchChromium(['--host-resolver-rules=MAP pigeonhole.lan 127.0.0.1']);
     try {
       const page = await lan.newPage();
@@ -221,9 +223,8 @@ describe('a failed action in Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('a clock move the sandbox refuses (400) says why, and goes once a move works', async () => {
-    const server = await startApp();
-    servers.push(server);
+  it('a clock move the sandbox refuses (400) says why, and goes once a move works', async ({ apps, open }) => {
+    const server = await apps.start();
     const { page, pageErrors } = await open(server, '#/subscriptions');
     const clock = page.getByRole('complementary', { name: 'Sandbox clock' });
     await clock.getByRole('textbox', { name: /Advance by/ }).fill('zz');
@@ -240,10 +241,9 @@ describe('a failed action in Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('looks right at 375 px and on the desktop, light and dark (screenshots in test-artifacts/)', async () => {
+  it('looks right at 375 px and on the desktop, light and dark (screenshots in test-artifacts/)', async ({ apps, open }) => {
     const disk = switchableDisk();
-    const server = await startApp({ store: { fs: disk.fs, probeIntervalMs: 50, log: () => undefined } });
-    servers.push(server);
+    const server = await apps.start({ store: { fs: disk.fs, probeIntervalMs: 50, log: () => undefined } });
     for (const [name, width, height, colorScheme] of [
       ['notices-phone-light', 375, 740, 'light'],
       ['notices-phone-dark', 375, 740, 'dark'],

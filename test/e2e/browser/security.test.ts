@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogin } from '../../../server/http/basic-auth.ts';
 import { browserPolicy } from '../../../server/http/browser-guard.ts';
-import { startApp, type TestServer } from '../../support/app.ts';
+import { startApp, type TestServer, type TestServerOptions } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
 import { waitFor } from '../../support/poll.ts';
 import { launchChromium } from './browser.ts';
 
@@ -14,13 +15,6 @@ import { launchChromium } from './browser.ts';
  * a login, and from an allowed origin. `evil.example` and `app.example` resolve to 127.0.0.1
  * (Chromium's --host-resolver-rules): a page served from them is a page on another site.
  */
-let server: TestServer;
-let allowing: TestServer;
-let login: TestServer;
-let sites: Server;
-let site: number;
-let browser: Browser;
-
 /** Pages of other sites, by path: each gets the sandbox's base URL in `?target=`. */
 const PAGES: Record<string, string> = {
   // A hostile page: a form post, text/plain and multipart posts, and the live push, all aimed at the sandbox.
@@ -67,29 +61,45 @@ window.results = (async () => {
 </script></body>`,
 };
 
-beforeAll(async () => {
-  server = await startApp();
-  sites = createServer((req, res) => {
-    const page = PAGES[new URL(req.url ?? '/', 'http://x').pathname];
-    res.writeHead(page ? 200 : 404, { 'Content-Type': 'text/html' }).end(page ?? '');
-  });
-  await new Promise<void>((resolve) => sites.listen(0, '127.0.0.1', resolve));
-  site = (sites.address() as AddressInfo).port;
-  allowing = await startApp({ access: { policy: browserPolicy({ origins: [`http://app.example:${site}`] }), login: null } });
-  login = await startApp({ access: { policy: browserPolicy(), login: createLogin({ user: 'team', password: 'box-password' }) } });
-  browser = await launchChromium(['--host-resolver-rules=MAP evil.example 127.0.0.1, MAP app.example 127.0.0.1']);
-});
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => sites?.close(resolve));
-  await Promise.all([server, allowing, login].map((s) => s?.destroy()));
-});
-
-async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
-  const context = await browser.newContext(options);
-  context.setDefaultTimeout(5000);
-  return context.newPage();
+/** A sandbox app, destroyed when the file is done. */
+async function appFor(access: TestServerOptions['access'], onCleanup: (fn: () => Promise<void>) => void): Promise<TestServer> {
+  const app = await startApp({ access });
+  onCleanup(() => app.destroy());
+  return app;
 }
+
+/**
+ * For the whole file: `site` the port of a server of PAGES (other sites' pages); `allowing` an
+ * app that allows that site's app.example origin, `login` one behind a login (team /
+ * box-password); `browser` Chromium with evil.example and app.example resolving to 127.0.0.1,
+ * `newPage(options)` a page in a new context of it. `app` is the sandbox with the defaults.
+ */
+const it = test
+  .extend('site', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const sites: Server = createServer((req, res) => {
+      const page = PAGES[new URL(req.url ?? '/', 'http://x').pathname];
+      res.writeHead(page ? 200 : 404, { 'Content-Type': 'text/html' }).end(page ?? '');
+    });
+    await new Promise<void>((resolve) => sites.listen(0, '127.0.0.1', resolve));
+    onCleanup(() => new Promise<void>((resolve) => sites.close(() => resolve())));
+    return (sites.address() as AddressInfo).port;
+  })
+  .extend('allowing', { scope: 'file' }, ({ site }, { onCleanup }) =>
+    appFor({ policy: browserPolicy({ origins: [`http://app.example:${site}`] }), login: null }, onCleanup),
+  )
+  .extend('login', { scope: 'file' }, ({}, { onCleanup }) =>
+    appFor({ policy: browserPolicy(), login: createLogin({ user: 'team', password: 'box-password' }) }, onCleanup),
+  )
+  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const browser: Browser = await launchChromium(['--host-resolver-rules=MAP evil.example 127.0.0.1, MAP app.example 127.0.0.1']);
+    onCleanup(() => browser.close());
+    return browser;
+  })
+  .extend('newPage', { scope: 'file' }, ({ browser }) => async (options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> => {
+    const context = await browser.newContext(options);
+    context.setDefaultTimeout(5000);
+    return context.newPage();
+  });
 
 async function send(target: TestServer, subject: string): Promise<string> {
   const response = await fetch(`${target.url}/v1/email/send/`, {
@@ -107,25 +117,25 @@ async function refusals(target: TestServer): Promise<number> {
 }
 
 describe('attacks from a hostile page', () => {
-  it('a cross-site page cannot reset, move the clock or watch the live push; the server refused each request', async () => {
-    await send(server, 'Password reset');
-    const total = server.sandbox.messages.count();
-    const before = await refusals(server);
+  it('a cross-site page cannot reset, move the clock or watch the live push; the server refused each request', async ({ app, site, newPage }) => {
+    await send(app, 'Password reset');
+    const total = app.sandbox.messages.count();
+    const before = await refusals(app);
     const page = await newPage();
-    await page.goto(`http://evil.example:${site}/attack?target=${encodeURIComponent(server.url)}`);
+    await page.goto(`http://evil.example:${site}/attack?target=${encodeURIComponent(app.url)}`);
     const results = await page.evaluate(() => (window as unknown as { results: Promise<any> }).results);
     expect(results).toMatchObject({ form: 'sent', ws: { opened: false, code: 1006, frames: [] } });
     // The read itself is answered (nothing changes) but without CORS the page cannot see it.
     expect(results.read).toBe('blocked: TypeError');
-    expect(server.sandbox.messages.count()).toBe(total);
-    expect((await (await fetch(`${server.url}/api/clock`)).json()).offset_ms).toBe(0);
-    expect(await refusals(server)).toBe(before + 3);
-    expect(server.realtime.clients).toBe(0);
+    expect(app.sandbox.messages.count()).toBe(total);
+    expect((await (await fetch(`${app.url}/api/clock`)).json()).offset_ms).toBe(0);
+    expect(await refusals(app)).toBe(before + 3);
+    expect(app.realtime.clients).toBe(0);
     await page.context().close();
   });
 
-  it('after DNS rebinding (a page of evil.example on the sandbox port, its name now 127.0.0.1) every read is refused', async () => {
-    const port = new URL(server.url).port;
+  it('after DNS rebinding (a page of evil.example on the sandbox port, its name now 127.0.0.1) every read is refused', async ({ app }) => {
+    const port = new URL(app.url).port;
     // Chromium's own Local Network Access checks stop a page first loaded from a public address
     // from reaching loopback; Firefox, Safari, older Chromium and a user who allowed local
     // network access do not. Turned off here, so what is tested is the server's own defence.
@@ -154,22 +164,22 @@ describe('attacks from a hostile page', () => {
 
 describe('the inbox and test pages keep working', () => {
   for (const host of ['127.0.0.1', 'localhost']) {
-    it(`the inbox on ${host}: live, and opening a message marks it read (a PATCH from the page)`, async () => {
-      const id = await send(server, `On ${host}`);
+    it(`the inbox on ${host}: live, and opening a message marks it read (a PATCH from the page)`, async ({ app, newPage }) => {
+      const id = await send(app, `On ${host}`);
       const page = await newPage();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
-      await page.goto(`http://${host}:${new URL(server.url).port}/#/m/${id}`);
+      await page.goto(`http://${host}:${new URL(app.url).port}/#/m/${id}`);
       await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
       const frame = await waitFor(async () => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
       await frame.locator('#body').waitFor();
-      await waitFor(async () => ((await server.sandbox.messages.get(id))?.read ? true : undefined));
+      await waitFor(async () => ((await app.sandbox.messages.get(id))?.read ? true : undefined));
       expect(errors).toEqual([]);
       await page.context().close();
     });
   }
 
-  it('with --auth: the login prompt answered (httpCredentials), the inbox is live, previews load and state changes work', async () => {
+  it('with --auth: the login prompt answered (httpCredentials), the inbox is live, previews load and state changes work', async ({ login, newPage }) => {
     const id = await send(login, 'Behind the login');
     // Without credentials the server's challenge ends the navigation (headless Chromium has no prompt to show).
     const refused = await newPage();
@@ -188,7 +198,7 @@ describe('the inbox and test pages keep working', () => {
     await page.context().close();
   });
 
-  it('a test page on an origin given to --allowed-origins reads the API (CORS), resets and watches the live push', async () => {
+  it('a test page on an origin given to --allowed-origins reads the API (CORS), resets and watches the live push', async ({ site, allowing, newPage }) => {
     await send(allowing, 'Seen from the app');
     const page = await newPage();
     await page.goto(`http://app.example:${site}/app?target=${encodeURIComponent(allowing.url)}`);
@@ -196,9 +206,9 @@ describe('the inbox and test pages keep working', () => {
     await page.context().close();
   });
 
-  it("the developer's own app on localhost (another port) may do the same with no setting", async () => {
+  it("the developer's own app on localhost (another port) may do the same with no setting", async ({ app, site, newPage }) => {
     const page = await newPage();
-    await page.goto(`http://localhost:${site}/app?target=${encodeURIComponent(server.url)}`);
+    await page.goto(`http://localhost:${site}/app?target=${encodeURIComponent(app.url)}`);
     expect(await page.evaluate(() => (window as unknown as { results: Promise<unknown> }).results)).toMatchObject({ reset: 200, hello: 'hello' });
     await page.context().close();
   });

@@ -3,20 +3,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { errorMiddleware } from '../../../server/http/errors.ts';
 import { homePage, UI_DIR } from '../../../server/http/home.ts';
-import { startApp, type TestServer } from '../../support/app.ts';
-
-let server: TestServer;
-beforeAll(async () => {
-  server = await startApp();
-});
-afterAll(() => server.destroy());
+import { test as it } from '../../support/fixtures.ts';
 
 describe('serving the built UI', () => {
-  it('serves index.html at / uncached, with a CSP that allows only its own scripts', async () => {
-    const response = await fetch(`${server.url}/`);
+  it('serves index.html at / uncached, with a CSP that allows only its own scripts', async ({ app }) => {
+    const response = await fetch(`${app.url}/`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('no-cache');
@@ -25,12 +19,12 @@ describe('serving the built UI', () => {
     expect(html).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
   });
 
-  it('serves every hashed asset with its content type and a year of immutable caching', async () => {
+  it('serves every hashed asset with its content type and a year of immutable caching', async ({ app }) => {
     const files = await readdir(`${UI_DIR}/assets`);
     const types: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
     expect(files.some((f) => f.endsWith('.js')) && files.some((f) => f.endsWith('.css'))).toBe(true);
     for (const file of files) {
-      const response = await fetch(`${server.url}/assets/${file}`);
+      const response = await fetch(`${app.url}/assets/${file}`);
       expect(response.status).toBe(200);
       const ext = file.slice(file.lastIndexOf('.'));
       if (types[ext]) expect(response.headers.get('content-type')).toBe(types[ext]);
@@ -40,18 +34,18 @@ describe('serving the built UI', () => {
     }
   });
 
-  it('answers 404 for an unknown asset or a path that leaves the assets folder', async () => {
+  it('answers 404 for an unknown asset or a path that leaves the assets folder', async ({ app }) => {
     for (const path of ['/assets/nope.js', '/assets/..%2Findex.html', '/assets/.hidden', '/assets/%2e%2e%2f%2e%2e%2fpackage.json']) {
-      const response = await fetch(`${server.url}${path}`);
+      const response = await fetch(`${app.url}${path}`);
       expect(response.status, path).toBe(404);
       expect(await response.text()).toBe('{"detail":"Not found."}');
     }
   });
 
-  it('says plainly when the UI was not built, and still shows how to use the sandbox', async () => {
+  it('says plainly when the UI was not built, and still shows how to use the sandbox', async ({ app: pigeonhole }) => {
     const app = new Koa();
     const router = new Router();
-    router.get(['/', '/assets/:file'], homePage(server.sandbox, '/nonexistent/ui'));
+    router.get(['/', '/assets/:file'], homePage(pigeonhole.sandbox, '/nonexistent/ui'));
     app.use(errorMiddleware({ error: () => undefined }));
     app.use(router.routes());
     const http = createServer(app.callback());

@@ -1,16 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { routeTables } from '../../../server/app.ts';
-import { api, read, useApp } from '../../support/app.ts';
+import { api, read } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
 
 /** The sandbox API's one edge: the same body parser, the same error shape, the same rule for repeated parameters on every route. */
 
-const app = useApp();
-const call = async (method: string, path: string, body?: string, type = 'application/json') =>
-  read(await fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': type }, body }));
+const it = test
+  .extend('call', { scope: 'file' }, ({ app }) => async (method: string, path: string, body?: string, type = 'application/json') =>
+    read(await fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': type }, body })),
+  );
 
 describe('the sandbox API edge', () => {
-  it('answers a JSON body that is not an object with a {"detail"} 400 on every route that takes a body', async () => {
-    const withBody = routeTables(app.server.sandbox, { spamd: null }).api.flat().filter((r) => r.body);
+  it('answers a JSON body that is not an object with a {"detail"} 400 on every route that takes a body', async ({ app, call }) => {
+    const withBody = routeTables(app.sandbox, { spamd: null }).api.flat().filter((r) => r.body);
     expect(withBody.map((r) => `${r.method} ${r.path}`)).toEqual(
       expect.arrayContaining(['PATCH /api/messages/:id', 'POST /api/clock/advance', 'POST /api/clock/set', 'POST /api/preview', 'POST /api/reset', 'DELETE /api/blocks']),
     );
@@ -22,12 +24,12 @@ describe('the sandbox API edge', () => {
     }
   });
 
-  it('keeps the body errors every route shares: malformed JSON, another content type', async () => {
+  it('keeps the body errors every route shares: malformed JSON, another content type', async ({ call }) => {
     expect(await call('POST', '/api/clock/advance', '{"duration":')).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/^JSON parse error - /) } });
     expect(await call('POST', '/api/preview', 'hello', 'text/plain')).toMatchObject({ status: 415, text: '{"detail":"Unsupported media type \\"text/plain\\" in request."}' });
   });
 
-  it('reads a repeated query parameter once, with its last value, on every route', async () => {
+  it('reads a repeated query parameter once, with its last value, on every route', async ({ app, call }) => {
     await api(app.url, 'test-key').post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'first@example.com' });
     await api(app.url, 'test-key').post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'second@example.com' });
     const subscriptions = await call('GET', '/api/subscriptions?email=first@example.com&email=second@example.com&status=paused&status=active');
@@ -38,13 +40,13 @@ describe('the sandbox API edge', () => {
     expect(await call('GET', '/api/recipients?limit=2&limit=x')).toMatchObject({ status: 400, text: '{"detail":"limit must be a whole number from 1 to 500."}' });
   });
 
-  it('reads a repeated form field once, with its last value', async () => {
+  it('reads a repeated form field once, with its last value', async ({ app, call }) => {
     const { id } = (await read(await api(app.url, 'test-key').post('/v1/email/send/', { recipient: 'form@example.com', subject: 's', body: 'b' }))).body as { id: string };
     expect(await call('PATCH', `/api/messages/${id}`, 'read=true&read=false', 'application/x-www-form-urlencoded')).toMatchObject({ status: 200, body: { read: false } });
     expect(await call('PATCH', `/api/messages/${id}`, 'read=false&read=true', 'application/x-www-form-urlencoded')).toMatchObject({ status: 200, body: { read: true } });
   });
 
-  it('refuses a bad value with one sentence that names the field', async () => {
+  it('refuses a bad value with one sentence that names the field', async ({ call }) => {
     const cases: [string, string, string | undefined, string][] = [
       ['GET', '/api/subscriptions?status=paused', undefined, 'status must be one of active, completed, cancelled.'],
       ['GET', '/api/subscriptions?limit=501', undefined, 'limit must be a whole number from 1 to 500.'],
@@ -65,7 +67,7 @@ describe('the sandbox API edge', () => {
     }
   });
 
-  it('takes the clock, the link check and the unblock parameters from the query string when the body has none', async () => {
+  it('takes the clock, the link check and the unblock parameters from the query string when the body has none', async ({ call }) => {
     const clock = await call('POST', '/api/clock/advance?duration=1m');
     expect(clock.status).toBe(200);
     expect((clock.body as any).offset_ms).toBeGreaterThanOrEqual(60_000);

@@ -1,15 +1,24 @@
-import { describe, expect, it } from 'vitest';
-import { api, read, startApp, useApp } from '../../support/app.ts';
+import { describe, expect } from 'vitest';
+import { api, read } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
 
-const app = useApp();
-const get = async (path: string) => (await read(await fetch(app.url + path))).body as any;
-const call = async (method: string, path: string, body?: string, type = 'application/json') =>
-  read(await fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': type }, body }));
-const send = async (key: string, fields: Record<string, unknown>) => ((await read(await api(app.url, key).post('/v1/email/send/', fields))).body as any).id as string;
-const ids = async (query: string) => (await get(`/api/messages?${query}`)).messages.map((m: any) => m.id);
+/**
+ * On the file's app: `get(path)` the JSON body of a GET, `call(method, path, body?, type?)` any
+ * request, read; `send(key, fields)` a /v1 send with that key, its id; `ids(query)` the ids
+ * /api/messages lists for the query.
+ */
+const it = test
+  .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => (await read(await fetch(app.url + path))).body as any)
+  .extend('call', { scope: 'file' }, ({ app }) => async (method: string, path: string, body?: string, type = 'application/json') =>
+    read(await fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': type }, body })),
+  )
+  .extend('send', { scope: 'file' }, ({ app }) => async (key: string, fields: Record<string, unknown>) =>
+    ((await read(await api(app.url, key).post('/v1/email/send/', fields))).body as any).id as string,
+  )
+  .extend('ids', { scope: 'file' }, ({ get }) => async (query: string) => (await get(`/api/messages?${query}`)).messages.map((m: any) => m.id));
 
 describe('GET /api/messages filters', () => {
-  it('searches subject, addresses, sender and the start of the body text with q', async () => {
+  it('searches subject, addresses, sender and the start of the body text with q', async ({ send, ids }) => {
     const a = await send('test-key', { recipient: 'search-a@example.com', subject: 'Invoice April', body: '<p>Your <b>receipt</b> number 4711</p>' });
     const b = await send('dev-key', { recipient: 'search-b@example.com', subject: 'Welcome', body: '<p>x</p>', plain_body: 'Hello from the plain part' });
     expect(await ids('q=invoice')).toEqual([a]);
@@ -20,7 +29,7 @@ describe('GET /api/messages filters', () => {
     expect(await ids('q=nothing-like-this')).toEqual([]);
   });
 
-  it('filters by source, status, blocked, redirected and read, combined with AND', async () => {
+  it('filters by source, status, blocked, redirected and read, combined with AND', async ({ get, call, send, ids }) => {
     const blocked = await send('test-key', { recipient: 'blocked@example.com', subject: 'blocked one', body: 'b' });
     const redirected = await send('dev-key', { recipient: 'r@example.com', subject: 'redirected one', body: 'b' });
     expect(await ids('blocked=true')).toEqual([blocked]);
@@ -33,7 +42,7 @@ describe('GET /api/messages filters', () => {
     expect(await ids('read=false&q=redirected')).toEqual([]);
   });
 
-  it('refuses bad filter values with a 400 detail', async () => {
+  it('refuses bad filter values with a 400 detail', async ({ call }) => {
     const cases: [string, string][] = [
       ['source=email', '{"detail":"source must be one of api, smtp, flow."}'],
       ['status=sent', '{"detail":"status must be one of pending, delivered, bounced, complained, failed."}'],
@@ -50,7 +59,7 @@ describe('GET /api/messages filters', () => {
 });
 
 describe('GET /api/messages/:id', () => {
-  it('gives the API record fields and the headers of the stored message', async () => {
+  it('gives the API record fields and the headers of the stored message', async ({ get, send }) => {
     const id = await send('dev-key', { recipient: 'Rec@example.com', subject: 'Record', body: '<p>b</p>', flags: 'a,b', first_name: 'Ann' });
     const m = await get(`/api/messages/${id}`);
     expect(m).toMatchObject({
@@ -87,7 +96,7 @@ describe('GET /api/messages/:id/html and /text', () => {
     "img-src 'self' HOST data:; media-src 'self' HOST data:; font-src 'self' HOST data:; style-src 'unsafe-inline' 'self' HOST; " +
     'sandbox allow-popups allow-popups-to-escape-sandbox';
 
-  it('serves the HTML under a policy with no scripts and no remote content, unless remote=1', async () => {
+  it('serves the HTML under a policy with no scripts and no remote content, unless remote=1', async ({ app, get, send }) => {
     const body = '<html><head><title>t</title></head><body><img src="https://tracker.example/p.gif"><script>alert(1)</script></body></html>';
     const id = await send('bulk-key', { recipient: 'h@example.com', subject: 'Remote', body });
     const res = await fetch(`${app.url}/api/messages/${id}/html`);
@@ -105,7 +114,7 @@ describe('GET /api/messages/:id/html and /text', () => {
     expect((await get(`/api/messages/${id}`)).has_remote_content).toBe(true);
   });
 
-  it('serves the text body as text/plain, and a 404 detail for a missing part or capture', async () => {
+  it('serves the text body as text/plain, and a 404 detail for a missing part or capture', async ({ app, call, send }) => {
     const id = await send('bulk-key', { recipient: 't@example.com', subject: 'Text', body: '<p>only html</p>', plain_body: 'plain ünï' });
     const text = await fetch(`${app.url}/api/messages/${id}/text`);
     expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8');
@@ -120,26 +129,22 @@ describe('GET /api/messages/:id/html and /text', () => {
     }
   });
 
-  it('answers 404 for the HTML of a capture without an HTML body, and for the text of one with neither part', async () => {
-    const server = await startApp();
-    try {
-      const { smtpClient, capturedId } = await import('../../support/smtp.ts');
-      const id = capturedId((await smtpClient(server.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 's', text: 't' })).response);
-      const res = await read(await fetch(`${server.url}/api/messages/${id}/html`));
-      expect([res.status, res.text]).toEqual([404, '{"detail":"This capture has no HTML body."}']);
-      // Neither part (only an attachment): no text either, not even a derived one.
-      const bare = capturedId((await smtpClient(server.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 's', attachments: [{ filename: 'a.txt', content: 'x' }] })).response);
-      const noText = await read(await fetch(`${server.url}/api/messages/${bare}/text`));
-      expect([noText.status, noText.text]).toEqual([404, '{"detail":"This capture has no text body."}']);
-      expect((await read(await fetch(`${server.url}/api/messages/${bare}`))).body).toMatchObject({ text: null, text_derived: false, text_url: null });
-    } finally {
-      await server.destroy();
-    }
+  it('answers 404 for the HTML of a capture without an HTML body, and for the text of one with neither part', async ({ apps }) => {
+    const server = await apps.start();
+    const { smtpClient, capturedId } = await import('../../support/smtp.ts');
+    const id = capturedId((await smtpClient(server.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 's', text: 't' })).response);
+    const res = await read(await fetch(`${server.url}/api/messages/${id}/html`));
+    expect([res.status, res.text]).toEqual([404, '{"detail":"This capture has no HTML body."}']);
+    // Neither part (only an attachment): no text either, not even a derived one.
+    const bare = capturedId((await smtpClient(server.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 's', attachments: [{ filename: 'a.txt', content: 'x' }] })).response);
+    const noText = await read(await fetch(`${server.url}/api/messages/${bare}/text`));
+    expect([noText.status, noText.text]).toEqual([404, '{"detail":"This capture has no text body."}']);
+    expect((await read(await fetch(`${server.url}/api/messages/${bare}`))).body).toMatchObject({ text: null, text_derived: false, text_url: null });
   });
 });
 
 describe('PATCH and DELETE /api/messages', () => {
-  it('marks read and unread and answers the summary', async () => {
+  it('marks read and unread and answers the summary', async ({ get, call, send }) => {
     const id = await send('bulk-key', { recipient: 'p@example.com', subject: 'Patch', body: 'b' });
     const res = await call('PATCH', `/api/messages/${id}`, '{"read": true}');
     expect(res.status).toBe(200);
@@ -148,7 +153,7 @@ describe('PATCH and DELETE /api/messages', () => {
     expect((await call('PATCH', `/api/messages/${id}`, 'read=false', 'application/x-www-form-urlencoded')).body).toMatchObject({ read: false });
   });
 
-  it('refuses a bad PATCH body with a 400 detail and an unknown id with a 404', async () => {
+  it('refuses a bad PATCH body with a 400 detail and an unknown id with a 404', async ({ call, send }) => {
     const id = await send('bulk-key', { recipient: 'p2@example.com', subject: 'Patch', body: 'b' });
     const cases: [string | undefined, number, string][] = [
       ['{}', 400, '{"detail":"read must be true or false."}'],
@@ -161,7 +166,7 @@ describe('PATCH and DELETE /api/messages', () => {
     expect(await call('PATCH', '/api/messages/nope', '{"read": true}')).toMatchObject({ status: 404, text: '{"detail":"Not found."}' });
   });
 
-  it('deletes one capture (204, then 404) and its files', async () => {
+  it('deletes one capture (204, then 404) and its files', async ({ call, send }) => {
     const id = await send('bulk-key', { recipient: 'd@example.com', subject: 'Delete', body: 'b' });
     const res = await call('DELETE', `/api/messages/${id}`);
     expect([res.status, res.text]).toEqual([204, '']);
@@ -169,21 +174,17 @@ describe('PATCH and DELETE /api/messages', () => {
     expect(await call('DELETE', `/api/messages/${id}`)).toMatchObject({ status: 404, text: '{"detail":"Not found."}' });
   });
 
-  it('clears every capture with DELETE /api/messages', async () => {
-    const server = await startApp();
-    try {
-      for (let i = 0; i < 3; i++) await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: 'c@example.com', subject: `c${i}`, body: 'b' });
-      const res = await read(await fetch(`${server.url}/api/messages`, { method: 'DELETE' }));
-      expect([res.status, res.text]).toEqual([204, '']);
-      expect(((await read(await fetch(`${server.url}/api/messages`))).body as any).total).toBe(0);
-    } finally {
-      await server.destroy();
-    }
+  it('clears every capture with DELETE /api/messages', async ({ apps }) => {
+    const server = await apps.start();
+    for (let i = 0; i < 3; i++) await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: 'c@example.com', subject: `c${i}`, body: 'b' });
+    const res = await read(await fetch(`${server.url}/api/messages`, { method: 'DELETE' }));
+    expect([res.status, res.text]).toEqual([204, '']);
+    expect(((await read(await fetch(`${server.url}/api/messages`))).body as any).total).toBe(0);
   });
 });
 
 describe('GET /api/senders and POST /api/preview', () => {
-  it('lists every configured sender with its key and rules', async () => {
+  it('lists every configured sender with its key and rules', async ({ get }) => {
     const { senders } = await get('/api/senders');
     expect(senders.map((s: any) => s.id)).toEqual(['acme-main', 'acme-dev', 'acme-bulk', 'globex-main']);
     expect(senders[1]).toEqual({
@@ -203,7 +204,7 @@ describe('GET /api/senders and POST /api/preview', () => {
     expect(senders[2]).toMatchObject({ daily_limit: null });
   });
 
-  it('wraps a body exactly as a send with the account template does', async () => {
+  it('wraps a body exactly as a send with the account template does', async ({ get, call, send }) => {
     const html = '<h1>Hi {{first_name}}</h1>';
     const preview = await call('POST', '/api/preview', JSON.stringify({ sender: 'acme-main', html }));
     const id = await send('test-key', { recipient: 'wrap@example.com', subject: 'Wrapped', body: html });
@@ -212,7 +213,7 @@ describe('GET /api/senders and POST /api/preview', () => {
     expect((await call('POST', '/api/preview', JSON.stringify({ sender: 'acme-dev', html }))).body).toEqual({ html });
   });
 
-  it('refuses a bad preview body with a 400 detail', async () => {
+  it('refuses a bad preview body with a 400 detail', async ({ call }) => {
     const cases: [string, string][] = [
       ['{"html": "<p>x</p>"}', '{"detail":"sender must be a string."}'],
       ['{"sender": "acme-main"}', '{"detail":"html must be a string."}'],
@@ -224,7 +225,7 @@ describe('GET /api/senders and POST /api/preview', () => {
 });
 
 describe('GET /api/recipients', () => {
-  it('lists recipients across teams, newest first, with flags and block state', async () => {
+  it('lists recipients across teams, newest first, with flags and block state', async ({ app, get, send }) => {
     await api(app.url, 'test-key').post('/v1/recipients/', { email: 'blocked@example.com', first_name: 'Bea', flags: 'vip' });
     await send('test-key', { recipient: 'bounce@simulator.amazonses.com', subject: 'Bounce', body: 'b' });
     const { recipients } = await get('/api/recipients?q=bounce@simulator');
@@ -250,7 +251,7 @@ describe('GET /api/recipients', () => {
     expect((await get('/api/recipients?team=globex')).total).toBe(0);
   });
 
-  it('refuses an unknown team and bad paging with a 400 detail', async () => {
+  it('refuses an unknown team and bad paging with a 400 detail', async ({ call }) => {
     expect(await call('GET', '/api/recipients?team=nope')).toMatchObject({ status: 400, text: '{"detail":"Unknown team \\"nope\\"."}' });
     expect(await call('GET', '/api/recipients?limit=501')).toMatchObject({ status: 400, text: '{"detail":"limit must be a whole number from 1 to 500."}' });
     expect(await call('GET', '/api/recipients?offset=x')).toMatchObject({ status: 400, text: '{"detail":"offset must be a whole number from 0 to 9007199254740991."}' });

@@ -1,17 +1,18 @@
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createRouter } from '../../../server/app.ts';
 import { createSandboxMetrics } from '../../../server/metrics.ts';
-import { read, useApp } from '../../support/app.ts';
+import { read, type api, type TestServer } from '../../support/app.ts';
+import { test as it } from '../../support/fixtures.ts';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-const app = useApp();
 
 type Doc = { openapi: string; paths: Record<string, Record<string, { responses?: object; 'x-websocket'?: boolean }>>; components: { schemas: Record<string, unknown> } };
 
-async function servedRoutes(): Promise<Set<string>> {
-  const { sandbox, dataDir } = app.server;
-  const { metrics } = createSandboxMetrics({ sandbox, store: app.server.store, processMetrics: false });
+/** The routes the app's router serves (its /v1 paths asked with `v1` which methods they answer). */
+async function servedRoutes(app: TestServer, v1: ReturnType<typeof api>): Promise<Set<string>> {
+  const { sandbox, dataDir } = app;
+  const { metrics } = createSandboxMetrics({ sandbox, store: app.store, processMetrics: false });
   // Only the routes are listed: nothing is served, so /mcp's in-process handler is never asked for.
   const notServed = () => {
     throw new Error('this router only lists routes');
@@ -26,7 +27,7 @@ async function servedRoutes(): Promise<Set<string>> {
     // /v1 paths are mounted with router.all and answer 405 themselves: their Allow header says
     // which methods they serve.
     if (methods.includes('PUT') && methods.includes('PATCH')) {
-      const res = await app.v1.request('OPTIONS', (layer.path as string).replace(/:(\w+)/g, 'X'));
+      const res = await v1.request('OPTIONS', (layer.path as string).replace(/:(\w+)/g, 'X'));
       methods = (res.headers.get('allow') ?? '').split(', ').filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
     }
     for (const method of methods) routes.add(`${method} ${openApiPath}`);
@@ -46,7 +47,7 @@ function specRoutes(doc: Doc): Set<string> {
 }
 
 describe('GET /api/openapi.json', () => {
-  it('is an OpenAPI 3.1 document whose every $ref resolves', async () => {
+  it('is an OpenAPI 3.1 document whose every $ref resolves', async ({ app }) => {
     const res = await read(await fetch(`${app.url}/api/openapi.json`));
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -58,9 +59,9 @@ describe('GET /api/openapi.json', () => {
     for (const [p, item] of Object.entries(doc.paths)) for (const method of METHODS) if (item[method]) expect(item[method]!.responses, `${method} ${p}`).toBeDefined();
   });
 
-  it('documents every route the router serves, and serves every documented route', async () => {
+  it('documents every route the router serves, and serves every documented route', async ({ app, v1 }) => {
     const doc = (await read(await fetch(`${app.url}/api/openapi.json`))).body as Doc;
-    const served = await servedRoutes();
+    const served = await servedRoutes(app, v1);
     const documented = specRoutes(doc);
     const undocumented = [...served].filter((r) => !documented.has(r)).sort();
     const unserved = [...documented].filter((r) => !served.has(r)).sort();
@@ -71,16 +72,16 @@ describe('GET /api/openapi.json', () => {
     expect(served.size).toBeGreaterThan(30);
   });
 
-  it('gives the /v1 error bodies exactly as the server sends them', async () => {
+  it('gives the /v1 error bodies exactly as the server sends them', async ({ app, v1 }) => {
     const doc = (await read(await fetch(`${app.url}/api/openapi.json`))).body as any;
     const example = (p: string, method: string, status: number) => doc.paths[p][method].responses[status].content['application/json'].example;
     const unauthorized = await read(await fetch(`${app.url}/v1/email/list/`));
     expect(example('/v1/email/list/', 'get', 401)).toEqual(unauthorized.body);
-    const missing = await read(await app.v1.get('/v1/email/delivery/'));
+    const missing = await read(await v1.get('/v1/email/delivery/'));
     expect(example('/v1/email/delivery/', 'get', 400)).toEqual(missing.body);
-    const unknown = await read(await app.v1.get('/v1/email/delivery/XXXX/'));
+    const unknown = await read(await v1.get('/v1/email/delivery/XXXX/'));
     expect(example('/v1/email/delivery/{id}/', 'get', 404)).toEqual(unknown.body);
-    const noIdentifier = await read(await app.v1.get('/v1/email/detail/'));
+    const noIdentifier = await read(await v1.get('/v1/email/detail/'));
     expect(example('/v1/email/detail/', 'get', 400)).toEqual(noIdentifier.body);
   });
 });
@@ -132,11 +133,11 @@ describe('every answer as documented', () => {
     'GET /api/subscriptions': [{}, { path: '/api/subscriptions?status=paused' }],
   });
 
-  it('answers every sandbox API route with a documented status and exactly the documented body', async () => {
+  it('answers every sandbox API route with a documented status and exactly the documented body', async ({ app, v1 }) => {
     const { routeTables } = await import('../../../server/app.ts');
-    const sent = (await read(await app.v1.post('/v1/email/send/', { recipient: 'doc@example.com', subject: 'Docs', body: '<p>Your code is 123456 <a href="https://example.com/x">go</a></p>' }))).body as { id: string };
+    const sent = (await read(await v1.post('/v1/email/send/', { recipient: 'doc@example.com', subject: 'Docs', body: '<p>Your code is 123456 <a href="https://example.com/x">go</a></p>' }))).body as { id: string };
     const table = samples(sent.id);
-    const routes = routeTables(app.server.sandbox, { spamd: null }).api.flat();
+    const routes = routeTables(app.sandbox, { spamd: null }).api.flat();
     expect(routes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(Object.keys(table).sort());
     // Those that empty a part of the sandbox go last.
     const last = new Set(['DELETE /api/messages', 'DELETE /api/faults', 'DELETE /api/requests']);

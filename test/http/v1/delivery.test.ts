@@ -1,31 +1,32 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, read, startApp, type TestServer } from '../../support/app.ts';
+import { describe, expect } from 'vitest';
+import { api, read } from '../../support/app.ts';
 import { waitFor } from '../../support/poll.ts';
+import { test } from '../../support/fixtures.ts';
 
-let server: TestServer;
-let v1: ReturnType<typeof api>;
-beforeAll(async () => {
-  server = await startApp({
-    config: (c) => {
-      c.delivery = { delay: '300ms' };
-      return c;
-    },
-  });
-  v1 = api(server.url, 'bulk-key');
+test.override('appOptions', {
+  config: (c) => {
+    c.delivery = { delay: '300ms' };
+    return c;
+  },
 });
-afterAll(() => server.destroy());
+test.override('apiKey', 'bulk-key');
 
-const status = async (id: string) => ((await read(await v1.get(`/v1/email/delivery/${id}/`))).body as { status: string }).status;
-const send = async (recipient: string) => ((await (await v1.post('/v1/email/send/', { recipient, subject: 's', body: 'b' })).json()) as { id: string }).id;
+/** The delivery status /v1 reports for a capture, asked with `v1`. */
+const statusWith = (v1: ReturnType<typeof api>) => async (id: string) => ((await read(await v1.get(`/v1/email/delivery/${id}/`))).body as { status: string }).status;
+
+/** On the file's app: `status(id)` its delivery status, `send(recipient)` a /v1 send, its id. */
+const it = test
+  .extend('status', { scope: 'file' }, ({ v1 }) => statusWith(v1))
+  .extend('send', { scope: 'file' }, ({ v1 }) => async (recipient: string) => ((await (await v1.post('/v1/email/send/', { recipient, subject: 's', body: 'b' })).json()) as { id: string }).id);
 
 describe('delivery lifecycle with a delay (docs/api-contract.md §6)', () => {
-  it('starts pending and becomes delivered after the delay', async () => {
+  it('starts pending and becomes delivered after the delay', async ({ status, send }) => {
     const id = await send('later@example.com');
     expect(await status(id)).toBe('pending');
     await waitFor(async () => ((await status(id)) === 'delivered' ? true : undefined));
   });
 
-  it('blocks a bounced recipient only once the bounce has happened', async () => {
+  it('blocks a bounced recipient only once the bounce has happened', async ({ v1, status, send }) => {
     const id = await send('bounce+late@simulator.amazonses.com');
     expect(await status(id)).toBe('pending');
     const second = await read(await v1.post('/v1/email/send/', { recipient: 'bounce+late@simulator.amazonses.com', subject: 's', body: 'b' }));
@@ -36,13 +37,13 @@ describe('delivery lifecycle with a delay (docs/api-contract.md §6)', () => {
     expect(await status((third.body as { id: string }).id)).toBe('failed');
   });
 
-  it('settles pending emails whose time passed while the server was down', async () => {
+  it('settles pending emails whose time passed while the server was down', async ({ app, apps, status, send }) => {
     const id = await send('restart@example.com');
     expect(await status(id)).toBe('pending');
-    await server.close();
+    // The file's app stops (this is the file's last test).
+    await app.close();
     // The server comes back 350 ms later by its real-time source: the 300 ms delay passed while it was down.
-    server = await startApp({ dataDir: server.dataDir, now: () => Date.now() + 350, config: (c) => ((c.delivery = { delay: '300ms' }), c) });
-    v1 = api(server.url, 'bulk-key');
-    expect(await status(id)).toBe('delivered');
+    const again = await apps.start({ dataDir: app.dataDir, now: () => Date.now() + 350, config: (c) => ((c.delivery = { delay: '300ms' }), c) });
+    expect(await statusWith(api(again.url, 'bulk-key'))(id)).toBe('delivered');
   });
 });

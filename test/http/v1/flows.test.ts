@@ -1,7 +1,6 @@
 import { describe, expect } from 'vitest';
-import { api, read, startApp } from '../../support/app.ts';
+import { api, read } from '../../support/app.ts';
 import { test as it } from '../../support/fixtures.ts';
-
 
 const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
@@ -84,21 +83,17 @@ describe('subscriptions list, unsubscribe and delete', () => {
     expect(missing.text).toBe('{"detail":"Both email and flow_trigger are required."}');
   });
 
-  it('keeps teams apart: another team cannot see or use the flows', async ({ v1 }) => {
-    const other = await startApp({
+  it('keeps teams apart: another team cannot see or use the flows', async ({ apps }) => {
+    const other = await apps.start({
       config: (c) => {
         c.teams.push({ id: 'other', flowsEnabled: true, senders: [{ id: 'o', email: 'o@other.example', apiKey: 'other-key' }] } as never);
         return c;
       },
     });
-    try {
-      await api(other.url, 'test-key').post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'x@example.com' });
-      const o = api(other.url, 'other-key');
-      expect((await read(await o.get('/v1/flows/subscriptions/'))).body).toEqual([]);
-      const res = await read(await o.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'x@example.com' }));
-      expect(res.text).toBe(`{"detail":"Flow with trigger 'WELCOME_SIGNUP' not found."}`);
-    } finally {
-      await other.destroy();
-    }
+    await api(other.url, 'test-key').post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'x@example.com' });
+    const o = api(other.url, 'other-key');
+    expect((await read(await o.get('/v1/flows/subscriptions/'))).body).toEqual([]);
+    const res = await read(await o.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'x@example.com' }));
+    expect(res.text).toBe(`{"detail":"Flow with trigger 'WELCOME_SIGNUP' not found."}`);
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect } from 'vitest';
-import { api, read, startApp } from '../../support/app.ts';
+import { api, read } from '../../support/app.ts';
 import { test as it } from '../../support/fixtures.ts';
-
 
 describe('POST /v1/recipients/', () => {
   it('creates with 201 and the full representation, updates with 200', async ({ v1 }) => {

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, read, startApp, type TestServer } from '../../support/app.ts';
+import { describe, expect } from 'vitest';
+import { api, read, type TestServer } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
 
 /** Every /v1 route × (no key, bad key, flows-off team, good key) (docs/architecture.md, Tests). */
 const ROUTES: { method: string; path: string; body?: Record<string, unknown>; ok: number }[] = [
@@ -21,24 +22,20 @@ const ROUTES: { method: string; path: string; body?: Record<string, unknown>; ok
 
 const CREDENTIALS = { detail: 'Authentication credentials were not provided.' };
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startApp();
-});
-afterAll(() => server.destroy());
 
-function call(key: string | null, route: (typeof ROUTES)[number], scheme = 'Api-Key') {
+/** `call(key, route, scheme?)`: the route on the file's app with that key (or none), read. */
+const it = test.extend('call', { scope: 'file' }, ({ app }) => (key: string | null, route: (typeof ROUTES)[number], scheme = 'Api-Key') => {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (key !== null) headers.Authorization = `${scheme} ${key}`;
-  return fetch(server.url + route.path, {
+  return fetch(app.url + route.path, {
     method: route.method,
     headers,
     body: route.body ? JSON.stringify(route.body) : undefined,
   }).then(read);
-}
+});
 
 describe.each(ROUTES)('$method $path', (route) => {
-  it('without a key: 401 with WWW-Authenticate', async () => {
+  it('without a key: 401 with WWW-Authenticate', async ({ call }) => {
     const res = await call(null, route);
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Api-Key');
@@ -46,82 +43,80 @@ describe.each(ROUTES)('$method $path', (route) => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
-  it('with an unknown key or another scheme: 401', async () => {
+  it('with an unknown key or another scheme: 401', async ({ call }) => {
     expect((await call('no-such-key', route)).status).toBe(401);
     const bearer = await call('test-key', route, 'Bearer');
     expect(bearer.status).toBe(401);
     expect(bearer.body).toEqual(CREDENTIALS);
   });
 
-  it('with a key of a team without flows: 403', async () => {
+  it('with a key of a team without flows: 403', async ({ call }) => {
     const res = await call('noflows-key', route);
     expect(res.status).toBe(403);
     expect(res.body).toEqual(CREDENTIALS);
     expect(res.headers.get('www-authenticate')).toBeNull();
   });
 
-  it(`with a good key: ${route.ok}`, async () => {
+  it(`with a good key: ${route.ok}`, async ({ call }) => {
     const res = await call('test-key', route);
     expect(res.status).toBe(route.ok);
   });
 });
 
 describe('routing', () => {
-  const v1 = () => api(server.url, 'test-key');
-
-  it('answers a wrong method with 405, the method in the message and an Allow header', async () => {
-    const res = await read(await v1().request('PUT', '/v1/email/send/'));
+  it('answers a wrong method with 405, the method in the message and an Allow header', async ({ v1 }) => {
+    const res = await read(await v1.request('PUT', '/v1/email/send/'));
     expect(res.status).toBe(405);
     expect(res.text).toBe('{"detail":"Method \\"PUT\\" not allowed."}');
     expect(res.headers.get('allow')).toBe('POST, OPTIONS');
-    const get = await read(await v1().get('/v1/email/send/'));
+    const get = await read(await v1.get('/v1/email/send/'));
     expect(get.body).toEqual({ detail: 'Method "GET" not allowed.' });
-    const del = await read(await v1().request('DELETE', '/v1/recipients/'));
+    const del = await read(await v1.request('DELETE', '/v1/recipients/'));
     expect(del.status).toBe(405);
     expect(del.headers.get('allow')).toBe('POST, GET, HEAD, OPTIONS');
   });
 
-  it('authenticates before it checks the method, as the real framework does', async () => {
-    const res = await read(await api(server.url, null).request('PUT', '/v1/email/send/'));
+  it('authenticates before it checks the method, as the real framework does', async ({ app }) => {
+    const res = await read(await api(app.url, null).request('PUT', '/v1/email/send/'));
     expect(res.status).toBe(401);
   });
 
-  it('answers an unknown /v1 path with a JSON 404, without asking for a key', async () => {
+  it('answers an unknown /v1 path with a JSON 404, without asking for a key', async ({ app }) => {
     for (const path of ['/v1/', '/v1/nope/', '/v1/email/', '/v1', '/v1/email/send/extra/']) {
-      const res = await read(await api(server.url, null).get(path));
+      const res = await read(await api(app.url, null).get(path));
       expect(res.status, path).toBe(404);
       expect(res.body, path).toEqual({ detail: 'Not found.' });
     }
   });
 
-  it('redirects GET and HEAD without the trailing slash with 301, keeping the query', async () => {
-    const res = await api(server.url, null).get('/v1/email/list?recipient=a@example.com&page=1');
+  it('redirects GET and HEAD without the trailing slash with 301, keeping the query', async ({ app }) => {
+    const res = await api(app.url, null).get('/v1/email/list?recipient=a@example.com&page=1');
     expect(res.status).toBe(301);
     expect(res.headers.get('location')).toBe('/v1/email/list/?recipient=a@example.com&page=1');
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const head = await api(server.url, null).request('HEAD', '/v1/recipients');
+    const head = await api(app.url, null).request('HEAD', '/v1/recipients');
     expect(head.status).toBe(301);
     expect(head.headers.get('location')).toBe('/v1/recipients/');
-    const param = await api(server.url, null).get('/v1/email/detail/ABC');
+    const param = await api(app.url, null).get('/v1/email/detail/ABC');
     expect(param.headers.get('location')).toBe('/v1/email/detail/ABC/');
   });
 
-  it('answers other methods without the trailing slash with 404', async () => {
-    const res = await read(await v1().post('/v1/email/send', { recipient: 'a@example.com', subject: 's', body: 'b' }));
+  it('answers other methods without the trailing slash with 404', async ({ v1 }) => {
+    const res = await read(await v1.post('/v1/email/send', { recipient: 'a@example.com', subject: 's', body: 'b' }));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: 'Not found.' });
   });
 
-  it('answers HEAD on a GET endpoint and OPTIONS with the allowed methods', async () => {
-    const head = await v1().request('HEAD', '/v1/email/list/');
+  it('answers HEAD on a GET endpoint and OPTIONS with the allowed methods', async ({ v1 }) => {
+    const head = await v1.request('HEAD', '/v1/email/list/');
     expect(head.status).toBe(200);
-    const options = await read(await v1().request('OPTIONS', '/v1/flows/subscriptions/'));
+    const options = await read(await v1.request('OPTIONS', '/v1/flows/subscriptions/'));
     expect(options.status).toBe(200);
     expect(options.headers.get('allow')).toBe('GET, HEAD, DELETE, OPTIONS');
   });
 
-  it('answers unknown paths outside /v1 with a JSON 404 too', async () => {
-    const res = await read(await fetch(`${server.url}/nothing-here`));
+  it('answers unknown paths outside /v1 with a JSON 404 too', async ({ app }) => {
+    const res = await read(await fetch(`${app.url}/nothing-here`));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: 'Not found.' });
   });
