@@ -111,7 +111,7 @@ describe('pigeonhole healthcheck', () => {
     let fake: Server;
     let hanging: Server;
     beforeAll(async () => {
-      fake = createServer((req, res) => {
+      fake = createServer((_req, res) => {
         res.writeHead(503, { 'Content-Type': 'application/json' });
         res.end('{"status":"stopping","detail":"Shutting down.","checks":{}}');
       });

@@ -1,5 +1,4 @@
 import { describe, expect } from 'vitest';
-import { type TestServer } from '../support/app.ts';
 import { raw } from '../support/raw.ts';
 import { test } from '../support/fixtures.ts';
 

@@ -6,7 +6,7 @@ import { waitFor } from '../support/poll.ts';
 import { connectEvents } from '../support/ws.ts';
 
 let now = Date.parse('2026-03-02T10:00:00Z');
-test.override('appOptions', { now: () => now, config: (sample: any) => ((sample.delivery = { delay: '1h' }), sample) });
+test.override('appOptions', { now: () => now, config: (sample: any) => ({ ...sample, delivery: { delay: '1h' } }) });
 /** `get(path)`: the JSON body of a sandbox API GET; `call(method, path, body?)`: any sandbox API request. */
 const it = test
   .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => (await read(await fetch(app.url + path))).body as any)
@@ -69,7 +69,7 @@ describe('WebSocket /api/events', () => {
   });
 
   it('refuses other upgrade paths with a 404', async ({ app }) => {
-    const ws = new WebSocket(app.url.replace('http', 'ws') + '/api/other');
+    const ws = new WebSocket(`${app.url.replace('http', 'ws')}/api/other`);
     const error = await new Promise<Error>((resolve) => ws.once('error', resolve));
     expect(error.message).toBe('Unexpected server response: 404');
   });

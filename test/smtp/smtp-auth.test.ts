@@ -50,7 +50,10 @@ describe('SMTP AUTH with an API key', () => {
   });
 
   it('refuses at the end of DATA when the limit ran out during the session', async ({ apps }) => {
-    const server = await apps.start({ config: (sample: any) => ((sample.teams[0].senders[0].dailyLimit = 1), sample) });
+    const server = await apps.start({ config: (sample: any) => {
+        sample.teams[0].senders[0].dailyLimit = 1;
+        return sample;
+      } });
     const smtp = await rawSmtp(server.smtpPort);
     expect(await smtp.command('EHLO test')).toMatch(/^250-/);
     expect(await smtp.command(`AUTH PLAIN ${Buffer.from('\0user\0test-key').toString('base64')}`)).toMatch(/^235 /);

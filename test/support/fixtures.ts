@@ -95,4 +95,3 @@ export const test = base
     return processes;
   });
 
-export { describe, expect, vi } from 'vitest';

@@ -16,7 +16,7 @@ const BOUNCE = 'bounce@simulator.amazonses.com';
 // that bounces, so its sends bounce too.
 test.override('appOptions', { config: withDevelopmentSender });
 const it = test.extend('later', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const later = await startApp({ config: (sample: any) => ((sample.delivery = { delay: '1h' }), withDevelopmentSender(sample)) });
+  const later = await startApp({ config: (sample: any) => withDevelopmentSender({ ...sample, delivery: { delay: '1h' } }) });
   onCleanup(() => later.destroy());
   return later;
 });

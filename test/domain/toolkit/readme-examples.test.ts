@@ -26,7 +26,7 @@ async function example(page: string, heading: string, language: string): Promise
   const text = await readFile(`${ROOT}${page}`, 'utf8');
   const at = text.indexOf(heading);
   if (at < 0) throw new Error(`${page} has no "${heading}"`);
-  const match = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(text.slice(at));
+  const match = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(text.slice(at));
   if (!match) throw new Error(`no ${language} example in ${page} after "${heading}"`);
   return match[1]!;
 }

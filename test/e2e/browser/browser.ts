@@ -24,7 +24,7 @@ export interface BrowserHarness {
   send(body: Record<string, unknown>, key?: string): Promise<string>;
 }
 
-export interface InboxPage {
+interface InboxPage {
   page: Page;
   context: BrowserContext;
   errors: string[];

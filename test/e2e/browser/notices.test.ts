@@ -34,11 +34,26 @@ function switchableDisk() {
       };
       return handle;
     },
-    writeFile: async (file, data) => (refuse(), nodeFs.writeFile(file, data)),
-    writeAt: async (handle, buffers, position) => (refuse(), nodeFs.writeAt(handle, buffers, position)),
-    rename: async (from, to) => (refuse(), nodeFs.rename(from, to)),
-    unlink: async (file) => (refuse(), nodeFs.unlink(file)),
-    rm: async (target) => (refuse(), nodeFs.rm(target)),
+    writeFile: async (file, data) => {
+      refuse();
+      return nodeFs.writeFile(file, data);
+    },
+    writeAt: async (handle, buffers, position) => {
+      refuse();
+      return nodeFs.writeAt(handle, buffers, position);
+    },
+    rename: async (from, to) => {
+      refuse();
+      return nodeFs.rename(from, to);
+    },
+    unlink: async (file) => {
+      refuse();
+      return nodeFs.unlink(file);
+    },
+    rm: async (target) => {
+      refuse();
+      return nodeFs.rm(target);
+    },
   };
   return { fs, set: (value: boolean) => void (readOnly = value) };
 }

@@ -109,7 +109,7 @@ describe('GET /api/messages/:id/html and /text', () => {
     expect(remote.headers.get('content-security-policy')).toBe(
       CSP.replaceAll('HOST', app.url)
         .replace(/(img|media|font)-src ([^;]*) data:/g, '$1-src $2 data: http: https:')
-        .replace(/style-src ([^;]*)/, '$1 http: https:'.replace('$1', "style-src 'unsafe-inline' 'self' " + app.url)),
+        .replace(/style-src ([^;]*)/, '$1 http: https:'.replace('$1', `style-src 'unsafe-inline' 'self' ${app.url}`)),
     );
     expect((await get(`/api/messages/${id}`)).has_remote_content).toBe(true);
   });

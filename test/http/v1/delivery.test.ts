@@ -43,7 +43,7 @@ describe('delivery lifecycle with a delay (docs/api-contract.md §6)', () => {
     // The file's app stops (this is the file's last test).
     await app.close();
     // The server comes back 350 ms later by its real-time source: the 300 ms delay passed while it was down.
-    const again = await apps.start({ dataDir: app.dataDir, now: () => Date.now() + 350, config: (c) => ((c.delivery = { delay: '300ms' }), c) });
+    const again = await apps.start({ dataDir: app.dataDir, now: () => Date.now() + 350, config: (c: any) => ({ ...c, delivery: { delay: '300ms' } }) });
     expect(await statusWith(api(again.url, 'bulk-key'))(id)).toBe('delivered');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { api, read } from '../../support/app.ts';
+import { read } from '../../support/app.ts';
 import { test as it } from '../../support/fixtures.ts';
 
 describe('POST /v1/recipients/', () => {

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { api, read, type TestServer } from '../../support/app.ts';
+import { api, read, } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
 
 /** Every /v1 route × (no key, bad key, flows-off team, good key) (docs/architecture.md, Tests). */
