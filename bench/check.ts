@@ -18,7 +18,9 @@ import { findFeatures } from '../server/domain/check/features.ts';
 import { scanHtml } from '../server/domain/check/html-scan.ts';
 import { percentile } from './lib/stats.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '40' }, warmup: { type: 'string', default: '10' }, kb: { type: 'string', default: '100' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '40' }, warmup: { type: 'string', default: '10' }, kb: { type: 'string', default: '100' } },
+});
 const runs = Number(values.runs);
 const warmup = Number(values.warmup);
 const html = emailOf(Number(values.kb) * 1024);
@@ -59,8 +61,17 @@ const both = () => {
 };
 const whole = () => report(analyse({ html, text: null, headers: null, messageBytes: null, attachmentSizes: [], source: 'draft' }));
 
-const rows = [time('compatibility', compat), time('accessibility', a11y), time('compatibility + accessibility', both), time('whole check (analyse + report)', whole)];
-console.log(`HTML: ${Buffer.byteLength(html)} bytes, ${scanHtml(html).elements.length} elements; ${warmup} warm-up runs, ${runs} timed; node ${process.version}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+const rows = [
+  time('compatibility', compat),
+  time('accessibility', a11y),
+  time('compatibility + accessibility', both),
+  time('whole check (analyse + report)', whole),
+];
+console.log(
+  `HTML: ${Buffer.byteLength(html)} bytes, ${scanHtml(html).elements.length} elements; ${warmup} warm-up runs, ${runs} timed; node ${process.version}; load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 console.log('| step | median ms | p95 ms |\n|---|---:|---:|');
 for (const r of rows) console.log(`| ${r.label} | ${r.median.toFixed(1)} | ${r.p95.toFixed(1)} |`);
 const target = rows[2]!.median;

@@ -66,7 +66,10 @@ await runBench(
     buildApp(flags['skip-build']);
 
     const pigeonhole = await spawnPigeonhole(tempDir('bench-http-data'), ['--max-messages', '0']);
-    const bare = await spawnServer('bare', { args: ['--import', 'tsx', 'bench/lib/bare-koa-main.ts', '--port', '0'], ready: /bare Koa listening on (http:\/\/\S+)/ });
+    const bare = await spawnServer('bare', {
+      args: ['--import', 'tsx', 'bench/lib/bare-koa-main.ts', '--port', '0'],
+      ready: /bare Koa listening on (http:\/\/\S+)/,
+    });
     const synced = flags.fsync ? await spawnPigeonhole(tempDir('bench-http-fsync'), ['--max-messages', '0', '--fsync']) : null;
     const contenders: Contender[] = [
       { name: 'Pigeonhole', server: pigeonhole.server, url: pigeonhole.url },
@@ -94,7 +97,9 @@ await runBench(
     const load = async (contender: Contender, seconds: number): Promise<AutocannonResult> => {
       if (!contender.server.running) throw new Error(`${contender.name} is no longer running`);
       const result = await new Promise<AutocannonResult>((resolve, reject) => {
-        const run = autocannon({ url: contender.url, connections: flags.connections, duration: seconds, requests: [request] }, (error, done) => (error ? reject(error) : resolve(done)));
+        const run = autocannon({ url: contender.url, connections: flags.connections, duration: seconds, requests: [request] }, (error, done) =>
+          error ? reject(error) : resolve(done),
+        );
         signal.addEventListener('abort', () => run.stop(), { once: true });
       });
       signal.throwIfAborted();
@@ -135,7 +140,15 @@ await runBench(
     }
 
     const memory = await Promise.all(contenders.map((c) => c.server.memory()));
-    const header = ['server (2xx requests/s)', ...contenders[0]!.rates.map((_, i) => `round ${i + 1}`), 'median', 'latency p50 (ms)', 'latency p99 (ms)', 'peak RSS', 'RSS at end'];
+    const header = [
+      'server (2xx requests/s)',
+      ...contenders[0]!.rates.map((_, i) => `round ${i + 1}`),
+      'median',
+      'latency p50 (ms)',
+      'latency p99 (ms)',
+      'peak RSS',
+      'RSS at end',
+    ];
     const rows = contenders.map((c, i) => [
       c.name,
       ...c.rates.map((rate) => format(rate)),
@@ -148,14 +161,24 @@ await runBench(
     const [ours, ceiling] = contenders.map((c) => median(c.rates)) as [number, number];
     const failed = contenders.filter((c) => c.failures.size > 0);
     console.log(`\n${table(header, rows)}\n`);
-    console.log(`latency columns: the median over the rounds of each round's p50 and p99; Pigeonhole answered ${format(contenders[0]!.ok)} sends 200 in the measured rounds\n`);
+    console.log(
+      `latency columns: the median over the rounds of each round's p50 and p99; Pigeonhole answered ${format(contenders[0]!.ok)} sends 200 in the measured rounds\n`,
+    );
     console.log(`Pigeonhole / bare Koa: ${format(ours / ceiling, 3)}x (medians)\n`);
     if (contenders[2]) {
       const synced = median(contenders[2].rates);
-      console.log(`Pigeonhole --fsync / Pigeonhole: ${format(synced / ours, 3)}x throughput, p50 ${format(median(contenders[2].p50), 1)} ms against ${format(median(contenders[0]!.p50), 1)} ms (medians)\n`);
+      console.log(
+        `Pigeonhole --fsync / Pigeonhole: ${format(synced / ours, 3)}x throughput, p50 ${format(median(contenders[2].p50), 1)} ms against ${format(median(contenders[0]!.p50), 1)} ms (medians)\n`,
+      );
     }
     console.log(targetLine(ours >= BARE_TARGET * ceiling, `Pigeonhole >= ${BARE_TARGET}x bare Koa + koa-body`, `${format(ours / ceiling, 3)}x`));
-    console.log(targetLine(failed.length === 0, 'every request answered 2xx', failed.length === 0 ? 'yes' : failed.map((c) => `${c.name}: ${failureText(c.failures)}`).join('; ')));
+    console.log(
+      targetLine(
+        failed.length === 0,
+        'every request answered 2xx',
+        failed.length === 0 ? 'yes' : failed.map((c) => `${c.name}: ${failureText(c.failures)}`).join('; '),
+      ),
+    );
     if (failed.length > 0) console.error('\n!! Some requests failed: the throughput above counts only 2xx answers and is not a valid comparison.');
   },
 );

@@ -13,7 +13,15 @@ const BROWSER_TARGET_MS = 300;
 const API_KEY = 'bulk-key';
 const CHROMIUM = '/usr/bin/chromium';
 /** docs/architecture.md, Machine facts: Debian's Chromium, headless, nothing running in the background. */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 /** ui/src/components/filter-bar.tsx */
 const SEARCH_BOX = 'input[type="search"][aria-label="Search messages"]';
 /** Attempts per browser run when a query for part of the text was sent while typing. */
@@ -81,7 +89,9 @@ await runBench(
     console.log(`\nGET /api/messages?q=... over ${format(stored)} captures, ${flags.requests} sequential requests each (ms):\n`);
     console.log(table(['query', 'q', 'hits', 'median', 'p95', 'max'], rows, [false, false, true, true, true, true]));
     if (browserLines.length > 0) console.log(`\n${browserLines[0]}`);
-    console.log(`\nserver RSS: ${mb(afterFill.rss)} after the fill, ${mb(afterApi.rss)} after the API searches, ${mb(end.rss)} at the end; peak ${mb(end.peak)}\n`);
+    console.log(
+      `\nserver RSS: ${mb(afterFill.rss)} after the fill, ${mb(afterApi.rss)} after the API searches, ${mb(end.rss)} at the end; peak ${mb(end.peak)}\n`,
+    );
     console.log(targetLine(worstApi <= API_TARGET_MS, `GET /api/messages?q= within ${API_TARGET_MS} ms (median, slowest query)`, `${format(worstApi, 1)} ms`));
     for (const line of browserLines.slice(1)) console.log(line);
   },
@@ -179,13 +189,27 @@ async function browserSearch(url: string, api: HttpClient, stored: number, runs:
       const frames = timings.map((t) => t.frame);
       worst = Math.max(worst, median(frames));
       rows.push([label, `\`${q}\``, format(hits), format(median(timings.map((t) => t.dom)), 0), format(median(frames), 0), format(Math.max(...frames), 0)]);
-      log(`browser ${label} "${q}": to the row in the DOM ${timings.map((t) => format(t.dom)).join(', ')} ms; to the next frame ${frames.map((f) => format(f)).join(', ')} ms`);
+      log(
+        `browser ${label} "${q}": to the row in the DOM ${timings.map((t) => format(t.dom)).join(', ')} ms; to the next frame ${frames.map((f) => format(f)).join(', ')} ms`,
+      );
     }
     if (errors.length > 0) throw new Error(`the inbox page threw: ${errors.join('; ')}`);
     const header = `Inbox search in Chromium, ${runs} typed searches per query (ms from the keydown of the last character; the inbox debounces typing by 200 ms):\n\n`;
     return [
-      header + table(['query', 'q', 'hits', 'to the row in the DOM (median)', 'to the next frame (median)', 'to the next frame (max)'], rows, [false, false, true, true, true, true]),
-      targetLine(worst <= BROWSER_TARGET_MS, `first match shown within ${BROWSER_TARGET_MS} ms of the last keypress (median to the next frame, slowest query)`, `${format(worst)} ms`),
+      header +
+        table(['query', 'q', 'hits', 'to the row in the DOM (median)', 'to the next frame (median)', 'to the next frame (max)'], rows, [
+          false,
+          false,
+          true,
+          true,
+          true,
+          true,
+        ]),
+      targetLine(
+        worst <= BROWSER_TARGET_MS,
+        `first match shown within ${BROWSER_TARGET_MS} ms of the last keypress (median to the next frame, slowest query)`,
+        `${format(worst)} ms`,
+      ),
     ];
   } finally {
     signal.removeEventListener('abort', closeBrowser);

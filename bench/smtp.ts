@@ -53,7 +53,7 @@ await runBench(
       'SMTP capture throughput: Pigeonhole (compiled, retention off) against MailDev 2.2.1 and a bare\n' +
       'smtp-server + mailparser that stores nothing, each its own process, the same raw pipelined\n' +
       'client and message, alternated A B C A B C. Prints messages/s per round, the medians, the\n' +
-      'ratios against the targets, and each process\'s peak RSS.',
+      "ratios against the targets, and each process's peak RSS.",
     flags: {
       rounds: { kind: 'int', default: 3, min: 1, help: 'measured rounds (each runs every server once)' },
       seconds: { kind: 'number', default: 10, min: 0.5, help: 'length of one measured run' },
@@ -65,7 +65,9 @@ await runBench(
   async (flags, { signal, tempDir, log }: BenchContext) => {
     ensurePeers();
     buildApp(flags['skip-build']);
-    log(`message: ${format(FIXTURE_MESSAGE.length)} bytes (multipart/alternative, HTML part ${format(FIXTURE_HTML_BYTES)} bytes); ${flags.connections} connections`);
+    log(
+      `message: ${format(FIXTURE_MESSAGE.length)} bytes (multipart/alternative, HTML part ${format(FIXTURE_HTML_BYTES)} bytes); ${flags.connections} connections`,
+    );
 
     const pigeonhole = await spawnPigeonhole(tempDir('bench-smtp-data'), ['--max-messages', '0']);
     const [maildevSmtp, maildevWeb] = [await freePort(), await freePort()];
@@ -75,13 +77,18 @@ await runBench(
       args: [MAILDEV_BIN, '--smtp', String(maildevSmtp), '--web', String(maildevWeb), '--ip', '127.0.0.1', '--mail-directory', tempDir('bench-smtp-maildev')],
       ready: /MailDev SMTP Server running at/,
     });
-    const bare = await spawnServer('bare', { args: ['--import', 'tsx', 'bench/lib/bare-smtp-main.ts', '--port', '0'], ready: /bare SMTP listening on [^:\s]+:(\d+)/ });
+    const bare = await spawnServer('bare', {
+      args: ['--import', 'tsx', 'bench/lib/bare-smtp-main.ts', '--port', '0'],
+      ready: /bare SMTP listening on [^:\s]+:(\d+)/,
+    });
     const contenders: Contender[] = [
       { name: 'Pigeonhole', server: pigeonhole.server, port: pigeonhole.smtpPort },
       { name: 'MailDev 2.2.1', server: maildev.server, port: maildevSmtp },
       { name: 'bare smtp-server + mailparser', server: bare.server, port: Number(bare.match[1]) },
     ].map((c) => ({ ...c, rates: [], sustained: [], accepted: 0, refused: 0, lost: 0, cpuMs: 0 }));
-    log(`pigeonhole pid ${pigeonhole.server.pid} (SMTP ${pigeonhole.smtpPort}), maildev pid ${maildev.server.pid} (SMTP ${maildevSmtp}), bare pid ${bare.server.pid} (SMTP ${contenders[2]!.port})`);
+    log(
+      `pigeonhole pid ${pigeonhole.server.pid} (SMTP ${pigeonhole.smtpPort}), maildev pid ${maildev.server.pid} (SMTP ${maildevSmtp}), bare pid ${bare.server.pid} (SMTP ${contenders[2]!.port})`,
+    );
 
     const load = async (contender: Contender, seconds: number): Promise<SmtpLoadResult> => {
       if (!contender.server.running) throw new Error(`${contender.name} is no longer running`);
@@ -141,10 +148,20 @@ await runBench(
     // charged the time it takes to finish it.
     const [ours, maildevMedian, bareMedian] = contenders.map((c) => median(c.sustained)) as [number, number, number];
     const failures = contenders.filter((c) => c.refused > 0 || c.lost > 0);
-    console.log(`\n${table(header, rows, header.map((_, i) => i > 0))}\n`);
-    console.log(`Pigeonhole / MailDev: ${format(ours / maildevMedian, 2)}x; Pigeonhole / bare: ${format(ours / bareMedian, 2)}x (medians of the sustained rates)\n`);
+    console.log(
+      `\n${table(
+        header,
+        rows,
+        header.map((_, i) => i > 0),
+      )}\n`,
+    );
+    console.log(
+      `Pigeonhole / MailDev: ${format(ours / maildevMedian, 2)}x; Pigeonhole / bare: ${format(ours / bareMedian, 2)}x (medians of the sustained rates)\n`,
+    );
     console.log(targetLine(ours >= MAILDEV_TARGET * maildevMedian, `Pigeonhole >= ${MAILDEV_TARGET}x MailDev 2.2.1`, `${format(ours / maildevMedian, 2)}x`));
-    console.log(targetLine(ours >= BARE_TARGET * bareMedian, `Pigeonhole >= ${BARE_TARGET}x bare smtp-server + mailparser`, `${format(ours / bareMedian, 2)}x`));
+    console.log(
+      targetLine(ours >= BARE_TARGET * bareMedian, `Pigeonhole >= ${BARE_TARGET}x bare smtp-server + mailparser`, `${format(ours / bareMedian, 2)}x`),
+    );
     console.log(
       targetLine(
         failures.length === 0,

@@ -62,7 +62,9 @@ await runBench(
     const { server } = pigeonhole;
     const api = new HttpClient(pigeonhole.url, 4, { Authorization: `Api-Key ${API_KEY}` });
     await firstAnswer(api, '/api/messages?limit=1', signal);
-    log(`pigeonhole pid ${server.pid} (${pigeonhole.url}, SMTP ${pigeonhole.smtpPort}), default retention: ${format(DEFAULT_CAP)} captures; ${format(flags.minutes, 1)} minutes`);
+    log(
+      `pigeonhole pid ${server.pid} (${pigeonhole.url}, SMTP ${pigeonhole.smtpPort}), default retention: ${format(DEFAULT_CAP)} captures; ${format(flags.minutes, 1)} minutes`,
+    );
 
     const durationMs = flags.minutes * 60_000;
     const started = performance.now();
@@ -186,23 +188,43 @@ function report({ flags, samples, capReachedAt, sends, reads, smtpResult, frames
   console.log(`duration: ${format(duration)} s`);
   console.log(`sends: ${format(totalSends)} (HTTP ${format(sends.ok)}, SMTP ${format(smtpResult.accepted)}), ${format(totalSends / duration)} per second`);
   console.log(`reads: ${format(reads.ok)} (inbox list, detail, /v1 list)`);
-  console.log(`failures: ${format(failures)} (HTTP sends ${sends.failed}, SMTP ${smtpResult.refused} refused and ${smtpResult.lost.length} connections lost, reads ${reads.failed})`);
+  console.log(
+    `failures: ${format(failures)} (HTTP sends ${sends.failed}, SMTP ${smtpResult.refused} refused and ${smtpResult.lost.length} connections lost, reads ${reads.failed})`,
+  );
   if (sends.failed > 0) console.error(`  !! HTTP sends: ${sends.reasonText()}`);
   if (reads.failed > 0) console.error(`  !! reads: ${reads.reasonText()}`);
-  if (smtpFailed > 0) console.error(`  !! SMTP: ${[...smtpResult.refusals].map(([r, c]) => `${c} x ${r}`).concat(smtpResult.lost).join('; ')}`);
-  console.log(`WebSocket frames: ${format(frames.total)} (${[...frames.byType].map(([type, count]) => `${type} ${format(count)}`).join(', ')}), ${frames.reconnects} reconnects`);
+  if (smtpFailed > 0)
+    console.error(
+      `  !! SMTP: ${[...smtpResult.refusals]
+        .map(([r, c]) => `${c} x ${r}`)
+        .concat(smtpResult.lost)
+        .join('; ')}`,
+    );
+  console.log(
+    `WebSocket frames: ${format(frames.total)} (${[...frames.byType].map(([type, count]) => `${type} ${format(count)}`).join(', ')}), ${frames.reconnects} reconnects`,
+  );
   console.log(`captures stored at the end: ${format(end.stored)}`);
-  console.log(`RSS every ${PROGRESS_EVERY_S} s (MB): ${thin(samples, PROGRESS_EVERY_S).map((s) => format(s.memory.rss / 1024 / 1024)).join(', ')}`);
+  console.log(
+    `RSS every ${PROGRESS_EVERY_S} s (MB): ${thin(samples, PROGRESS_EVERY_S)
+      .map((s) => format(s.memory.rss / 1024 / 1024))
+      .join(', ')}`,
+  );
   console.log(`warm-up: ${warmupEnd === null ? 'not over' : `${format(warmupEnd)} s`}: ${why}`);
   console.log(`peak RSS (VmHWM): ${mb(peak)}`);
   if (!afterWarmup) {
     console.log(`RSS at the end: ${mb(end.memory.rss)}`);
-    console.log(`\n- N/A   RSS growth after warm-up <= ${GROWTH_TARGET * 100}%: not judged, the warm-up did not end before the run did (run longer, or lower --warmup-minutes)`);
+    console.log(
+      `\n- N/A   RSS growth after warm-up <= ${GROWTH_TARGET * 100}%: not judged, the warm-up did not end before the run did (run longer, or lower --warmup-minutes)`,
+    );
   } else {
     const growth = (end.memory.rss - afterWarmup.memory.rss) / afterWarmup.memory.rss;
     const highest = Math.max(...samples.filter((s) => s.at >= afterWarmup.at).map((s) => s.memory.rss));
-    console.log(`RSS after warm-up (${format(afterWarmup.at)} s): ${mb(afterWarmup.memory.rss)}; at the end: ${mb(end.memory.rss)}; highest sample after warm-up: ${mb(highest)}`);
-    console.log(`\n${targetLine(growth <= GROWTH_TARGET, `RSS growth after warm-up <= ${GROWTH_TARGET * 100}%`, `${growth >= 0 ? '+' : ''}${format(growth * 100, 1)}% (${mb(afterWarmup.memory.rss)} -> ${mb(end.memory.rss)})`)}`);
+    console.log(
+      `RSS after warm-up (${format(afterWarmup.at)} s): ${mb(afterWarmup.memory.rss)}; at the end: ${mb(end.memory.rss)}; highest sample after warm-up: ${mb(highest)}`,
+    );
+    console.log(
+      `\n${targetLine(growth <= GROWTH_TARGET, `RSS growth after warm-up <= ${GROWTH_TARGET * 100}%`, `${growth >= 0 ? '+' : ''}${format(growth * 100, 1)}% (${mb(afterWarmup.memory.rss)} -> ${mb(end.memory.rss)})`)}`,
+    );
   }
   console.log(targetLine(failures === 0, 'no failed send or read', failures === 0 ? 'none' : `${format(failures)} failed`));
 }

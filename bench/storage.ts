@@ -5,7 +5,17 @@ import path from 'node:path';
 import { runSends, timeReads } from './lib/load.ts';
 import { parseOptions, USAGE, type BenchOptions } from './lib/options.ts';
 import { diskUsage, startServer, storedCount, type DiskUsage, type Started } from './lib/process-probes.ts';
-import { comparisonTable, diskLine, format, targetLines, targets, type FullFigures, type PhaseFigures, type SideFigures, type StartFigures } from './lib/report.ts';
+import {
+  comparisonTable,
+  diskLine,
+  format,
+  targetLines,
+  targets,
+  type FullFigures,
+  type PhaseFigures,
+  type SideFigures,
+  type StartFigures,
+} from './lib/report.ts';
 import { percentile } from './lib/stats.ts';
 
 /**
@@ -185,6 +195,5 @@ async function main(): Promise<number> {
     else await rm(dataDir, { recursive: true, force: true });
   }
 }
-
 
 process.exitCode = await main();

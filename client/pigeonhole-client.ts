@@ -345,8 +345,14 @@ export interface CheckReport {
     gmail_clipped: boolean;
     attachments: { count: number; bytes: number; encoded_bytes: number; limits: { provider: string; limit_bytes: number; over: boolean }[] };
   };
-  accessibility: { issues: { rule: string; severity: 'error' | 'warning'; message: string; line: number | null; source: 'pigeonhole' | 'html-validate'; url?: string }[] };
-  dark_mode: { color_scheme: string | null; has_dark_styles: boolean; findings: { rule: 'color-scheme-meta' | 'no-dark-styles' | 'light-background'; message: string; line: number | null }[] } | null;
+  accessibility: {
+    issues: { rule: string; severity: 'error' | 'warning'; message: string; line: number | null; source: 'pigeonhole' | 'html-validate'; url?: string }[];
+  };
+  dark_mode: {
+    color_scheme: string | null;
+    has_dark_styles: boolean;
+    findings: { rule: 'color-scheme-meta' | 'no-dark-styles' | 'light-background'; message: string; line: number | null }[];
+  } | null;
   headers: { bulk: boolean; findings: { header: string; status: 'ok' | 'warning' | 'error'; value: string | null; message: string }[] } | null;
   spam: { score: number; threshold: number; is_spam: boolean; rules: { name: string; score: number; description: string }[]; spamd: string } | null;
   spam_note: string | null;
@@ -398,7 +404,13 @@ export type Frame =
   | { type: 'sandbox.reset'; data: { team: string | null; removed: Removed } };
 
 /** The data of each frame type. */
-export type FrameData<T extends Frame['type']> = Frame extends infer F ? (F extends { type: infer U; data: infer D } ? (T extends U ? D : never) : never) : never;
+export type FrameData<T extends Frame['type']> = Frame extends infer F
+  ? F extends { type: infer U; data: infer D }
+    ? T extends U
+      ? D
+      : never
+    : never
+  : never;
 
 // ---------------------------------------------------------------------------------------------
 // The client
@@ -419,7 +431,10 @@ export interface SendEmailInput {
 
 /** A non-2xx answer: the status and the JSON body the server sent. */
 export class PigeonholeError extends Error {
-  constructor(readonly status: number, readonly body: unknown) {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
     super(`Pigeonhole answered ${status}: ${JSON.stringify(body)}`);
     this.name = 'PigeonholeError';
   }
@@ -557,8 +572,7 @@ export class PigeonholeClient {
   };
 
   readonly requests = {
-    list: (filter: RequestLogFilter = {}): Promise<RequestLogList> =>
-      this.call('GET', '/api/requests', { ...filter }),
+    list: (filter: RequestLogFilter = {}): Promise<RequestLogList> => this.call('GET', '/api/requests', { ...filter }),
     clear: async (): Promise<void> => void (await this.call('DELETE', '/api/requests')),
   };
 

@@ -45,7 +45,17 @@ export const RULES = [
   { from: ['server/realtime/'], to: ['server/http/', 'server/app.ts'], why: 'the live push never depends on the HTTP edge' },
   {
     from: ['server/storage/'],
-    to: ['server/domain/', 'server/http/', 'server/smtp/', 'server/realtime/', 'server/mcp/', 'server/app.ts', 'server/wire.ts', 'server/pigeonhole.ts', 'server/main.ts'],
+    to: [
+      'server/domain/',
+      'server/http/',
+      'server/smtp/',
+      'server/realtime/',
+      'server/mcp/',
+      'server/app.ts',
+      'server/wire.ts',
+      'server/pigeonhole.ts',
+      'server/main.ts',
+    ],
     why: 'storage is the bottom layer: it never depends on the domain or anything above it',
   },
   { from: ['bench/'], to: ['test/'], why: 'benchmarks never depend on the tests' },

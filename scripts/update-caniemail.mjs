@@ -19,7 +19,10 @@ const version = process.argv[2] ?? 'latest';
 const target = fileURLToPath(new URL('../server/domain/check/', import.meta.url));
 const work = mkdtempSync(path.join(tmpdir(), 'caniemail-'));
 try {
-  const tarball = execFileSync('npm', ['pack', `caniemail@${version}`, '--silent'], { cwd: work, encoding: 'utf8' }).trim().split('\n').pop();
+  const tarball = execFileSync('npm', ['pack', `caniemail@${version}`, '--silent'], { cwd: work, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop();
   execFileSync('tar', ['-xzf', tarball], { cwd: work });
   const pkg = JSON.parse(readFileSync(path.join(work, 'package/package.json'), 'utf8'));
   const source = JSON.parse(readFileSync(path.join(work, 'package/data/caniemail.json'), 'utf8'));

@@ -95,7 +95,10 @@ export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
  * Every route, one table per resource (the OpenAPI test walks this). `self` is the finished
  * app's request handler, which /mcp's tools call in-process.
  */
-export function createRouter({ sandbox, maxBodySize, uploadDir, readiness = new Readiness(), metrics, spamassassin = null }: AppDeps, self: () => RequestListener): Router {
+export function createRouter(
+  { sandbox, maxBodySize, uploadDir, readiness = new Readiness(), metrics, spamassassin = null }: AppDeps,
+  self: () => RequestListener,
+): Router {
   const router = new Router({ strict: true });
   const parseBody = bodyParser({ limit: maxBodySize, uploadDir });
 

@@ -31,7 +31,12 @@ const DEFAULT_MCP_URL = 'http://localhost:8025';
  * started the server (which then runs until a signal stops it) or the MCP server is running on
  * stdio (until its input closes).
  */
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv, serve: (config: Config) => Promise<void>, io: CliIo = consoleIo): Promise<ExitCode | null> {
+export async function runCli(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  serve: (config: Config) => Promise<void>,
+  io: CliIo = consoleIo,
+): Promise<ExitCode | null> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.out(help());
     return 0;
@@ -113,7 +118,7 @@ function mcpUrl(args: string[]): string {
 
 /** GET /readyz on the configured host and port: 0 when it answers 200, 1 otherwise. */
 async function healthcheck(options: Options, io: CliIo): Promise<ExitCode> {
-  if (options.httpPort === 0) throw new ConfigError('healthcheck needs the server\'s HTTP port; 0 (a free port) cannot be checked');
+  if (options.httpPort === 0) throw new ConfigError("healthcheck needs the server's HTTP port; 0 (a free port) cannot be checked");
   // A server listening on every address is reached on loopback.
   const host = options.host === '0.0.0.0' ? '127.0.0.1' : options.host === '::' ? '::1' : options.host;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${options.httpPort}/readyz`;

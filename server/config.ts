@@ -91,21 +91,69 @@ const OPTIONS = {
   smtpPort: { flag: 'smtp-port', default: '1025', help: 'SMTP port for captured mail', parse: port },
   host: { flag: 'host', default: '127.0.0.1', help: 'address to listen on (0.0.0.0 for all)', parse: nonEmpty },
   dataDir: { flag: 'data-dir', default: './data', help: 'where captures and state are stored', parse: (v: string, s: string) => path.resolve(nonEmpty(v, s)) },
-  configFile: { flag: 'config', default: SAMPLE_CONFIG, shown: 'fixtures/sample-config.json', help: 'JSON file of teams, senders and flows', parse: (v: string, s: string) => path.resolve(nonEmpty(v, s)) },
+  configFile: {
+    flag: 'config',
+    default: SAMPLE_CONFIG,
+    shown: 'fixtures/sample-config.json',
+    help: 'JSON file of teams, senders and flows',
+    parse: (v: string, s: string) => path.resolve(nonEmpty(v, s)),
+  },
   maxBodySize: { flag: 'max-body-size', default: String(25 * 1024 * 1024), help: 'largest request body in bytes', parse: positiveInt },
   maxMessages: { flag: 'max-messages', default: '10000', help: 'captures kept, oldest pruned first (0: unlimited)', parse: wholeNumber },
   maxAgeMs: { flag: 'max-age', default: '0', help: 'prune captures older than this, e.g. 7d or 12h (0: never)', parse: maxAge },
   smtpMaxSize: { flag: 'smtp-max-size', default: String(25 * 1024 * 1024), help: 'largest SMTP message in bytes', parse: positiveInt },
   smtpAuthRequired: { flag: 'smtp-auth-required', default: 'false', help: 'SMTP clients must log in with an API key', parse: bool, boolean: true },
-  fsync: { flag: 'fsync', default: 'false', help: 'flush every write to stable storage before answering (slower; survives a power loss)', parse: bool, boolean: true },
-  allowedHosts: { flag: 'allowed-hosts', default: '', shown: 'none', help: 'more host names to be reached by, comma-separated (.example.com with subdomains, * any)', parse: hostList },
-  allowedOrigins: { flag: 'allowed-origins', default: '', shown: 'none', help: 'origins whose pages may use the sandbox API and live push, comma-separated (* any)', parse: originList },
-  auth: { flag: 'auth', default: '', shown: 'off', help: 'USER:PASSWORD: HTTP Basic login for the inbox, /api, the live push and /metrics', parse: userPassword },
-  authFile: { flag: 'auth-file', default: '', shown: 'off', help: 'file of user:bcrypt-hash lines for the login (make one with "pigeonhole hash-password")', parse: optionalPath },
-  smtpTlsCert: { flag: 'smtp-tls-cert', default: '', shown: 'off', help: 'PEM certificate for SMTP STARTTLS, or auto for a self-signed one kept in the data directory', parse: certificate },
+  fsync: {
+    flag: 'fsync',
+    default: 'false',
+    help: 'flush every write to stable storage before answering (slower; survives a power loss)',
+    parse: bool,
+    boolean: true,
+  },
+  allowedHosts: {
+    flag: 'allowed-hosts',
+    default: '',
+    shown: 'none',
+    help: 'more host names to be reached by, comma-separated (.example.com with subdomains, * any)',
+    parse: hostList,
+  },
+  allowedOrigins: {
+    flag: 'allowed-origins',
+    default: '',
+    shown: 'none',
+    help: 'origins whose pages may use the sandbox API and live push, comma-separated (* any)',
+    parse: originList,
+  },
+  auth: {
+    flag: 'auth',
+    default: '',
+    shown: 'off',
+    help: 'USER:PASSWORD: HTTP Basic login for the inbox, /api, the live push and /metrics',
+    parse: userPassword,
+  },
+  authFile: {
+    flag: 'auth-file',
+    default: '',
+    shown: 'off',
+    help: 'file of user:bcrypt-hash lines for the login (make one with "pigeonhole hash-password")',
+    parse: optionalPath,
+  },
+  smtpTlsCert: {
+    flag: 'smtp-tls-cert',
+    default: '',
+    shown: 'off',
+    help: 'PEM certificate for SMTP STARTTLS, or auto for a self-signed one kept in the data directory',
+    parse: certificate,
+  },
   smtpTlsKey: { flag: 'smtp-tls-key', default: '', shown: 'off', help: 'PEM private key of --smtp-tls-cert', parse: optionalPath },
   smtpRequireTls: { flag: 'smtp-require-tls', default: 'false', help: 'refuse MAIL FROM until the client has issued STARTTLS', parse: bool, boolean: true },
-  smtpTlsImplicit: { flag: 'smtp-tls-implicit', default: 'false', help: 'TLS from the first byte on the SMTP port (port 465 style) instead of STARTTLS', parse: bool, boolean: true },
+  smtpTlsImplicit: {
+    flag: 'smtp-tls-implicit',
+    default: 'false',
+    help: 'TLS from the first byte on the SMTP port (port 465 style) instead of STARTTLS',
+    parse: bool,
+    boolean: true,
+  },
   spamassassin: { flag: 'spamassassin', default: '', help: 'spamd HOST:PORT for the spam score of the message check (empty: off)', parse: hostPort },
 } satisfies Record<string, Omit<OptionSpec, 'env'>>;
 
@@ -127,7 +175,13 @@ export interface OptionInfo {
 
 /** Every option, in the order --help lists them. */
 export function optionList(): OptionInfo[] {
-  return Object.values(OPTIONS).map((o: Omit<OptionSpec, 'env'>) => ({ flag: o.flag, env: envName(o.flag), default: o.shown ?? o.default, help: o.help, switch: o.boolean === true }));
+  return Object.values(OPTIONS).map((o: Omit<OptionSpec, 'env'>) => ({
+    flag: o.flag,
+    env: envName(o.flag),
+    default: o.shown ?? o.default,
+    help: o.help,
+    switch: o.boolean === true,
+  }));
 }
 
 /** Defaults ← PIGEONHOLE_* environment ← command-line flags, validated in one pass; reads no file. */
@@ -136,7 +190,9 @@ export function loadOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
   try {
     flags = parseArgs({
       args: argv,
-      options: Object.fromEntries(Object.values(OPTIONS).map((o: OptionSpec | Omit<OptionSpec, 'env'>) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }])),
+      options: Object.fromEntries(
+        Object.values(OPTIONS).map((o: OptionSpec | Omit<OptionSpec, 'env'>) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }]),
+      ),
       strict: true,
       allowPositionals: false,
     }).values;
@@ -150,8 +206,13 @@ export function loadOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
     const fromFlag = flags[spec.flag];
     const fromEnv = env[envName(spec.flag)];
     const [raw, source] =
-      typeof fromFlag === 'boolean' ? [String(fromFlag), `--${spec.flag}`]
-      : typeof fromFlag === 'string' ? [fromFlag, `--${spec.flag}`] : fromEnv !== undefined ? [fromEnv, envName(spec.flag)] : [spec.default, `default of --${spec.flag}`];
+      typeof fromFlag === 'boolean'
+        ? [String(fromFlag), `--${spec.flag}`]
+        : typeof fromFlag === 'string'
+          ? [fromFlag, `--${spec.flag}`]
+          : fromEnv !== undefined
+            ? [fromEnv, envName(spec.flag)]
+            : [spec.default, `default of --${spec.flag}`];
     if (fromFlag !== undefined || fromEnv !== undefined) sources[name] = source;
     try {
       values[name] = spec.parse(raw, source);
@@ -168,8 +229,10 @@ export function loadOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
 function combinationProblems(o: Options, sources: Partial<Record<OptionName, string>>): string[] {
   const problems: string[] = [];
   if (o.auth && o.authFile) problems.push(`${sources.auth} and ${sources.authFile}: give one or the other`);
-  if (o.smtpTlsCert === 'auto' && o.smtpTlsKey) problems.push(`${sources.smtpTlsKey}: not used with --smtp-tls-cert auto (the key is made with the certificate)`);
-  if (o.smtpTlsCert !== null && o.smtpTlsCert !== 'auto' && !o.smtpTlsKey) problems.push(`${sources.smtpTlsCert}: needs --smtp-tls-key, the certificate's private key (or use --smtp-tls-cert auto)`);
+  if (o.smtpTlsCert === 'auto' && o.smtpTlsKey)
+    problems.push(`${sources.smtpTlsKey}: not used with --smtp-tls-cert auto (the key is made with the certificate)`);
+  if (o.smtpTlsCert !== null && o.smtpTlsCert !== 'auto' && !o.smtpTlsKey)
+    problems.push(`${sources.smtpTlsCert}: needs --smtp-tls-key, the certificate's private key (or use --smtp-tls-cert auto)`);
   if (o.smtpTlsCert === null && o.smtpTlsKey) problems.push(`${sources.smtpTlsKey}: needs --smtp-tls-cert, the certificate of this key`);
   for (const name of ['smtpRequireTls', 'smtpTlsImplicit'] as const) {
     if (o[name] && o.smtpTlsCert === null) problems.push(`${sources[name]}: needs a certificate: --smtp-tls-cert auto, or --smtp-tls-cert and --smtp-tls-key`);
@@ -181,7 +244,8 @@ function combinationProblems(o: Options, sources: Partial<Record<OptionName, str
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   const options = loadOptions(argv, env);
   const authUsers = options.authFile ? readAuthFile(options.authFile) : [];
-  const smtpTlsFiles = options.smtpTlsCert && options.smtpTlsCert !== 'auto' && options.smtpTlsKey ? readTlsFiles(options.smtpTlsCert, options.smtpTlsKey) : null;
+  const smtpTlsFiles =
+    options.smtpTlsCert && options.smtpTlsCert !== 'auto' && options.smtpTlsKey ? readTlsFiles(options.smtpTlsCert, options.smtpTlsKey) : null;
   return deepFreeze({ ...options, authUsers, smtpTlsFiles, sandbox: loadSandboxConfig(options.configFile) });
 }
 
@@ -198,7 +262,8 @@ function parseAuthFile(text: string, file: string): AuthUser[] {
     const user = colon > 0 ? line.slice(0, colon) : '';
     const hash = colon > 0 ? line.slice(colon + 1).trim() : '';
     if (user === '') problems.push(`  line ${index + 1}: expected user:hash`);
-    else if (!BCRYPT_HASH.test(hash)) problems.push(`  line ${index + 1}: the hash of "${user}" is not a bcrypt hash ($2b$10$... ; make one with "pigeonhole hash-password ${user}")`);
+    else if (!BCRYPT_HASH.test(hash))
+      problems.push(`  line ${index + 1}: the hash of "${user}" is not a bcrypt hash ($2b$10$... ; make one with "pigeonhole hash-password ${user}")`);
     else if (users.some((u) => u.user === user)) problems.push(`  line ${index + 1}: "${user}" is listed twice`);
     else users.push({ user, hash });
   });
@@ -307,7 +372,11 @@ function hostList(value: string, source: string): string[] {
     const name = host.startsWith('.') ? host.slice(1) : host;
     if (host === '*' || isIP(name) !== 0 || /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(name)) continue;
     const port = /^(.+):\d+$/.exec(host);
-    throw new ConfigError(port ? `${source}: "${host}": give the name without a port (every port is allowed): ${port[1]}` : `${source}: "${host}" is not a host name (such as mail.example.com, .example.com for it and its subdomains, or *)`);
+    throw new ConfigError(
+      port
+        ? `${source}: "${host}": give the name without a port (every port is allowed): ${port[1]}`
+        : `${source}: "${host}" is not a host name (such as mail.example.com, .example.com for it and its subdomains, or *)`,
+    );
   }
   return hosts;
 }
@@ -323,7 +392,10 @@ function originList(value: string, source: string): string[] {
 }
 
 function list(value: string): string[] {
-  return value.split(',').map((item) => item.trim().toLowerCase()).filter((item) => item !== '');
+  return value
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter((item) => item !== '');
 }
 
 /** USER:PASSWORD (the password may contain colons); empty turns the login off. */

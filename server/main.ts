@@ -33,7 +33,9 @@ async function serve(config: Config): Promise<void> {
     config.smtpAuthRequired && 'AUTH required: an API key as the password',
   ].filter(Boolean);
   console.log(`Pigeonhole listening on http://${hostname}:${httpPort}${access.login ? ' (login required)' : ''}`);
-  console.log(`  SMTP capture:   ${config.smtpTlsImplicit ? 'smtps' : 'smtp'}://${hostname}:${smtpPort}${smtpNotes.length > 0 ? ` (${smtpNotes.join('; ')})` : ''}`);
+  console.log(
+    `  SMTP capture:   ${config.smtpTlsImplicit ? 'smtps' : 'smtp'}://${hostname}:${smtpPort}${smtpNotes.length > 0 ? ` (${smtpNotes.join('; ')})` : ''}`,
+  );
   if (tls?.file) console.log(`  TLS certificate: ${tls.file} (${tls.created ? 'made now' : 'kept'}, self-signed, SHA-256 ${tls.fingerprint})`);
   console.log(`  data directory: ${store.dataDir} (${plural(sandbox.messages.count(), 'capture')})`);
   console.log(`  retention:      ${retentionLine(config.maxMessages, config.maxAgeMs)}`);

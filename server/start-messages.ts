@@ -60,7 +60,8 @@ const PERMISSION = new Set(['EACCES', 'EPERM', 'EROFS']);
 export function startFailure(error: unknown, context: StartContext): string | null {
   const e = error as NodeJS.ErrnoException & { address?: string; port?: number };
   if (!e || typeof e !== 'object' || typeof e.code !== 'string') return null;
-  if (e.code === 'EADDRINUSE') return `pigeonhole: port ${e.port ?? ''} is already in use (${e.message}).\n  Stop what is using it, or pick another port: --http-port / --smtp-port.`;
+  if (e.code === 'EADDRINUSE')
+    return `pigeonhole: port ${e.port ?? ''} is already in use (${e.message}).\n  Stop what is using it, or pick another port: --http-port / --smtp-port.`;
   if (e.syscall === 'listen' && PERMISSION.has(e.code)) {
     return `pigeonhole: may not listen on port ${e.port ?? ''}: permission denied.\n  Ports below 1024 need root or CAP_NET_BIND_SERVICE; pick a port of 1024 or more.`;
   }
@@ -72,7 +73,9 @@ export function startFailure(error: unknown, context: StartContext): string | nu
   const owner = context.uid === undefined ? '' : `${context.uid}:${context.gid ?? context.uid}`;
   const lines = [`pigeonhole: the data directory ${dataDir} is not writable by ${who}: ${what} (${e.syscall ?? 'open'} ${e.path}).`];
   if (e.code === 'EROFS') {
-    lines.push(context.inContainer ? '  Mount a writable volume or host folder at that path (docker run -v ...).' : '  Pick a writable folder: --data-dir PATH.');
+    lines.push(
+      context.inContainer ? '  Mount a writable volume or host folder at that path (docker run -v ...).' : '  Pick a writable folder: --data-dir PATH.',
+    );
   } else if (context.inContainer) {
     lines.push(`  Give it to that user: chown -R ${owner || 'UID:GID'} the host folder mounted as ${dataDir},`);
     lines.push('  or run the container as the folder\'s owner: docker run --user "$(id -u):$(id -g)" ...');

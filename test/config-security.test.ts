@@ -26,7 +26,11 @@ describe('security options', () => {
   });
 
   it('read comma-separated hosts and origins from flags and the environment, lower case, a trailing slash dropped', () => {
-    expect(loadOptions(['--allowed-hosts', 'Mail.Team.example, .dev.example,pigeonhole_1'], { PIGEONHOLE_ALLOWED_ORIGINS: 'https://Tests.example/, http://localhost:3000,*' })).toMatchObject({
+    expect(
+      loadOptions(['--allowed-hosts', 'Mail.Team.example, .dev.example,pigeonhole_1'], {
+        PIGEONHOLE_ALLOWED_ORIGINS: 'https://Tests.example/, http://localhost:3000,*',
+      }),
+    ).toMatchObject({
       allowedHosts: ['mail.team.example', '.dev.example', 'pigeonhole_1'],
       allowedOrigins: ['https://tests.example', 'http://localhost:3000', '*'],
     });
@@ -40,7 +44,9 @@ describe('security options', () => {
   });
 
   it('name every bad value without echoing a password', () => {
-    expect(() => loadOptions(['--allowed-hosts', 'box.example:8025,ok.example', '--allowed-origins', 'localhost:3000', '--auth', 'secret-without-user'], {})).toThrow(
+    expect(() =>
+      loadOptions(['--allowed-hosts', 'box.example:8025,ok.example', '--allowed-origins', 'localhost:3000', '--auth', 'secret-without-user'], {}),
+    ).toThrow(
       '--allowed-hosts: "box.example:8025": give the name without a port (every port is allowed): box.example\n' +
         '--allowed-origins: "localhost:3000" is not an origin such as http://localhost:3000 or https://app.example.com (scheme and host, no path), or *\n' +
         '--auth: expected USER:PASSWORD, both not empty',
@@ -57,10 +63,18 @@ describe('security options', () => {
       '--smtp-require-tls: needs a certificate: --smtp-tls-cert auto, or --smtp-tls-cert and --smtp-tls-key\n' +
         'PIGEONHOLE_SMTP_TLS_IMPLICIT: needs a certificate: --smtp-tls-cert auto, or --smtp-tls-cert and --smtp-tls-key',
     );
-    expect(() => loadOptions(['--smtp-tls-cert', 'cert.pem'], {})).toThrow('--smtp-tls-cert: needs --smtp-tls-key, the certificate\'s private key (or use --smtp-tls-cert auto)');
+    expect(() => loadOptions(['--smtp-tls-cert', 'cert.pem'], {})).toThrow(
+      "--smtp-tls-cert: needs --smtp-tls-key, the certificate's private key (or use --smtp-tls-cert auto)",
+    );
     expect(() => loadOptions(['--smtp-tls-key', 'key.pem'], {})).toThrow('--smtp-tls-key: needs --smtp-tls-cert, the certificate of this key');
-    expect(() => loadOptions(['--smtp-tls-cert', 'auto', '--smtp-tls-key', 'key.pem'], {})).toThrow('--smtp-tls-key: not used with --smtp-tls-cert auto (the key is made with the certificate)');
-    expect(loadOptions(['--smtp-tls-cert', 'auto', '--smtp-require-tls', '--smtp-tls-implicit'], {})).toMatchObject({ smtpTlsCert: 'auto', smtpRequireTls: true, smtpTlsImplicit: true });
+    expect(() => loadOptions(['--smtp-tls-cert', 'auto', '--smtp-tls-key', 'key.pem'], {})).toThrow(
+      '--smtp-tls-key: not used with --smtp-tls-cert auto (the key is made with the certificate)',
+    );
+    expect(loadOptions(['--smtp-tls-cert', 'auto', '--smtp-require-tls', '--smtp-tls-implicit'], {})).toMatchObject({
+      smtpTlsCert: 'auto',
+      smtpRequireTls: true,
+      smtpTlsImplicit: true,
+    });
   });
 
   it('read and check certificate and key files at start: PEM, and belonging together', async () => {
@@ -70,11 +84,15 @@ describe('security options', () => {
     const config = loadConfig(['--smtp-tls-cert', one.file, '--smtp-tls-key', key], {});
     expect(config.smtpTlsFiles).toEqual({ cert: one.cert, key: one.key });
     const otherKey = path.join(dir, 'two', 'tls', 'key.pem');
-    expect(() => loadConfig(['--smtp-tls-cert', one.file, '--smtp-tls-key', otherKey], {})).toThrow(`--smtp-tls-key: ${otherKey} is not the private key of the certificate ${one.file}`);
+    expect(() => loadConfig(['--smtp-tls-cert', one.file, '--smtp-tls-key', otherKey], {})).toThrow(
+      `--smtp-tls-key: ${otherKey} is not the private key of the certificate ${one.file}`,
+    );
     expect(two.fingerprint).not.toBe(one.fingerprint);
     const notPem = path.join(dir, 'not.pem');
     await writeFile(notPem, 'hello');
     expect(() => loadConfig(['--smtp-tls-cert', notPem, '--smtp-tls-key', key], {})).toThrow(`--smtp-tls-cert: ${notPem} is not a PEM certificate`);
-    expect(() => loadConfig(['--smtp-tls-cert', one.file, '--smtp-tls-key', notPem], {})).toThrow(`--smtp-tls-key: ${notPem} is not a PEM private key (an encrypted key is not supported)`);
+    expect(() => loadConfig(['--smtp-tls-cert', one.file, '--smtp-tls-key', notPem], {})).toThrow(
+      `--smtp-tls-key: ${notPem} is not a PEM private key (an encrypted key is not supported)`,
+    );
   });
 });

@@ -19,7 +19,14 @@ const problem = configProblem;
 describe('options: defaults ← PIGEONHOLE_* ← flags', () => {
   it('has the documented defaults', () => {
     const config = loadConfig([], {});
-    expect(config).toMatchObject({ httpPort: 8025, smtpPort: 1025, host: '127.0.0.1', dataDir: path.resolve('data'), configFile: SAMPLE_CONFIG, maxBodySize: 26214400 });
+    expect(config).toMatchObject({
+      httpPort: 8025,
+      smtpPort: 1025,
+      host: '127.0.0.1',
+      dataDir: path.resolve('data'),
+      configFile: SAMPLE_CONFIG,
+      maxBodySize: 26214400,
+    });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.sandbox.teams[0])).toBe(true);
   });

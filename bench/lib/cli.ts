@@ -35,7 +35,10 @@ const COULD_NOT_RUN = 2;
  * did not start, an error, Ctrl-C). Every process it started is stopped and every temporary
  * directory deleted on the way out, Ctrl-C included.
  */
-export async function runBench<S extends Record<string, FlagSpec>>(spec: BenchSpec<S>, body: (flags: FlagValues<S>, context: BenchContext) => Promise<void>): Promise<never> {
+export async function runBench<S extends Record<string, FlagSpec>>(
+  spec: BenchSpec<S>,
+  body: (flags: FlagValues<S>, context: BenchContext) => Promise<void>,
+): Promise<never> {
   const help = usageText(spec);
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -120,7 +123,9 @@ function aborted(signal: AbortSignal): Promise<never> {
 }
 
 function parseFlags<S extends Record<string, FlagSpec>>(specs: S, argv: string[]): FlagValues<S> {
-  const options = Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, { type: spec.kind === 'switch' ? ('boolean' as const) : ('string' as const) }]));
+  const options = Object.fromEntries(
+    Object.entries(specs).map(([name, spec]) => [name, { type: spec.kind === 'switch' ? ('boolean' as const) : ('string' as const) }]),
+  );
   const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
   const out: Record<string, number | boolean> = {};
   for (const [name, spec] of Object.entries(specs)) {

@@ -28,9 +28,7 @@ export async function runSends(client: Client, plan: LoadPlan): Promise<LoadResu
   let next = 0;
   let done = 0;
   let failed = false;
-  const progress = plan.onProgress
-    ? setInterval(() => plan.onProgress!(done, (performance.now() - started) / 1000), PROGRESS_EVERY_MS)
-    : undefined;
+  const progress = plan.onProgress ? setInterval(() => plan.onProgress!(done, (performance.now() - started) / 1000), PROGRESS_EVERY_MS) : undefined;
   const worker = async () => {
     try {
       while (next < plan.sends && !failed) {

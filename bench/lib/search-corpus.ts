@@ -18,7 +18,9 @@ const VOCABULARY = (
   'newsletter digest highlights trending popular community forum thread member group league ' +
   'match ticket concert festival museum gallery garden kitchen recipe grocery pharmacy clinic ' +
   'appointment doctor dentist insurance claim policyholder vehicle parking charger energy solar'
-).split(' ').filter((word, index, all) => all.indexOf(word) === index);
+)
+  .split(' ')
+  .filter((word, index, all) => all.indexOf(word) === index);
 
 /** The word in one capture out of 2,000 (in its subject). */
 const RARE_WORD = 'quokka';

@@ -95,7 +95,10 @@ export interface SpawnOptions {
 }
 
 /** Starts `node <args>` from the repository root and waits until its output matches `ready`. */
-export async function spawnServer(name: string, { args, ready, env = benchEnv(), timeoutMs = 30_000 }: SpawnOptions): Promise<{ server: ChildServer; match: RegExpExecArray }> {
+export async function spawnServer(
+  name: string,
+  { args, ready, env = benchEnv(), timeoutMs = 30_000 }: SpawnOptions,
+): Promise<{ server: ChildServer; match: RegExpExecArray }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const server = new ChildServer(name, child);
   spawned.add(server);
@@ -113,7 +116,8 @@ export async function spawnServer(name: string, { args, ready, env = benchEnv(),
       const found = ready.exec(server.output());
       if (found) done(null, found);
     };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) => done(new Error(`${name} exited (${signal ?? code}) before it was ready:\n${server.output()}`));
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      done(new Error(`${name} exited (${signal ?? code}) before it was ready:\n${server.output()}`));
     const onError = (error: Error) => done(new Error(`${name} could not be started: ${error.message}`));
     const timer = setTimeout(() => done(new Error(`${name} was not ready after ${timeoutMs} ms:\n${server.output()}`)), timeoutMs);
     child.stdout!.on('data', check);

@@ -25,13 +25,19 @@ export class FlowHasNoSteps extends DomainError {
 }
 
 export class AlreadySubscribed extends DomainError {
-  constructor(readonly email: string, readonly flowName: string) {
+  constructor(
+    readonly email: string,
+    readonly flowName: string,
+  ) {
     super(`${email} already subscribed to ${flowName}`);
   }
 }
 
 export class NotSubscribed extends DomainError {
-  constructor(readonly email: string, readonly flowName: string) {
+  constructor(
+    readonly email: string,
+    readonly flowName: string,
+  ) {
     super(`${email} not subscribed to ${flowName}`);
   }
 }

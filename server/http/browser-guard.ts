@@ -81,18 +81,27 @@ export function checkBrowserRequest(request: BrowserRequest, policy: BrowserPoli
   const what = request.upgrade ? 'open the live push' : 'change anything';
   if (request.origin !== undefined) {
     if (request.origin.trim().toLowerCase() === 'null') {
-      return refuse('Origin', `Origin "null" (a sandboxed frame, a file:// page or a redirect) may not ${what}; no setting allows it. Serve the page from an http(s) origin and allow that with --allowed-origins.`);
+      return refuse(
+        'Origin',
+        `Origin "null" (a sandboxed frame, a file:// page or a redirect) may not ${what}; no setting allows it. Serve the page from an http(s) origin and allow that with --allowed-origins.`,
+      );
     }
     if (!isAllowedOrigin(request.origin, request.host, policy)) {
       const origin = request.origin.trim();
-      return refuse('Origin', `Origin ${JSON.stringify(origin)} may not ${what} here. To allow pages from it, start Pigeonhole with --allowed-origins ${origin} (or PIGEONHOLE_ALLOWED_ORIGINS=${origin}).`);
+      return refuse(
+        'Origin',
+        `Origin ${JSON.stringify(origin)} may not ${what} here. To allow pages from it, start Pigeonhole with --allowed-origins ${origin} (or PIGEONHOLE_ALLOWED_ORIGINS=${origin}).`,
+      );
     }
     return null;
   }
   // Browsers send Origin with every request that changes state; one without it that says it
   // is cross-site cannot be told apart from an attack, whatever the settings.
   if (request.secFetchSite?.trim().toLowerCase() === 'cross-site') {
-    return refuse('Sec-Fetch-Site', `Sec-Fetch-Site "cross-site" without an Origin header may not ${what}; no setting allows it. Send the request from a page on an allowed origin (--allowed-origins), which sends its Origin.`);
+    return refuse(
+      'Sec-Fetch-Site',
+      `Sec-Fetch-Site "cross-site" without an Origin header may not ${what}; no setting allows it. Send the request from a page on an allowed origin (--allowed-origins), which sends its Origin.`,
+    );
   }
   return null;
 }
@@ -132,7 +141,15 @@ function isAllowedOrigin(origin: string, host: string | undefined, policy: Brows
     return false;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
-  if (host !== undefined && url.host === host.trim().toLowerCase().replace(/\.(?=:\d+$|$)/, '')) return true;
+  if (
+    host !== undefined &&
+    url.host ===
+      host
+        .trim()
+        .toLowerCase()
+        .replace(/\.(?=:\d+$|$)/, '')
+  )
+    return true;
   const name = url.hostname.replace(/^\[|\]$/g, '');
   return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || (isIP(name) === 4 && name.startsWith('127.'));
 }

@@ -45,7 +45,11 @@ function fromDomain(error: unknown): HttpError | undefined {
   if (error instanceof ClockCannotMoveBack) return detail(400, `The sandbox clock cannot move backwards: it is already at ${wireTime(error.now)}.`);
   if (error instanceof ClockOutOfRange) return detail(400, 'The sandbox clock cannot go past 9999-12-31T23:59:59Z.');
   if (error instanceof StorageError) return detail(507, storageDetail(error));
-  if (error instanceof DamagedContent) return detail(410, `This part of the capture cannot be read back: ${error.reason} (${error.path}). The rest of the capture is intact; delete it to get rid of it.`);
+  if (error instanceof DamagedContent)
+    return detail(
+      410,
+      `This part of the capture cannot be read back: ${error.reason} (${error.path}). The rest of the capture is intact; delete it to get rid of it.`,
+    );
   return undefined;
 }
 

@@ -14,7 +14,11 @@ import { bodyParam, queryParam } from './v1/query.ts';
  */
 function rateLimited(retryAfterSeconds: number): HttpError {
   const unit = retryAfterSeconds === 1 ? 'second' : 'seconds';
-  return new HttpError(429, { error: `Request was throttled. Expected available in ${retryAfterSeconds} ${unit}.` }, { 'Retry-After': String(retryAfterSeconds) });
+  return new HttpError(
+    429,
+    { error: `Request was throttled. Expected available in ${retryAfterSeconds} ${unit}.` },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
 }
 
 /** The contract's body for each status a fault can answer with (docs/api-contract.md §1, §3). */
@@ -37,7 +41,13 @@ export function injectFaults(faults: Faults): Middleware {
     const caller = ctx.state.caller as Caller;
     const data = (ctx.state.body as ParsedBody | undefined)?.data ?? {};
     const recipient = bodyParam(data, 'recipient') ?? bodyParam(data, 'email') ?? queryParam(ctx, 'recipient') ?? queryParam(ctx, 'email') ?? null;
-    const fired = faults.matchHttp({ route: endpoint.path, path: ctx.path, method: ctx.method === 'HEAD' ? 'GET' : ctx.method, sender: caller.sender.id, recipient });
+    const fired = faults.matchHttp({
+      route: endpoint.path,
+      path: ctx.path,
+      method: ctx.method === 'HEAD' ? 'GET' : ctx.method,
+      sender: caller.sender.id,
+      recipient,
+    });
     if (!fired) return next();
     ctx.state.fault = fired.rule;
     switch (fired.type) {

@@ -76,7 +76,10 @@ export function homePage(sandbox: Sandbox, uiDir = UI_DIR) {
 function notBuiltPage(sandbox: Sandbox, origin: string, uiDir: string): string {
   const example = sandbox.directory.config.teams.find((t) => t.flowsEnabled)?.senders[0]?.apiKey ?? 'YOUR-KEY';
   const keys = sandbox.directory.config.teams.flatMap((team) =>
-    team.senders.map((s) => `<li><code>${escapeHtml(s.apiKey)}</code>: ${escapeHtml(s.name || s.id)} (team ${escapeHtml(team.name || team.id)}${s.developmentMode ? ', Development Mode' : ''}${team.flowsEnabled ? '' : ', flows off'})</li>`),
+    team.senders.map(
+      (s) =>
+        `<li><code>${escapeHtml(s.apiKey)}</code>: ${escapeHtml(s.name || s.id)} (team ${escapeHtml(team.name || team.id)}${s.developmentMode ? ', Development Mode' : ''}${team.flowsEnabled ? '' : ', flows off'})</li>`,
+    ),
   );
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Pigeonhole</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2328}

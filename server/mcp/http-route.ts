@@ -43,7 +43,11 @@ export function mountMcp(router: Router, options: McpRouteOptions): void {
     const { WebStandardStreamableHTTPServerTransport, inProcessFetch, createMcpServer } = await sdk();
     const fetch = inProcessFetch(options.dispatch, { headers, remoteAddress: ctx.req.socket.remoteAddress });
     const server = createMcpServer(new PigeonholeClient({ baseUrl: `${ctx.protocol}://${ctx.host}`, fetch }), { version: options.version });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: options.maxBodySize });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: options.maxBodySize,
+    });
     try {
       await server.connect(transport);
       const response = await transport.handleRequest(webRequest(ctx));
@@ -60,7 +64,11 @@ export function mountMcp(router: Router, options: McpRouteOptions): void {
 function methodNotAllowed(ctx: Context): void {
   ctx.status = 405;
   ctx.set('Allow', 'POST');
-  ctx.body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server answers POST only (no session, no server-sent stream).' }, id: null };
+  ctx.body = {
+    jsonrpc: '2.0',
+    error: { code: -32000, message: 'Method not allowed: this server answers POST only (no session, no server-sent stream).' },
+    id: null,
+  };
 }
 
 function webRequest(ctx: Context): Request {

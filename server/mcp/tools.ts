@@ -1,7 +1,14 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { type PigeonholeClient, PigeonholeError, type Capture, type MessageDetail, type MessageFilter, type MessageSummary } from '../../client/pigeonhole-client.ts';
+import {
+  type PigeonholeClient,
+  PigeonholeError,
+  type Capture,
+  type MessageDetail,
+  type MessageFilter,
+  type MessageSummary,
+} from '../../client/pigeonhole-client.ts';
 
 /**
  * The MCP server's tools and resources, defined once for both transports: `/mcp` on the HTTP
@@ -49,11 +56,17 @@ const page = (max: number, fallback: number) => ({
 });
 
 const faultAction = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('status'), status: z.union([z.literal(429), z.literal(500), z.literal(503)]) }).describe('Answer /v1 with this status and the contract body.'),
+  z
+    .object({ type: z.literal('status'), status: z.union([z.literal(429), z.literal(500), z.literal(503)]) })
+    .describe('Answer /v1 with this status and the contract body.'),
   z.object({ type: z.literal('delay'), ms: z.number().int().min(0).max(120_000) }).describe('Hold the request or SMTP command, then go on.'),
   z.object({ type: z.literal('drop') }).describe('Cut the connection without an answer.'),
-  z.object({ type: z.literal('smtp_reply'), code: z.number().int().min(400).max(599), message: z.string() }).describe('Refuse the SMTP command with this reply.'),
-  z.object({ type: z.literal('rate_limit'), rate: z.number().positive(), burst: z.number().int().min(1).optional() }).describe('A token bucket per API key: 429 with Retry-After over /v1, 421 4.7.0 over SMTP.'),
+  z
+    .object({ type: z.literal('smtp_reply'), code: z.number().int().min(400).max(599), message: z.string() })
+    .describe('Refuse the SMTP command with this reply.'),
+  z
+    .object({ type: z.literal('rate_limit'), rate: z.number().positive(), burst: z.number().int().min(1).optional() })
+    .describe('A token bucket per API key: 429 with Retry-After over /v1, 421 4.7.0 over SMTP.'),
 ]);
 
 type Args<T extends z.ZodRawShape> = z.infer<z.ZodObject<T>>;
@@ -62,8 +75,17 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
   const server = new McpServer({ name: 'pigeonhole', title: 'Pigeonhole email sandbox', version: options.version }, { instructions: INSTRUCTIONS });
 
   /** Registers a tool whose handler returns a value sent back as compact JSON; errors become tool errors. */
-  const tool = <T extends z.ZodRawShape>(name: string, description: string, shape: T, handler: (args: Args<T>, signal: AbortSignal) => Promise<unknown>, readOnly = false) => {
-    server.registerTool(name, { description, inputSchema: shape, annotations: { readOnlyHint: readOnly, openWorldHint: false } }, (async (args: Args<T>, extra: { signal: AbortSignal }) => {
+  const tool = <T extends z.ZodRawShape>(
+    name: string,
+    description: string,
+    shape: T,
+    handler: (args: Args<T>, signal: AbortSignal) => Promise<unknown>,
+    readOnly = false,
+  ) => {
+    server.registerTool(name, { description, inputSchema: shape, annotations: { readOnlyHint: readOnly, openWorldHint: false } }, (async (
+      args: Args<T>,
+      extra: { signal: AbortSignal },
+    ) => {
       try {
         return result(await handler(args, extra.signal));
       } catch (error) {
@@ -72,7 +94,13 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
     }) as never);
   };
 
-  tool('list_senders', 'List the configured senders with their API keys, teams and rules; pass an api_key to send_email.', {}, async () => ({ senders: await client.senders() }), true);
+  tool(
+    'list_senders',
+    'List the configured senders with their API keys, teams and rules; pass an api_key to send_email.',
+    {},
+    async () => ({ senders: await client.senders() }),
+    true,
+  );
 
   tool(
     'send_email',
@@ -112,7 +140,11 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
     'Wait until an email matching the filter is captured (one already stored answers at once; pass after=<id> for new mail only) and return it with text, links and codes; an error after timeout_ms.',
     { ...filterShape, timeout_ms: z.number().int().min(0).max(WAIT_MAX_MS).default(10_000).describe(`How long to wait, 0–${WAIT_MAX_MS} ms.`), ...bodyOptions },
     async ({ timeout_ms, include_html, max_text_chars, max_html_chars, ...filter }, signal) =>
-      captureResult(await client.waitForMessage({ ...(filter as MessageFilter), timeout: timeout_ms, signal }), { include_html, max_text_chars, max_html_chars }),
+      captureResult(await client.waitForMessage({ ...(filter as MessageFilter), timeout: timeout_ms, signal }), {
+        include_html,
+        max_text_chars,
+        max_html_chars,
+      }),
     true,
   );
 
@@ -126,10 +158,13 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
 
   tool(
     'check_message',
-    "Check a captured email as a designer would: client compatibility scores and warnings, size (Gmail clipping), accessibility, dark mode, headers and spam (docs/checks.md). platforms narrows the clients.",
+    'Check a captured email as a designer would: client compatibility scores and warnings, size (Gmail clipping), accessibility, dark mode, headers and spam (docs/checks.md). platforms narrows the clients.',
     {
       id: z.string().min(1).describe('The capture id.'),
-      platforms: z.array(z.enum(['desktop', 'web', 'mobile'])).optional().describe('Only clients of these platforms (default: all).'),
+      platforms: z
+        .array(z.enum(['desktop', 'web', 'mobile']))
+        .optional()
+        .describe('Only clients of these platforms (default: all).'),
     },
     async ({ id, platforms }) => client.check(id, { platforms }),
     true,
@@ -146,7 +181,12 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
   tool(
     'list_subscriptions',
     'List flow subscriptions, newest first, each with its step timeline (done, current, pending) and when the next step is due.',
-    { team: z.string().optional(), email: z.string().optional().describe('Recipient address.'), status: z.enum(['active', 'completed', 'cancelled']).optional(), ...page(500, 50) },
+    {
+      team: z.string().optional(),
+      email: z.string().optional().describe('Recipient address.'),
+      status: z.enum(['active', 'completed', 'cancelled']).optional(),
+      ...page(500, 50),
+    },
     async (args) => client.subscriptions(args),
     true,
   );
@@ -211,12 +251,19 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
   tool(
     'reset_sandbox',
     'Clear the sandbox before a test: captures, recipients, subscriptions, blocks, counters, the request log, added faults and the clock (or only one team).',
-    { team: z.string().optional().describe('Only this team.'), restore_fixtures: z.boolean().default(true).describe('Bring back the configured blocks and fault rules.') },
+    {
+      team: z.string().optional().describe('Only this team.'),
+      restore_fixtures: z.boolean().default(true).describe('Bring back the configured blocks and fault rules.'),
+    },
     async ({ team, restore_fixtures }) => client.reset({ team, restoreFixtures: restore_fixtures }),
   );
 
   const recent = async (suffix: string, mimeType: string) => ({
-    resources: (await client.list({ limit: 50 })).messages.map((m) => ({ uri: `pigeonhole://messages/${m.id}/${suffix}`, name: `${m.id}: ${m.subject}`, mimeType })),
+    resources: (await client.list({ limit: 50 })).messages.map((m) => ({
+      uri: `pigeonhole://messages/${m.id}/${suffix}`,
+      name: `${m.id}: ${m.subject}`,
+      mimeType,
+    })),
   });
   server.registerResource(
     'message-eml',
@@ -273,7 +320,9 @@ function bodies(html: string | null, text: string | null, derived: boolean, opti
     text_derived: derived,
     ...(text !== null && text.length > options.max_text_chars ? { text_truncated: true, text_length: text.length } : {}),
     html_length: html?.length ?? 0,
-    ...(options.include_html ? { html: cut(html, options.max_html_chars), ...(html !== null && html.length > options.max_html_chars ? { html_truncated: true } : {}) } : {}),
+    ...(options.include_html
+      ? { html: cut(html, options.max_html_chars), ...(html !== null && html.length > options.max_html_chars ? { html_truncated: true } : {}) }
+      : {}),
   };
 }
 

@@ -110,7 +110,11 @@ function fallback(raw: Buffer): ParsedMessage {
   const text = raw.toString('latin1');
   const fields = parseHeaders(text);
   const field = (name: string) => fields.find((f) => f.name.toLowerCase() === name)?.value ?? '';
-  const split = (value: string) => value.split(',').map((a) => /<([^>]+)>/.exec(a)?.[1] ?? a.trim()).filter((a) => a.includes('@'));
+  const split = (value: string) =>
+    value
+      .split(',')
+      .map((a) => /<([^>]+)>/.exec(a)?.[1] ?? a.trim())
+      .filter((a) => a.includes('@'));
   const bodyAt = text.search(/\r?\n\r?\n/);
   return {
     from: field('from'),

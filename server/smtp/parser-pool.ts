@@ -10,7 +10,10 @@ export interface ParseRequest {
 
 export type ParseReply =
   | { id: number; summary: PartsSummary }
-  | { id: number; parts: { html: string | null; text: string | null; attachments: (Omit<MessageParts['attachments'][number], 'content'> & { content: Uint8Array })[] } }
+  | {
+      id: number;
+      parts: { html: string | null; text: string | null; attachments: (Omit<MessageParts['attachments'][number], 'content'> & { content: Uint8Array })[] };
+    }
   | { id: number; error: string };
 
 const SOURCE = import.meta.url.endsWith('.ts');
@@ -30,7 +33,10 @@ export class ParserPool implements RawParser {
   private outbox: ParseRequest[] = [];
 
   summary(raw: Buffer): Promise<PartsSummary> {
-    return this.ask('summary', raw).then((reply) => ('summary' in reply ? reply.summary : Promise.reject(new Error(errorOf(reply)))), () => summarizeParts(raw));
+    return this.ask('summary', raw).then(
+      (reply) => ('summary' in reply ? reply.summary : Promise.reject(new Error(errorOf(reply)))),
+      () => summarizeParts(raw),
+    );
   }
 
   parts(raw: Buffer): Promise<MessageParts> {
@@ -38,7 +44,11 @@ export class ParserPool implements RawParser {
       (reply) => {
         if (!('parts' in reply)) throw new Error(errorOf(reply));
         const { html, text, attachments } = reply.parts;
-        return { html, text, attachments: attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })) };
+        return {
+          html,
+          text,
+          attachments: attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })),
+        };
       },
       () => parseParts(raw),
     );
@@ -74,7 +84,10 @@ export class ParserPool implements RawParser {
       for (const request of batch) this.waiting.delete(request.id);
       return;
     }
-    worker.postMessage(batch, batch.map((request) => request.raw.buffer as ArrayBuffer));
+    worker.postMessage(
+      batch,
+      batch.map((request) => request.raw.buffer as ArrayBuffer),
+    );
   }
 
   private start(): Worker | null {

@@ -75,7 +75,8 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
     if (fired === null) return null;
     if (fired.type === 'smtp_reply') return refuse('fault', fired.code, fired.message);
     // A rate limit closes the session as a throttling server does, saying when to come back.
-    if (fired.type === 'rate_limit') return refuse('fault', 421, `4.7.0 Rate limit exceeded, try again in ${fired.retryAfterSeconds} second${fired.retryAfterSeconds === 1 ? '' : 's'}`);
+    if (fired.type === 'rate_limit')
+      return refuse('fault', 421, `4.7.0 Rate limit exceeded, try again in ${fired.retryAfterSeconds} second${fired.retryAfterSeconds === 1 ? '' : 's'}`);
     if (fired.type === 'delay') {
       await new Promise((resolve) => setTimeout(resolve, fired.ms));
       return null;
@@ -90,7 +91,13 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
     return null;
   };
   /** Runs the fault check, then the command's own handling. */
-  const afterFault = (stage: SmtpStage, session: SMTPServerSession, recipient: string | undefined, callback: (error?: Error | null) => void, then: () => void) => {
+  const afterFault = (
+    stage: SmtpStage,
+    session: SMTPServerSession,
+    recipient: string | undefined,
+    callback: (error?: Error | null) => void,
+    then: () => void,
+  ) => {
     fault(stage, session, recipient).then(
       (injected) => (injected ? callback(injected) : then()),
       (error: unknown) => callback(unexpected(error)),
@@ -125,7 +132,8 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
     onMailFrom(_address, session, callback) {
       if (tls?.required && !session.secure) return callback(refuse('tls_required', 530, '5.7.0 Must issue a STARTTLS command first'));
       const caller = callerOf(session);
-      if (authRequired && !caller) return callback(refuse('auth_required', 530, '5.7.0 Authentication required: AUTH PLAIN or LOGIN with an API key as the password'));
+      if (authRequired && !caller)
+        return callback(refuse('auth_required', 530, '5.7.0 Authentication required: AUTH PLAIN or LOGIN with an API key as the password'));
       const limit = caller ? messages.dailyLimitReached(caller) : null;
       if (limit !== null) return callback(dailyLimit(limit));
       afterFault('mail', session, undefined, callback, () => callback());

@@ -101,7 +101,8 @@ export class MessageIndex {
     const slot = this.slotOf(seq);
     if (slot < 0) return false;
     this.bits[slot]! |= DEAD;
-    if ((this.bits[slot]! & SOURCE_MASK) !== SOURCES.indexOf('smtp')) this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 1) - 1);
+    if ((this.bits[slot]! & SOURCE_MASK) !== SOURCES.indexOf('smtp'))
+      this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 1) - 1);
     this.texts[slot] = '';
     this.flowMarks.delete(seq);
     this.liveCount--;

@@ -66,7 +66,9 @@ export async function migrateFromV1(options: {
   const packs = await PackStore.open({ dir: dirs.packs, ...common, packSize: options.packSize, largePartSize: options.largePartSize });
   const messages = await SegmentLog.open<MessageRecord>({ dir: dirs.messages, segmentSize: options.segmentSize, ...common }, () => undefined);
   const others = await Promise.all(
-    (['recipients', 'subscriptions', 'requests'] as const).map((name) => Collection.open<{ seq: number }>({ dir: dirs[name], segmentSize: options.segmentSize, ...common })),
+    (['recipients', 'subscriptions', 'requests'] as const).map((name) =>
+      Collection.open<{ seq: number }>({ dir: dirs[name], segmentSize: options.segmentSize, ...common }),
+    ),
   );
   const flusher = new Flusher([packs, messages, ...others.map((c) => c.storage)], { failed: async () => false, succeeded: () => undefined });
   const blobs = path.join(dataDir, 'blobs');
@@ -96,7 +98,11 @@ export async function migrateFromV1(options: {
   }
   await flusher.flush();
   await Promise.all([packs.close(), messages.close(), ...others.map((c) => c.storage.close())]);
-  const meta = await JsonFile.open<MetaData>(path.join(dataDir, 'meta.json'), { version: 2, counters: { message: 0, recipient: 0, subscription: 0 }, daily: { day: '', bySender: {} } }, common);
+  const meta = await JsonFile.open<MetaData>(
+    path.join(dataDir, 'meta.json'),
+    { version: 2, counters: { message: 0, recipient: 0, subscription: 0 }, daily: { day: '', bySender: {} } },
+    common,
+  );
   meta.data = { ...meta.data, version: 2 };
   meta.touch();
   await new Flusher([meta], { failed: async () => false, succeeded: () => undefined }).flush();

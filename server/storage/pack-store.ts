@@ -380,7 +380,12 @@ export class PackStore implements Participant {
     }
     if (bad.length > 0) {
       const bytes = Buffer.concat(await Promise.all(bad.map((b) => fs.readAt(pack.handle!, b.offset, b.length))));
-      await quarantine.keep(pack.file, bytes, bad.length, `${bad.length} pack entr${bad.length === 1 ? 'y' : 'ies'} failed the checksum (their captures read as damaged)`);
+      await quarantine.keep(
+        pack.file,
+        bytes,
+        bad.length,
+        `${bad.length} pack entr${bad.length === 1 ? 'y' : 'ies'} failed the checksum (their captures read as damaged)`,
+      );
     }
     if (tornAt !== null) {
       // What a write cut short left: nothing in it was acknowledged, so it is only logged.

@@ -109,7 +109,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     tmp: path.join(dataDir, 'tmp'),
   };
   const common = { fs, fsync, quarantine };
-  if (await isV1(dataDir, fs)) await migrateFromV1({ dataDir, dirs, fs, log, segmentSize: settings.segmentSize, packSize: settings.packSize, largePartSize: settings.largePartSize, quarantine });
+  if (await isV1(dataDir, fs))
+    await migrateFromV1({
+      dataDir,
+      dirs,
+      fs,
+      log,
+      segmentSize: settings.segmentSize,
+      packSize: settings.packSize,
+      largePartSize: settings.largePartSize,
+      quarantine,
+    });
 
   const meta = await JsonFile.open<MetaData>(path.join(dataDir, 'meta.json'), freshMeta(), common);
   meta.data = { ...freshMeta(), ...meta.data, version: 2 };
@@ -131,7 +141,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     }
     index.add(record, pack);
   });
-  if (cutShort > 0) log(`pigeonhole: ${cutShort} capture${cutShort === 1 ? '' : 's'} point${cutShort === 1 ? 's' : ''} at bytes missing from the end of a pack (a write cut short by a power loss); their parts read as damaged`);
+  if (cutShort > 0)
+    log(
+      `pigeonhole: ${cutShort} capture${cutShort === 1 ? '' : 's'} point${cutShort === 1 ? 's' : ''} at bytes missing from the end of a pack (a write cut short by a power loss); their parts read as damaged`,
+    );
   const recipients = await Collection.open<RecipientRecord>(segmentOptions(dirs.recipients));
   const subscriptions = await Collection.open<SubscriptionRecord>(segmentOptions(dirs.subscriptions));
   const requestSummaries: RequestSummary[] = [];
@@ -233,7 +246,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     reserve.missing = true;
     void reserve.ensure();
     await watched.remember();
-    log(`pigeonhole: the data directory ${dataDir} (or a folder in it) was removed while the server ran; recreated it and wrote back ${files} file${files === 1 ? '' : 's'} from the files still open, and the rest from memory`);
+    log(
+      `pigeonhole: the data directory ${dataDir} (or a folder in it) was removed while the server ran; recreated it and wrote back ${files} file${files === 1 ? '' : 's'} from the files still open, and the rest from memory`,
+    );
   }
   const restore = () => flusher.exclusive(restoreFolders).then(() => flusher.flush());
 

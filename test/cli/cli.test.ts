@@ -44,9 +44,13 @@ describe('pigeonhole --help and --version', () => {
     expect(result.stdout).toMatch(/^Usage: pigeonhole \[options\]/);
     expect(result.stdout).toContain('pigeonhole healthcheck [options]');
     for (const option of optionList()) {
-      expect(result.stdout).toContain(`  --${option.flag}${option.switch ? '' : ' <value>'}\n      ${option.help}\n      env ${option.env}, default ${option.default}\n`.trimEnd());
+      expect(result.stdout).toContain(
+        `  --${option.flag}${option.switch ? '' : ' <value>'}\n      ${option.help}\n      env ${option.env}, default ${option.default}\n`.trimEnd(),
+      );
     }
-    expect(optionList().map((o) => o.flag)).toEqual(expect.arrayContaining(['http-port', 'smtp-port', 'host', 'data-dir', 'config', 'max-body-size', 'max-messages', 'max-age']));
+    expect(optionList().map((o) => o.flag)).toEqual(
+      expect.arrayContaining(['http-port', 'smtp-port', 'host', 'data-dir', 'config', 'max-body-size', 'max-messages', 'max-age']),
+    );
     expect((await pigeonhole(['-h'])).stdout).toBe(result.stdout);
   });
 
@@ -68,7 +72,10 @@ describe('bad command lines exit 2 with a message', () => {
     [['--http-port'], `pigeonhole: --http-port needs a value. Run "pigeonhole --help" for the options.\n`],
     [['serve'], `pigeonhole: Unexpected argument 'serve'. Run "pigeonhole --help" for the commands and options.\n`],
     [['--max-age', 'soon'], 'pigeonhole: --max-age: "soon" is not a duration such as 7d, 12h or 1d12h (0 to keep captures of any age)\n'],
-    [['--max-messages=lots', '--http-port=99999'], 'pigeonhole: --http-port: "99999" is not a port number (0-65535)\n--max-messages: "lots" is not a whole number (0 or more)\n'],
+    [
+      ['--max-messages=lots', '--http-port=99999'],
+      'pigeonhole: --http-port: "99999" is not a port number (0-65535)\n--max-messages: "lots" is not a whole number (0 or more)\n',
+    ],
     [['healthcheck', '--nope'], `pigeonhole: Unknown option '--nope'. Run "pigeonhole --help" for the options.\n`],
     [['healthcheck', '--http-port', '0'], "pigeonhole: healthcheck needs the server's HTTP port; 0 (a free port) cannot be checked\n"],
   ])('%j', async (args, message) => {

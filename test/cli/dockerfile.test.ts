@@ -33,8 +33,14 @@ beforeAll(async () => {
   const running = await readFile(path.join(ROOT, 'docs/running.md'), 'utf8');
   const block = /<!-- image-steps -->\n```sh\n([\s\S]*?)```/.exec(running);
   if (!block) throw new Error('docs/running.md has no <!-- image-steps --> block');
-  readmeSteps = block[1]!.trim().split('\n').map((line) => line.replace(/#.*$/, '').trim());
-  dockerignore = (await readFile(path.join(ROOT, '.dockerignore'), 'utf8')).split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  readmeSteps = block[1]!
+    .trim()
+    .split('\n')
+    .map((line) => line.replace(/#.*$/, '').trim());
+  dockerignore = (await readFile(path.join(ROOT, '.dockerignore'), 'utf8'))
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
 });
 
 const runs = (stage: Stage) => stage.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
@@ -91,7 +97,7 @@ describe('the Dockerfile', () => {
     expect(execForm(one('CMD').args)).toEqual(['node', 'dist/server/main.js']);
   });
 
-  it('keeps npm\'s cache out of the image and needs no frontend pulled', () => {
+  it("keeps npm's cache out of the image and needs no frontend pulled", () => {
     // BuildKit's own Dockerfile frontend reads every instruction here: a `# syntax=` line would
     // only make it pull one.
     expect(dockerfile).not.toMatch(/^#\s*syntax\s*=/im);
@@ -102,7 +108,9 @@ describe('the Dockerfile', () => {
   });
 
   it('copies nothing that .dockerignore leaves out of the build context', () => {
-    const fromContext = stages.flatMap((s) => s.instructions.filter((i) => i.keyword === 'COPY' && !flag(i, 'from'))).flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+    const fromContext = stages
+      .flatMap((s) => s.instructions.filter((i) => i.keyword === 'COPY' && !flag(i, 'from')))
+      .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
     for (const source of fromContext.filter((s) => s !== '.')) {
       const top = source.split('/')[0]!;
       expect(dockerignore, source).not.toContain(top);
@@ -117,7 +125,11 @@ describe('the Docker examples', () => {
   const shellLines = async (page: string) => {
     const text = await readFile(path.join(ROOT, page), 'utf8');
     const blocks = [...text.matchAll(/```(?:sh|yaml)\n([\s\S]*?)```/g)].map((m) => m[1]!);
-    return blocks.join('\n').replace(/\\\n\s*/g, ' ').split('\n').map((line) => line.trim());
+    return blocks
+      .join('\n')
+      .replace(/\\\n\s*/g, ' ')
+      .split('\n')
+      .map((line) => line.trim());
   };
 
   it.each(DOCKER_PAGES)('%s builds the image before the first docker run', async (page) => {
@@ -136,7 +148,9 @@ describe('the Docker examples', () => {
       // A bind mount of a file that does not exist makes Docker create a folder there (EISDIR).
       for (const mount of text.matchAll(/(?:"\$PWD\/|\.\/)(pigeonhole\.json):/g)) {
         const before = text.slice(0, mount.index);
-        expect(before, `${page}: ${mount[1]} is created before it is mounted`).toMatch(/\[ -f pigeonhole\.json \] \|\| cp \S*fixtures\/sample-config\.json pigeonhole\.json/);
+        expect(before, `${page}: ${mount[1]} is created before it is mounted`).toMatch(
+          /\[ -f pigeonhole\.json \] \|\| cp \S*fixtures\/sample-config\.json pigeonhole\.json/,
+        );
         checked++;
       }
     }
@@ -214,7 +228,9 @@ describe('the image, replayed without Docker', () => {
       const [hcmd, ...hargs] = execForm(runtime.instructions.find((i) => i.keyword === 'HEALTHCHECK')!.args);
       const healthcheck = () =>
         new Promise<number>((resolve) => {
-          execFile(hcmd === 'node' ? process.execPath : hcmd!, hargs, { cwd: app, env: imageEnv, timeout: 10_000 }, (error) => resolve(error ? ((error as { code?: number }).code ?? -1) : 0));
+          execFile(hcmd === 'node' ? process.execPath : hcmd!, hargs, { cwd: app, env: imageEnv, timeout: 10_000 }, (error) =>
+            resolve(error ? ((error as { code?: number }).code ?? -1) : 0),
+          );
         });
       await waitFor(async () => ((await healthcheck()) === 0 ? true : undefined), 30_000, 100).catch((error: Error) => {
         throw new Error(`${error.message}\n${output}`);
@@ -268,20 +284,28 @@ describe('the installed package', () => {
     const bin = path.join(project, 'node_modules', '.bin', 'pigeonhole');
     const run = (args: string[]) =>
       new Promise<{ code: number; stdout: string }>((resolve) =>
-        execFile(bin, args, { cwd: project, env, timeout: 20_000 }, (error, stdout) => resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stdout })),
+        execFile(bin, args, { cwd: project, env, timeout: 20_000 }, (error, stdout) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stdout }),
+        ),
       );
     const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(await run(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n` });
 
     const port = await freePort();
-    const child = spawn(bin, ['--http-port', String(port), '--smtp-port', '0', '--data-dir', path.join(dir, 'data')], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, ['--http-port', String(port), '--smtp-port', '0', '--data-dir', path.join(dir, 'data')], {
+      cwd: project,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
     try {
-      await waitFor(async () => ((await run(['healthcheck', '--http-port', String(port)])).code === 0 ? true : undefined), 30_000, 100).catch((error: Error) => {
-        throw new Error(`${error.message}\n${output}`);
-      });
+      await waitFor(async () => ((await run(['healthcheck', '--http-port', String(port)])).code === 0 ? true : undefined), 30_000, 100).catch(
+        (error: Error) => {
+          throw new Error(`${error.message}\n${output}`);
+        },
+      );
       // The installed package runs its compiled build and finds its own sample configuration.
       expect(output).toContain(`configuration:  ${path.join(project, 'node_modules', 'pigeonhole', 'fixtures', 'sample-config.json')}`);
     } finally {

@@ -27,7 +27,11 @@ describe('the options table of docs/configuration.md', () => {
   it('lists every option with its environment variable and default, and nothing else', async () => {
     const page = await readFile(CONFIGURATION, 'utf8');
     const section = page.slice(page.indexOf('## Options'), page.indexOf('## The configuration file'));
-    const rows = [...section.matchAll(/^\| `--([a-z-]+)` \| `([A-Z_]+)` \| `([^`]*)`[^|]*\| (.+) \|$/gm)].map((m) => ({ flag: m[1], env: m[2], default: m[3] }));
+    const rows = [...section.matchAll(/^\| `--([a-z-]+)` \| `([A-Z_]+)` \| `([^`]*)`[^|]*\| (.+) \|$/gm)].map((m) => ({
+      flag: m[1],
+      env: m[2],
+      default: m[3],
+    }));
     expect(rows).toEqual(optionList().map((o) => ({ flag: o.flag, env: o.env, default: o.default })));
   });
 });

@@ -53,7 +53,9 @@ describe('the start-up banner', () => {
   it('prints the retention settings and the capture count of the real process', async () => {
     const server = await spawnServer({ dataDir: await tempDir(), args: ['--max-messages', '2500', '--max-age', '1d12h'] });
     try {
-      await expect.poll(() => server.output()).toMatch(/ {2}data directory: .+ \(0 captures\)\n {2}retention: {6}the newest 2,500 captures, none older than 1 day 12 hours\n/);
+      await expect
+        .poll(() => server.output())
+        .toMatch(/ {2}data directory: .+ \(0 captures\)\n {2}retention: {6}the newest 2,500 captures, none older than 1 day 12 hours\n/);
     } finally {
       await server.stop();
     }

@@ -43,7 +43,9 @@ describe('the typed client, as another project would use it', () => {
 
   it('makes the API fail on purpose and shows what the application sent', async () => {
     await pigeonhole.faults.add({ id: 'outage', target: 'http', match: { route: '/v1/email/send/' }, action: { type: 'status', status: 503 }, times: 1 });
-    const failed = await pigeonhole.sendEmail({ apiKey: 'test-key', recipient: 'retry@example.com', subject: 'Retry', body: 'b' }).catch((e: PigeonholeError) => e);
+    const failed = await pigeonhole
+      .sendEmail({ apiKey: 'test-key', recipient: 'retry@example.com', subject: 'Retry', body: 'b' })
+      .catch((e: PigeonholeError) => e);
     expect(failed).toMatchObject({ status: 503, body: { detail: 'Service temporarily unavailable, try again later.' } });
     await pigeonhole.sendEmail({ apiKey: 'test-key', recipient: 'retry@example.com', subject: 'Retry', body: 'b' });
     const log = await pigeonhole.requests.list({ path: '/v1/email/send/' });
@@ -58,7 +60,9 @@ describe('the typed client, as another project would use it', () => {
     const { id } = await pigeonhole.sendEmail({ apiKey: 'test-key', recipient: 'bouncy@example.com', subject: 'Hi', body: 'b' });
     expect((await pigeonhole.setStatus(id, 'bounced')).status).toBe('bounced');
     expect(await pigeonhole.blocks('acme')).toContainEqual(expect.objectContaining({ email: 'bouncy@example.com', reason: 'bounce' }));
-    expect((await pigeonhole.sendEmail({ apiKey: 'test-key', recipient: 'bouncy@example.com', subject: 'Again', body: 'b' })).error).toBe('Recipient is blocked');
+    expect((await pigeonhole.sendEmail({ apiKey: 'test-key', recipient: 'bouncy@example.com', subject: 'Again', body: 'b' })).error).toBe(
+      'Recipient is blocked',
+    );
     await pigeonhole.unblock('acme', 'bouncy@example.com');
     await pigeonhole.block('acme', 'other@example.com');
     const page = await pigeonhole.search({ recipient: 'bouncy@example.com', limit: 1 });

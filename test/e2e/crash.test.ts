@@ -169,7 +169,15 @@ describe('SIGKILL in the middle of a burst of sends', () => {
       const capture = await read(await fetch(`${second.url}/api/messages/${id}`));
       if (capture.status !== 200) return void failures.push(`capture ${id} (request ${i}): ${capture.status} ${capture.text}`);
       const c = capture.body as Record<string, unknown>;
-      expect({ id: c.id, recipient: c.recipient, to: c.to, subject: c.subject, html: c.html, text: c.text_derived ? null : c.text, attachments: c.attachments }).toEqual({
+      expect({
+        id: c.id,
+        recipient: c.recipient,
+        to: c.to,
+        subject: c.subject,
+        html: c.html,
+        text: c.text_derived ? null : c.text,
+        attachments: c.attachments,
+      }).toEqual({
         id,
         recipient: p.recipient,
         to: [p.recipient],

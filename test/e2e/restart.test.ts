@@ -60,7 +60,10 @@ function stable(body: unknown): Record<string, unknown> {
   return rest;
 }
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4350000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4350000000049454e44ae426082',
+  'hex',
+);
 
 describe('restart of the real server process', () => {
   it('keeps captures: subject, record body, plain body and attachments', async () => {
@@ -68,7 +71,11 @@ describe('restart of the real server process', () => {
     let server = await start(s);
     let v1 = api(server.url, 'test-key');
 
-    const wrapped = idOf(await call(v1.post('/v1/email/send/', { recipient: 'ada@example.com', subject: 'Your receipt', body: '<p>Thanks, Ada.</p>', plain_body: 'Thanks, Ada.' })));
+    const wrapped = idOf(
+      await call(
+        v1.post('/v1/email/send/', { recipient: 'ada@example.com', subject: 'Your receipt', body: '<p>Thanks, Ada.</p>', plain_body: 'Thanks, Ada.' }),
+      ),
+    );
     const form = new FormData();
     form.append('recipient', 'grace@example.com');
     form.append('subject', 'Files for you');
@@ -77,11 +84,23 @@ describe('restart of the real server process', () => {
     form.append('attachment', new Blob(['Hello, attachment!\n'], { type: 'text/plain' }), 'hello.txt');
     form.append('attachment', new Blob([PNG], { type: 'image/png' }), 'pixel.png');
     const withFiles = idOf(await call(v1.multipart('/v1/email/send/', form)));
-    const bulk = idOf(await call(api(server.url, 'bulk-key').form('/v1/email/send/', { recipient: 'linus@example.com', subject: 'Bulk note', body: '<i>bulk</i>' })));
+    const bulk = idOf(
+      await call(api(server.url, 'bulk-key').form('/v1/email/send/', { recipient: 'linus@example.com', subject: 'Bulk note', body: '<i>bulk</i>' })),
+    );
 
     const expectedDetail = {
-      [wrapped]: { recipient: 'ada@example.com', subject: 'Your receipt', created_on: expect.stringMatching(WIRE_TIME), body: s.template.split('{{content}}').join('<p>Thanks, Ada.</p>') },
-      [withFiles]: { recipient: 'grace@example.com', subject: 'Files for you', created_on: expect.stringMatching(WIRE_TIME), body: '<p>Two files attached.</p>' },
+      [wrapped]: {
+        recipient: 'ada@example.com',
+        subject: 'Your receipt',
+        created_on: expect.stringMatching(WIRE_TIME),
+        body: s.template.split('{{content}}').join('<p>Thanks, Ada.</p>'),
+      },
+      [withFiles]: {
+        recipient: 'grace@example.com',
+        subject: 'Files for you',
+        created_on: expect.stringMatching(WIRE_TIME),
+        body: '<p>Two files attached.</p>',
+      },
       [bulk]: { recipient: 'linus@example.com', subject: 'Bulk note', created_on: expect.stringMatching(WIRE_TIME), body: '<i>bulk</i>' },
     };
     const detailsBefore: Record<string, unknown> = {};
@@ -151,7 +170,9 @@ describe('restart of the real server process', () => {
       created_at: expect.stringMatching(WIRE_TIME),
       updated_at: expect.stringMatching(WIRE_TIME),
     });
-    const created = await call(v1.post('/v1/recipients/', { email: 'grace@example.com', first_name: 'Grace', last_name: 'Hopper', flags: ['premium', 'beta'] }));
+    const created = await call(
+      v1.post('/v1/recipients/', { email: 'grace@example.com', first_name: 'Grace', last_name: 'Hopper', flags: ['premium', 'beta'] }),
+    );
     expect(created.status).toBe(201);
     const sqid = (created.body as { sqid: string }).sqid;
     expect(created.body).toEqual(recipient(expect.stringMatching(/^[A-Za-z0-9]{3,}$/), 'grace@example.com', 'Grace', 'Hopper', ['premium', 'beta'], false));
@@ -167,7 +188,18 @@ describe('restart of the real server process', () => {
       status: 200,
       body: { message: `Flags ['beta'] cleared for recipient "grace@example.com".` },
     });
-    idOf(await call(v1.post('/v1/email/send/', { recipient: 'ada@example.com', subject: 'Hi', body: '<p>Hi</p>', first_name: 'Ada', last_name: 'Lovelace', flags: 'customer' })));
+    idOf(
+      await call(
+        v1.post('/v1/email/send/', {
+          recipient: 'ada@example.com',
+          subject: 'Hi',
+          body: '<p>Hi</p>',
+          first_name: 'Ada',
+          last_name: 'Lovelace',
+          flags: 'customer',
+        }),
+      ),
+    );
 
     const before = await call(v1.get('/v1/recipients/'));
     expect(before.status).toBe(200);
@@ -263,7 +295,11 @@ describe('restart of the real server process', () => {
       status: 200,
       body: { detail: `Recipient 'alice@example.com' successfully unsubscribed from flow '${WELCOME}'.` },
     });
-    const after = (await call(v1.get('/v1/flows/subscriptions/?flow_trigger=WELCOME_SIGNUP'))).body as { id: number; recipient_email: string; status: string }[];
+    const after = (await call(v1.get('/v1/flows/subscriptions/?flow_trigger=WELCOME_SIGNUP'))).body as {
+      id: number;
+      recipient_email: string;
+      status: string;
+    }[];
     expect(after.map((x) => [x.id, x.recipient_email, x.status])).toEqual([
       [3, 'bob@example.com', 'active'],
       [2, 'bob@example.com', 'cancelled'],
@@ -306,9 +342,17 @@ describe('restart of the real server process', () => {
     const key = 'correct horse battery staple';
     const html = '<p>Your one-time code is 424242.</p>';
     const id = idOf(
-      await call(v1.post('/v1/email/send/', { recipient: 'secret@example.com', subject: 'Your code', body: html, use_account_template: false }, { 'Encryption-Key': key })),
+      await call(
+        v1.post(
+          '/v1/email/send/',
+          { recipient: 'secret@example.com', subject: 'Your code', body: html, use_account_template: false },
+          { 'Encryption-Key': key },
+        ),
+      ),
     );
-    const plainId = idOf(await call(v1.post('/v1/email/send/', { recipient: 'open@example.com', subject: 'Open', body: '<p>open</p>', use_account_template: false })));
+    const plainId = idOf(
+      await call(v1.post('/v1/email/send/', { recipient: 'open@example.com', subject: 'Open', body: '<p>open</p>', use_account_template: false })),
+    );
 
     const sealedBefore = await call(v1.get(`/v1/email/detail/${id}/`));
     const sealed = (sealedBefore.body as { body: string }).body;
@@ -396,7 +440,11 @@ describe('restart of the real server process', () => {
     const s = await sandbox();
     let server = await start(s);
     let v1 = api(server.url, 'test-key');
-    const id = idOf(await call(v1.post('/v1/email/send/', { recipient: 'term@example.com', subject: 'Before SIGTERM', body: '<p>t</p>', use_account_template: false, flags: 'a,b' })));
+    const id = idOf(
+      await call(
+        v1.post('/v1/email/send/', { recipient: 'term@example.com', subject: 'Before SIGTERM', body: '<p>t</p>', use_account_template: false, flags: 'a,b' }),
+      ),
+    );
     expect((await call(v1.post('/v1/recipients/', { email: 'kept@example.com', first_name: 'Kept' }))).status).toBe(201);
     expect((await call(v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'term@example.com' }))).status).toBe(201);
     const recipientsBefore = (await call(v1.get('/v1/recipients/'))).body;
@@ -443,7 +491,11 @@ describe('restart of the real server process', () => {
       }
     };
     // Warm up, then send a wave at once and stop while part of it is still being written.
-    await inParallel(Array.from({ length: 40 }, (_, i) => i), 8, send);
+    await inParallel(
+      Array.from({ length: 40 }, (_, i) => i),
+      8,
+      send,
+    );
     const WAVE = 48;
     let stopping: Promise<number | null> | null = null;
     let answered = 0;

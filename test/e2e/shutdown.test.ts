@@ -86,7 +86,11 @@ describe('SIGTERM', () => {
     expect(stored.messages.map((m) => m.id).sort()).toEqual([...ids].sort());
     for (const [i, id] of ids.entries()) {
       const capture = (await read(await fetch(`${restarted.url}/api/messages/${id}`))).body as Record<string, unknown>;
-      expect({ recipient: capture.recipient, subject: capture.subject, html: capture.html }).toEqual({ recipient: `held-${i}@example.com`, subject: `Held ${i}`, html: `<p>held ${i}</p>` });
+      expect({ recipient: capture.recipient, subject: capture.subject, html: capture.html }).toEqual({
+        recipient: `held-${i}@example.com`,
+        subject: `Held ${i}`,
+        html: `<p>held ${i}</p>`,
+      });
     }
   });
 

@@ -57,7 +57,8 @@ describe('the layering check (scripts/check-layers.mjs)', () => {
       'server/pigeonhole.ts': "import { simpleParser } from 'mailparser';\nexport const start = simpleParser;\n",
       'bench/storage.ts': "import { startApp } from '../test/support/app.ts';\nstartApp();\n",
       'test/support/app.ts': 'export function startApp() {}\n',
-      'ui/src/api.ts': "import type { Capture } from '../../client/pigeonhole-client.ts';\nimport { store } from '../../server/storage/store.ts';\nexport type C = Capture;\nexport const s = store;\n",
+      'ui/src/api.ts':
+        "import type { Capture } from '../../client/pigeonhole-client.ts';\nimport { store } from '../../server/storage/store.ts';\nexport type C = Capture;\nexport const s = store;\n",
       'client/pigeonhole-client.ts': "import { z } from 'zod';\nexport interface Capture { id: string }\nexport const schema = z;\n",
     });
     const { status, stdout, stderr } = run(process.execPath, [LAYERS, dir]);
@@ -84,12 +85,15 @@ describe('the layering check (scripts/check-layers.mjs)', () => {
     const dir = tree({
       'server/storage/store.ts': "import { readFile } from 'node:fs/promises';\nexport const store = readFile;\n",
       'server/domain/ingest.ts': "import { store } from '../storage/store.ts';\nexport const ingest = store;\n",
-      'server/http/route.ts': "import type { Context } from 'koa';\nimport { ingest } from '../domain/ingest.ts';\nexport const route = (ctx: Context) => ingest;\n",
+      'server/http/route.ts':
+        "import type { Context } from 'koa';\nimport { ingest } from '../domain/ingest.ts';\nexport const route = (ctx: Context) => ingest;\n",
       'server/realtime/push.ts': "import { WebSocket } from 'ws';\nimport { ingest } from '../domain/ingest.ts';\nexport const push = [WebSocket, ingest];\n",
-      'server/smtp/parse.ts': "import { simpleParser } from 'mailparser';\nexport const parse = async () => (await import('../domain/ingest.ts')).ingest ?? simpleParser;\n",
+      'server/smtp/parse.ts':
+        "import { simpleParser } from 'mailparser';\nexport const parse = async () => (await import('../domain/ingest.ts')).ingest ?? simpleParser;\n",
       'bench/storage.ts': "import { store } from '../server/storage/store.ts';\nconsole.log(store);\n",
       'test/storage.test.ts': "import { store } from '../server/storage/store.ts';\nimport { run } from '../bench/storage.ts';\nconsole.log(store, run);\n",
-      'ui/src/api.ts': "import type { Capture } from '../../client/pigeonhole-client.ts';\nimport { h } from 'preact';\nexport type C = Capture;\nexport const x = h;\n",
+      'ui/src/api.ts':
+        "import type { Capture } from '../../client/pigeonhole-client.ts';\nimport { h } from 'preact';\nexport type C = Capture;\nexport const x = h;\n",
       'client/pigeonhole-client.ts': 'export interface Capture { id: string }\n',
     });
     const { status, stdout, stderr } = run(process.execPath, [LAYERS, dir]);
@@ -108,7 +112,9 @@ describe("Biome with this repository's biome.json", () => {
       'server/c.ts': "import { readFileSync } from 'node:fs';\nexport const c = () => {\n  const unused = 1;\n  return 2;\n};\n",
     });
     const { status, stdout } = run(BIOME, ['lint', '--reporter=github', '.'], dir);
-    const found = [...stdout.matchAll(/title=lint\/([\w/]+),file=([^,]+),line=(\d+)/g)].map(([, rule, file, line]) => `${path.relative(dir, file!)}:${line} ${rule}`);
+    const found = [...stdout.matchAll(/title=lint\/([\w/]+),file=([^,]+),line=(\d+)/g)].map(
+      ([, rule, file, line]) => `${path.relative(dir, file!)}:${line} ${rule}`,
+    );
     expect(found.sort()).toEqual([
       'server/a.ts:1 suspicious/noImportCycles',
       'server/b.ts:1 suspicious/noImportCycles',
@@ -130,10 +136,9 @@ describe("knip with this repository's knip.json", () => {
     });
     const { status, stdout } = run(KNIP, ['--no-progress', '--reporter', 'json'], dir);
     const issues = (JSON.parse(stdout) as { issues: { file: string; files: unknown[]; exports: { name: string }[] }[] }).issues;
-    expect(issues.flatMap((i) => [...i.files.map(() => `unused file ${i.file}`), ...i.exports.map((e) => `unused export ${i.file} ${e.name}`)]).sort()).toEqual([
-      'unused export server/lib.ts unused',
-      'unused file server/orphan.ts',
-    ]);
+    expect(issues.flatMap((i) => [...i.files.map(() => `unused file ${i.file}`), ...i.exports.map((e) => `unused export ${i.file} ${e.name}`)]).sort()).toEqual(
+      ['unused export server/lib.ts unused', 'unused file server/orphan.ts'],
+    );
     expect(status).toBe(1);
   });
 });

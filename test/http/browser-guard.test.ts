@@ -15,14 +15,42 @@ import { CHROMIUM_HEADERS, raw, tryUpgrade } from '../support/raw.ts';
  */
 const it = test
   .extend('port', { scope: 'file' }, ({ app }) => new URL(app.url).port)
-  .extend('send', { scope: 'file' }, ({ app }) => (recipient: string) =>
-    raw(`${app.url}/v1/email/send/`, { method: 'POST', headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' }, body: JSON.stringify({ recipient, subject: 'Reset your password', body: '<p>code 123456</p>' }) }),
+  .extend(
+    'send',
+    { scope: 'file' },
+    ({ app }) =>
+      (recipient: string) =>
+        raw(`${app.url}/v1/email/send/`, {
+          method: 'POST',
+          headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+          body: JSON.stringify({ recipient, subject: 'Reset your password', body: '<p>code 123456</p>' }),
+        }),
   )
-  .extend('total', { scope: 'file' }, ({ app }) => async () => (await raw(`${app.url}/api/messages?limit=1`)).body.total as number)
-  .extend('clock', { scope: 'file' }, ({ app }) => async () => (await raw(`${app.url}/api/clock`)).body)
-  .extend('evil', { scope: 'file' }, ({ port }) => () => `evil.example:${port}`)
+  .extend(
+    'total',
+    { scope: 'file' },
+    ({ app }) =>
+      async () =>
+        (await raw(`${app.url}/api/messages?limit=1`)).body.total as number,
+  )
+  .extend(
+    'clock',
+    { scope: 'file' },
+    ({ app }) =>
+      async () =>
+        (await raw(`${app.url}/api/clock`)).body,
+  )
+  .extend(
+    'evil',
+    { scope: 'file' },
+    ({ port }) =>
+      () =>
+        `evil.example:${port}`,
+  )
   .extend('team', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const team = await startApp({ access: { policy: browserPolicy({ hosts: ['mail.team.example', '.dev.example'], origins: ['https://tests.example'] }), login: null } });
+    const team = await startApp({
+      access: { policy: browserPolicy({ hosts: ['mail.team.example', '.dev.example'], origins: ['https://tests.example'] }), login: null },
+    });
     onCleanup(() => team.destroy());
     return team;
   });
@@ -32,7 +60,10 @@ const hostRefusal = (host: string, name: string) => ({
 const originRefusal = (origin: string) => ({
   detail: `Origin "${origin}" may not change anything here. To allow pages from it, start Pigeonhole with --allowed-origins ${origin} (or PIGEONHOLE_ALLOWED_ORIGINS=${origin}).`,
 });
-const NULL_REFUSAL = { detail: 'Origin "null" (a sandboxed frame, a file:// page or a redirect) may not change anything; no setting allows it. Serve the page from an http(s) origin and allow that with --allowed-origins.' };
+const NULL_REFUSAL = {
+  detail:
+    'Origin "null" (a sandboxed frame, a file:// page or a redirect) may not change anything; no setting allows it. Serve the page from an http(s) origin and allow that with --allowed-origins.',
+};
 
 describe('DNS rebinding: a page whose name now points at 127.0.0.1', () => {
   it('cannot read captures with a same-origin GET, which carries neither Origin nor Sec-Fetch-* (as Chromium sends it)', async ({ app, send, evil }) => {
@@ -72,7 +103,13 @@ describe('cross-site requests from a page on another origin', () => {
     const before = await total();
     const res = await raw(`${app.url}/api/reset`, {
       method: 'POST',
-      headers: { ...CHROMIUM_HEADERS, Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', 'Content-Type': 'application/x-www-form-urlencoded' },
+      headers: {
+        ...CHROMIUM_HEADERS,
+        Origin: 'https://evil.example',
+        'Sec-Fetch-Site': 'cross-site',
+        'Sec-Fetch-Mode': 'navigate',
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
       body: 'restore_fixtures=true',
     });
     expect([res.status, res.body]).toEqual([403, originRefusal('https://evil.example')]);
@@ -82,7 +119,11 @@ describe('cross-site requests from a page on another origin', () => {
 
   it('a form post moving the clock a month (duration=30d) is refused and the clock stays', async ({ app, clock }) => {
     const before = await clock();
-    const res = await raw(`${app.url}/api/clock/advance`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'duration=30d' });
+    const res = await raw(`${app.url}/api/clock/advance`, {
+      method: 'POST',
+      headers: { Origin: 'https://evil.example', 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'duration=30d',
+    });
     expect([res.status, res.body]).toEqual([403, originRefusal('https://evil.example')]);
     expect((await clock()).offset_ms).toBe(before.offset_ms);
   });
@@ -93,10 +134,22 @@ describe('cross-site requests from a page on another origin', () => {
     form.append('duration', '30d');
     const multipart = new Request('http://x/', { method: 'POST', body: form });
     const attempts = [
-      raw(`${app.url}/api/reset`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'text/plain;charset=UTF-8' }, body: '{"restore_fixtures": false}' }),
-      raw(`${app.url}/api/clock/advance`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': multipart.headers.get('content-type')! }, body: Buffer.from(await multipart.arrayBuffer()) }),
+      raw(`${app.url}/api/reset`, {
+        method: 'POST',
+        headers: { Origin: 'https://evil.example', 'Content-Type': 'text/plain;charset=UTF-8' },
+        body: '{"restore_fixtures": false}',
+      }),
+      raw(`${app.url}/api/clock/advance`, {
+        method: 'POST',
+        headers: { Origin: 'https://evil.example', 'Content-Type': multipart.headers.get('content-type')! },
+        body: Buffer.from(await multipart.arrayBuffer()),
+      }),
       raw(`${app.url}/api/messages`, { method: 'DELETE', headers: { Origin: 'https://evil.example' } }),
-      raw(`${app.url}/v1/email/send/`, { method: 'POST', headers: { Origin: 'https://evil.example', 'Content-Type': 'text/plain' }, body: 'recipient=a@example.com' }),
+      raw(`${app.url}/v1/email/send/`, {
+        method: 'POST',
+        headers: { Origin: 'https://evil.example', 'Content-Type': 'text/plain' },
+        body: 'recipient=a@example.com',
+      }),
     ];
     for (const res of await Promise.all(attempts)) expect([res.status, res.body]).toEqual([403, originRefusal('https://evil.example')]);
     expect(await total()).toBe(before);
@@ -106,7 +159,11 @@ describe('cross-site requests from a page on another origin', () => {
     const res = await raw(`${app.url}/api/reset`, { method: 'POST', headers: { Origin: 'null', 'Content-Type': 'text/plain' }, body: '{}' });
     expect([res.status, res.body]).toEqual([403, NULL_REFUSAL]);
     const anyOrigin = browserPolicy({ origins: ['*'] });
-    expect(checkBrowserRequest({ method: 'POST', host: 'localhost', origin: 'null' }, anyOrigin)).toEqual({ status: 403, header: 'Origin', detail: NULL_REFUSAL.detail });
+    expect(checkBrowserRequest({ method: 'POST', host: 'localhost', origin: 'null' }, anyOrigin)).toEqual({
+      status: 403,
+      header: 'Origin',
+      detail: NULL_REFUSAL.detail,
+    });
     expect(checkBrowserRequest({ method: 'GET', host: 'localhost', origin: 'null', upgrade: true }, anyOrigin)?.header).toBe('Origin');
   });
 
@@ -114,15 +171,23 @@ describe('cross-site requests from a page on another origin', () => {
     const res = await raw(`${app.url}/api/clock/advance?duration=1d`, { method: 'POST', headers: { 'Sec-Fetch-Site': 'cross-site' } });
     expect([res.status, res.body]).toEqual([
       403,
-      { detail: 'Sec-Fetch-Site "cross-site" without an Origin header may not change anything; no setting allows it. Send the request from a page on an allowed origin (--allowed-origins), which sends its Origin.' },
+      {
+        detail:
+          'Sec-Fetch-Site "cross-site" without an Origin header may not change anything; no setting allows it. Send the request from a page on an allowed origin (--allowed-origins), which sends its Origin.',
+      },
     ]);
   });
 
   it('a CORS preflight from another origin is refused, and a read from it gets no Access-Control-Allow-Origin', async ({ app }) => {
-    const preflight = await raw(`${app.url}/api/reset`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' } });
+    const preflight = await raw(`${app.url}/api/reset`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type' },
+    });
     expect([preflight.status, preflight.body]).toEqual([403, originRefusal('https://evil.example')]);
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
-    const read = await raw(`${app.url}/api/messages`, { headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'cors' } });
+    const read = await raw(`${app.url}/api/messages`, {
+      headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'cors' },
+    });
     expect(read.status).toBe(200);
     expect(read.headers['access-control-allow-origin']).toBeUndefined();
     expect(read.headers.vary).toBe('Origin');
@@ -132,7 +197,8 @@ describe('cross-site requests from a page on another origin', () => {
     const ws = await tryUpgrade(app.wsUrl, {}, 'https://evil.example');
     expect(ws).toMatchObject({ opened: false, status: 403, frames: [] });
     expect(ws.opened === false && JSON.parse(ws.text)).toEqual({
-      detail: 'Origin "https://evil.example" may not open the live push here. To allow pages from it, start Pigeonhole with --allowed-origins https://evil.example (or PIGEONHOLE_ALLOWED_ORIGINS=https://evil.example).',
+      detail:
+        'Origin "https://evil.example" may not open the live push here. To allow pages from it, start Pigeonhole with --allowed-origins https://evil.example (or PIGEONHOLE_ALLOWED_ORIGINS=https://evil.example).',
     });
     const fromNull = await tryUpgrade(app.wsUrl, {}, 'null');
     expect(fromNull).toMatchObject({ opened: false, status: 403, frames: [] });
@@ -150,7 +216,16 @@ describe('clients that are not a hostile page are served as before', () => {
   });
 
   it('a server-side client by a compose service name, host.docker.internal, localhost or an IP address', async ({ app, port }) => {
-    for (const host of ['pigeonhole:8025', 'host.docker.internal:8025', `localhost:${port}`, `[::1]:${port}`, '192.168.1.20:8025', 'mail.localhost', 'pigeonhole.default.svc.cluster.local:8025', 'sandbox.home.arpa']) {
+    for (const host of [
+      'pigeonhole:8025',
+      'host.docker.internal:8025',
+      `localhost:${port}`,
+      `[::1]:${port}`,
+      '192.168.1.20:8025',
+      'mail.localhost',
+      'pigeonhole.default.svc.cluster.local:8025',
+      'sandbox.home.arpa',
+    ]) {
       const res = await raw(`${app.url}/api/messages?limit=1`, { headers: { Host: host, 'User-Agent': 'python-requests/2.32' } });
       expect([host, res.status]).toEqual([host, 200]);
     }
@@ -168,7 +243,10 @@ describe('clients that are not a hostile page are served as before', () => {
   it('the inbox page itself: same-origin requests on 127.0.0.1 and localhost change state and open the live push', async ({ app, port }) => {
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
       const origin = `http://${host}`;
-      const res = await raw(`${app.url}/api/clock/reset`, { method: 'POST', headers: { Host: host, Origin: origin, 'Sec-Fetch-Site': 'same-origin', ...CHROMIUM_HEADERS } });
+      const res = await raw(`${app.url}/api/clock/reset`, {
+        method: 'POST',
+        headers: { Host: host, Origin: origin, 'Sec-Fetch-Site': 'same-origin', ...CHROMIUM_HEADERS },
+      });
       expect([host, res.status]).toEqual([host, 200]);
       expect((await tryUpgrade(app.wsUrl, { Host: host }, origin)).opened).toBe(true);
     }
@@ -180,7 +258,10 @@ describe('clients that are not a hostile page are served as before', () => {
     expect(read.status).toBe(200);
     expect(read.headers['access-control-allow-origin']).toBe(origin);
     expect(read.headers.vary).toBe('Origin');
-    const preflight = await raw(`${app.url}/api/reset`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,authorization' } });
+    const preflight = await raw(`${app.url}/api/reset`, {
+      method: 'OPTIONS',
+      headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,authorization' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers).toMatchObject({
       'access-control-allow-origin': origin,
@@ -209,10 +290,20 @@ describe('clients that are not a hostile page are served as before', () => {
 
 describe('--allowed-hosts and --allowed-origins', () => {
   it('serves the named hosts (a leading dot: the domain and its subdomains), still not others', async ({ team }) => {
-    for (const [host, status] of [['mail.team.example', 200], ['MAIL.team.example:8025', 200], ['dev.example', 200], ['box.dev.example:80', 200], ['team.example', 403], ['evil.example', 403]] as const) {
+    for (const [host, status] of [
+      ['mail.team.example', 200],
+      ['MAIL.team.example:8025', 200],
+      ['dev.example', 200],
+      ['box.dev.example:80', 200],
+      ['team.example', 403],
+      ['evil.example', 403],
+    ] as const) {
       expect([host, (await raw(`${team.url}/api/messages`, { headers: { Host: host } })).status]).toEqual([host, status]);
     }
-    const sameOrigin = await raw(`${team.url}/api/clock/reset`, { method: 'POST', headers: { Host: 'mail.team.example:8025', Origin: 'http://mail.team.example:8025' } });
+    const sameOrigin = await raw(`${team.url}/api/clock/reset`, {
+      method: 'POST',
+      headers: { Host: 'mail.team.example:8025', Origin: 'http://mail.team.example:8025' },
+    });
     expect(sameOrigin.status).toBe(200);
   });
 
@@ -220,7 +311,10 @@ describe('--allowed-hosts and --allowed-origins', () => {
     const origin = 'https://tests.example';
     const reset = await raw(`${team.url}/api/reset`, { method: 'POST', headers: { Origin: origin, 'Content-Type': 'application/json' }, body: '{}' });
     expect([reset.status, reset.headers['access-control-allow-origin']]).toEqual([200, origin]);
-    const preflight = await raw(`${team.url}/api/messages/x`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'PATCH', 'Access-Control-Request-Private-Network': 'true' } });
+    const preflight = await raw(`${team.url}/api/messages/x`, {
+      method: 'OPTIONS',
+      headers: { Origin: origin, 'Access-Control-Request-Method': 'PATCH', 'Access-Control-Request-Private-Network': 'true' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-private-network']).toBe('true');
     expect((await tryUpgrade(team.wsUrl, {}, origin)).opened).toBe(true);

@@ -43,7 +43,11 @@ describe('/livez and /readyz', () => {
     app.readiness.add('broken', () => {
       throw new Error('check failed');
     });
-    expect((await get('/readyz')).body).toEqual({ status: 'not ready', detail: 'Not ready: smtp, broken down.', checks: { storage: 'ok', http: 'ok', smtp: 'down', broken: 'down' } });
+    expect((await get('/readyz')).body).toEqual({
+      status: 'not ready',
+      detail: 'Not ready: smtp, broken down.',
+      checks: { storage: 'ok', http: 'ok', smtp: 'down', broken: 'down' },
+    });
     app.readiness.add('broken', () => true);
     smtpUp = true;
     expect(await get('/readyz')).toMatchObject({ status: 200, body: { status: 'ready', checks: { storage: 'ok', http: 'ok', smtp: 'ok', broken: 'ok' } } });

@@ -92,13 +92,20 @@ describe('--auth USER:PASSWORD', () => {
     });
     expect([sent.status, sent.body]).toEqual([200, { id: expect.any(String) }]);
     const noKey = await raw(`${loginApp.url}/v1/email/list/`);
-    expect([noKey.status, noKey.body, noKey.headers['www-authenticate']]).toEqual([401, { detail: 'Authentication credentials were not provided.' }, 'Api-Key']);
+    expect([noKey.status, noKey.body, noKey.headers['www-authenticate']]).toEqual([
+      401,
+      { detail: 'Authentication credentials were not provided.' },
+      'Api-Key',
+    ]);
     for (const p of ['/livez', '/readyz']) expect((await raw(loginApp.url + p)).status).toBe(200);
   });
 
   it('answers a CORS preflight from an allowed origin without a login (preflights carry none); a refusal is readable there', async ({ loginApp }) => {
     const origin = 'http://localhost:3000';
-    const preflight = await raw(`${loginApp.url}/api/messages`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' } });
+    const preflight = await raw(`${loginApp.url}/api/messages`, {
+      method: 'OPTIONS',
+      headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' },
+    });
     expect([preflight.status, preflight.headers['access-control-allow-headers']]).toEqual([204, 'authorization']);
     const refused = await raw(`${loginApp.url}/api/messages`, { headers: { Origin: origin } });
     expect([refused.status, refused.headers['access-control-allow-origin']]).toEqual([401, origin]);
@@ -181,8 +188,15 @@ describe('pigeonhole hash-password', () => {
   });
 
   it('refuses an empty password and a user name with a colon (exit 2)', async () => {
-    expect(await run(['bin/pigeonhole.js', 'hash-password'], '')).toEqual({ code: 2, stdout: '', stderr: 'pigeonhole: hash-password: no password on standard input\n' });
-    expect(await run(['bin/pigeonhole.js', 'hash-password', 'a:b'], 'x\n')).toMatchObject({ code: 2, stderr: 'pigeonhole: hash-password: the user name may not be empty or contain ":"\n' });
+    expect(await run(['bin/pigeonhole.js', 'hash-password'], '')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'pigeonhole: hash-password: no password on standard input\n',
+    });
+    expect(await run(['bin/pigeonhole.js', 'hash-password', 'a:b'], 'x\n')).toMatchObject({
+      code: 2,
+      stderr: 'pigeonhole: hash-password: the user name may not be empty or contain ":"\n',
+    });
   });
 });
 

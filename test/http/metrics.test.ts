@@ -23,7 +23,8 @@ const it = test
     return res.text();
   });
 
-const requests = (text: string, route: string, method: string, status: string) => sample(text, 'pigeonhole_http_requests_total', { route, method, status }) ?? 0;
+const requests = (text: string, route: string, method: string, status: string) =>
+  sample(text, 'pigeonhole_http_requests_total', { route, method, status }) ?? 0;
 
 /** Allocated bytes of every file and folder under `dir`, as du counts them. */
 async function du(dir: string): Promise<number> {
@@ -92,7 +93,10 @@ describe('/metrics', () => {
     expect(delta('/metrics', 'GET', '200')).toBe(1);
     expect(after).not.toContain('zzzzzz');
     expect(after).not.toContain('/no/such/path');
-    expect(sample(after, 'pigeonhole_http_request_duration_seconds_count', { route: '/v1/email/send/' })! - (sample(before, 'pigeonhole_http_request_duration_seconds_count', { route: '/v1/email/send/' }) ?? 0)).toBe(4);
+    expect(
+      sample(after, 'pigeonhole_http_request_duration_seconds_count', { route: '/v1/email/send/' })! -
+        (sample(before, 'pigeonhole_http_request_duration_seconds_count', { route: '/v1/email/send/' }) ?? 0),
+    ).toBe(4);
 
     expect(sample(after, 'pigeonhole_captures_total', { source: 'api' })).toBe(3);
     expect(sample(after, 'pigeonhole_captures_total', { source: 'smtp' })).toBe(0);

@@ -5,12 +5,16 @@ import { test } from '../support/fixtures.ts';
 test.override('appOptions', { maxBodySize: 64 * 1024 });
 
 /** `post(path, body, contentType?, key?)`: a raw POST to the file's app, read. */
-const it = test.extend('post', { scope: 'file' }, ({ app }) => (path: string, body: BodyInit | undefined, contentType?: string, key = 'test-key') =>
-  fetch(app.url + path, {
-    method: 'POST',
-    headers: { Authorization: `Api-Key ${key}`, ...(contentType ? { 'Content-Type': contentType } : {}) },
-    body,
-  }).then(read),
+const it = test.extend(
+  'post',
+  { scope: 'file' },
+  ({ app }) =>
+    (path: string, body: BodyInit | undefined, contentType?: string, key = 'test-key') =>
+      fetch(app.url + path, {
+        method: 'POST',
+        headers: { Authorization: `Api-Key ${key}`, ...(contentType ? { 'Content-Type': contentType } : {}) },
+        body,
+      }).then(read),
 );
 
 describe('request body problems (docs/api-contract.md §1)', () => {

@@ -22,7 +22,15 @@ describe('pigeonhole mcp (command line)', () => {
 
   it('refuses an unknown option or a URL that is not http(s) with exit code 2 and says why', async () => {
     expect(await cli(['mcp', '--port', '1'])).toEqual({ code: 2, out: '', err: 'pigeonhole: mcp: unknown option "--port" (mcp takes --url URL)' });
-    expect(await cli(['mcp', '--url=localhost:8025'])).toEqual({ code: 2, out: '', err: 'pigeonhole: mcp: --url: "localhost:8025" is not an http or https URL' });
-    expect(await cli(['mcp', '--url', 'not a url'])).toEqual({ code: 2, out: '', err: 'pigeonhole: mcp: --url: "not a url" is not a URL such as http://localhost:8025' });
+    expect(await cli(['mcp', '--url=localhost:8025'])).toEqual({
+      code: 2,
+      out: '',
+      err: 'pigeonhole: mcp: --url: "localhost:8025" is not an http or https URL',
+    });
+    expect(await cli(['mcp', '--url', 'not a url'])).toEqual({
+      code: 2,
+      out: '',
+      err: 'pigeonhole: mcp: --url: "not a url" is not a URL such as http://localhost:8025',
+    });
   });
 });

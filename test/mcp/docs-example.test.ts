@@ -27,7 +27,12 @@ function startApplication(pigeonhole: { url: string }): Promise<{ url: string; s
       const sent = await fetch(`${pigeonhole.url}/v1/email/send/`, {
         method: 'POST',
         headers: { Authorization: 'Api-Key test-key' },
-        body: new URLSearchParams({ recipient: email, subject: 'Welcome to Acme', first_name: 'Ada', body: `<h1>Welcome, Ada!</h1><p><a href="${link}">Confirm your email</a></p>` }),
+        body: new URLSearchParams({
+          recipient: email,
+          subject: 'Welcome to Acme',
+          first_name: 'Ada',
+          body: `<h1>Welcome, Ada!</h1><p><a href="${link}">Confirm your email</a></p>`,
+        }),
       });
       res.writeHead(sent.status === 200 ? 201 : 502).end();
       return;

@@ -34,7 +34,10 @@ const TOOLS = [
 /** The MCP client of the SDK itself, over either transport. */
 const transports: [string, (url: string) => Transport][] = [
   ['Streamable HTTP at /mcp', (url) => new StreamableHTTPClientTransport(new URL(`${url}/mcp`))],
-  ['stdio (pigeonhole mcp --url)', (url) => new StdioClientTransport({ command: process.execPath, args: ['bin/pigeonhole.js', 'mcp', '--url', url], cwd: ROOT, stderr: 'pipe' })],
+  [
+    'stdio (pigeonhole mcp --url)',
+    (url) => new StdioClientTransport({ command: process.execPath, args: ['bin/pigeonhole.js', 'mcp', '--url', url], cwd: ROOT, stderr: 'pipe' }),
+  ],
 ];
 
 type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
@@ -77,15 +80,25 @@ describe.each(transports)('the MCP server over %s', (name, transport) => {
 
     // Nothing comes: the wait times out with the sandbox's own message.
     const timedOut = await call('wait_for_message', { recipient: `nobody-${tag}@example.com`, timeout_ms: 300 });
-    expect(timedOut).toEqual({ isError: true, content: [{ type: 'text', text: 'Pigeonhole answered 408: {"detail":"No message matching the filters arrived within 300 ms."}' }] });
+    expect(timedOut).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'Pigeonhole answered 408: {"detail":"No message matching the filters arrived within 300 ms."}' }],
+    });
 
     // A wait started before the send is answered by it.
     const waiting = json('wait_for_message', { recipient: ada, timeout_ms: 10_000 });
-    const body = '<h1>Welcome</h1><p>Your verification code is <b>482 913</b>.</p><p><a href="https://app.example/confirm?t=abc&amp;u=1">Confirm your email</a></p>';
+    const body =
+      '<h1>Welcome</h1><p>Your verification code is <b>482 913</b>.</p><p><a href="https://app.example/confirm?t=abc&amp;u=1">Confirm your email</a></p>';
     const sent = await json('send_email', { api_key: 'test-key', recipient: ada, subject: 'Welcome to Acme', body, first_name: 'Ada', flags: ['new'] });
     expect(sent).toEqual({ id: expect.any(String) });
     const mail = await waiting;
-    expect(mail).toMatchObject({ id: sent.id, subject: 'Welcome to Acme', text_derived: true, codes: ['482913'], links: [{ href: 'https://app.example/confirm?t=abc&u=1', text: 'Confirm your email' }] });
+    expect(mail).toMatchObject({
+      id: sent.id,
+      subject: 'Welcome to Acme',
+      text_derived: true,
+      codes: ['482913'],
+      links: [{ href: 'https://app.example/confirm?t=abc&u=1', text: 'Confirm your email' }],
+    });
     expect(mail.text).toContain('Confirm your email (https://app.example/confirm?t=abc&u=1)');
     // Small by default: no HTML unless asked, only its length.
     expect(mail.html).toBeUndefined();
@@ -96,13 +109,25 @@ describe.each(transports)('the MCP server over %s', (name, transport) => {
     expect(listed).toMatchObject({ total: 1, messages: [{ id: sent.id, codes: ['482913'] }] });
 
     const detail = await json('get_message', { id: sent.id, include_html: true, max_text_chars: 10 });
-    expect(detail).toMatchObject({ id: sent.id, first_name: 'Ada', flags: ['new'], used_template: true, text_derived: true, text_truncated: true, codes: ['482913'], attachments: [] });
+    expect(detail).toMatchObject({
+      id: sent.id,
+      first_name: 'Ada',
+      flags: ['new'],
+      used_template: true,
+      text_derived: true,
+      text_truncated: true,
+      codes: ['482913'],
+      attachments: [],
+    });
     expect(detail.text).toHaveLength(10);
     expect(detail.html).toContain(body);
     expect(detail.headers).toContainEqual({ name: 'Subject', value: 'Welcome to Acme' });
     expect(await json('get_message', { id: sent.id, include_headers: false })).not.toHaveProperty('headers');
 
-    expect(await json('extract_links_and_codes', { id: sent.id })).toEqual({ links: [{ href: 'https://app.example/confirm?t=abc&u=1', text: 'Confirm your email' }], codes: ['482913'] });
+    expect(await json('extract_links_and_codes', { id: sent.id })).toEqual({
+      links: [{ href: 'https://app.example/confirm?t=abc&u=1', text: 'Confirm your email' }],
+      codes: ['482913'],
+    });
 
     // The check is issue 13's route, answered through the tool; an unknown id is a tool error.
     const check = await json('check_message', { id: sent.id });
@@ -114,12 +139,22 @@ describe.each(transports)('the MCP server over %s', (name, transport) => {
     expect(recipients).toEqual([expect.objectContaining({ email: ada, flags: ['new'], blocked: true, block_reason: 'bounce' })]);
 
     // The tools' requests went through the app like any other: the /v1 send is in the request log.
-    const log = (await read(await fetch(`${app.url}/api/requests?path=/v1/email/send/&sender=test-key`))).body as { requests: { status: number; request: { body: { recipient: string } } }[] };
+    const log = (await read(await fetch(`${app.url}/api/requests?path=/v1/email/send/&sender=test-key`))).body as {
+      requests: { status: number; request: { body: { recipient: string } } }[];
+    };
     expect(log.requests.filter((r) => r.request.body.recipient === ada)).toEqual([expect.objectContaining({ status: 200 })]);
   });
 
   it('reads the .eml and the HTML as resources', async () => {
-    const id = (await json('send_email', { api_key: 'bulk-key', recipient: `res-${tag}@example.com`, subject: 'Resource', body: '<p>Body for resources</p>', plain_body: 'Plain' })).id as string;
+    const id = (
+      await json('send_email', {
+        api_key: 'bulk-key',
+        recipient: `res-${tag}@example.com`,
+        subject: 'Resource',
+        body: '<p>Body for resources</p>',
+        plain_body: 'Plain',
+      })
+    ).id as string;
     const { resources } = await client.listResources();
     expect(resources).toContainEqual(expect.objectContaining({ uri: `pigeonhole://messages/${id}/raw.eml`, mimeType: 'message/rfc822' }));
     const eml = await client.readResource({ uri: `pigeonhole://messages/${id}/raw.eml` });
@@ -133,7 +168,11 @@ describe.each(transports)('the MCP server over %s', (name, transport) => {
 
   it('drives flows on the sandbox clock', async ({ app }) => {
     const email = `flow-${tag}@example.com`;
-    const subscribed = await fetch(`${app.url}/v1/flows/subscribe/`, { method: 'POST', headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' }, body: JSON.stringify({ flow_trigger: 'WELCOME_SIGNUP', email }) });
+    const subscribed = await fetch(`${app.url}/v1/flows/subscribe/`, {
+      method: 'POST',
+      headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ flow_trigger: 'WELCOME_SIGNUP', email }),
+    });
     expect(subscribed.status).toBe(201);
     expect(await json('list_subscriptions', { email })).toMatchObject({ total: 1, subscriptions: [{ email, status: 'active', trigger: 'WELCOME_SIGNUP' }] });
     const before = await json('get_clock');
@@ -144,24 +183,36 @@ describe.each(transports)('the MCP server over %s', (name, transport) => {
     expect(await json('list_subscriptions', { email, status: 'completed' })).toMatchObject({ total: 1 });
     const later = new Date(Date.parse(advanced.now) + 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     expect((await json('set_clock', { at: later })).now).toBe(later);
-    expect((await call('set_clock', { at: '2000-01-01T00:00:00Z' })).content[0]!.text).toMatch(/^Pigeonhole answered 400: \{"detail":"The sandbox clock cannot move backwards/);
+    expect((await call('set_clock', { at: '2000-01-01T00:00:00Z' })).content[0]!.text).toMatch(
+      /^Pigeonhole answered 400: \{"detail":"The sandbox clock cannot move backwards/,
+    );
     expect(await json('reset_clock')).toMatchObject({ real_time: true, offset_ms: 0 });
   });
 
   it('adds, lists and removes faults; a rate limit refuses a send with the 429 the app would get', async () => {
-    const added = await json('add_fault', { id: `throttle-${tag}`, target: 'http', match: { route: '/v1/email/send/', sender: 'dev-key' }, action: { type: 'rate_limit', rate: 0.1, burst: 1 } });
+    const added = await json('add_fault', {
+      id: `throttle-${tag}`,
+      target: 'http',
+      match: { route: '/v1/email/send/', sender: 'dev-key' },
+      action: { type: 'rate_limit', rate: 0.1, burst: 1 },
+    });
     expect(added).toMatchObject({ id: `throttle-${tag}`, source: 'api', match: { sender: 'acme-dev' }, action: { type: 'rate_limit', rate: 0.1, burst: 1 } });
     expect((await json('list_faults')).faults).toContainEqual(expect.objectContaining({ id: `throttle-${tag}` }));
     const send = () => call('send_email', { api_key: 'dev-key', recipient: `limited-${tag}@example.com`, subject: 's', body: 'b' });
     expect((await send()).isError).toBeFalsy();
-    expect(await send()).toEqual({ isError: true, content: [{ type: 'text', text: 'Pigeonhole answered 429: {"error":"Request was throttled. Expected available in 10 seconds."}' }] });
+    expect(await send()).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'Pigeonhole answered 429: {"error":"Request was throttled. Expected available in 10 seconds."}' }],
+    });
     expect(await json('remove_fault', { id: `throttle-${tag}` })).toEqual({ removed: `throttle-${tag}` });
     expect((await call('remove_fault', {})).content[0]!.text).toBe('Give the id of a rule, or all: true.');
     await json('add_fault', { target: 'smtp', action: { type: 'drop' } });
     expect(await json('remove_fault', { all: true })).toEqual({ removed: 'all' });
     expect(await json('list_faults')).toEqual({ faults: [] });
     // A rule the sandbox refuses comes back as the sandbox's 400.
-    expect((await call('add_fault', { target: 'smtp', action: { type: 'status', status: 500 } })).content[0]!.text).toBe('Pigeonhole answered 400: {"detail":"action.type: status is for http rules (use smtp_reply)"}');
+    expect((await call('add_fault', { target: 'smtp', action: { type: 'status', status: 500 } })).content[0]!.text).toBe(
+      'Pigeonhole answered 400: {"detail":"action.type: status is for http rules (use smtp_reply)"}',
+    );
     await json('reset_sandbox', {});
   });
 });
@@ -170,12 +221,29 @@ describe('/mcp on the HTTP port', () => {
   it('answers GET and DELETE with 405 (no server-sent stream, no sessions), and a bad body or Accept with a JSON-RPC error', async ({ app }) => {
     for (const method of ['GET', 'DELETE']) {
       const res = await read(await fetch(`${app.url}/mcp`, { method }));
-      expect([res.status, res.headers.get('allow'), res.body]).toEqual([405, 'POST', { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server answers POST only (no session, no server-sent stream).' }, id: null }]);
+      expect([res.status, res.headers.get('allow'), res.body]).toEqual([
+        405,
+        'POST',
+        {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Method not allowed: this server answers POST only (no session, no server-sent stream).' },
+          id: null,
+        },
+      ]);
     }
-    const bad = await read(await fetch(`${app.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{not json' }));
+    const bad = await read(
+      await fetch(`${app.url}/mcp`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: '{not json',
+      }),
+    );
     expect([bad.status, bad.body]).toEqual([400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null }]);
     const noAccept = await read(await fetch(`${app.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }));
-    expect([noAccept.status, noAccept.body]).toEqual([406, { jsonrpc: '2.0', error: { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' }, id: null }]);
+    expect([noAccept.status, noAccept.body]).toEqual([
+      406,
+      { jsonrpc: '2.0', error: { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' }, id: null },
+    ]);
   });
 
   it('is counted by the app middleware like every route', async ({ app }) => {

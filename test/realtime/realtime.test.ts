@@ -9,16 +9,33 @@ let now = Date.parse('2026-03-02T10:00:00Z');
 test.override('appOptions', { now: () => now, config: (sample: any) => ({ ...sample, delivery: { delay: '1h' } }) });
 /** `get(path)`: the JSON body of a sandbox API GET; `call(method, path, body?)`: any sandbox API request. */
 const it = test
-  .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => (await read(await fetch(app.url + path))).body as any)
-  .extend('call', { scope: 'file' }, ({ app }) => (method: string, path: string, body?: unknown) =>
-    fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ app }) =>
+      async (path: string) =>
+        (await read(await fetch(app.url + path))).body as any,
+  )
+  .extend(
+    'call',
+    { scope: 'file' },
+    ({ app }) =>
+      (method: string, path: string, body?: unknown) =>
+        fetch(app.url + path, {
+          method,
+          headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
   );
 
 describe('WebSocket /api/events', () => {
   it('greets every client with hello, again after a reconnect', async ({ app, v1 }) => {
     await v1.post('/v1/email/send/', { recipient: 'hello@example.com', subject: 'before', body: 'b' });
     const first = await connectEvents(app.wsUrl);
-    expect(first.frames[0] ?? (await first.next('hello'))).toEqual({ type: 'hello', data: { server_time: '2026-03-02T10:00:00Z', total: 1, smtp_port: app.smtpPort } });
+    expect(first.frames[0] ?? (await first.next('hello'))).toEqual({
+      type: 'hello',
+      data: { server_time: '2026-03-02T10:00:00Z', total: 1, smtp_port: app.smtpPort },
+    });
     await first.close();
     const again = await connectEvents(app.wsUrl);
     expect(await again.next('hello')).toEqual({ type: 'hello', data: { server_time: '2026-03-02T10:00:00Z', total: 1, smtp_port: app.smtpPort } });
@@ -48,7 +65,14 @@ describe('WebSocket /api/events', () => {
 
     await v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'flow@example.com' });
     const subscription = (await client.next('subscription.changed')).data;
-    expect(subscription).toMatchObject({ team: 'acme', trigger: 'WELCOME_SIGNUP', flow_name: 'Welcome Signup Flow', email: 'flow@example.com', status: 'active', current_step_order: 1 });
+    expect(subscription).toMatchObject({
+      team: 'acme',
+      trigger: 'WELCOME_SIGNUP',
+      flow_name: 'Welcome Signup Flow',
+      email: 'flow@example.com',
+      status: 'active',
+      current_step_order: 1,
+    });
     await v1.request('DELETE', '/v1/flows/subscriptions/?email=flow@example.com&flow_trigger=WELCOME_SIGNUP');
     expect((await client.next('subscription.removed')).data).toEqual({ id: subscription.id });
 

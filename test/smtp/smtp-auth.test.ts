@@ -13,12 +13,31 @@ test.override('appOptions', {
 });
 /** On the file's app: `get(path)` a GET's JSON body; `plain(pass)` an SMTP client logging in with that password (an API key). */
 const it = test
-  .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => (await read(await fetch(app.url + path))).body as any)
-  .extend('plain', { scope: 'file' }, ({ app }) => (pass: string) => smtpClient(app.smtpPort, { user: 'anything', pass }));
-const mail = (to: string | string[], extra: Record<string, unknown> = {}) => ({ from: 'app@example.com', to, subject: 'Hi', text: 'Hello', html: '<p>Hello</p>', ...extra });
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ app }) =>
+      async (path: string) =>
+        (await read(await fetch(app.url + path))).body as any,
+  )
+  .extend(
+    'plain',
+    { scope: 'file' },
+    ({ app }) =>
+      (pass: string) =>
+        smtpClient(app.smtpPort, { user: 'anything', pass }),
+  );
+const mail = (to: string | string[], extra: Record<string, unknown> = {}) => ({
+  from: 'app@example.com',
+  to,
+  subject: 'Hi',
+  text: 'Hello',
+  html: '<p>Hello</p>',
+  ...extra,
+});
 
 describe('SMTP AUTH with an API key', () => {
-  it("applies that sender: team, sender id and recipient records, without the account template", async ({ get, plain }) => {
+  it('applies that sender: team, sender id and recipient records, without the account template', async ({ get, plain }) => {
     const id = capturedId((await plain('test-key').sendMail(mail('smtp-user@example.com'))).response);
     expect(await get(`/api/messages/${id}`)).toMatchObject({ source: 'smtp', team: 'acme', sender: 'acme-main', used_template: false, html: '<p>Hello</p>' });
     const recipients = await get('/api/recipients?q=smtp-user');
@@ -27,7 +46,9 @@ describe('SMTP AUTH with an API key', () => {
 
   it('redirects every recipient to the development address with AUTH LOGIN and a Development Mode key', async ({ app, get }) => {
     const client = smtpClient(app.smtpPort, { user: 'dev', pass: 'dev-key', method: 'LOGIN' });
-    const id = capturedId((await client.sendMail(mail(['first@example.com', 'second@example.com'], { cc: 'cc@example.com', bcc: 'bcc@example.com' }))).response);
+    const id = capturedId(
+      (await client.sendMail(mail(['first@example.com', 'second@example.com'], { cc: 'cc@example.com', bcc: 'bcc@example.com' }))).response,
+    );
     const m = await get(`/api/messages/${id}`);
     expect(m).toMatchObject({ sender: 'acme-dev', redirected: true, recipient: 'first@example.com', to: ['dev-inbox@example.com'], cc: [], bcc: [] });
     expect(m.headers).toContainEqual({ name: 'X-Original-To', value: 'first@example.com, second@example.com, cc@example.com, bcc@example.com' });
@@ -35,7 +56,10 @@ describe('SMTP AUTH with an API key', () => {
 
   it('accepts a message to a blocked recipient and records it blocked and failed', async ({ get, plain }) => {
     const sent = await trySend(plain('test-key'), mail(['ok@example.com', 'blocked@example.com']));
-    expect(sent).toMatchObject({ ok: true, response: expect.stringMatching(/^250 2\.0\.0 Captured as \w+ \(a recipient is blocked: recorded as failed, nothing delivered\)$/) });
+    expect(sent).toMatchObject({
+      ok: true,
+      response: expect.stringMatching(/^250 2\.0\.0 Captured as \w+ \(a recipient is blocked: recorded as failed, nothing delivered\)$/),
+    });
     const m = await get(`/api/messages/${capturedId(sent.response)}`);
     expect(m).toMatchObject({ blocked: true, status: 'failed', to: ['ok@example.com', 'blocked@example.com'] });
   });
@@ -50,10 +74,12 @@ describe('SMTP AUTH with an API key', () => {
   });
 
   it('refuses at the end of DATA when the limit ran out during the session', async ({ apps }) => {
-    const server = await apps.start({ config: (sample: any) => {
+    const server = await apps.start({
+      config: (sample: any) => {
         sample.teams[0].senders[0].dailyLimit = 1;
         return sample;
-      } });
+      },
+    });
     const smtp = await rawSmtp(server.smtpPort);
     expect(await smtp.command('EHLO test')).toMatch(/^250-/);
     expect(await smtp.command(`AUTH PLAIN ${Buffer.from('\0user\0test-key').toString('base64')}`)).toMatch(/^235 /);
@@ -69,7 +95,11 @@ describe('SMTP AUTH with an API key', () => {
 
   it('answers 535 for an unknown or revoked key and for a key whose team has flows off', async ({ plain }) => {
     for (const key of ['no-such-key', 'revoked-key']) {
-      expect(await trySend(plain(key), mail('a@example.com')), key).toEqual({ ok: false, code: 535, response: '535 5.7.8 Authentication failed: the password must be a valid API key' });
+      expect(await trySend(plain(key), mail('a@example.com')), key).toEqual({
+        ok: false,
+        code: 535,
+        response: '535 5.7.8 Authentication failed: the password must be a valid API key',
+      });
     }
     expect(await trySend(plain('noflows-key'), mail('a@example.com'))).toEqual({
       ok: false,
@@ -112,7 +142,11 @@ describe('SMTP with AUTH required', () => {
     expect(server.sandbox.messages.count()).toBe(1);
 
     // A fault rule from the sandbox API refuses RCPT for one address with its own reply.
-    const rule = { target: 'smtp', match: { stage: 'rcpt', recipient: 'fault@example.com', sender: 'acme-main' }, action: { type: 'smtp_reply', code: 450, message: '4.2.0 Injected fault' } };
+    const rule = {
+      target: 'smtp',
+      match: { stage: 'rcpt', recipient: 'fault@example.com', sender: 'acme-main' },
+      action: { type: 'smtp_reply', code: 450, message: '4.2.0 Injected fault' },
+    };
     const added = await fetch(`${server.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) });
     expect(added.status).toBe(201);
     const faulted = await trySend(smtpClient(server.smtpPort, { user: 'u', pass: 'test-key' }), mail('fault@example.com'));

@@ -5,7 +5,13 @@ import { test } from '../support/fixtures.ts';
 import { capturedId, rawSmtp, smtpClient, trySend } from '../support/smtp.ts';
 
 /** `get(path)`: the sandbox API's JSON answer from the file's app. */
-const it = test.extend('get', { scope: 'file' }, ({ app }) => async (path: string) => (await read(await fetch(app.url + path))).body as any);
+const it = test.extend(
+  'get',
+  { scope: 'file' },
+  ({ app }) =>
+    async (path: string) =>
+      (await read(await fetch(app.url + path))).body as any,
+);
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
 describe('SMTP capture', () => {
@@ -43,9 +49,13 @@ describe('SMTP capture', () => {
   });
 
   it('keeps both parts of an HTML + text message and never invents a missing one', async ({ app, smtp, get }) => {
-    const both = await get(`/api/messages/${await smtp.send({ from: 'a@example.com', to: 'u@example.com', subject: 'Both', text: 'Text part', html: '<p>HTML part</p>' })}`);
+    const both = await get(
+      `/api/messages/${await smtp.send({ from: 'a@example.com', to: 'u@example.com', subject: 'Both', text: 'Text part', html: '<p>HTML part</p>' })}`,
+    );
     expect(both).toMatchObject({ html: '<p>HTML part</p>', text: 'Text part' });
-    const htmlOnly = await get(`/api/messages/${await smtp.send({ from: 'a@example.com', to: 'u@example.com', subject: 'HTML only', html: '<h1>Hi</h1><p>there &amp; you</p>' })}`);
+    const htmlOnly = await get(
+      `/api/messages/${await smtp.send({ from: 'a@example.com', to: 'u@example.com', subject: 'HTML only', html: '<h1>Hi</h1><p>there &amp; you</p>' })}`,
+    );
     // No plain part is stored (or added to the .eml); GET renders the HTML as text and says so.
     expect(htmlOnly).toMatchObject({ html: '<h1>Hi</h1><p>there &amp; you</p>', text: 'Hi\n\nthere & you', text_derived: true, snippet: 'Hi there & you' });
     expect(await app.sandbox.messages.text((await app.sandbox.messages.get(htmlOnly.id))!)).toBeNull();
@@ -83,7 +93,9 @@ describe('SMTP capture', () => {
     });
     const m = await get(`/api/messages/${id}`);
     expect(m.html).toBe('<p>Logo: <img src="cid:logo@acme" alt="logo"></p>');
-    expect(m.attachments).toEqual([{ filename: 'logo.png', content_type: 'image/png', size: PNG.length, content_id: 'logo@acme', url: `/api/messages/${id}/attachments/0` }]);
+    expect(m.attachments).toEqual([
+      { filename: 'logo.png', content_type: 'image/png', size: PNG.length, content_id: 'logo@acme', url: `/api/messages/${id}/attachments/0` },
+    ]);
     const preview = await fetch(`${app.url}/api/messages/${id}/html`);
     expect(await preview.text()).toBe(`<base target="_blank"><p>Logo: <img src="/api/messages/${id}/attachments/0" alt="logo"></p>`);
     const image = await fetch(`${app.url}/api/messages/${id}/attachments/0`);
@@ -102,7 +114,12 @@ describe('SMTP capture', () => {
     const raw = await (await fetch(`${app.url}/api/messages/${id}/raw`)).text();
     expect(raw).toMatch(/^Subject: =\?UTF-8\?/m);
     const m = await get(`/api/messages/${id}`);
-    expect(m).toMatchObject({ subject: 'Grüße aus Köln ✓ — 日本語', text: 'Schöne Grüße, ünïcödé 😀', html: '<p>Schöne Grüße 😀</p>', from: 'Jürgen Müller <jm@example.com>' });
+    expect(m).toMatchObject({
+      subject: 'Grüße aus Köln ✓ — 日本語',
+      text: 'Schöne Grüße, ünïcödé 😀',
+      html: '<p>Schöne Grüße 😀</p>',
+      from: 'Jürgen Müller <jm@example.com>',
+    });
     expect(m.headers).toContainEqual({ name: 'Subject', value: 'Grüße aus Köln ✓ — 日本語' });
     const list = await get(`/api/messages?q=${encodeURIComponent('köln')}`);
     expect(list.messages.map((x: any) => x.id)).toEqual([id]);
@@ -113,7 +130,12 @@ describe('SMTP capture', () => {
     const raw = await readFile(new URL('../../fixtures/latin1.eml', import.meta.url));
     const info = await smtp.transport.sendMail({ envelope: { from: 'andre@example.com', to: ['francoise@example.com'] }, raw });
     const m = await get(`/api/messages/${capturedId(info.response)}`);
-    expect(m).toMatchObject({ subject: 'Café crème☕', text: "Un café crème, s'il vous plaît.", from: 'André <andre@example.com>', to: ['francoise@example.com'] });
+    expect(m).toMatchObject({
+      subject: 'Café crème☕',
+      text: "Un café crème, s'il vous plaît.",
+      from: 'André <andre@example.com>',
+      to: ['francoise@example.com'],
+    });
   });
 
   it('lists every recipient in one capture: To and Cc from the headers, Bcc from the envelope', async ({ smtp, get }) => {
@@ -144,7 +166,12 @@ describe('SMTP capture', () => {
   it('lists envelope recipients as To when the message has no To or Cc header', async ({ smtp, get }) => {
     const raw = 'From: a@example.com\r\nSubject: No headers\r\n\r\nbody\r\n';
     const info = await smtp.transport.sendMail({ envelope: { from: 'a@example.com', to: ['x@example.com', 'y@example.com'] }, raw });
-    expect(await get(`/api/messages/${capturedId(info.response)}`)).toMatchObject({ recipient: 'x@example.com', to: ['x@example.com', 'y@example.com'], cc: [], bcc: [] });
+    expect(await get(`/api/messages/${capturedId(info.response)}`)).toMatchObject({
+      recipient: 'x@example.com',
+      to: ['x@example.com', 'y@example.com'],
+      cc: [],
+      bcc: [],
+    });
   });
 
   it("keeps the client's message byte for byte as the .eml, under Pigeonhole's trace fields", async ({ app, smtp }) => {
@@ -155,7 +182,9 @@ describe('SMTP capture', () => {
     // A Received field with the client's address as it connected (no reverse DNS lookup) and
     // the name it gave in EHLO, then the capture's id and source, then the client's bytes.
     expect(eml.toString()).toMatch(
-      new RegExp(`^Received: from [^ ]+ \\(\\[127\\.0\\.0\\.1\\]\\) by pigeonhole with ESMTP id ${id}; \\w{3}, \\d\\d \\w{3} \\d{4} \\d\\d:\\d\\d:\\d\\d \\+0000\\r\\nX-Pigeonhole-ID: ${id}\\r\\nX-Pigeonhole-Source: smtp\\r\\n`),
+      new RegExp(
+        `^Received: from [^ ]+ \\(\\[127\\.0\\.0\\.1\\]\\) by pigeonhole with ESMTP id ${id}; \\w{3}, \\d\\d \\w{3} \\d{4} \\d\\d:\\d\\d:\\d\\d \\+0000\\r\\nX-Pigeonhole-ID: ${id}\\r\\nX-Pigeonhole-Source: smtp\\r\\n`,
+      ),
     );
     expect(eml.toString().endsWith(raw.toString())).toBe(true);
     expect(eml.toString().split('\r\n').slice(3).join('\r\n')).toBe(raw.toString());
@@ -168,7 +197,10 @@ describe('SMTP capture', () => {
     expect(m.subject).toBe('Malformed Über MIME');
     expect(m.text).toContain('The text part survives über everything');
     expect(m.to).toEqual(['qa@example.com']);
-    const garbage = await smtp.trySend({ envelope: { from: 'x@example.com', to: ['y@example.com'] }, raw: Buffer.from([0xff, 0xfe, 0x00, 0x0d, 0x0a, 0x2e, 0x2e, 0x0d, 0x0a]) });
+    const garbage = await smtp.trySend({
+      envelope: { from: 'x@example.com', to: ['y@example.com'] },
+      raw: Buffer.from([0xff, 0xfe, 0x00, 0x0d, 0x0a, 0x2e, 0x2e, 0x0d, 0x0a]),
+    });
     expect(garbage.ok).toBe(true);
     expect((await smtp.trySend({ from: 'a@example.com', to: 'u@example.com', subject: 'after', text: 'still alive' })).ok).toBe(true);
   });

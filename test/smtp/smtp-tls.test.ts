@@ -71,7 +71,9 @@ describe('STARTTLS (--smtp-tls-cert)', () => {
     const smtp = await rawSmtp(starttlsApp.smtpPort);
     expect(await smtp.command('EHLO test')).toContain('250-STARTTLS');
     await smtp.close();
-    const sent = await transport(starttlsApp.smtpPort, { secure: false, requireTLS: true, tls: { rejectUnauthorized: false } }).sendMail(mail('nodemailer STARTTLS'));
+    const sent = await transport(starttlsApp.smtpPort, { secure: false, requireTLS: true, tls: { rejectUnauthorized: false } }).sendMail(
+      mail('nodemailer STARTTLS'),
+    );
     const capture = await starttlsApp.sandbox.messages.get(capturedId(sent.response));
     expect(capture?.subject).toBe('nodemailer STARTTLS');
   });
@@ -79,38 +81,59 @@ describe('STARTTLS (--smtp-tls-cert)', () => {
   it('verifies against the certificate file when a client is told to trust it (ca), by localhost or 127.0.0.1', async ({ starttlsApp, tls: { cert } }) => {
     // By name (servername) and by address (checked against the certificate's IP entries).
     for (const tls of [{ servername: 'localhost' }, {}]) {
-      const sent = await transport(starttlsApp.smtpPort, { secure: false, requireTLS: true, tls: { ca: await readFile(cert.file, 'utf8'), ...tls } }).sendMail(mail('verified'));
+      const sent = await transport(starttlsApp.smtpPort, { secure: false, requireTLS: true, tls: { ca: await readFile(cert.file, 'utf8'), ...tls } }).sendMail(
+        mail('verified'),
+      );
       expect(sent.response).toMatch(/^250 2\.0\.0 Captured as/);
     }
   });
 
-  it("fails a client that verifies certificates and was not told to trust this one (nodemailer's default): why STARTTLS is off unless asked for", async ({ starttlsApp }) => {
+  it("fails a client that verifies certificates and was not told to trust this one (nodemailer's default): why STARTTLS is off unless asked for", async ({
+    starttlsApp,
+  }) => {
     const result = await trySend(transport(starttlsApp.smtpPort, {}) as ReturnType<typeof smtpClient>, mail('default verify'));
     expect(result.ok).toBe(false);
     expect(result.response).toMatch(/self[- ]signed certificate/);
   });
 
-  it("Python's smtplib.starttls() sends through it: with no context (smtplib then verifies nothing) and verified against the certificate file", async ({ starttlsApp, python }) => {
-    const unverified = await python(`${PY_PREAMBLE}
+  it("Python's smtplib.starttls() sends through it: with no context (smtplib then verifies nothing) and verified against the certificate file", async ({
+    starttlsApp,
+    python,
+  }) => {
+    const unverified = await python(
+      `${PY_PREAMBLE}
 with smtplib.SMTP("127.0.0.1", port) as s:
     s.starttls()
     s.send_message(msg)
     print(s.noop()[0])
-`, starttlsApp.smtpPort);
+`,
+      starttlsApp.smtpPort,
+    );
     expect(unverified).toBe('250');
-    const verified = await python(`${PY_PREAMBLE}
+    const verified = await python(
+      `${PY_PREAMBLE}
 with smtplib.SMTP("localhost", port) as s:
     s.starttls(context=ssl.create_default_context(cafile=cafile))
     s.send_message(msg)
     print(s.sock.version())
-`, starttlsApp.smtpPort);
+`,
+      starttlsApp.smtpPort,
+    );
     expect(verified).toMatch(/^TLSv1\.[23]$/);
     const captures = (await (await fetch(`${starttlsApp.url}/api/messages?q=python`)).json()) as { messages: { subject: string; source: string }[] };
-    expect(captures.messages).toMatchObject([{ subject: 'From Python', source: 'smtp' }, { subject: 'From Python', source: 'smtp' }]);
+    expect(captures.messages).toMatchObject([
+      { subject: 'From Python', source: 'smtp' },
+      { subject: 'From Python', source: 'smtp' },
+    ]);
   });
 
   it('AUTH with an API key works over the TLS session as it does in plain text', async ({ starttlsApp }) => {
-    const sent = await transport(starttlsApp.smtpPort, { secure: false, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: 'app', pass: 'test-key' } }).sendMail(mail('authenticated over TLS'));
+    const sent = await transport(starttlsApp.smtpPort, {
+      secure: false,
+      requireTLS: true,
+      tls: { rejectUnauthorized: false },
+      auth: { user: 'app', pass: 'test-key' },
+    }).sendMail(mail('authenticated over TLS'));
     expect(await starttlsApp.sandbox.messages.get(capturedId(sent.response))).toMatchObject({ sender: 'acme-main', team: 'acme' });
   });
 });
@@ -127,7 +150,12 @@ describe('--smtp-require-tls', () => {
   });
 
   it('accepts the same message once the client has upgraded', async ({ requiredApp }) => {
-    const sent = await transport(requiredApp.smtpPort, { secure: false, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: 'app', pass: 'test-key' } }).sendMail(mail('after STARTTLS'));
+    const sent = await transport(requiredApp.smtpPort, {
+      secure: false,
+      requireTLS: true,
+      tls: { rejectUnauthorized: false },
+      auth: { user: 'app', pass: 'test-key' },
+    }).sendMail(mail('after STARTTLS'));
     expect(await requiredApp.sandbox.messages.get(capturedId(sent.response))).toMatchObject({ subject: 'after STARTTLS', sender: 'acme-main' });
   });
 });
@@ -136,13 +164,19 @@ describe('--smtp-tls-implicit', () => {
   it('speaks TLS from the first byte: nodemailer secure and Python SMTP_SSL send, a plain client gets no greeting', async ({ implicitApp, python }) => {
     const sent = await transport(implicitApp.smtpPort, { secure: true, tls: { rejectUnauthorized: false } }).sendMail(mail('implicit TLS'));
     expect((await implicitApp.sandbox.messages.get(capturedId(sent.response)))?.subject).toBe('implicit TLS');
-    const reply = await python(`${PY_PREAMBLE}
+    const reply = await python(
+      `${PY_PREAMBLE}
 with smtplib.SMTP_SSL("127.0.0.1", port, context=ssl.create_default_context(cafile=cafile)) as s:
     s.send_message(msg)
     print(s.noop()[0])
-`, implicitApp.smtpPort);
+`,
+      implicitApp.smtpPort,
+    );
     expect(reply).toBe('250');
-    const plain = await trySend(transport(implicitApp.smtpPort, { secure: false, ignoreTLS: true, connectionTimeout: 1500, greetingTimeout: 1500 }) as ReturnType<typeof smtpClient>, mail('plain'));
+    const plain = await trySend(
+      transport(implicitApp.smtpPort, { secure: false, ignoreTLS: true, connectionTimeout: 1500, greetingTimeout: 1500 }) as ReturnType<typeof smtpClient>,
+      mail('plain'),
+    );
     expect(plain.ok).toBe(false);
   });
 });
@@ -184,7 +218,11 @@ describe('--smtp-tls-cert auto', () => {
     const line = /TLS certificate: (\S+) \(made now, self-signed, SHA-256 ([0-9A-F:]+)\)/.exec(first.output());
     expect(line?.[1]).toBe(path.join(dataDir, 'tls', 'cert.pem'));
     expect(first.output()).toContain(`SMTP capture:   smtp://127.0.0.1:${first.smtpPort} (STARTTLS required)`);
-    const sent = await transport(first.smtpPort, { secure: false, requireTLS: true, tls: { ca: await readFile(line![1]!, 'utf8'), servername: 'localhost' } }).sendMail(mail('process'));
+    const sent = await transport(first.smtpPort, {
+      secure: false,
+      requireTLS: true,
+      tls: { ca: await readFile(line![1]!, 'utf8'), servername: 'localhost' },
+    }).sendMail(mail('process'));
     expect(sent.response).toMatch(/^250 2\.0\.0 Captured as/);
     expect(await first.stop('SIGTERM')).toBe(0);
     const second = await tracker.spawn({ dataDir, args: ['--smtp-tls-cert', 'auto', '--smtp-tls-implicit'] });

@@ -43,7 +43,10 @@ describe('DiskUsage', () => {
       const usage = await store.diskUsage();
       const { files } = usage;
       expect(files).toBe(1);
-      const expected = await blocks(root, ...['packs', 'messages', 'recipients', 'subscriptions', 'requests', 'tmp', 'extra', 'extra/big.bin'].map((p) => path.join(root, p)));
+      const expected = await blocks(
+        root,
+        ...['packs', 'messages', 'recipients', 'subscriptions', 'requests', 'tmp', 'extra', 'extra/big.bin'].map((p) => path.join(root, p)),
+      );
       expect(usage.bytes).toBe(expected);
     } finally {
       await store.close();

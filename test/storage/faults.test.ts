@@ -20,8 +20,10 @@ import { allMessages } from '../support/process-helpers.ts';
 
 const isRoot = process.getuid?.() === 0;
 
-const NOT_STORED_FULL = /^Not stored: the disk is full \(.+\)\. Free space \(delete captures: DELETE \/api\/messages, or lower --max-messages\) and try again\.$/;
-const NOT_STORED_READ_ONLY = /^Not stored: (the file system is read-only|the data directory is not writable \(permission denied\)) \(.+\)\. Make the data directory writable; Pigeonhole picks it up by itself\.$/;
+const NOT_STORED_FULL =
+  /^Not stored: the disk is full \(.+\)\. Free space \(delete captures: DELETE \/api\/messages, or lower --max-messages\) and try again\.$/;
+const NOT_STORED_READ_ONLY =
+  /^Not stored: (the file system is read-only|the data directory is not writable \(permission denied\)) \(.+\)\. Make the data directory writable; Pigeonhole picks it up by itself\.$/;
 
 /**
  * `smallDisk(megabytes)`: a small real file system (tmpfs) in a temporary directory of
@@ -115,7 +117,9 @@ interface Sandbox {
 }
 
 const send = async (sandbox: Sandbox, i: number, size = 20_000) =>
-  read(await api(sandbox.url, 'bulk-key').post('/v1/email/send/', { recipient: `f${i}@example.com`, subject: `Fault ${i}`, body: `<p>${'x'.repeat(size)}</p>` }));
+  read(
+    await api(sandbox.url, 'bulk-key').post('/v1/email/send/', { recipient: `f${i}@example.com`, subject: `Fault ${i}`, body: `<p>${'x'.repeat(size)}</p>` }),
+  );
 const get = async (sandbox: Sandbox, p: string) => read(await fetch(`${sandbox.url}${p}`));
 const metric = async (sandbox: Sandbox, reason: string) => {
   const text = await (await fetch(`${sandbox.url}/metrics`)).text();
@@ -154,7 +158,11 @@ async function fullDiskStory(sandbox: Sandbox, fill: () => Promise<string[]>, fr
 describe('a full disk', () => {
   const variants = isRoot ? ['a real 6 MB tmpfs, the server a real process', 'an injected file system'] : ['an injected file system'];
   for (const variant of variants) {
-    it(`answers 507 (SMTP 452), says so in /readyz and /metrics, lets deletions free space, and heals by itself: ${variant}`, async ({ serverProcess, smallDisk, apps }) => {
+    it(`answers 507 (SMTP 452), says so in /readyz and /metrics, lets deletions free space, and heals by itself: ${variant}`, async ({
+      serverProcess,
+      smallDisk,
+      apps,
+    }) => {
       if (variant.startsWith('a real')) {
         const dataDir = path.join(await smallDisk(6), 'data');
         const server = await serverProcess.spawn({ dataDir, args: ['--max-messages', '0'] });
@@ -259,12 +267,23 @@ describe('a refused change', () => {
     for (let i = 0; i < 3; i++) ids.push(((await send(server, i, 100)).body as { id: string }).id);
     injected.readOnly();
     const call = async (method: string, p: string, body?: unknown) =>
-      read(await fetch(`${server.url}${p}`, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }));
+      read(
+        await fetch(`${server.url}${p}`, {
+          method,
+          headers: { 'Content-Type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      );
     expect((await call('PATCH', `/api/messages/${ids[0]}`, { read: true })).status).toBe(507);
     expect((await call('POST', `/api/messages/${ids[0]}/status`, { status: 'bounced' })).status).toBe(507);
     expect((await call('DELETE', `/api/messages/${ids[1]}`)).status).toBe(507);
     expect((await call('DELETE', '/api/messages')).status).toBe(507);
-    const seen = async () => ((await get(server, '/api/messages')).body as { messages: { id: string; read: boolean; status: string }[] }).messages.map((m) => [m.id, m.read, m.status]);
+    const seen = async () =>
+      ((await get(server, '/api/messages')).body as { messages: { id: string; read: boolean; status: string }[] }).messages.map((m) => [
+        m.id,
+        m.read,
+        m.status,
+      ]);
     const expected = ids.map((id) => [id, false, 'delivered']).reverse();
     expect(await seen()).toEqual(expected);
     expect((await get(server, '/api/blocks')).body).toMatchObject({ blocks: [{ reason: 'config' }] });
@@ -292,7 +311,9 @@ describe('the data directory removed under the running server', () => {
     const server = await serverProcess.spawn({ dataDir });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(((await send(server, i, 500)).body as { id: string }).id);
-    const smtpBefore = capturedId((await smtpClient(server.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 'before', text: 'before' })).response);
+    const smtpBefore = capturedId(
+      (await smtpClient(server.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 'before', text: 'before' })).response,
+    );
     await rm(dataDir, { recursive: true, force: true });
     // Sends right after the removal are stored too (the folder comes back within a second).
     for (let i = 3; i < 5; i++) {
@@ -349,7 +370,11 @@ describe('damaged files at start-up', () => {
     await writeFile(segment, text.replace('"subject":"Fault 2"', '"subject":"Fault 2'));
 
     const second = await serverProcess.spawn({ dataDir });
-    expect(second.output()).toMatch(new RegExp(`${segment.replace(/[.]/g, '\\.')}: damaged lines that do not parse, 1 record could not be read; the damaged bytes were moved to ${dataDir}/damaged/[^ ]+ \\(delete that file to get rid of them\\)`));
+    expect(second.output()).toMatch(
+      new RegExp(
+        `${segment.replace(/[.]/g, '\\.')}: damaged lines that do not parse, 1 record could not be read; the damaged bytes were moved to ${dataDir}/damaged/[^ ]+ \\(delete that file to get rid of them\\)`,
+      ),
+    );
     expect(await readdir(path.join(dataDir, 'damaged'))).toHaveLength(1);
     expect((await allMessages(second.url)).messages.map((m) => m.id).sort()).toEqual([ids[0], ids[1], ids[3], ids[4]].sort());
     expect((await get(second, `/api/messages/${ids[2]}`)).status).toBe(404);
@@ -368,7 +393,16 @@ describe('a data directory written by Pigeonhole 0.1', () => {
     const server = await serverProcess.spawn({ dataDir });
     expect(server.output()).toMatch(/was written by an older version: moving it to the pack store \(once\)/);
     const listed = await allMessages(server.url);
-    expect(listed.messages.map((m) => m.subject)).toEqual(['Grüße from SMTP', 'Welcome to Acme, Erin!', 'Bounce me', 'Dev mode', 'Blocked one', 'Secret', 'Your invoice', 'Welcome, Ada']);
+    expect(listed.messages.map((m) => m.subject)).toEqual([
+      'Grüße from SMTP',
+      'Welcome to Acme, Erin!',
+      'Bounce me',
+      'Dev mode',
+      'Blocked one',
+      'Secret',
+      'Your invoice',
+      'Welcome, Ada',
+    ]);
     const ids = listed.messages.map((m) => m.id).reverse();
     // Every .eml is the very bytes 0.1 stored.
     for (const [k, id] of ids.entries()) {
@@ -376,12 +410,21 @@ describe('a data directory written by Pigeonhole 0.1', () => {
       expect(raw.equals(await eml(k + 1)), `${id}.eml`).toBe(true);
     }
     const ada = (await get(server, `/api/messages/${ids[0]}`)).body as Record<string, unknown>;
-    expect(ada).toMatchObject({ subject: 'Welcome, Ada', first_name: 'Ada', flags: ['beta', 'vip'], read: true, text: 'Hello Ada. Code 482913.', text_derived: false });
+    expect(ada).toMatchObject({
+      subject: 'Welcome, Ada',
+      first_name: 'Ada',
+      flags: ['beta', 'vip'],
+      read: true,
+      text: 'Hello Ada. Code 482913.',
+      text_derived: false,
+    });
     expect(await (await fetch(`${server.url}/api/messages/${ids[1]}/attachments/0`)).text()).toBe('%PDF-1.4 fake invoice bytes\n');
     expect(await (await fetch(`${server.url}/api/messages/${ids[7]}/attachments/1`)).text()).toBe('some notes');
     // The encrypted record still needs its key.
     const v1 = api(server.url, 'test-key');
-    expect((await read(await v1.get(`/v1/email/detail/${ids[2]}/`, { 'Encryption-Key': 'k3y' }))).body).toMatchObject({ body: expect.stringContaining('sealed body') });
+    expect((await read(await v1.get(`/v1/email/detail/${ids[2]}/`, { 'Encryption-Key': 'k3y' }))).body).toMatchObject({
+      body: expect.stringContaining('sealed body'),
+    });
     expect((await read(await v1.get('/v1/recipients/'))).body).toMatchObject({ count: 6 });
     expect((await get(server, '/api/subscriptions')).body).toMatchObject({ total: 1 });
     // The 0.1 request log is there (and the requests of this test come on top).

@@ -40,7 +40,10 @@ function record(seq: number, over: Partial<MessageRecord> = {}): MessageRecord {
 
 const live = (index: MessageIndex) => {
   const seqs: number[] = [];
-  index.scanNewestFirst(() => true, (slot) => void seqs.push(index.seq(slot)));
+  index.scanNewestFirst(
+    () => true,
+    (slot) => void seqs.push(index.seq(slot)),
+  );
   return seqs;
 };
 
@@ -49,7 +52,14 @@ describe('the compact message index', () => {
     const index = new MessageIndex();
     index.add(record(1, { cc: ['Boss@Example.com'], status: 'pending', deliverAt: '2030-01-01T01:00:00Z' }), 3);
     const slot = index.slotOf(1);
-    expect([index.source(slot), index.status(slot), index.team(slot), index.sender(slot), index.pack(slot), index.read(slot)]).toEqual(['api', 'pending', 'acme', 'acme-main', 3, false]);
+    expect([index.source(slot), index.status(slot), index.team(slot), index.sender(slot), index.pack(slot), index.read(slot)]).toEqual([
+      'api',
+      'pending',
+      'acme',
+      'acme-main',
+      3,
+      false,
+    ]);
     expect(index.text(slot)).toBe(searchText(record(1, { cc: ['Boss@Example.com'] })));
     expect(index.text(slot)).toContain('\u0001boss@example.com\u0001');
     expect(index.text(slot).startsWith('\u0001user1@example.com\u0001')).toBe(true);
@@ -59,7 +69,7 @@ describe('the compact message index', () => {
     expect([index.status(slot), index.read(slot)]).toEqual(['bounced', true]);
   });
 
-  it('counts each team\'s API and flow captures (not SMTP ones) through adds and deletes', () => {
+  it("counts each team's API and flow captures (not SMTP ones) through adds and deletes", () => {
     const index = new MessageIndex();
     index.add(record(1), 1);
     index.add(record(2, { source: 'smtp' }), 1);

@@ -96,7 +96,17 @@ describe('pack files', () => {
 
 describe('space goes back when captures are deleted', () => {
   const send = async (server: TestServer, i: number, size = 3000) =>
-    ((await read(await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: `p${i}@example.com`, subject: `P ${i}`, body: `<p>${String(i).repeat(size)}</p>` }))).body as { id: string }).id;
+    (
+      (
+        await read(
+          await api(server.url, 'bulk-key').post('/v1/email/send/', {
+            recipient: `p${i}@example.com`,
+            subject: `P ${i}`,
+            body: `<p>${String(i).repeat(size)}</p>`,
+          }),
+        )
+      ).body as { id: string }
+    ).id;
 
   it('deletes a pack once none of its captures is left, and compacts one that is mostly dead', async ({ apps }) => {
     const server = await apps.start({ store: { packSize: 64 * 1024, reserveSize: 0 } });
@@ -153,7 +163,9 @@ describe('space goes back when captures are deleted', () => {
     const html = await fetch(`${server.url}/api/messages/${id}/html`);
     expect(html.status).toBe(410);
     expect(html.headers.get('content-type')).toMatch(/application\/json/);
-    expect(((await html.json()) as { detail: string }).detail).toMatch(/^This part of the capture cannot be read back: the entry at offset \d+ failed its checksum \(.*000001\.pack\)\./);
+    expect(((await html.json()) as { detail: string }).detail).toMatch(
+      /^This part of the capture cannot be read back: the entry at offset \d+ failed its checksum \(.*000001\.pack\)\./,
+    );
     const detail = await fetch(`${server.url}/api/messages/${id}`);
     expect(detail.status).toBe(410);
     const listed = (await (await fetch(`${server.url}/api/messages`)).json()) as { total: number; messages: { id: string; subject: string }[] };
@@ -165,7 +177,10 @@ describe('space goes back when captures are deleted', () => {
 
 describe('start-up after a crash in the middle of a group commit', () => {
   const send = async (server: TestServer, i: number) =>
-    ((await read(await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: `c${i}@example.com`, subject: `C ${i}`, body: `<p>${i}</p>` }))).body as { id: string }).id;
+    (
+      (await read(await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: `c${i}@example.com`, subject: `C ${i}`, body: `<p>${i}</p>` })))
+        .body as { id: string }
+    ).id;
 
   it('keeps a capture whose record reached the disk but whose bytes did not (a power loss), its parts read as damaged', async ({ apps }) => {
     const first = await apps.start({ store: { reserveSize: 0 } });
@@ -181,7 +196,9 @@ describe('start-up after a crash in the middle of a group commit', () => {
     await writeFile(pack, (await readFile(pack)).subarray(0, ref.o));
     const lines: string[] = [];
     const again = await apps.start({ dataDir, store: { reserveSize: 0, log: (line) => lines.push(line) } });
-    expect(lines).toContain('pigeonhole: 1 capture points at bytes missing from the end of a pack (a write cut short by a power loss); their parts read as damaged');
+    expect(lines).toContain(
+      'pigeonhole: 1 capture points at bytes missing from the end of a pack (a write cut short by a power loss); their parts read as damaged',
+    );
     const listed = (await (await fetch(`${again.url}/api/messages`)).json()) as { messages: { id: string }[] };
     expect(listed.messages.map((m) => m.id)).toEqual([ids[2], ids[1], ids[0]]);
     expect((await fetch(`${again.url}/api/messages/${ids[2]}/html`)).status).toBe(410);
@@ -192,7 +209,13 @@ describe('start-up after a crash in the middle of a group commit', () => {
 
   it('takes apart at start-up an SMTP message stored but not yet taken apart when the server stopped', async ({ apps }) => {
     const first = await apps.start({ store: { reserveSize: 0 } });
-    const info = await smtpClient(first.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 'Parts later', text: 'The body words', attachments: [{ filename: 'a.txt', content: 'attached' }] });
+    const info = await smtpClient(first.smtpPort).sendMail({
+      from: 'a@example.com',
+      to: 'b@example.com',
+      subject: 'Parts later',
+      text: 'The body words',
+      attachments: [{ filename: 'a.txt', content: 'attached' }],
+    });
     const id = capturedId(info.response);
     await first.sandbox.messages.get(id);
     const dataDir = first.dataDir;

@@ -28,7 +28,18 @@ async function open(dir: string, options: Partial<StoreOptions> = {}): Promise<S
 
 function recipient(seq: number): RecipientRecord {
   const at = new Date(0).toISOString();
-  return { seq, sqid: `s${seq}`, team: 't', email: `r${seq}@example.com`, firstName: 'A name of some length', lastName: '', flags: ['x'], hasBeenSentEmail: false, createdAt: at, updatedAt: at };
+  return {
+    seq,
+    sqid: `s${seq}`,
+    team: 't',
+    email: `r${seq}@example.com`,
+    firstName: 'A name of some length',
+    lastName: '',
+    flags: ['x'],
+    hasBeenSentEmail: false,
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
 const recipientFiles = async (dir: string) => (await readdir(path.join(dir, 'recipients'))).sort();
@@ -195,7 +206,9 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     const reopened = await open(dir, { log: (line) => lines.push(line) });
     expect(reopened.recipients.all().map((r) => r.seq)).toEqual([1, 2, 4, 5]);
     expect(reopened.damage).toMatchObject([{ file: path.join('recipients', 'seg-000000.json'), records: 1 }]);
-    expect(lines.join('\n')).toMatch(/seg-000000\.json: damaged lines that do not parse, 1 record could not be read; the damaged bytes were moved to .*damaged.*delete that file/);
+    expect(lines.join('\n')).toMatch(
+      /seg-000000\.json: damaged lines that do not parse, 1 record could not be read; the damaged bytes were moved to .*damaged.*delete that file/,
+    );
     const kept = await readdir(path.join(dir, 'damaged'));
     expect(kept).toHaveLength(1);
     expect(await readFile(path.join(dir, 'damaged', kept[0]!), 'utf8')).toContain('"r3@exa');

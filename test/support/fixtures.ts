@@ -94,4 +94,3 @@ export const test = base
     onCleanup(() => processes.cleanup());
     return processes;
   });
-

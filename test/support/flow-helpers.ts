@@ -40,7 +40,8 @@ export function flowClient(url: string, key = 'test-key') {
     advance: (duration: string) => ok(sandbox.post('/api/clock/advance', { duration })),
     setClock: (at: string) => ok(sandbox.post('/api/clock/set', { at })),
     clock: () => ok(sandbox.get('/api/clock')),
-    subscribe: (flow_trigger: string, email: string, extra: Record<string, unknown> = {}) => ok(v1.post('/v1/flows/subscribe/', { flow_trigger, email, ...extra })),
+    subscribe: (flow_trigger: string, email: string, extra: Record<string, unknown> = {}) =>
+      ok(v1.post('/v1/flows/subscribe/', { flow_trigger, email, ...extra })),
     setFlags: (email: string, flags: string) => ok(v1.post('/v1/recipients/flags/set/', { email, flags })),
     /** Captures to an original recipient, oldest first. */
     async mail(recipient: string): Promise<Capture[]> {

@@ -38,7 +38,9 @@ export const CHROMIUM_HEADERS = {
   'Accept-Language': 'en-US,en;q=0.9',
 };
 
-export type UpgradeOutcome = { opened: true; frames: string[] } | { opened: false; status: number; headers: IncomingHttpHeaders; text: string; frames: string[] };
+export type UpgradeOutcome =
+  | { opened: true; frames: string[] }
+  | { opened: false; status: number; headers: IncomingHttpHeaders; text: string; frames: string[] };
 
 /**
  * Tries the live push's upgrade with the given headers: either it opens (and the first frame

@@ -34,7 +34,15 @@ function fakeServer(count: number, delayMs = 20) {
     const messages = Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => summary(total - offset - i));
     return { total, offset, limit, messages };
   };
-  return { fetchPage, requests, add: (n = 1) => (total += n), summary, get total() { return total; } };
+  return {
+    fetchPage,
+    requests,
+    add: (n = 1) => (total += n),
+    summary,
+    get total() {
+      return total;
+    },
+  };
 }
 
 // The sandbox clock of these tests: the fake server's delays, the window's coalescing timer and
@@ -123,7 +131,9 @@ describe('MessageWindow (the list state of the inbox UI)', () => {
     const server = fakeServer(50, 40);
     // The first search's answer (one match) arrives after the second search started.
     const list = new MessageWindow((filter, offset, limit, signal) =>
-      server.fetchPage(filter, offset, limit, signal).then((page) => (filter.q === 'first' ? { ...page, total: 1, messages: page.messages.slice(0, 1) } : page)),
+      server
+        .fetchPage(filter, offset, limit, signal)
+        .then((page) => (filter.q === 'first' ? { ...page, total: 1, messages: page.messages.slice(0, 1) } : page)),
     );
     list.setFilter({ q: 'first' });
     await vi.waitFor(() => expect(server.requests).toHaveLength(1));

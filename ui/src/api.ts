@@ -1,4 +1,16 @@
-import type { CheckPlatform, CheckReport, LinkEvent, Clock, MessageDetail, MessageFilter, MessageSummary, Page, Recipient, Sender, Subscription } from './types.ts';
+import type {
+  CheckPlatform,
+  CheckReport,
+  LinkEvent,
+  Clock,
+  MessageDetail,
+  MessageFilter,
+  MessageSummary,
+  Page,
+  Recipient,
+  Sender,
+  Subscription,
+} from './types.ts';
 
 /** An answer other than 2xx: the status and the server's `detail` (or the status text). */
 export class ApiError extends Error {
@@ -65,7 +77,14 @@ function query(params: Record<string, string | number | boolean | undefined>): s
 }
 
 function filterParams(filter: MessageFilter): Record<string, string | boolean | undefined> {
-  return { q: filter.q?.trim() || undefined, source: filter.source, status: filter.status, blocked: filter.blocked, redirected: filter.redirected, read: filter.read };
+  return {
+    q: filter.q?.trim() || undefined,
+    source: filter.source,
+    status: filter.status,
+    blocked: filter.blocked,
+    redirected: filter.redirected,
+    read: filter.read,
+  };
 }
 
 /** Every call the UI makes to the sandbox API, in one place. */
@@ -86,7 +105,12 @@ export const api = {
   subscriptions: (params: { email?: string; status?: string; offset: number; limit: number }) =>
     call<{ total: number; offset: number; limit: number; subscriptions: Subscription[] }>('GET', `/api/subscriptions${query(params)}`),
   check: (id: string, platforms: CheckPlatform[], signal?: AbortSignal) =>
-    call<CheckReport & { id: string }>('GET', `/api/messages/${encodeURIComponent(id)}/check${query({ platform: platforms.join(',') || undefined })}`, undefined, signal),
+    call<CheckReport & { id: string }>(
+      'GET',
+      `/api/messages/${encodeURIComponent(id)}/check${query({ platform: platforms.join(',') || undefined })}`,
+      undefined,
+      signal,
+    ),
   checkDraft: (body: { html: string; sender?: string; platform?: string }, signal?: AbortSignal) => call<CheckReport>('POST', '/api/check', body, signal),
   /** The link check, as it happens: `onEvent` gets each JSON line of the stream. */
   checkLinks: async (id: string, onEvent: (event: LinkEvent) => void, signal?: AbortSignal) => {

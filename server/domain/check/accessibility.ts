@@ -18,7 +18,24 @@ export interface AccessibilityReport {
 }
 
 /** Link texts that say nothing out of context (WCAG 2.4.4). */
-const VAGUE = new Set(['click here', 'here', 'click', 'read more', 'more', 'learn more', 'link', 'this link', 'this', 'go', 'details', 'more info', 'click this link', 'tap here', 'continue', 'see more']);
+const VAGUE = new Set([
+  'click here',
+  'here',
+  'click',
+  'read more',
+  'more',
+  'learn more',
+  'link',
+  'this link',
+  'this',
+  'go',
+  'details',
+  'more info',
+  'click this link',
+  'tap here',
+  'continue',
+  'see more',
+]);
 /** html-validate rules our own email rules already cover (their message would say the same twice). */
 const COVERED = new Set(['wcag/h37', 'heading-level']);
 /** Inline text smaller than this (CSS px) is reported. */
@@ -36,19 +53,38 @@ let validator: HtmlValidate | null = null;
 export function accessibilityReport(html: string | null, text: string | null, scan: ScannedHtml | null): AccessibilityReport {
   const issues: AccessibilityIssue[] = [];
   if (text === null || text.trim() === '') {
-    issues.push({ rule: 'text-alternative', severity: 'warning', line: null, source: 'pigeonhole', message: 'The message has no plain-text part: screen readers and text-only clients fall back to it, and spam filters expect one.' });
+    issues.push({
+      rule: 'text-alternative',
+      severity: 'warning',
+      line: null,
+      source: 'pigeonhole',
+      message: 'The message has no plain-text part: screen readers and text-only clients fall back to it, and spam filters expect one.',
+    });
   }
   if (html === null || scan === null) return { issues };
   issues.push(...emailRules(scan));
   if (html.length > MAX_VALIDATED_BYTES) {
-    issues.push({ rule: 'not-validated', severity: 'warning', line: null, source: 'pigeonhole', message: `The HTML is over ${MAX_VALIDATED_BYTES / 1024 / 1024} MB: html-validate's accessibility rules were not run (Gmail clips at 102 KB anyway).` });
+    issues.push({
+      rule: 'not-validated',
+      severity: 'warning',
+      line: null,
+      source: 'pigeonhole',
+      message: `The HTML is over ${MAX_VALIDATED_BYTES / 1024 / 1024} MB: html-validate's accessibility rules were not run (Gmail clips at 102 KB anyway).`,
+    });
     return { issues: byLine(issues) };
   }
   validator ??= new HtmlValidate({ extends: ['html-validate:a11y'] });
   const result = validator.validateStringSync(html);
   for (const m of result.results[0]?.messages ?? []) {
     if (COVERED.has(m.ruleId)) continue;
-    issues.push({ rule: m.ruleId, severity: m.severity === 2 ? 'error' : 'warning', message: m.message, line: m.line, source: 'html-validate', ...(m.ruleUrl ? { url: m.ruleUrl } : {}) });
+    issues.push({
+      rule: m.ruleId,
+      severity: m.severity === 2 ? 'error' : 'warning',
+      message: m.message,
+      line: m.line,
+      source: 'html-validate',
+      ...(m.ruleUrl ? { url: m.ruleUrl } : {}),
+    });
   }
   return { issues: byLine(issues) };
 }
@@ -60,10 +96,17 @@ function byLine(issues: AccessibilityIssue[]): AccessibilityIssue[] {
 
 function emailRules(scan: ScannedHtml): AccessibilityIssue[] {
   const issues: AccessibilityIssue[] = [];
-  const push = (rule: string, severity: 'error' | 'warning', line: number | null, message: string) => issues.push({ rule, severity, line, message, source: 'pigeonhole' });
+  const push = (rule: string, severity: 'error' | 'warning', line: number | null, message: string) =>
+    issues.push({ rule, severity, line, message, source: 'pigeonhole' });
   const { elements } = scan;
   const root = elements.find((e) => e.name === 'html');
-  if (!root) push('html-lang', 'warning', 1, 'There is no <html lang="..."> element: screen readers cannot tell the language and may read the email with the wrong voice.');
+  if (!root)
+    push(
+      'html-lang',
+      'warning',
+      1,
+      'There is no <html lang="..."> element: screen readers cannot tell the language and may read the email with the wrong voice.',
+    );
   else if (!root.attribs.lang?.trim()) push('html-lang', 'warning', root.line, '<html> has no lang attribute: screen readers cannot tell the language.');
 
   const dataTables = new Set<number>();
@@ -75,16 +118,23 @@ function emailRules(scan: ScannedHtml): AccessibilityIssue[] {
   let lastHeading = 0;
   elements.forEach((e, index) => {
     if (e.name === 'img' && e.attribs.alt === undefined) {
-      push('img-alt', 'error', e.line, `<img src="${shorten(e.attribs.src ?? '')}"> has no alt attribute: screen readers read the file name. Use alt="" for a decorative image.`);
+      push(
+        'img-alt',
+        'error',
+        e.line,
+        `<img src="${shorten(e.attribs.src ?? '')}"> has no alt attribute: screen readers read the file name. Use alt="" for a decorative image.`,
+      );
     }
     if (e.name === 'table' && !dataTables.has(index)) {
       const role = (e.attribs.role ?? '').toLowerCase();
-      if (role !== 'presentation' && role !== 'none') push('layout-table', 'warning', e.line, 'A layout table (no <th>) without role="presentation": screen readers announce its rows and columns.');
+      if (role !== 'presentation' && role !== 'none')
+        push('layout-table', 'warning', e.line, 'A layout table (no <th>) without role="presentation": screen readers announce its rows and columns.');
     }
     const heading = /^h([1-6])$/.exec(e.name);
     if (heading) {
       const level = Number(heading[1]);
-      if (lastHeading > 0 && level > lastHeading + 1) push('heading-order', 'warning', e.line, `<h${level}> follows <h${lastHeading}>: a heading level is skipped.`);
+      if (lastHeading > 0 && level > lastHeading + 1)
+        push('heading-order', 'warning', e.line, `<h${level}> follows <h${lastHeading}>: a heading level is skipped.`);
       else if (lastHeading === 0 && level > 2) push('heading-order', 'warning', e.line, `The first heading is <h${level}>: start with <h1> or <h2>.`);
       lastHeading = level;
     }
@@ -92,16 +142,28 @@ function emailRules(scan: ScannedHtml): AccessibilityIssue[] {
       for (const d of parseDeclarations(e.attribs.style)) {
         if (d.property !== 'font-size') continue;
         const px = cssPixels(d.value);
-        if (px !== null && px > 0 && px < MIN_FONT_PX) push('small-text', 'warning', e.line, `Text at font-size ${d.value} (${Math.round(px * 10) / 10}px) is below ${MIN_FONT_PX}px: hard to read on a phone.`);
+        if (px !== null && px > 0 && px < MIN_FONT_PX)
+          push(
+            'small-text',
+            'warning',
+            e.line,
+            `Text at font-size ${d.value} (${Math.round(px * 10) / 10}px) is below ${MIN_FONT_PX}px: hard to read on a phone.`,
+          );
       }
     }
   });
   for (const link of scan.links) {
     if (/^(mailto|tel):/i.test(link.href)) continue;
-    const words = link.text.toLowerCase().replace(/[^\p{L}\p{N}\s]/gu, ' ').replace(/\s+/g, ' ').trim();
-    if (link.text === '') push('link-text', 'error', link.line, `A link to ${shorten(link.href)} has no text (and no image with alt text): screen readers read the URL.`);
+    const words = link.text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s]/gu, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (link.text === '')
+      push('link-text', 'error', link.line, `A link to ${shorten(link.href)} has no text (and no image with alt text): screen readers read the URL.`);
     else if (VAGUE.has(words)) push('link-text', 'warning', link.line, `Link text "${link.text}" says nothing out of context: name where it goes.`);
-    else if (/^(https?:\/\/|www\.)\S+$/i.test(link.text)) push('link-text', 'warning', link.line, `The link text is a bare URL (${shorten(link.text)}): screen readers spell it out. Name where it goes.`);
+    else if (/^(https?:\/\/|www\.)\S+$/i.test(link.text))
+      push('link-text', 'warning', link.line, `The link text is a bare URL (${shorten(link.text)}): screen readers spell it out. Name where it goes.`);
   }
   return issues;
 }

@@ -58,7 +58,11 @@ export function analyse(input: CheckInput): Analysis {
 }
 
 /** The report for one platform filter, with spam's part (or why there is none). */
-export function report(analysis: Analysis, platforms: readonly Platform[] = PLATFORMS, spam: { report: SpamReport | null; note: string | null } = { report: null, note: null }): CheckReport {
+export function report(
+  analysis: Analysis,
+  platforms: readonly Platform[] = PLATFORMS,
+  spam: { report: SpamReport | null; note: string | null } = { report: null, note: null },
+): CheckReport {
   return {
     html: analysis.uses === null ? null : compatibilityReport(analysis.uses, analysis.nodes, platforms),
     size: analysis.size,

@@ -6,7 +6,10 @@ import { MARKET_SHARE } from './market-share.ts';
 interface CaniemailData {
   source: { package: string; version: string; license: string; data_date: string };
   nicenames: { family: Record<string, string>; platform: Record<string, string> };
-  features: Record<string, { title: string; category: string; url: string; stats: Record<string, Record<string, Record<string, string>>>; notes: Record<string, string> }>;
+  features: Record<
+    string,
+    { title: string; category: string; url: string; stats: Record<string, Record<string, Record<string, string>>>; notes: Record<string, string> }
+  >;
 }
 
 const CANIEMAIL = data as CaniemailData;

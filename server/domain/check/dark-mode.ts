@@ -15,7 +15,29 @@ export interface DarkModeReport {
   findings: DarkModeFinding[];
 }
 
-const NAMED_LIGHT = new Set(['white', 'snow', 'ivory', 'whitesmoke', 'ghostwhite', 'floralwhite', 'azure', 'mintcream', 'aliceblue', 'seashell', 'linen', 'oldlace', 'honeydew', 'lavenderblush', 'beige', 'cornsilk', 'lightyellow', 'lightcyan', 'lightgray', 'lightgrey', 'gainsboro']);
+const NAMED_LIGHT = new Set([
+  'white',
+  'snow',
+  'ivory',
+  'whitesmoke',
+  'ghostwhite',
+  'floralwhite',
+  'azure',
+  'mintcream',
+  'aliceblue',
+  'seashell',
+  'linen',
+  'oldlace',
+  'honeydew',
+  'lavenderblush',
+  'beige',
+  'cornsilk',
+  'lightyellow',
+  'lightcyan',
+  'lightgray',
+  'lightgrey',
+  'gainsboro',
+]);
 const MAX_FINDINGS = 20;
 
 /**
@@ -32,9 +54,10 @@ export function darkModeReport(scan: ScannedHtml): DarkModeReport {
     findings.push({
       rule: 'color-scheme-meta',
       line: meta?.line ?? null,
-      message: colorScheme === null
-        ? 'No <meta name="color-scheme" content="light dark">: Apple Mail and iOS then decide the dark rendering themselves instead of using your dark styles.'
-        : `<meta name="color-scheme" content="${colorScheme}"> does not offer dark: clients will not use your dark styles.`,
+      message:
+        colorScheme === null
+          ? 'No <meta name="color-scheme" content="light dark">: Apple Mail and iOS then decide the dark rendering themselves instead of using your dark styles.'
+          : `<meta name="color-scheme" content="${colorScheme}"> does not offer dark: clients will not use your dark styles.`,
     });
   }
   const darkRules: { selector: string; declarations: CssDeclaration[] }[] = [];
@@ -60,9 +83,17 @@ export function darkModeReport(scan: ScannedHtml): DarkModeReport {
     const restyles = matching.flatMap((r) => r.declarations).filter((d) => d.property === 'background' || d.property === 'background-color');
     const fromAttribute = background!.from === 'bgcolor';
     if (restyles.length === 0) {
-      findings.push({ rule: 'light-background', line: element.line, message: `<${element.name}> keeps its light background ${background!.color} in dark mode: no dark style sets its background.` });
+      findings.push({
+        rule: 'light-background',
+        line: element.line,
+        message: `<${element.name}> keeps its light background ${background!.color} in dark mode: no dark style sets its background.`,
+      });
     } else if (!fromAttribute && !restyles.some((d) => d.important)) {
-      findings.push({ rule: 'light-background', line: element.line, message: `<${element.name}>'s inline background ${background!.color} wins over the dark style: add !important to the dark background.` });
+      findings.push({
+        rule: 'light-background',
+        line: element.line,
+        message: `<${element.name}>'s inline background ${background!.color} wins over the dark style: add !important to the dark background.`,
+      });
     }
   }
   return { color_scheme: colorScheme, has_dark_styles: true, findings };

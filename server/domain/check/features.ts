@@ -45,7 +45,12 @@ const TAGS: Record<string, string> = {
   abbr: 'html-abbr',
   acronym: 'html-acronym',
   body: 'html-body',
-  ...Object.fromEntries(['article', 'aside', 'details', 'figcaption', 'figure', 'footer', 'header', 'main', 'mark', 'nav', 'section', 'summary', 'time'].map((t) => [t, 'html-semantics'])),
+  ...Object.fromEntries(
+    ['article', 'aside', 'details', 'figcaption', 'figure', 'footer', 'header', 'main', 'mark', 'nav', 'section', 'summary', 'time'].map((t) => [
+      t,
+      'html-semantics',
+    ]),
+  ),
 };
 
 const ATTRIBUTES: Record<string, string> = {
@@ -233,7 +238,11 @@ function declarationFeatures(d: CssDeclaration, line: number, add: Add): void {
   if (!NOT_PLAIN.has(property)) add(`css-${property}`, line);
   for (const [pattern, slug] of PROPERTY_FEATURES) {
     const match = pattern.exec(property);
-    if (match) add(slug.replace(/\$(\d)/g, (_, n: string) => match[Number(n)] ?? ''), line);
+    if (match)
+      add(
+        slug.replace(/\$(\d)/g, (_, n: string) => match[Number(n)] ?? ''),
+        line,
+      );
   }
   if (property === 'display') {
     add('css-display', line);
@@ -241,7 +250,8 @@ function declarationFeatures(d: CssDeclaration, line: number, add: Add): void {
     if (/^(inline-)?grid$/.test(value)) add('css-display-grid', line);
     if (value === 'none') add('css-display-none', line);
   }
-  if ((property === 'font-family' || property === 'font') && /(^|[\s,'"])(system-ui|ui-serif|ui-sans-serif|ui-rounded|ui-monospace)\b/.test(value)) add('css-sytem-ui', line);
+  if ((property === 'font-family' || property === 'font') && /(^|[\s,'"])(system-ui|ui-serif|ui-sans-serif|ui-rounded|ui-monospace)\b/.test(value))
+    add('css-sytem-ui', line);
   if (d.important) add('css-important', line);
   for (const [pattern, slug] of VALUE_FEATURES) if (pattern.test(value)) add(slug, line);
   if (/\d/.test(value)) {

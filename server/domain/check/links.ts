@@ -115,7 +115,10 @@ export async function* checkLinks(targets: readonly LinkTarget[], options: LinkC
   let next = 0;
   const start = () => {
     const index = next++;
-    running.set(index, checkLink(targets[index]!, options).then((result) => [index, result]));
+    running.set(
+      index,
+      checkLink(targets[index]!, options).then((result) => [index, result]),
+    );
   };
   while (next < targets.length && running.size < concurrency) start();
   while (running.size > 0) {

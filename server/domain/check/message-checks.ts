@@ -19,7 +19,8 @@ interface Cached {
   spam: { report: SpamReport | null; note: string | null };
 }
 
-export const SPAM_OFF_NOTE = 'The spam check is off. Start Pigeonhole with --spamassassin HOST:PORT (or PIGEONHOLE_SPAMASSASSIN) pointing at a running spamd, e.g. Debian\'s: apt-get install spamassassin spamd, then spamd --listen 127.0.0.1 --port 783.';
+export const SPAM_OFF_NOTE =
+  "The spam check is off. Start Pigeonhole with --spamassassin HOST:PORT (or PIGEONHOLE_SPAMASSASSIN) pointing at a running spamd, e.g. Debian's: apt-get install spamassassin spamd, then spamd --listen 127.0.0.1 --port 783.";
 
 /**
  * The checks of captured mail: computed on demand from the stored message, kept until the
@@ -77,8 +78,20 @@ export class MessageChecks {
   }
 
   private async compute(record: MessageRecord): Promise<Cached> {
-    const [html, text, headers, raw] = await Promise.all([this.messages.html(record), this.messages.text(record), this.messages.headers(record), this.messages.raw(record).catch(() => null)]);
-    const input: CheckInput = { html, text, headers, messageBytes: raw?.length ?? null, attachmentSizes: record.attachments.map((a) => a.size), source: record.source };
+    const [html, text, headers, raw] = await Promise.all([
+      this.messages.html(record),
+      this.messages.text(record),
+      this.messages.headers(record),
+      this.messages.raw(record).catch(() => null),
+    ]);
+    const input: CheckInput = {
+      html,
+      text,
+      headers,
+      messageBytes: raw?.length ?? null,
+      attachmentSizes: record.attachments.map((a) => a.size),
+      source: record.source,
+    };
     const analysis = analyse(input);
     const spam = await this.spam(raw);
     if (spam.note !== null && spam.report === null && this.options.spamd !== null) {

@@ -115,7 +115,10 @@ const sandboxSchema = z
     $schema: z.string().optional(),
     teams: z.array(team).min(1, 'at least one team is needed'),
     flows: z.array(flow).default([]),
-    delivery: z.object({ delay: duration.default('0s') }).strict().default({ delay: '0s' }),
+    delivery: z
+      .object({ delay: duration.default('0s') })
+      .strict()
+      .default({ delay: '0s' }),
     /** Fault rules in force from start-up and restored by every reset (see domain/toolkit/faults.ts). */
     faults: z.array(faultRuleSchema).default([]),
   })
@@ -169,7 +172,11 @@ const sandboxSchema = z
         // A jump back repeats steps; without a wait among them it would repeat them forever.
         const to = f.steps.findIndex((x) => x.name === target);
         if (to <= si && !f.steps.slice(to, si).some((x) => x.type === 'wait')) {
-          ctx.addIssue({ code: 'custom', path: ['flows', fi, 'steps', si, key], message: `jumping back to "${target}" with no wait step in between would loop forever` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['flows', fi, 'steps', si, key],
+            message: `jumping back to "${target}" with no wait step in between would loop forever`,
+          });
         }
       });
     });

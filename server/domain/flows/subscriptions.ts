@@ -47,7 +47,12 @@ export class Subscriptions {
 
   /** A test of whether a recipient is in a flow now (has an active subscription). */
   inFlow(): (team: string, email: string) => boolean {
-    const active = new Set(this.store.subscriptions.all().filter((s) => s.status === 'active').map((s) => `${s.team}\u0000${emailKey(s.email)}`));
+    const active = new Set(
+      this.store.subscriptions
+        .all()
+        .filter((s) => s.status === 'active')
+        .map((s) => `${s.team}\u0000${emailKey(s.email)}`),
+    );
     return (team, email) => active.has(`${team}\u0000${emailKey(email)}`);
   }
 

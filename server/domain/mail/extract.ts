@@ -53,9 +53,45 @@ export function extract(html: string | null, text: string | null): Extracted {
 const NEVER_SHOWN = new Set(['script', 'style', 'head', 'title', 'template', 'noframes', 'object', 'iframe']);
 /** Elements that start and end a line of their own. */
 const BLOCKS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'center', 'dd', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure',
-  'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'html', 'li', 'main', 'nav', 'ol', 'p', 'pre',
-  'section', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'center',
+  'dd',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'html',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
 ]);
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)/i;
 
@@ -178,7 +214,8 @@ const MONTH = '(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.
 /** "March ", "12 March ", "March 12, ": a year follows. */
 const DATE_BEFORE = new RegExp(`\\b${MONTH}\\s*(?:\\d{1,2}(?:st|nd|rd|th)?,?\\s*)?$`, 'i');
 /** Words after which a number is an identifier of something else, not a code. */
-const IDENTIFIER_BEFORE = /\b(?:order|invoice|receipt|ticket|booking|reservation|ref|reference|account|acct|customer|case|tracking|phone|tel|fax|zip|postcode|postal code|room|flight|seat)\s*(?:no\.?|number|nr\.?|id)?\s*[:#]?\s*$/i;
+const IDENTIFIER_BEFORE =
+  /\b(?:order|invoice|receipt|ticket|booking|reservation|ref|reference|account|acct|customer|case|tracking|phone|tel|fax|zip|postcode|postal code|room|flight|seat)\s*(?:no\.?|number|nr\.?|id)?\s*[:#]?\s*$/i;
 
 /**
  * One-time codes: 4–8 digits, or 4–8 capital letters and digits with at least one digit
@@ -239,7 +276,13 @@ function candidates(sentence: string): string[] {
 
 /** A four-digit 19xx/20xx that reads as a year: in a date, or after ©, "copyright" or "since". */
 function isYear(before: string, after: string): boolean {
-  return /(?:©|\(c\)|copyright|since|in|of|year)\s*$/i.test(before) || DATE_BEFORE.test(before) || /^[-/]\d/.test(after) || /\d[-/]$/.test(before) || /^,?\s*(?:all rights|inc|ltd)/i.test(after);
+  return (
+    /(?:©|\(c\)|copyright|since|in|of|year)\s*$/i.test(before) ||
+    DATE_BEFORE.test(before) ||
+    /^[-/]\d/.test(after) ||
+    /\d[-/]$/.test(before) ||
+    /^,?\s*(?:all rights|inc|ltd)/i.test(after)
+  );
 }
 
 function collapse(text: string): string {

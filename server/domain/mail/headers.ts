@@ -23,15 +23,20 @@ const ENCODED_WORD = /=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=/g;
 
 /** Decodes RFC 2047 encoded words; whitespace between two adjacent words is dropped. */
 export function decodeWords(value: string): string {
-  return value.replace(/(=\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)\s+(?==\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)/g, '$1').replace(ENCODED_WORD, (whole, charset: string, encoding: string, data: string) => {
-    try {
-      const bytes =
-        encoding.toUpperCase() === 'B'
-          ? Buffer.from(data, 'base64')
-          : Buffer.from(data.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
-      return new TextDecoder(charset.split('*')[0]!.toLowerCase()).decode(bytes);
-    } catch {
-      return whole;
-    }
-  });
+  return value
+    .replace(/(=\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)\s+(?==\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)/g, '$1')
+    .replace(ENCODED_WORD, (whole, charset: string, encoding: string, data: string) => {
+      try {
+        const bytes =
+          encoding.toUpperCase() === 'B'
+            ? Buffer.from(data, 'base64')
+            : Buffer.from(
+                data.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+                'latin1',
+              );
+        return new TextDecoder(charset.split('*')[0]!.toLowerCase()).decode(bytes);
+      } catch {
+        return whole;
+      }
+    });
 }

@@ -120,7 +120,8 @@ function traceFields(record: MessageRecord): Record<string, string> {
   const fields: Record<string, string> = {};
   // The client's address as it connected (no reverse DNS lookup is made: it can hold a
   // connection for seconds), and the name it gave, as a receiving server records them.
-  if (record.client) fields.Received = `from ${record.client.helo || 'unknown'} ([${record.client.address}]) by pigeonhole with ESMTP id ${record.id}; ${new Date(record.createdAt).toUTCString().replace('GMT', '+0000')}`;
+  if (record.client)
+    fields.Received = `from ${record.client.helo || 'unknown'} ([${record.client.address}]) by pigeonhole with ESMTP id ${record.id}; ${new Date(record.createdAt).toUTCString().replace('GMT', '+0000')}`;
   fields['X-Pigeonhole-ID'] = record.id;
   fields['X-Pigeonhole-Source'] = record.source;
   if (record.redirected) fields['X-Original-To'] = (record.originalTo ?? [record.recipient]).join(', ');

@@ -43,12 +43,7 @@ export function compileFilter(filter: MessageFilter, index: MessageIndex): (slot
     tests.push((slot) => index.text(slot).includes(wanted));
   }
   if (filter.q !== undefined) {
-    const words = filter.q
-      .toLowerCase()
-      .replaceAll(ADDRESS_MARK, ' ')
-      .replaceAll(FIELD_MARK, ' ')
-      .split(/\s+/)
-      .filter(Boolean);
+    const words = filter.q.toLowerCase().replaceAll(ADDRESS_MARK, ' ').replaceAll(FIELD_MARK, ' ').split(/\s+/).filter(Boolean);
     if (words.length > 0) tests.push((slot) => words.every((word) => index.text(slot).includes(word)));
   }
   if (filter.subject !== undefined) {

@@ -155,7 +155,13 @@ export class Messages {
     const html = email.html === null ? null : wrapInTemplate(template, email.html);
     // Reading uploads and sealing take time: done before the capture is given its id, so ids
     // are handed out (and captures indexed) in the order they are stored.
-    const prepared = await prepareContent(this.store.packs, { html, text: email.text, raw: email.raw, encryptionKey: email.encryptionKey, attachments: email.attachments });
+    const prepared = await prepareContent(this.store.packs, {
+      html,
+      text: email.text,
+      raw: email.raw,
+      encryptionKey: email.encryptionKey,
+      attachments: email.attachments,
+    });
     const deferred = email.partsFromRaw === true && email.raw !== undefined && this.options.parseRaw !== undefined;
     const now = this.clock.now();
     let releaseLimit: () => void = () => undefined;
@@ -537,7 +543,9 @@ export class Messages {
         if (sealed) content.sealed = await move(sealed, PART.sealed);
         if (raw) content.raw = await move(raw, PART.raw);
         if (eml) content.eml = await move(eml, PART.raw);
-        const attachments = await Promise.all(record.attachments.map(async (a, i) => (a.content ? { ...a, content: (await move(a.content, PART.attachment + i))! } : a)));
+        const attachments = await Promise.all(
+          record.attachments.map(async (a, i) => (a.content ? { ...a, content: (await move(a.content, PART.attachment + i))! } : a)),
+        );
         if (moved.length === 0 || !this.index.has(seq)) continue;
         // The same object the rest of the domain holds: later changes keep the new places.
         const current = (await this.load(seq)) ?? record;

@@ -26,7 +26,11 @@ export class Blocks {
   private readonly keys = new Map<string, BlockReason>();
   private readonly configured = new Map<string, { team: string; email: string }>();
 
-  constructor(private readonly store: Store, directory: Directory, private readonly clock: Clock) {
+  constructor(
+    private readonly store: Store,
+    directory: Directory,
+    private readonly clock: Clock,
+  ) {
     for (const team of directory.config.teams) for (const email of team.blockedRecipients) this.configured.set(key(team.id, email), { team: team.id, email });
     this.rebuild();
   }

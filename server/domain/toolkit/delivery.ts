@@ -33,7 +33,10 @@ export function simulatedOutcome(address: string): DeliveryStatus {
  * the next send to it, and the email record the outcome belongs to names it. The development
  * address is never blocked for standing in for someone else.
  */
-export function outcomeBlock(record: Pick<MessageRecord, 'team' | 'recipient'>, outcome: DeliveryStatus): { team: string; email: string; reason: 'bounce' | 'complaint' } | null {
+export function outcomeBlock(
+  record: Pick<MessageRecord, 'team' | 'recipient'>,
+  outcome: DeliveryStatus,
+): { team: string; email: string; reason: 'bounce' | 'complaint' } | null {
   if (record.team === null || (outcome !== 'bounced' && outcome !== 'complained')) return null;
   return { team: record.team, email: record.recipient, reason: outcome === 'bounced' ? 'bounce' : 'complaint' };
 }

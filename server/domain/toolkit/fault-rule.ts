@@ -12,26 +12,34 @@ const MAX_DELAY_MS = 120_000;
 /** The most a rate limit may allow per second, and the largest burst. */
 const MAX_RATE = 100_000;
 
-const action = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('status'), status: z.union([z.literal(429), z.literal(500), z.literal(503)], { error: 'must be 429, 500 or 503' }) }).strict(),
-  z.object({ type: z.literal('delay'), ms: z.number().int().min(0).max(MAX_DELAY_MS) }).strict(),
-  z.object({ type: z.literal('drop') }).strict(),
-  z
-    .object({
-      type: z.literal('smtp_reply'),
-      code: z.number().int().min(400).max(599),
-      message: z.string().min(1).max(500).regex(/^[^\r\n]*$/, 'one line, no CR or LF'),
-    })
-    .strict(),
-  // A token bucket per API key: `rate` requests a second on average, up to `burst` at once.
-  z
-    .object({
-      type: z.literal('rate_limit'),
-      rate: z.number().positive().max(MAX_RATE),
-      burst: z.number().int().min(1).max(MAX_RATE).optional(),
-    })
-    .strict(),
-], { error: (issue) => (issue.code === 'invalid_union' ? 'must be status, delay, drop, smtp_reply or rate_limit' : undefined) });
+const action = z.discriminatedUnion(
+  'type',
+  [
+    z.object({ type: z.literal('status'), status: z.union([z.literal(429), z.literal(500), z.literal(503)], { error: 'must be 429, 500 or 503' }) }).strict(),
+    z.object({ type: z.literal('delay'), ms: z.number().int().min(0).max(MAX_DELAY_MS) }).strict(),
+    z.object({ type: z.literal('drop') }).strict(),
+    z
+      .object({
+        type: z.literal('smtp_reply'),
+        code: z.number().int().min(400).max(599),
+        message: z
+          .string()
+          .min(1)
+          .max(500)
+          .regex(/^[^\r\n]*$/, 'one line, no CR or LF'),
+      })
+      .strict(),
+    // A token bucket per API key: `rate` requests a second on average, up to `burst` at once.
+    z
+      .object({
+        type: z.literal('rate_limit'),
+        rate: z.number().positive().max(MAX_RATE),
+        burst: z.number().int().min(1).max(MAX_RATE).optional(),
+      })
+      .strict(),
+  ],
+  { error: (issue) => (issue.code === 'invalid_union' ? 'must be status, delay, drop, smtp_reply or rate_limit' : undefined) },
+);
 
 const match = z
   .object({
@@ -46,7 +54,10 @@ const match = z
 /** A rule as written in the configuration file or posted to /api/faults. */
 export const faultRuleSchema = z
   .object({
-    id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'use 1-64 letters, digits, ".", "_" or "-"').optional(),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'use 1-64 letters, digits, ".", "_" or "-"')
+      .optional(),
     target: z.enum(['http', 'smtp']),
     match: match.default({}),
     action,
@@ -91,6 +102,9 @@ export function compilePattern(pattern: string): RegExp | null {
 }
 
 export function glob(pattern: string, ignoreCase: boolean): RegExp {
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${source}$`, ignoreCase ? 'i' : '');
 }

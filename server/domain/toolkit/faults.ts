@@ -139,9 +139,7 @@ export class Faults {
    */
   reset(options: { senders?: ReadonlySet<string>; restoreConfigured: boolean }): number {
     const doomed = (l: Live) =>
-      options.senders === undefined
-        ? true
-        : l.rule.source === 'api' && l.rule.match.sender !== undefined && options.senders.has(l.rule.match.sender);
+      options.senders === undefined ? true : l.rule.source === 'api' && l.rule.match.sender !== undefined && options.senders.has(l.rule.match.sender);
     const before = this.live.length;
     this.live = this.live.filter((l) => !doomed(l));
     const removed = before - this.live.length;
@@ -168,11 +166,15 @@ export class Faults {
    * stage counts messages: it is asked at MAIL FROM only.
    */
   matchSmtp(facts: SmtpFacts): FiredFault | null {
-    return this.fire('smtp', (l) => {
-      const stage = l.rule.match.stage ?? (l.rule.action.type === 'rate_limit' ? 'mail' : undefined);
-      if (stage !== undefined && stage !== facts.stage) return false;
-      return this.common(l, facts.sender ?? null, facts.recipient);
-    }, facts.sender ?? null);
+    return this.fire(
+      'smtp',
+      (l) => {
+        const stage = l.rule.match.stage ?? (l.rule.action.type === 'rate_limit' ? 'mail' : undefined);
+        if (stage !== undefined && stage !== facts.stage) return false;
+        return this.common(l, facts.sender ?? null, facts.recipient);
+      },
+      facts.sender ?? null,
+    );
   }
 
   /** Called with every injected fault (metrics, the inbox UI). Returns an unsubscribe function. */
@@ -237,7 +239,11 @@ export class Faults {
 export class TokenBucket {
   private tokens: number;
 
-  constructor(private readonly rate: number, private readonly burst: number, private lastMs: number) {
+  constructor(
+    private readonly rate: number,
+    private readonly burst: number,
+    private lastMs: number,
+  ) {
     this.tokens = burst;
   }
 

@@ -29,7 +29,10 @@ export class RequestLog {
   private timer: NodeJS.Immediate | null = null;
   private readonly listeners = new Set<(entry: RequestLogRecord) => void>();
 
-  constructor(private readonly store: Store, private readonly cap = DEFAULT_REQUEST_LOG_CAP) {
+  constructor(
+    private readonly store: Store,
+    private readonly cap = DEFAULT_REQUEST_LOG_CAP,
+  ) {
     // A lowered cap (or entries a crash kept beyond it) applies from the start.
     this.trim();
   }

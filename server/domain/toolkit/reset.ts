@@ -33,7 +33,12 @@ export type ResetReport = Record<string, number>;
 export class Reset {
   private readonly parts: ResettablePart[];
 
-  constructor(parts: ResettablePart[], private readonly directory: Directory, private readonly store: Store, private readonly events: Events) {
+  constructor(
+    parts: ResettablePart[],
+    private readonly directory: Directory,
+    private readonly store: Store,
+    private readonly events: Events,
+  ) {
     this.parts = [...parts];
   }
 
@@ -74,8 +79,7 @@ export function standardParts(deps: ResetDeps): ResettablePart[] {
     { name: 'subscriptions', reset: (scope) => subscriptions.removeAll(scope.team) },
     {
       name: 'messages',
-      reset: async (scope) =>
-        scope.team === undefined ? messages.clear() : (await messages.remove(messages.ofTeam(scope.team))).length,
+      reset: async (scope) => (scope.team === undefined ? messages.clear() : (await messages.remove(messages.ofTeam(scope.team))).length),
     },
     { name: 'recipients', reset: (scope) => recipients.removeAll(scope.team).length },
     { name: 'blocks', reset: (scope) => blocks.reset(scope.team, scope.restoreFixtures) },

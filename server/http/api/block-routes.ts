@@ -21,7 +21,10 @@ export function blockRoutes(sandbox: Sandbox): ApiRoute[] {
       doc: {
         summary: 'Blocked recipients',
         tags,
-        responses: { 200: json('Blocks in force.', z.object({ blocks: z.array(S.BlockEntry) })), 400: detail('Unknown team.', 'team "nope" is not a configured team.') },
+        responses: {
+          200: json('Blocks in force.', z.object({ blocks: z.array(S.BlockEntry) })),
+          400: detail('Unknown team.', 'team "nope" is not a configured team.'),
+        },
       },
       handle(ctx, { query }) {
         ctx.body = { blocks: blocks.list(query.team).map(blockBody) };

@@ -22,7 +22,13 @@ const BAD_PLATFORM = `platform must be a comma-separated list of ${PLATFORMS.joi
 /** `?platform=desktop,web`: the clients of those platforms only (as Mailpit filters); absent: all. */
 function readPlatforms(value: unknown, ctx: z.RefinementCtx): Platform[] {
   if (value === undefined || value === null) return [...PLATFORMS];
-  const chosen = typeof value === 'string' ? value.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean) : [];
+  const chosen =
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((p) => p.trim().toLowerCase())
+          .filter(Boolean)
+      : [];
   if (chosen.length === 0 || chosen.some((p) => !(PLATFORMS as readonly string[]).includes(p))) {
     ctx.addIssue({ code: 'custom', message: BAD_PLATFORM });
     return z.NEVER;
@@ -34,15 +40,18 @@ const platformJson = { type: 'string', examples: ['desktop,web'] };
 
 /** A link check's timeout per link: a whole number of milliseconds from 100 to 60000. */
 const linkTimeout = describedAs(
-  z.unknown().optional().transform((value, ctx) => {
-    if (value === undefined || value === null || value === '') return LINK_DEFAULTS.timeoutMs;
-    const n = typeof value === 'number' ? value : /^\d+$/.test(String(value).trim()) ? Number(value) : NaN;
-    if (!Number.isInteger(n) || n < 100 || n > 60_000) {
-      ctx.addIssue({ code: 'custom', message: 'timeout_ms must be a whole number from 100 to 60000.' });
-      return z.NEVER;
-    }
-    return n;
-  }),
+  z
+    .unknown()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === null || value === '') return LINK_DEFAULTS.timeoutMs;
+      const n = typeof value === 'number' ? value : /^\d+$/.test(String(value).trim()) ? Number(value) : NaN;
+      if (!Number.isInteger(n) || n < 100 || n > 60_000) {
+        ctx.addIssue({ code: 'custom', message: 'timeout_ms must be a whole number from 100 to 60000.' });
+        return z.NEVER;
+      }
+      return n;
+    }),
   { type: 'integer', minimum: 100, maximum: 60_000, default: LINK_DEFAULTS.timeoutMs },
 ).describe('Per link, 100–60000, default 10000.');
 
@@ -120,7 +129,10 @@ export function checkRoutes(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
         }
         const links: LinkResult[] = [];
         for await (const result of results) links.push(result);
-        ctx.body = summary(targets.map((t) => links.find((l) => l.url === t.url)!), skipped);
+        ctx.body = summary(
+          targets.map((t) => links.find((l) => l.url === t.url)!),
+          skipped,
+        );
       },
     }),
     route({
@@ -140,7 +152,9 @@ export function checkRoutes(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
             return caller;
           })
           .describe('Sender id: wrap in its account template.'),
-        platform: describedAs(z.unknown().optional().transform(readPlatforms), platformJson).describe(`${PLATFORM_DOC} The query parameter is read when the body has none.`),
+        platform: describedAs(z.unknown().optional().transform(readPlatforms), platformJson).describe(
+          `${PLATFORM_DOC} The query parameter is read when the body has none.`,
+        ),
       }),
       bodyFromQuery: ['platform'],
       doc: {

@@ -37,15 +37,25 @@ function clockValue<T>(name: string, hint: string, read: (raw: string) => T | nu
   );
 }
 
-const duration = clockValue('duration', DURATION_HINT, (raw) => {
-  const ms = parseDuration(raw);
-  return ms === null || !Number.isSafeInteger(ms) ? null : ms;
-}, { type: 'string', description: '"30s", "15m", "2h", "1d" or "1d12h".', examples: ['2d'] });
+const duration = clockValue(
+  'duration',
+  DURATION_HINT,
+  (raw) => {
+    const ms = parseDuration(raw);
+    return ms === null || !Number.isSafeInteger(ms) ? null : ms;
+  },
+  { type: 'string', description: '"30s", "15m", "2h", "1d" or "1d12h".', examples: ['2d'] },
+);
 
-const instant = clockValue('at', INSTANT_HINT, (raw) => {
-  const at = ISO_INSTANT.test(raw) ? new Date(raw) : null;
-  return at === null || Number.isNaN(at.getTime()) ? null : at;
-}, { type: 'string', format: 'date-time' });
+const instant = clockValue(
+  'at',
+  INSTANT_HINT,
+  (raw) => {
+    const at = ISO_INSTANT.test(raw) ? new Date(raw) : null;
+    return at === null || Number.isNaN(at.getTime()) ? null : at;
+  },
+  { type: 'string', format: 'date-time' },
+);
 
 /**
  * The sandbox clock (no API key). Advancing or setting it answers after every flow step and
@@ -90,7 +100,10 @@ export function clockRoutes(sandbox: Sandbox): ApiRoute[] {
         description: 'Moving backwards is refused with 400. `at` may also be given in the query string.',
         tags,
         bodyExample: { at: '2026-03-01T09:00:00Z' },
-        responses: { 200: clock, 400: detail('Missing or bad instant, or one in the past.', 'at is required: an ISO 8601 instant such as "2026-02-17T12:00:00Z".') },
+        responses: {
+          200: clock,
+          400: detail('Missing or bad instant, or one in the past.', 'at is required: an ISO 8601 instant such as "2026-02-17T12:00:00Z".'),
+        },
       },
       async handle(ctx, { body }) {
         ctx.body = clockBody(await time.set(body.at));

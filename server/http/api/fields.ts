@@ -31,7 +31,10 @@ export function text() {
 /** A query flag that is on when present, even blank (`?download`). */
 export function present() {
   return describedAs(
-    z.string().optional().transform((value) => value !== undefined),
+    z
+      .string()
+      .optional()
+      .transform((value) => value !== undefined),
     { type: 'string', description: 'Present (any value, even none) to turn it on.' },
   );
 }
@@ -79,10 +82,13 @@ export function oneOf<const T extends readonly [string, ...string[]]>(name: stri
  */
 export function trueFalse<F extends boolean | undefined>(name: string, fallback: F) {
   return describedAs(
-    z.unknown().optional().transform((value, ctx): boolean | F => {
-      if (absent(value)) return fallback;
-      return yesNo(value) ?? refuse(ctx, `${name} must be true or false.`);
-    }),
+    z
+      .unknown()
+      .optional()
+      .transform((value, ctx): boolean | F => {
+        if (absent(value)) return fallback;
+        return yesNo(value) ?? refuse(ctx, `${name} must be true or false.`);
+      }),
     { type: 'boolean', ...(fallback === undefined ? {} : { default: fallback }) },
   );
 }
@@ -143,11 +149,14 @@ export function sender(sandbox: Sandbox) {
 /** A string field of a body, trimmed; blank is absent; anything but a string is refused. */
 export function bodyText(name: string) {
   return describedAs(
-    z.unknown().optional().transform((raw, ctx) => {
-      if (raw === undefined || raw === null) return undefined;
-      if (typeof raw !== 'string') return refuse(ctx, `${name} must be a string.`);
-      return raw.trim() === '' ? undefined : raw.trim();
-    }),
+    z
+      .unknown()
+      .optional()
+      .transform((raw, ctx) => {
+        if (raw === undefined || raw === null) return undefined;
+        if (typeof raw !== 'string') return refuse(ctx, `${name} must be a string.`);
+        return raw.trim() === '' ? undefined : raw.trim();
+      }),
     { type: 'string' },
   );
 }
@@ -163,21 +172,22 @@ export function bodyString(name: string) {
 /** An optional string field of a body, as sent: absent, null (and, when `blankIsAbsent`, "") are undefined. */
 export function optionalBodyString(name: string, { blankIsAbsent = false } = {}) {
   return describedAs(
-    z.unknown().optional().transform((value, ctx) => {
-      if (value === undefined || value === null || (blankIsAbsent && value === '')) return undefined;
-      return typeof value === 'string' ? value : refuse(ctx, `${name} must be a string.`);
-    }),
+    z
+      .unknown()
+      .optional()
+      .transform((value, ctx) => {
+        if (value === undefined || value === null || (blankIsAbsent && value === '')) return undefined;
+        return typeof value === 'string' ? value : refuse(ctx, `${name} must be a string.`);
+      }),
     { anyOf: [{ type: 'string' }, { type: 'null' }] },
   );
 }
 
 /** A team and an email address (blocks): both required, the team configured, the address valid. */
 export function blockTarget(sandbox: Sandbox) {
-  return z
-    .object({ team: team(sandbox, bodyText('team')).describe('Team id.'), email: bodyText('email').describe('Address.') })
-    .transform((data, ctx) => {
-      if (data.team === undefined) return refuse(ctx, 'team is required.');
-      if (data.email === undefined || !isValidEmail(data.email)) return refuse(ctx, 'email must be a valid email address.');
-      return { team: data.team, email: data.email };
-    });
+  return z.object({ team: team(sandbox, bodyText('team')).describe('Team id.'), email: bodyText('email').describe('Address.') }).transform((data, ctx) => {
+    if (data.team === undefined) return refuse(ctx, 'team is required.');
+    if (data.email === undefined || !isValidEmail(data.email)) return refuse(ctx, 'email must be a valid email address.');
+    return { team: data.team, email: data.email };
+  });
 }

@@ -45,7 +45,10 @@ const inboxFilters = {
   read: trueFalse('read', undefined).describe('true or false.'),
 };
 
-type FilterQuery = { since?: Date; after?: string; recipient?: string; subject?: string; q?: string; sender?: string; team?: string } & Pick<MessageFilter, 'source' | 'status' | 'blocked' | 'redirected' | 'read'>;
+type FilterQuery = { since?: Date; after?: string; recipient?: string; subject?: string; q?: string; sender?: string; team?: string } & Pick<
+  MessageFilter,
+  'source' | 'status' | 'blocked' | 'redirected' | 'read'
+>;
 
 function messageFilter({ since: sinceDate, after, ...rest }: FilterQuery): MessageFilter {
   return { ...rest, since: sinceDate, afterId: after };
@@ -89,7 +92,10 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'GET',
       path: '/api/messages/wait',
-      query: z.object({ ...filters(sandbox), timeout: wholeNumber('timeout', WAIT_DEFAULT_MS, 0, WAIT_MAX_MS).describe(`Milliseconds to wait, 0–${WAIT_MAX_MS}, default ${WAIT_DEFAULT_MS}.`) }),
+      query: z.object({
+        ...filters(sandbox),
+        timeout: wholeNumber('timeout', WAIT_DEFAULT_MS, 0, WAIT_MAX_MS).describe(`Milliseconds to wait, 0–${WAIT_MAX_MS}, default ${WAIT_DEFAULT_MS}.`),
+      }),
       doc: {
         summary: 'Wait for a capture',
         description:
@@ -140,7 +146,10 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         summary: 'Search captures',
         description: 'Newest first, with the same filters as wait; each result carries its links and codes (bodies: GET its url).',
         tags,
-        responses: { 200: json('A page.', S.CaptureSearch), 400: detailDoc('A query parameter has a bad value.', 'limit must be a whole number from 1 to 500.') },
+        responses: {
+          200: json('A page.', S.CaptureSearch),
+          400: detailDoc('A query parameter has a bad value.', 'limit must be a whole number from 1 to 500.'),
+        },
       },
       async handle(ctx, { query: { limit, offset, ...filter } }) {
         const { total, items } = await messages.page(messageFilter(filter), offset, limit);
@@ -226,13 +235,20 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'GET',
       path: '/api/messages/:id/html',
-      query: z.object({ remote: text().transform((value) => value === '1' || value === 'true').describe('1 (or true) to allow remote images, styles and fonts.') }),
+      query: z.object({
+        remote: text()
+          .transform((value) => value === '1' || value === 'true')
+          .describe('1 (or true) to allow remote images, styles and fonts.'),
+      }),
       doc: {
         summary: 'HTML for the preview',
         description: 'cid: references rewritten, scripts forbidden by CSP, remote images blocked unless `?remote=1`.',
         tags,
         params,
-        responses: { 200: { description: 'text/html', content: { 'text/html': { type: 'string' } } }, 404: detailDoc('No such capture, or it has no HTML body.', 'This capture has no HTML body.') },
+        responses: {
+          200: { description: 'text/html', content: { 'text/html': { type: 'string' } } },
+          404: detailDoc('No such capture, or it has no HTML body.', 'This capture has no HTML body.'),
+        },
       },
       async handle(ctx, { query }) {
         const record = await find(ctx);
@@ -256,7 +272,12 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         responses: {
           200: {
             description: 'text/plain',
-            headers: { 'X-Pigeonhole-Text-Derived': { description: 'true: rendered from the HTML (no plain part); false: the plain part.', schema: { type: 'string', enum: ['true', 'false'] } } },
+            headers: {
+              'X-Pigeonhole-Text-Derived': {
+                description: 'true: rendered from the HTML (no plain part); false: the plain part.',
+                schema: { type: 'string', enum: ['true', 'false'] },
+              },
+            },
             content: { 'text/plain': { type: 'string' } },
           },
           404: detailDoc('No such capture, or it has neither a plain nor an HTML part.', 'This capture has no text body.'),
@@ -300,7 +321,10 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         description: 'Its bytes; `?download` to save it.',
         tags,
         params: { ...params, index: 'The attachment, from 0.' },
-        responses: { 200: { description: 'The attachment.', content: { 'application/octet-stream': { type: 'string', format: 'binary' } } }, 404: notFoundDoc() },
+        responses: {
+          200: { description: 'The attachment.', content: { 'application/octet-stream': { type: 'string', format: 'binary' } } },
+          404: notFoundDoc(),
+        },
       },
       async handle(ctx, { query }) {
         const record = await find(ctx);
@@ -322,7 +346,10 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
           'Links: every `<a href>` with its visible text and every URL written as text in the HTML or the plain part (`www.` forms; bare domains only with a path), de-duplicated by href in reading order, entities decoded, sentence punctuation left out; an anchor whose text is another URL (a tracking redirect) gives both. Codes, from visible text only: 4–8 digits or capital letters and digits (one digit at least), also "123 456", in a sentence with code/OTP/PIN/verification/passcode (or on the line after one); not amounts, years in dates, numbers in URLs or after # or a word like order or invoice.',
         tags,
         params,
-        responses: { 200: json('Extracted.', S.Extracted, { links: [{ href: 'https://app.example/verify?t=abc', text: 'Verify' }], codes: ['482913'] }), 404: notFoundDoc() },
+        responses: {
+          200: json('Extracted.', S.Extracted, { links: [{ href: 'https://app.example/verify?t=abc', text: 'Verify' }], codes: ['482913'] }),
+          404: notFoundDoc(),
+        },
       },
       async handle(ctx) {
         const record = await find(ctx);

@@ -17,7 +17,12 @@ export function senderRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'GET',
       path: '/api/senders',
-      doc: { summary: 'Configured senders', description: 'With their API keys and rules.', tags, responses: { 200: json('Senders.', z.object({ senders: z.array(S.Sender) })) } },
+      doc: {
+        summary: 'Configured senders',
+        description: 'With their API keys and rules.',
+        tags,
+        responses: { 200: json('Senders.', z.object({ senders: z.array(S.Sender) })) },
+      },
       handle(ctx) {
         ctx.body = { senders: directory.config.teams.flatMap((team) => team.senders.map((sender) => senderItem({ team, sender }))) };
       },

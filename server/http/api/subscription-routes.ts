@@ -24,7 +24,10 @@ export function subscriptionRoutes(sandbox: Sandbox): ApiRoute[] {
         summary: 'Flow subscriptions with their steps',
         description: 'Newest first, each with its step timeline (done, current, pending, skipped).',
         tags: ['flows'],
-        responses: { 200: json('A page.', S.SubscriptionList), 400: detail('A query parameter has a bad value.', 'status must be one of active, completed, cancelled.') },
+        responses: {
+          200: json('A page.', S.SubscriptionList),
+          400: detail('A query parameter has a bad value.', 'status must be one of active, completed, cancelled.'),
+        },
       },
       handle(ctx, { query: { limit, offset, ...filter } }) {
         const { total, items } = subscriptions.page(filter, offset, limit);

@@ -45,7 +45,12 @@ function openApiDocument({ v1, api }: { v1: Endpoint[]; api: ApiRoute[] }): Json
     components: {
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The word Api-Key, one space, the key: `Authorization: Api-Key test-key`.' },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'The word Api-Key, one space, the key: `Authorization: Api-Key test-key`.',
+        },
       },
     },
   };
@@ -62,10 +67,25 @@ function operation(route: DocumentedRoute, components: Record<string, JsonSchema
   const body = bodySchema ? toJsonSchema(bodySchema, components) : undefined;
   if (body && route.bodyFromQuery) {
     const properties = properties$(body, components);
-    for (const name of route.bodyFromQuery) parameters.push({ name, in: 'query', required: false, description: 'In the body or here.', schema: stripDescription(properties[name] ?? { type: 'string' }) });
+    for (const name of route.bodyFromQuery)
+      parameters.push({
+        name,
+        in: 'query',
+        required: false,
+        description: 'In the body or here.',
+        schema: stripDescription(properties[name] ?? { type: 'string' }),
+      });
   }
-  if (doc.paginated) parameters.push({ name: PAGE_PARAMETER.name, in: 'query', required: false, description: PAGE_PARAMETER.description, schema: { type: 'string' } });
-  for (const header of doc.headers ?? []) parameters.push({ name: header.name, in: 'header', required: false, ...(header.description ? { description: header.description } : {}), schema: { type: 'string' } });
+  if (doc.paginated)
+    parameters.push({ name: PAGE_PARAMETER.name, in: 'query', required: false, description: PAGE_PARAMETER.description, schema: { type: 'string' } });
+  for (const header of doc.headers ?? [])
+    parameters.push({
+      name: header.name,
+      in: 'header',
+      required: false,
+      ...(header.description ? { description: header.description } : {}),
+      schema: { type: 'string' },
+    });
 
   const responses: Record<string, ResponseDoc> = { ...doc.responses };
   if (v1) {
@@ -84,7 +104,12 @@ function operation(route: DocumentedRoute, components: Record<string, JsonSchema
       ? {
           requestBody: {
             required: !doc.bodyOptional,
-            content: Object.fromEntries(bodyTypes.map((type) => [type, { schema: body, ...(doc.bodyExample === undefined || type !== 'application/json' ? {} : { example: doc.bodyExample }) }])),
+            content: Object.fromEntries(
+              bodyTypes.map((type) => [
+                type,
+                { schema: body, ...(doc.bodyExample === undefined || type !== 'application/json' ? {} : { example: doc.bodyExample }) },
+              ]),
+            ),
           },
         }
       : {}),
@@ -119,7 +144,8 @@ function stripDescription(schema: JsonSchema): JsonSchema {
 
 function responseObject(response: ResponseDoc, components: Record<string, JsonSchema>): JsonSchema {
   const content: Record<string, JsonSchema> = {};
-  if (response.body) content['application/json'] = { schema: toJsonSchema(response.body, components), ...(response.example === undefined ? {} : { example: response.example }) };
+  if (response.body)
+    content['application/json'] = { schema: toJsonSchema(response.body, components), ...(response.example === undefined ? {} : { example: response.example }) };
   for (const [type, schema] of Object.entries(response.content ?? {})) content[type] = { schema };
   return {
     description: response.description,

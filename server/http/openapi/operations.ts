@@ -7,7 +7,11 @@ const operations = ['operations'];
 const check = z.record(z.string(), z.string()).describe('Each check (storage, http, smtp) and its state: ok, down, full, read-only, closed...');
 
 export const operationDocs: DocumentedRoute[] = [
-  { method: 'GET', path: '/livez', doc: { summary: 'Liveness', tags: operations, responses: { 200: { description: 'Alive.', body: z.object({ status: z.literal('ok') }) } } } },
+  {
+    method: 'GET',
+    path: '/livez',
+    doc: { summary: 'Liveness', tags: operations, responses: { 200: { description: 'Alive.', body: z.object({ status: z.literal('ok') }) } } },
+  },
   {
     method: 'GET',
     path: '/readyz',
@@ -25,11 +29,23 @@ export const operationDocs: DocumentedRoute[] = [
       },
     },
   },
-  { method: 'GET', path: '/metrics', doc: { summary: 'Prometheus metrics', tags: operations, responses: { 200: { description: 'text/plain; version=0.0.4', content: { 'text/plain': { type: 'string' } } } } } },
+  {
+    method: 'GET',
+    path: '/metrics',
+    doc: {
+      summary: 'Prometheus metrics',
+      tags: operations,
+      responses: { 200: { description: 'text/plain; version=0.0.4', content: { 'text/plain': { type: 'string' } } } },
+    },
+  },
   {
     method: 'GET',
     path: '/',
-    doc: { summary: 'The inbox UI (or, if the UI was not built, a page that says so)', tags: operations, responses: { 200: { description: 'HTML.', content: { 'text/html': { type: 'string' } } } } },
+    doc: {
+      summary: 'The inbox UI (or, if the UI was not built, a page that says so)',
+      tags: operations,
+      responses: { 200: { description: 'HTML.', content: { 'text/html': { type: 'string' } } } },
+    },
   },
   {
     method: 'GET',
@@ -53,5 +69,9 @@ export const operationDocs: DocumentedRoute[] = [
       responses: { 101: { description: 'Switching protocols.' } },
     },
   },
-  { method: 'GET', path: '/api/openapi.json', doc: { summary: 'This document', tags: ['toolkit'], responses: { 200: { description: 'OpenAPI 3.1.', body: z.looseObject({}) } } } },
+  {
+    method: 'GET',
+    path: '/api/openapi.json',
+    doc: { summary: 'This document', tags: ['toolkit'], responses: { 200: { description: 'OpenAPI 3.1.', body: z.looseObject({}) } } },
+  },
 ];

@@ -24,17 +24,25 @@ const int = () => z.number().int();
 
 export const Detail = z.object({ detail: z.string() }).meta({ id: 'Detail', description: 'The error body of most endpoints: {"detail": "<message>"}.' });
 export const ErrorBody = z.object({ error: z.string() }).meta({ id: 'Error', description: 'The error body of a few /v1 endpoints: {"error": "<message>"}.' });
-export const FieldErrors = z
-  .record(z.string(), z.array(z.string()))
-  .meta({ id: 'FieldErrors', description: 'Field errors: each failing field with a list of messages, several fields in one object (docs/api-contract.md §1).' });
-export const NonFieldErrors = z.object({ non_field_errors: z.array(z.string()) }).meta({ id: 'NonFieldErrors', description: 'A JSON body that is not an object.' });
+export const FieldErrors = z.record(z.string(), z.array(z.string())).meta({
+  id: 'FieldErrors',
+  description: 'Field errors: each failing field with a list of messages, several fields in one object (docs/api-contract.md §1).',
+});
+export const NonFieldErrors = z
+  .object({ non_field_errors: z.array(z.string()) })
+  .meta({ id: 'NonFieldErrors', description: 'A JSON body that is not an object.' });
 
 // /v1 representations (http/v1/wire.ts builds them).
 
 export const EmailId = z
-  .object({ id: z.string().describe('Short Sqids id, e.g. "JDT".'), error: z.string().optional().describe('Only for a blocked recipient: "Recipient is blocked".') })
+  .object({
+    id: z.string().describe('Short Sqids id, e.g. "JDT".'),
+    error: z.string().optional().describe('Only for a blocked recipient: "Recipient is blocked".'),
+  })
   .meta({ id: 'EmailId' });
-const EmailListItem = z.object({ recipient: z.string(), subject: z.string(), created_on: time('ISO-8601 UTC, whole seconds, Z.') }).meta({ id: 'EmailListItem' });
+const EmailListItem = z
+  .object({ recipient: z.string(), subject: z.string(), created_on: time('ISO-8601 UTC, whole seconds, Z.') })
+  .meta({ id: 'EmailListItem' });
 const pageLinks = { count: int(), next: z.string().meta({ format: 'uri' }).nullable(), previous: z.string().meta({ format: 'uri' }).nullable() };
 export const EmailList = z.object({ ...pageLinks, results: z.array(EmailListItem) }).meta({ id: 'EmailList' });
 export const EmailDetail = z
@@ -45,7 +53,9 @@ export const EmailDetail = z
     body: z.string().describe('HTML as delivered, or enc:v1:<base64> when encrypted and no Encryption-Key was given.'),
   })
   .meta({ id: 'EmailDetail' });
-export const Delivery = z.object({ id: z.string(), status: z.enum(DELIVERY_STATUSES), ses_id: z.string().describe('SES-style message id.') }).meta({ id: 'Delivery' });
+export const Delivery = z
+  .object({ id: z.string(), status: z.enum(DELIVERY_STATUSES), ses_id: z.string().describe('SES-style message id.') })
+  .meta({ id: 'Delivery' });
 export const Subscribed = z.object({ detail: z.string(), subscription_id: int() }).meta({ id: 'Subscribed' });
 export const V1Subscription = z
   .object({
@@ -221,9 +231,7 @@ const RequestLogEntry = wire<Wire.RequestLogEntry>()(
     .meta({ id: 'RequestLogEntry' }),
 );
 export const RequestLogList = wire<Wire.RequestLogList>()(z.object({ ...page, requests: z.array(RequestLogEntry) }).meta({ id: 'RequestLogList' }));
-export const Clock = wire<Wire.Clock>()(
-  z.object({ now: time('Sandbox time.'), offset_ms: int(), real_time: z.boolean() }).meta({ id: 'Clock' }),
-);
+export const Clock = wire<Wire.Clock>()(z.object({ now: time('Sandbox time.'), offset_ms: int(), real_time: z.boolean() }).meta({ id: 'Clock' }));
 export const Sender = wire<Wire.Sender>()(
   z
     .object({
@@ -251,7 +259,7 @@ const SandboxRecipient = wire<Wire.Recipient>()(
       last_name: z.string(),
       flags: z.array(z.string()),
       blocked: z.boolean(),
-      block_reason: blockReason.nullable().describe('config: the team\'s list; suppressed: a flow\'s suppress action.'),
+      block_reason: blockReason.nullable().describe("config: the team's list; suppressed: a flow's suppress action."),
       has_been_sent_email: z.boolean(),
       created_at: time(),
       updated_at: time(),
@@ -284,12 +292,16 @@ const SandboxSubscription = wire<Wire.Subscription>()(
     })
     .meta({ id: 'SandboxSubscription' }),
 );
-export const SubscriptionList = wire<Wire.SubscriptionList>()(z.object({ ...page, subscriptions: z.array(SandboxSubscription) }).meta({ id: 'SandboxSubscriptionList' }));
+export const SubscriptionList = wire<Wire.SubscriptionList>()(
+  z.object({ ...page, subscriptions: z.array(SandboxSubscription) }).meta({ id: 'SandboxSubscriptionList' }),
+);
 export const ResetResult = wire<Wire.ResetResult>()(
   z.object({
     team: z.string().nullable(),
     restore_fixtures: z.boolean(),
-    removed: z.record(z.string(), int()).describe('What each part removed: subscriptions, messages, recipients, blocks, daily_counters, requests, faults, clock.'),
+    removed: z
+      .record(z.string(), int())
+      .describe('What each part removed: subscriptions, messages, recipients, blocks, daily_counters, requests, faults, clock.'),
   }),
 );
 
@@ -329,7 +341,9 @@ const CompatibilityWarning = wire<Wire.CompatibilityWarning>()(
 );
 const Compatibility = z
   .object({
-    score: num().describe("0–100, Mailpit's worst case: 100 minus the worst partial and the worst unsupported share, each weighted by how often its feature occurs."),
+    score: num().describe(
+      "0–100, Mailpit's worst case: 100 minus the worst partial and the worst unsupported share, each weighted by how often its feature occurs.",
+    ),
     market_score: num().describe('0–100, the same formula with clients weighted by their share of opens.'),
     data: z.object({ source: z.string(), version: z.string(), license: z.string(), date: z.string().describe('The date of the caniemail data.') }),
     platforms: z.array(platform),

@@ -27,7 +27,12 @@ const sendSchema = z
 
 /** The send's body as documented: its fields and, in multipart bodies, the attachments. */
 const sendDoc = sendSchema
-  .extend({ attachment: z.array(z.string().meta({ format: 'binary' })).optional().describe('Files (multipart only), repeatable.') })
+  .extend({
+    attachment: z
+      .array(z.string().meta({ format: 'binary' }))
+      .optional()
+      .describe('Files (multipart only), repeatable.'),
+  })
   .meta({ id: 'SendEmail' });
 
 const listQuery = z.object({ recipient: z.string().optional().describe('Exact address, any case.') });
@@ -49,7 +54,10 @@ const detailDoc = (withPath: boolean): RouteDoc => ({
   headers: [encryptionKey],
   responses: {
     200: json('The email.', S.EmailDetail),
-    400: detailResponse('No identifier, or the wrong Encryption-Key (`Invalid encryption key.`).', 'Provide sqid in URL path or as query parameter (id=<sqid>) or email=<address> as query parameter.'),
+    400: detailResponse(
+      'No identifier, or the wrong Encryption-Key (`Invalid encryption key.`).',
+      'Provide sqid in URL path or as query parameter (id=<sqid>) or email=<address> as query parameter.',
+    ),
     404: detailResponse('No such email in the team.', 'Not found.'),
   },
 });
@@ -146,11 +154,13 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
           400: { ...fieldErrorsDoc, example: { recipient: ['This field is required.'], body: ['This field is required.'] } },
           429: {
             ...json(
-              "The sender's daily limit (UTC day) is used up; nothing is created. A rate_limit fault rule (/api/faults) answers 429 too, with `{\"error\": \"Request was throttled. Expected available in N seconds.\"}` and `Retry-After: N`.",
+              'The sender\'s daily limit (UTC day) is used up; nothing is created. A rate_limit fault rule (/api/faults) answers 429 too, with `{"error": "Request was throttled. Expected available in N seconds."}` and `Retry-After: N`.',
               S.ErrorBody,
               { error: 'Daily limit of 100 emails has been reached' },
             ),
-            headers: { 'Retry-After': { description: 'Only from a rate_limit fault: whole seconds until the key may send again.', schema: { type: 'integer' } } },
+            headers: {
+              'Retry-After': { description: 'Only from a rate_limit fault: whole seconds until the key may send again.', schema: { type: 'integer' } },
+            },
           },
         },
       },

@@ -49,25 +49,32 @@ export function mountV1(router: Router, tables: Endpoint[][], deps: V1Deps): voi
   for (const endpoint of tables.flat()) byPath.set(endpoint.path, [...(byPath.get(endpoint.path) ?? []), endpoint]);
   for (const [path, endpoints] of byPath) {
     const allowed = allowedMethods(endpoints);
-    router.all(path, authenticate(deps.directory), async (ctx, next) => {
-      const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-      const endpoint = endpoints.find((e) => e.method === method);
-      if (ctx.method === 'OPTIONS') {
-        ctx.set('Allow', allowed);
-        ctx.body = { name: endpoints[0]!.name, description: '', renders: ['application/json'], parses: PARSES };
-        return;
-      }
-      if (!endpoint) throw detail(405, `Method "${ctx.method}" not allowed.`, { Allow: allowed });
-      ctx.state.endpoint = endpoint;
-      await next();
-    }, async (ctx, next) => {
-      const endpoint = ctx.state.endpoint as Endpoint;
-      if (endpoint.method !== 'GET' || endpoint.readsBody) return deps.parseBody(ctx, next);
-      ctx.state.body = { data: {}, form: false, files: [] };
-      return next();
-    }, ...(deps.beforeHandle ?? []), async (ctx) => {
-      await (ctx.state.endpoint as Endpoint).handle(ctx as unknown as V1Context);
-    });
+    router.all(
+      path,
+      authenticate(deps.directory),
+      async (ctx, next) => {
+        const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+        const endpoint = endpoints.find((e) => e.method === method);
+        if (ctx.method === 'OPTIONS') {
+          ctx.set('Allow', allowed);
+          ctx.body = { name: endpoints[0]!.name, description: '', renders: ['application/json'], parses: PARSES };
+          return;
+        }
+        if (!endpoint) throw detail(405, `Method "${ctx.method}" not allowed.`, { Allow: allowed });
+        ctx.state.endpoint = endpoint;
+        await next();
+      },
+      async (ctx, next) => {
+        const endpoint = ctx.state.endpoint as Endpoint;
+        if (endpoint.method !== 'GET' || endpoint.readsBody) return deps.parseBody(ctx, next);
+        ctx.state.body = { data: {}, form: false, files: [] };
+        return next();
+      },
+      ...(deps.beforeHandle ?? []),
+      async (ctx) => {
+        await (ctx.state.endpoint as Endpoint).handle(ctx as unknown as V1Context);
+      },
+    );
   }
 }
 

@@ -17,8 +17,7 @@ const BAD_EMAIL = 'Enter a valid email address.';
 const BAD_BOOLEAN = 'Must be a valid boolean.';
 const EMPTY_LIST = 'This list may not be empty.';
 
-const typeError = (message: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? REQUIRED : issue.input === null ? NULL : message;
+const typeError = (message: string) => (issue: { input?: unknown }) => (issue.input === undefined ? REQUIRED : issue.input === null ? NULL : message);
 
 /** Numbers are accepted as strings, as the serializer's CharField does. */
 const asString = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? String(value) : value);
@@ -31,9 +30,7 @@ interface TextOptions {
 /** A required string that may not be blank. */
 export function requiredText({ trim = true }: TextOptions = {}) {
   const base = z.string({ error: typeError(NOT_STRING) });
-  const checked = trim
-    ? base.trim().min(1, { error: BLANK })
-    : base.refine((s) => s.trim() !== '', { error: BLANK });
+  const checked = trim ? base.trim().min(1, { error: BLANK }) : base.refine((s) => s.trim() !== '', { error: BLANK });
   return z.preprocess(asString, checked);
 }
 
@@ -62,15 +59,22 @@ const FALSE = new Set(['false', '0', 'no', 'off']);
 /** Booleans: true/false, 1/0, "true"/"false", "1"/"0", "yes"/"no", "on"/"off", any case. */
 export function booleanField(fallback: boolean) {
   const field = z
-    .preprocess((value) => {
-      if (typeof value === 'boolean' || value === undefined) return value;
-      const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim().toLowerCase() : undefined;
-      if (text !== undefined && TRUE.has(text)) return true;
-      if (text !== undefined && FALSE.has(text)) return false;
-      return value;
-    }, z.boolean({ error: (issue) => (issue.input === null ? NULL : BAD_BOOLEAN) }))
+    .preprocess(
+      (value) => {
+        if (typeof value === 'boolean' || value === undefined) return value;
+        const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+        if (text !== undefined && TRUE.has(text)) return true;
+        if (text !== undefined && FALSE.has(text)) return false;
+        return value;
+      },
+      z.boolean({ error: (issue) => (issue.input === null ? NULL : BAD_BOOLEAN) }),
+    )
     .default(fallback);
-  return describedAs(field, { anyOf: [{ type: 'boolean' }, { type: 'string' }], default: fallback, description: 'true/false, 1/0, yes/no, on/off in any case.' });
+  return describedAs(field, {
+    anyOf: [{ type: 'boolean' }, { type: 'string' }],
+    default: fallback,
+    description: 'true/false, 1/0, yes/no, on/off in any case.',
+  });
 }
 
 const FLAGS = { id: 'Flags', description: 'A list of strings or one comma-separated string; split, trimmed, empties dropped, duplicates removed, order kept.' };

@@ -27,7 +27,10 @@ const unsubscribeSchema = z
 
 const listQuery = z.object({ email: z.string().optional().describe('Filter by address.'), flow_trigger: z.string().optional().describe('Filter by flow.') });
 /** DELETE reads its parameters from the query string, or else the body. */
-const removeQuery = z.object({ email: z.string().optional().describe('Address (or in a JSON or form body).'), flow_trigger: z.string().optional().describe('Flow trigger (or in the body).') });
+const removeQuery = z.object({
+  email: z.string().optional().describe('Address (or in a JSON or form body).'),
+  flow_trigger: z.string().optional().describe('Flow trigger (or in the body).'),
+});
 const tags = ['v1'];
 
 /** /v1/flows/* (docs/api-contract.md §4). */
@@ -81,7 +84,10 @@ export function flowRoutes(sandbox: Sandbox): Endpoint[] {
         description: 'Creates the recipient if missing; the subscription starts at step 1.',
         tags,
         responses: {
-          201: json('Subscribed.', S.Subscribed, { detail: "Recipient 'user@example.com' successfully subscribed to flow 'Welcome Signup Flow'.", subscription_id: 1 }),
+          201: json('Subscribed.', S.Subscribed, {
+            detail: "Recipient 'user@example.com' successfully subscribed to flow 'Welcome Signup Flow'.",
+            subscription_id: 1,
+          }),
           400: {
             description: "Unknown flow (`Flow with trigger '<trigger>' not found.`), already subscribed, a flow without steps, or field errors.",
             body: z.union([S.Detail, S.FieldErrors]),
@@ -116,7 +122,12 @@ export function flowRoutes(sandbox: Sandbox): Endpoint[] {
       path: '/v1/flows/subscriptions/',
       name: 'Flow Subscriptions',
       query: listQuery,
-      doc: { summary: 'List subscriptions', description: 'A plain array, newest first.', tags, responses: { 200: json('Subscriptions.', z.array(S.V1Subscription)) } },
+      doc: {
+        summary: 'List subscriptions',
+        description: 'A plain array, newest first.',
+        tags,
+        responses: { 200: json('Subscriptions.', z.array(S.V1Subscription)) },
+      },
       handle: list,
     },
     {

@@ -18,7 +18,11 @@ export interface Page<T> {
  * without a page parameter, and 404 "Invalid page." outside the range. `fetch` returns one
  * page and the total, so a large list is never copied whole.
  */
-export async function paginate<T, R>(ctx: Context, fetch: (offset: number, limit: number) => PageOf<T> | Promise<PageOf<T>>, render: (item: T) => R): Promise<Page<R>> {
+export async function paginate<T, R>(
+  ctx: Context,
+  fetch: (offset: number, limit: number) => PageOf<T> | Promise<PageOf<T>>,
+  render: (item: T) => R,
+): Promise<Page<R>> {
   const raw = ctx.URL.searchParams.get('page');
   const pagesOf = (total: number) => Math.max(1, Math.ceil(total / PAGE_SIZE));
   let page = 1;

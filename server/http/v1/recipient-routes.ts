@@ -85,7 +85,13 @@ export function recipientRoutes(sandbox: Sandbox): Endpoint[] {
       path: '/v1/recipients/',
       name: 'Recipients',
       query: listQuery,
-      doc: { summary: 'List recipients', description: 'Newest first, 20 per page.', tags, paginated: true, responses: { 200: json('A page.', S.V1RecipientList) } },
+      doc: {
+        summary: 'List recipients',
+        description: 'Newest first, 20 per page.',
+        tags,
+        paginated: true,
+        responses: { 200: json('A page.', S.V1RecipientList) },
+      },
       handle: list,
     },
     {
@@ -98,7 +104,9 @@ export function recipientRoutes(sandbox: Sandbox): Endpoint[] {
         description: 'Creates the recipient if missing.',
         tags,
         responses: {
-          200: json('Set; the list printed as Python prints it.', S.FlagsMessage, { message: 'Flags [\'premium\', \'onboarded\'] set for recipient "user@example.com".' }),
+          200: json('Set; the list printed as Python prints it.', S.FlagsMessage, {
+            message: "Flags ['premium', 'onboarded'] set for recipient \"user@example.com\".",
+          }),
           400: { ...fieldErrorsDoc, example: { flags: ['This list may not be empty.'] } },
         },
       },

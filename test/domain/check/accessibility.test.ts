@@ -29,11 +29,16 @@ describe('accessibility', () => {
   it('reads MJML output: small footer text and "Read more", nothing about its presentation tables', () => {
     const html = fixture('mjml-welcome.html');
     const rules = checkHtml(html, { text: 'Welcome' }).accessibility.issues.map((i) => `${i.rule}@${i.line}`);
-    expect(rules).toEqual([`small-text@${lineOf(html, 'font-size:13px')}`, `small-text@${lineOf(html, 'font-size:12px')}`, `link-text@${lineOf(html, '>Read more<')}`]);
+    expect(rules).toEqual([
+      `small-text@${lineOf(html, 'font-size:13px')}`,
+      `small-text@${lineOf(html, 'font-size:12px')}`,
+      `link-text@${lineOf(html, '>Read more<')}`,
+    ]);
   });
 
-  it('adds html-validate\'s accessibility preset, with its rule ids and lines', () => {
-    const html = '<!doctype html>\n<html lang="en">\n<head><title>x</title></head>\n<body>\n<h2></h2>\n<a href="https://a.example/"><img src="x.png" alt=""></a>\n</body>\n</html>';
+  it("adds html-validate's accessibility preset, with its rule ids and lines", () => {
+    const html =
+      '<!doctype html>\n<html lang="en">\n<head><title>x</title></head>\n<body>\n<h2></h2>\n<a href="https://a.example/"><img src="x.png" alt=""></a>\n</body>\n</html>';
     const issues = checkHtml(html, { text: 'x' }).accessibility.issues;
     const validator = issues.filter((i) => i.source === 'html-validate');
     expect(validator.map((i) => [i.rule, i.line])).toContainEqual(['empty-heading', 5]);
@@ -43,7 +48,8 @@ describe('accessibility', () => {
   });
 
   it('counts pt as 4/3 px, and leaves relative sizes alone', () => {
-    const rules = (style: string) => checkHtml(`<html lang="en"><body><p style="${style}">x</p></body></html>`, { text: 'x' }).accessibility.issues.map((i) => i.rule);
+    const rules = (style: string) =>
+      checkHtml(`<html lang="en"><body><p style="${style}">x</p></body></html>`, { text: 'x' }).accessibility.issues.map((i) => i.rule);
     expect(rules('font-size:10pt')).toEqual(['small-text']);
     expect(rules('font-size:11pt')).toEqual([]);
     expect(rules('font-size:0.8em')).toEqual([]);

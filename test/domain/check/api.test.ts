@@ -23,13 +23,29 @@ async function sendSmtp(port: number, mail: SendMailOptions): Promise<string> {
  */
 const it = test
   .extend('send', { scope: 'file' }, ({ v1 }) => async (body: Record<string, unknown>, key = 'test-key'): Promise<string> => {
-    const res = await read(await v1.post('/v1/email/send/', { recipient: 'check@example.com', subject: 'Check', ...body }, key === 'test-key' ? {} : { Authorization: `Api-Key ${key}` }));
+    const res = await read(
+      await v1.post(
+        '/v1/email/send/',
+        { recipient: 'check@example.com', subject: 'Check', ...body },
+        key === 'test-key' ? {} : { Authorization: `Api-Key ${key}` },
+      ),
+    );
     expect(res.status).toBe(200);
     return (res.body as { id: string }).id;
   })
-  .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => read(await fetch(`${app.url}${path}`)))
-  .extend('post', { scope: 'file' }, ({ app }) => async (body: unknown) =>
-    read(await fetch(`${app.url}/api/check`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })),
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ app }) =>
+      async (path: string) =>
+        read(await fetch(`${app.url}${path}`)),
+  )
+  .extend(
+    'post',
+    { scope: 'file' },
+    ({ app }) =>
+      async (body: unknown) =>
+        read(await fetch(`${app.url}/api/check`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })),
   );
 
 describe('GET /api/messages/:id/check', () => {
@@ -52,7 +68,14 @@ describe('GET /api/messages/:id/check', () => {
     expect(body.accessibility.issues.map((i: any) => i.rule)).not.toContain('text-alternative');
     expect(body.dark_mode.findings.map((f: any) => f.rule)).toEqual(['color-scheme-meta', 'no-dark-styles']);
     // /v1 sends get their .eml from nodemailer: well-formed headers, no List-Unsubscribe expected.
-    expect(body.headers).toEqual({ bulk: false, findings: [expect.objectContaining({ header: 'Date', status: 'ok' }), expect.objectContaining({ header: 'Message-ID', status: 'ok' }), expect.objectContaining({ header: 'From', status: 'ok' })] });
+    expect(body.headers).toEqual({
+      bulk: false,
+      findings: [
+        expect.objectContaining({ header: 'Date', status: 'ok' }),
+        expect.objectContaining({ header: 'Message-ID', status: 'ok' }),
+        expect.objectContaining({ header: 'From', status: 'ok' }),
+      ],
+    });
     expect(body.spam).toBeNull();
     expect(body.spam_note).toBe(SPAM_OFF_NOTE);
   });
@@ -77,11 +100,23 @@ describe('GET /api/messages/:id/check', () => {
       text: 'x',
       headers: { 'List-Unsubscribe': '<https://acme.example/u/1>, <mailto:u@acme.example>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
     });
-    const bulkId = await sendSmtp(app.smtpPort, { from: 'news@acme.example', to: 'reader@example.com', subject: 'Weekly bulk', html: '<p>x</p>', headers: { Precedence: 'bulk' } });
+    const bulkId = await sendSmtp(app.smtpPort, {
+      from: 'news@acme.example',
+      to: 'reader@example.com',
+      subject: 'Weekly bulk',
+      html: '<p>x</p>',
+      headers: { Precedence: 'bulk' },
+    });
     const check = async (id: string) => ((await get(`/api/messages/${id}/check`)).body as any).headers;
     const oneClick = await check(oneClickId);
     expect(oneClick.bulk).toBe(true);
-    expect(oneClick.findings.map((f: any) => [f.header, f.status])).toEqual([['Date', 'ok'], ['Message-ID', 'ok'], ['From', 'ok'], ['List-Unsubscribe', 'ok'], ['List-Unsubscribe-Post', 'ok']]);
+    expect(oneClick.findings.map((f: any) => [f.header, f.status])).toEqual([
+      ['Date', 'ok'],
+      ['Message-ID', 'ok'],
+      ['From', 'ok'],
+      ['List-Unsubscribe', 'ok'],
+      ['List-Unsubscribe-Post', 'ok'],
+    ]);
     const bulk = await check(bulkId);
     expect(bulk.findings.at(-1)).toMatchObject({ header: 'List-Unsubscribe', status: 'warning', value: null });
   });
@@ -94,7 +129,10 @@ describe('GET /api/messages/:id/check', () => {
     const two = (await get(`/api/messages/${id}/check?platform=mobile,web`)).body as any;
     expect(two.html.platforms).toEqual(['web', 'mobile']);
     expect(two.html.clients.some((c: any) => c.id === 'outlook.windows')).toBe(false);
-    expect(await get(`/api/messages/${id}/check?platform=watch`)).toMatchObject({ status: 400, body: { detail: 'platform must be a comma-separated list of desktop, web, mobile.' } });
+    expect(await get(`/api/messages/${id}/check?platform=watch`)).toMatchObject({
+      status: 400,
+      body: { detail: 'platform must be a comma-separated list of desktop, web, mobile.' },
+    });
     expect(await get('/api/messages/NOPE/check')).toMatchObject({ status: 404, body: { detail: 'Not found.' } });
   });
 });
@@ -120,7 +158,7 @@ describe('the check cache', () => {
 });
 
 describe('POST /api/check (a draft)', () => {
-  it('checks a draft as it is, or wrapped in the sender\'s account template', async ({ post }) => {
+  it("checks a draft as it is, or wrapped in the sender's account template", async ({ post }) => {
     const bare = await post({ html: '<p>Hi</p>' });
     expect(bare.status).toBe(200);
     const body = bare.body as any;
@@ -139,7 +177,10 @@ describe('POST /api/check (a draft)', () => {
   it('refuses a body without html, a bad sender or platform, with a clear detail', async ({ app, post }) => {
     expect(await post({})).toMatchObject({ status: 400, body: { detail: 'html must be a string.' } });
     expect(await post({ html: '<p>x</p>', sender: 'nobody' })).toMatchObject({ status: 400, body: { detail: 'Unknown sender "nobody".' } });
-    expect(await post({ html: '<p>x</p>', platform: 'tv' })).toMatchObject({ status: 400, body: { detail: 'platform must be a comma-separated list of desktop, web, mobile.' } });
+    expect(await post({ html: '<p>x</p>', platform: 'tv' })).toMatchObject({
+      status: 400,
+      body: { detail: 'platform must be a comma-separated list of desktop, web, mobile.' },
+    });
     const notJson = await read(await fetch(`${app.url}/api/check`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[1]' }));
     expect(notJson).toMatchObject({ status: 400, body: { detail: 'The body must be a JSON object.' } });
   });
@@ -154,7 +195,12 @@ describe('the spam check with a real spamd (--spamassassin)', () => {
 
   it('gives the score, the threshold and every rule that fired with its description', async ({ apps }) => {
     const server = await apps.start({ spamassassin: { host: spamd.host, port: spamd.port } });
-    const id = await sendSmtp(server.smtpPort, { from: 'winner@lottery.example', to: 'you@example.com', subject: 'YOU HAVE WON!!! Claim your FREE prize now', html: '<p>CLICK HERE to claim your <b>FREE</b> prize!!! 100% GUARANTEED</p>' });
+    const id = await sendSmtp(server.smtpPort, {
+      from: 'winner@lottery.example',
+      to: 'you@example.com',
+      subject: 'YOU HAVE WON!!! Claim your FREE prize now',
+      html: '<p>CLICK HERE to claim your <b>FREE</b> prize!!! 100% GUARANTEED</p>',
+    });
     const res = await read(await fetch(`${server.url}/api/messages/${id}/check`));
     const body = res.body as any;
     expect(body.spam_note).toBeNull();

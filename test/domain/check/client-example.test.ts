@@ -12,12 +12,18 @@ it.beforeEach(async ({ app }) => {
   await pigeonhole.reset();
 });
 
-describe('the typed client\'s checks, as the README shows them', () => {
-  it('asserts a receipt is not clipped by Gmail and that our readers\' clients support what it uses', async () => {
+describe("the typed client's checks, as the README shows them", () => {
+  it("asserts a receipt is not clipped by Gmail and that our readers' clients support what it uses", async () => {
     const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
-    expect(readme).toContain("expect(check.size.gmail_clipped).toBe(false);           // not clipped by Gmail");
+    expect(readme).toContain('expect(check.size.gmail_clipped).toBe(false);           // not clipped by Gmail');
     const waiting = pigeonhole.waitForMessage({ recipient: 'ada@example.com', subject: 'Receipt', timeout: 5000 });
-    await pigeonhole.sendEmail({ apiKey: 'bulk-key', recipient: 'ada@example.com', subject: 'Receipt #10492', body: fixture('table-receipt.html'), plain_body: fixture('table-receipt.txt') });
+    await pigeonhole.sendEmail({
+      apiKey: 'bulk-key',
+      recipient: 'ada@example.com',
+      subject: 'Receipt #10492',
+      body: fixture('table-receipt.html'),
+      plain_body: fixture('table-receipt.txt'),
+    });
     const mail = await waiting;
     const check = await pigeonhole.check(mail.id);
     expect(check.size.gmail_clipped).toBe(false);
@@ -26,14 +32,24 @@ describe('the typed client\'s checks, as the README shows them', () => {
     const lacking = check.html!.warnings.filter((w) => !extras.includes(w.feature) && top.some((c) => w.support[c] === 'no'));
     expect(lacking.map((w) => w.title)).toEqual([]);
     // The same assertion catches an email that relies on what Gmail drops.
-    const flexy = await pigeonhole.sendEmail({ apiKey: 'bulk-key', recipient: 'ada@example.com', subject: 'Animated', body: '<style>.a { animation: spin 1s; }</style><p class="a">x</p>' });
+    const flexy = await pigeonhole.sendEmail({
+      apiKey: 'bulk-key',
+      recipient: 'ada@example.com',
+      subject: 'Animated',
+      body: '<style>.a { animation: spin 1s; }</style><p class="a">x</p>',
+    });
     const bad = await pigeonhole.check(flexy.id);
     expect(bad.html!.warnings.filter((w) => top.some((c) => w.support[c] === 'no')).map((w) => w.feature)).toContain('css-animation');
     expect(bad.accessibility.issues.map((i) => i.rule)).toContain('text-alternative');
   });
 
   it('filters by platform, checks links and drafts', async () => {
-    const { id } = await pigeonhole.sendEmail({ apiKey: 'bulk-key', recipient: 'bo@example.com', subject: 'Links', body: '<a href="mailto:x@y.example">Mail us</a>' });
+    const { id } = await pigeonhole.sendEmail({
+      apiKey: 'bulk-key',
+      recipient: 'bo@example.com',
+      subject: 'Links',
+      body: '<a href="mailto:x@y.example">Mail us</a>',
+    });
     const mobile = await pigeonhole.check(id, { platforms: ['mobile'] });
     expect(mobile.html!.platforms).toEqual(['mobile']);
     expect(await pigeonhole.checkLinks(id, { timeoutMs: 1000 })).toEqual({ total: 0, broken: 0, skipped: 1, links: [] });

@@ -64,7 +64,7 @@ describe('compatibility of real-world emails', () => {
     expect(costs.every((c, i) => i === 0 || costs[i - 1]! + 0.2 >= c)).toBe(true);
   });
 
-  it('counts nothing inside MJML\'s Outlook conditional comments and reads its media queries', () => {
+  it("counts nothing inside MJML's Outlook conditional comments and reads its media queries", () => {
     const html = fixture('mjml-welcome.html');
     const report = checkHtml(html).html!;
     const media = report.warnings.find((w) => w.feature === 'css-at-media')!;

@@ -96,7 +96,9 @@ describe('the link check', () => {
 
 describe('POST /api/messages/:id/check/links', () => {
   it('checks every link and image of the capture, localhost included, and never another scheme', async ({ app, send }) => {
-    const id = await send(`<a href="${site.url}/moved">ok</a><a href="${site.url}/missing">gone</a><img src="${site.url}/image.png" alt="x"><a href="file:///etc/passwd">f</a><a href="mailto:a@b.example">m</a>`);
+    const id = await send(
+      `<a href="${site.url}/moved">ok</a><a href="${site.url}/missing">gone</a><img src="${site.url}/image.png" alt="x"><a href="file:///etc/passwd">f</a><a href="mailto:a@b.example">m</a>`,
+    );
     const res = await read(await fetch(`${app.url}/api/messages/${id}/check/links`, { method: 'POST' }));
     expect(res.status).toBe(200);
     const body = res.body as { total: number; broken: number; skipped: number; links: { url: string; status: number; ok: boolean; kind: string }[] };
@@ -114,7 +116,11 @@ describe('POST /api/messages/:id/check/links', () => {
   it('streams JSON lines as each link is checked when asked for application/x-ndjson', async ({ app, send }) => {
     const id = await send(`<a href="${site.url}/slow/600">slow</a><a href="${site.url}/ok">fast</a>`);
     const started = performance.now();
-    const response = await fetch(`${app.url}/api/messages/${id}/check/links`, { method: 'POST', headers: { Accept: 'application/x-ndjson', 'Content-Type': 'application/json' }, body: JSON.stringify({ timeout_ms: 5000 }) });
+    const response = await fetch(`${app.url}/api/messages/${id}/check/links`, {
+      method: 'POST',
+      headers: { Accept: 'application/x-ndjson', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ timeout_ms: 5000 }),
+    });
     expect(response.headers.get('content-type')).toBe('application/x-ndjson');
     const reader = response.body!.getReader();
     const lines: { type: string; url?: string; at: number }[] = [];
@@ -129,16 +135,33 @@ describe('POST /api/messages/:id/check/links', () => {
         buffered = buffered.slice(newline + 1);
       }
     }
-    expect(lines.map((l) => [l.type, l.url?.slice(site.url.length)])).toEqual([['start', undefined], ['link', '/ok'], ['link', '/slow/600'], ['done', undefined]]);
+    expect(lines.map((l) => [l.type, l.url?.slice(site.url.length)])).toEqual([
+      ['start', undefined],
+      ['link', '/ok'],
+      ['link', '/slow/600'],
+      ['done', undefined],
+    ]);
     // The fast link arrived before the slow one was done: the stream is live, not buffered.
     expect(lines[1]!.at).toBeLessThan(lines[2]!.at - 300);
   });
 
   it('refuses a bad timeout and an unknown message', async ({ app, send }) => {
     const id = await send('<p>no links</p>');
-    const bad = await read(await fetch(`${app.url}/api/messages/${id}/check/links`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ timeout_ms: 5 }) }));
+    const bad = await read(
+      await fetch(`${app.url}/api/messages/${id}/check/links`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ timeout_ms: 5 }),
+      }),
+    );
     expect(bad).toMatchObject({ status: 400, body: { detail: 'timeout_ms must be a whole number from 100 to 60000.' } });
-    expect(await read(await fetch(`${app.url}/api/messages/${id}/check/links`, { method: 'POST' }))).toMatchObject({ status: 200, body: { total: 0, broken: 0, skipped: 0, links: [] } });
-    expect(await read(await fetch(`${app.url}/api/messages/NOPE/check/links`, { method: 'POST' }))).toMatchObject({ status: 404, body: { detail: 'Not found.' } });
+    expect(await read(await fetch(`${app.url}/api/messages/${id}/check/links`, { method: 'POST' }))).toMatchObject({
+      status: 200,
+      body: { total: 0, broken: 0, skipped: 0, links: [] },
+    });
+    expect(await read(await fetch(`${app.url}/api/messages/NOPE/check/links`, { method: 'POST' }))).toMatchObject({
+      status: 404,
+      body: { detail: 'Not found.' },
+    });
   });
 });

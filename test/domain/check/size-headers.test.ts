@@ -19,7 +19,7 @@ describe('size', () => {
     expect(checkHtml(`${edge}a`).size.gmail_clipped).toBe(true);
   });
 
-  it('holds the attachments, base64-encoded, against each provider\'s limit', () => {
+  it("holds the attachments, base64-encoded, against each provider's limit", () => {
     const size = sizeReport({ html: '<p>x</p>', text: null, messageBytes: null, attachmentSizes: [10 * MB, 6 * MB] });
     expect(size.attachments.count).toBe(2);
     expect(size.attachments.bytes).toBe(16 * MB);
@@ -49,19 +49,39 @@ describe('headers', () => {
       ['Message-ID', 'error', 'Message-ID is missing (RFC 5322 requires it).'],
       ['From', 'error', 'From appears 2 times; it must appear once.'],
     ]);
-    expect(status(headersReport([field('Date', 'Tue, 10 Mar 2026 09:00:00 +0000'), field('Message-ID', 'abc@x'), field('From', '"Doe, Jane" <jane@x.example>')], { source: 'smtp' }))).toMatchObject({ 'Message-ID': 'error', From: 'ok' });
+    expect(
+      status(
+        headersReport([field('Date', 'Tue, 10 Mar 2026 09:00:00 +0000'), field('Message-ID', 'abc@x'), field('From', '"Doe, Jane" <jane@x.example>')], {
+          source: 'smtp',
+        }),
+      ),
+    ).toMatchObject({ 'Message-ID': 'error', From: 'ok' });
   });
 
   it('accepts RFC 8058 one-click unsubscribe and refuses it half done', () => {
-    const oneClick = headersReport([...good, field('List-Unsubscribe', '<https://acme.example/u/42>, <mailto:unsubscribe@acme.example?subject=42>'), field('List-Unsubscribe-Post', 'List-Unsubscribe=One-Click')], { source: 'smtp' });
+    const oneClick = headersReport(
+      [
+        ...good,
+        field('List-Unsubscribe', '<https://acme.example/u/42>, <mailto:unsubscribe@acme.example?subject=42>'),
+        field('List-Unsubscribe-Post', 'List-Unsubscribe=One-Click'),
+      ],
+      { source: 'smtp' },
+    );
     expect(oneClick.bulk).toBe(true);
     expect(status(oneClick)).toMatchObject({ 'List-Unsubscribe': 'ok', 'List-Unsubscribe-Post': 'ok' });
     const noPost = headersReport([...good, field('List-Unsubscribe', '<https://acme.example/u/42>')], { source: 'api' });
     expect(status(noPost)).toMatchObject({ 'List-Unsubscribe': 'ok', 'List-Unsubscribe-Post': 'warning' });
-    const mailtoOnly = headersReport([...good, field('List-Unsubscribe', '<mailto:u@acme.example>'), field('List-Unsubscribe-Post', 'List-Unsubscribe=One-Click')], { source: 'smtp' });
+    const mailtoOnly = headersReport(
+      [...good, field('List-Unsubscribe', '<mailto:u@acme.example>'), field('List-Unsubscribe-Post', 'List-Unsubscribe=One-Click')],
+      { source: 'smtp' },
+    );
     expect(status(mailtoOnly)).toMatchObject({ 'List-Unsubscribe': 'warning', 'List-Unsubscribe-Post': 'error' });
-    const wrongPost = headersReport([...good, field('List-Unsubscribe', '<https://acme.example/u>'), field('List-Unsubscribe-Post', 'One-Click')], { source: 'smtp' });
-    expect(wrongPost.findings.find((f) => f.header === 'List-Unsubscribe-Post')!.message).toBe('List-Unsubscribe-Post must be exactly "List-Unsubscribe=One-Click" (RFC 8058).');
+    const wrongPost = headersReport([...good, field('List-Unsubscribe', '<https://acme.example/u>'), field('List-Unsubscribe-Post', 'One-Click')], {
+      source: 'smtp',
+    });
+    expect(wrongPost.findings.find((f) => f.header === 'List-Unsubscribe-Post')!.message).toBe(
+      'List-Unsubscribe-Post must be exactly "List-Unsubscribe=One-Click" (RFC 8058).',
+    );
     const bare = headersReport([...good, field('List-Unsubscribe', 'https://acme.example/u')], { source: 'smtp' });
     expect(status(bare)).toMatchObject({ 'List-Unsubscribe': 'error' });
   });
@@ -70,7 +90,9 @@ describe('headers', () => {
     const bulk = headersReport([...good, field('Precedence', 'bulk')], { source: 'smtp' });
     expect(bulk.bulk).toBe(true);
     expect(bulk.findings.find((f) => f.header === 'List-Unsubscribe')).toMatchObject({ status: 'warning', value: null });
-    expect(headersReport([...good, field('List-Id', '<weekly.acme.example>')], { source: 'smtp' }).findings.some((f) => f.header === 'List-Unsubscribe')).toBe(true);
+    expect(headersReport([...good, field('List-Id', '<weekly.acme.example>')], { source: 'smtp' }).findings.some((f) => f.header === 'List-Unsubscribe')).toBe(
+      true,
+    );
     expect(headersReport(good, { source: 'smtp' }).findings.some((f) => f.header === 'List-Unsubscribe')).toBe(false);
   });
 });

@@ -17,8 +17,20 @@ test.override('appOptions', {
 });
 /** On the file's app, with no key: `post(path, body?)` a JSON POST, `form(path, body)` a form POST, read. */
 const it = test
-  .extend('post', { scope: 'file' }, ({ app }) => async (path: string, body?: unknown) => read(await (body === undefined ? api(app.url, null).request('POST', path) : api(app.url, null).post(path, body))))
-  .extend('form', { scope: 'file' }, ({ app }) => async (path: string, body: Record<string, string>) => read(await api(app.url, null).form(path, body)));
+  .extend(
+    'post',
+    { scope: 'file' },
+    ({ app }) =>
+      async (path: string, body?: unknown) =>
+        read(await (body === undefined ? api(app.url, null).request('POST', path) : api(app.url, null).post(path, body))),
+  )
+  .extend(
+    'form',
+    { scope: 'file' },
+    ({ app }) =>
+      async (path: string, body: Record<string, string>) =>
+        read(await api(app.url, null).form(path, body)),
+  );
 
 describe('/api/clock', () => {
   it('reads real time by default', async ({ app }) => {
@@ -54,18 +66,32 @@ describe('/api/clock', () => {
       ['/api/clock/advance', { duration: '  ' }, '{"detail":"duration is required: a duration like \\"30s\\", \\"15m\\", \\"2h\\", \\"1d\\" or \\"1d12h\\"."}'],
       ['/api/clock/advance', { duration: 'soon' }, '{"detail":"\\"soon\\" is not a duration like \\"30s\\", \\"15m\\", \\"2h\\", \\"1d\\" or \\"1d12h\\"."}'],
       ['/api/clock/advance', { duration: -5 }, '{"detail":"\\"-5\\" is not a duration like \\"30s\\", \\"15m\\", \\"2h\\", \\"1d\\" or \\"1d12h\\"."}'],
-      ['/api/clock/advance', { duration: '9999999999999999w' }, '{"detail":"\\"9999999999999999w\\" is not a duration like \\"30s\\", \\"15m\\", \\"2h\\", \\"1d\\" or \\"1d12h\\"."}'],
+      [
+        '/api/clock/advance',
+        { duration: '9999999999999999w' },
+        '{"detail":"\\"9999999999999999w\\" is not a duration like \\"30s\\", \\"15m\\", \\"2h\\", \\"1d\\" or \\"1d12h\\"."}',
+      ],
       ['/api/clock/advance', { duration: '500000w' }, '{"detail":"The sandbox clock cannot go past 9999-12-31T23:59:59Z."}'],
       ['/api/clock/set', {}, '{"detail":"at is required: an ISO 8601 instant such as \\"2026-02-17T12:00:00Z\\"."}'],
       ['/api/clock/set', { at: 'tomorrow' }, '{"detail":"\\"tomorrow\\" is not an ISO 8601 instant such as \\"2026-02-17T12:00:00Z\\"."}'],
-      ['/api/clock/set', { at: '2031-02-30T00:00:00' }, '{"detail":"\\"2031-02-30T00:00:00\\" is not an ISO 8601 instant such as \\"2026-02-17T12:00:00Z\\"."}'],
-      ['/api/clock/set', { at: '2031-13-01T00:00:00Z' }, '{"detail":"\\"2031-13-01T00:00:00Z\\" is not an ISO 8601 instant such as \\"2026-02-17T12:00:00Z\\"."}'],
+      [
+        '/api/clock/set',
+        { at: '2031-02-30T00:00:00' },
+        '{"detail":"\\"2031-02-30T00:00:00\\" is not an ISO 8601 instant such as \\"2026-02-17T12:00:00Z\\"."}',
+      ],
+      [
+        '/api/clock/set',
+        { at: '2031-13-01T00:00:00Z' },
+        '{"detail":"\\"2031-13-01T00:00:00Z\\" is not an ISO 8601 instant such as \\"2026-02-17T12:00:00Z\\"."}',
+      ],
     ];
     for (const [path, body, text] of cases) {
       const res = await post(path, body);
       expect([res.status, res.text]).toEqual([400, text]);
     }
-    const broken = await read(await api(app.url, null).request('POST', '/api/clock/advance', { headers: { 'Content-Type': 'application/json' }, body: '{"duration":' }));
+    const broken = await read(
+      await api(app.url, null).request('POST', '/api/clock/advance', { headers: { 'Content-Type': 'application/json' }, body: '{"duration":' }),
+    );
     expect(broken.status).toBe(400);
     expect((broken.body as { detail: string }).detail).toMatch(/^JSON parse error - /);
     expect((await read(await api(app.url, null).get('/api/clock'))).body).toMatchObject({ now: '2030-05-31T22:00:00Z' });
@@ -86,7 +112,9 @@ describe('/api/clock', () => {
   it('settles pending delivery outcomes as it passes them, bounces blocking the recipient', async ({ app, post }) => {
     const v1 = api(app.url, 'bulk-key');
     const ok = (await read(await v1.post('/v1/email/send/', { recipient: 'success@simulator.amazonses.com', subject: 's', body: 'b' }))).body as { id: string };
-    const bounce = (await read(await v1.post('/v1/email/send/', { recipient: 'bounce@simulator.amazonses.com', subject: 's', body: 'b' }))).body as { id: string };
+    const bounce = (await read(await v1.post('/v1/email/send/', { recipient: 'bounce@simulator.amazonses.com', subject: 's', body: 'b' }))).body as {
+      id: string;
+    };
     const status = async (id: string) => ((await read(await v1.get(`/v1/email/delivery/${id}/`))).body as { status: string }).status;
     expect([await status(ok.id), await status(bounce.id)]).toEqual(['pending', 'pending']);
     await post('/api/clock/advance', { duration: '59m59s' });
@@ -112,7 +140,12 @@ describe('real time', () => {
   it('runs a due step when real time reaches it, with no clock call (one timer for the earliest)', async ({ apps }) => {
     const live = await apps.start({
       config: (c) => {
-        c.flows.push(flow('SOON', [{ type: 'wait', duration: '1s' }, { type: 'send_email', subject: 'A second later', html: '<p>x</p>' }]) as never);
+        c.flows.push(
+          flow('SOON', [
+            { type: 'wait', duration: '1s' },
+            { type: 'send_email', subject: 'A second later', html: '<p>x</p>' },
+          ]) as never,
+        );
         return c;
       },
     });

@@ -13,8 +13,12 @@ const problem = configProblem;
 
 describe('flow definitions refused at start-up', () => {
   it('a wait of nothing', () => {
-    expect(problem(withFlow([{ type: 'wait', duration: '0s' }]))).toBe('Invalid configuration file custom.json:\n  flows[2].steps[0].duration: must be longer than 0s');
-    expect(problem(withFlow([{ type: 'wait', untilFlag: 'x', timeout: '0m' }]))).toBe('Invalid configuration file custom.json:\n  flows[2].steps[0].timeout: must be longer than 0s');
+    expect(problem(withFlow([{ type: 'wait', duration: '0s' }]))).toBe(
+      'Invalid configuration file custom.json:\n  flows[2].steps[0].duration: must be longer than 0s',
+    );
+    expect(problem(withFlow([{ type: 'wait', untilFlag: 'x', timeout: '0m' }]))).toBe(
+      'Invalid configuration file custom.json:\n  flows[2].steps[0].timeout: must be longer than 0s',
+    );
   });
 
   it('a jump back with no wait in between (it would loop forever)', () => {
@@ -22,7 +26,9 @@ describe('flow definitions refused at start-up', () => {
       { name: 'again', type: 'send_email', subject: 's', html: 'h' },
       { type: 'condition', flag: 'stop', whenMissing: 'again' },
     ]);
-    expect(problem(loop)).toBe('Invalid configuration file custom.json:\n  flows[2].steps[1].whenMissing: jumping back to "again" with no wait step in between would loop forever');
+    expect(problem(loop)).toBe(
+      'Invalid configuration file custom.json:\n  flows[2].steps[1].whenMissing: jumping back to "again" with no wait step in between would loop forever',
+    );
     const self = withFlow([{ name: 'me', type: 'condition', flag: 'x', whenPresent: 'me' }]);
     expect(problem(self)).toContain('flows[2].steps[0].whenPresent: jumping back to "me" with no wait step in between would loop forever');
   });

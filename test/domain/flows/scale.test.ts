@@ -13,7 +13,12 @@ async function advanceCost(apps: Apps, count: number): Promise<number> {
   const server = await apps.start({
     now: () => Date.parse('2030-07-01T00:00:00Z'),
     config: (c) => {
-      c.flows.push(flow('LATER', [{ type: 'wait', duration: '1d' }, { type: 'send_email', subject: 'Later', html: '<p>l</p>' }]) as never);
+      c.flows.push(
+        flow('LATER', [
+          { type: 'wait', duration: '1d' },
+          { type: 'send_email', subject: 'Later', html: '<p>l</p>' },
+        ]) as never,
+      );
       return c;
     },
   });
@@ -40,7 +45,12 @@ describe('scale', () => {
   it('waiting subscriptions hold no timer each: one timer for the earliest', async ({ apps }) => {
     const server = await apps.start({
       config: (c) => {
-        c.flows.push(flow('LATER', [{ type: 'wait', duration: '1d' }, { type: 'send_email', subject: 'Later', html: '<p>l</p>' }]) as never);
+        c.flows.push(
+          flow('LATER', [
+            { type: 'wait', duration: '1d' },
+            { type: 'send_email', subject: 'Later', html: '<p>l</p>' },
+          ]) as never,
+        );
         return c;
       },
     });

@@ -45,21 +45,43 @@ test.override('appOptions', {
   },
 });
 /** `c()`: the flow client (support/flow-helpers.ts) on the file's app. */
-const it = test
-  .extend('c', { scope: 'file' }, ({ app }) => () => flowClient(app.url));
+const it = test.extend(
+  'c',
+  { scope: 'file' },
+  ({ app }) =>
+    () =>
+      flowClient(app.url),
+);
 
 describe('wait for a duration', () => {
   it('runs each step at its instant and shows where the subscription is after each', async ({ c }) => {
     await c().subscribe('DRIP', 'drip@example.com', { first_name: 'Ann', last_name: 'Lee' });
     expect(await c().subjects('drip@example.com')).toEqual(['Day 0 for Ann Lee']);
-    expect(await c().subscription('drip@example.com', 'DRIP')).toMatchObject({ status: 'active', current_step_order: 2, next_send_date: '2030-03-02T08:00:00Z' });
+    expect(await c().subscription('drip@example.com', 'DRIP')).toMatchObject({
+      status: 'active',
+      current_step_order: 2,
+      next_send_date: '2030-03-02T08:00:00Z',
+    });
     await c().advance('23h59m59s');
     expect(await c().subjects('drip@example.com')).toHaveLength(1);
     await c().advance('1s');
     expect(await c().subjects('drip@example.com')).toEqual(['Day 0 for Ann Lee', 'Day 1']);
-    expect(await c().subscription('drip@example.com', 'DRIP')).toMatchObject({ current_step_order: 4, next_send_date: '2030-03-04T08:00:00Z', updated_at: '2030-03-02T08:00:00Z' });
+    expect(await c().subscription('drip@example.com', 'DRIP')).toMatchObject({
+      current_step_order: 4,
+      next_send_date: '2030-03-04T08:00:00Z',
+      updated_at: '2030-03-02T08:00:00Z',
+    });
     const timeline = await c().timeline('drip@example.com');
-    expect(timeline).toMatchObject({ id: 1, team: 'acme', trigger: 'DRIP', flow_name: 'DRIP flow', email: 'drip@example.com', status: 'active', current_step_order: 4, next_send_date: '2030-03-04T08:00:00Z' });
+    expect(timeline).toMatchObject({
+      id: 1,
+      team: 'acme',
+      trigger: 'DRIP',
+      flow_name: 'DRIP flow',
+      email: 'drip@example.com',
+      status: 'active',
+      current_step_order: 4,
+      next_send_date: '2030-03-04T08:00:00Z',
+    });
     expect(timeline.steps).toEqual([
       { order: 1, name: null, type: 'send_email', state: 'done', summary: 'Send “Day 0 for {{ first_name }} {{last_name}}”' },
       { order: 2, name: 'day1', type: 'wait', state: 'done', summary: 'Wait 1d' },
@@ -74,7 +96,12 @@ describe('wait for a duration', () => {
       ['Day 1', '2030-03-02T08:00:00Z'],
       ['Day 3', '2030-03-04T08:00:00Z'],
     ]);
-    expect(await c().subscription('drip@example.com', 'DRIP')).toMatchObject({ status: 'completed', current_step_order: 5, next_send_date: null, updated_at: '2030-03-04T08:00:00Z' });
+    expect(await c().subscription('drip@example.com', 'DRIP')).toMatchObject({
+      status: 'completed',
+      current_step_order: 5,
+      next_send_date: null,
+      updated_at: '2030-03-04T08:00:00Z',
+    });
   });
 
   it('runs the steps of many subscriptions in due order within one advance', async ({ v1, c }) => {
@@ -83,7 +110,10 @@ describe('wait for a duration', () => {
     await c().subscribe('DRIP', 'late@example.com');
     await c().advance('3d');
     const all = (await read(await v1.get('/api/messages?limit=500'))).body as any;
-    const order = (all.messages as any[]).filter((m) => /^(early|late)@/.test(m.recipient)).reverse().map((m) => `${m.recipient.split('@')[0]} ${m.subject.split(' for')[0]} ${m.created_at.slice(5, 16)}`);
+    const order = (all.messages as any[])
+      .filter((m) => /^(early|late)@/.test(m.recipient))
+      .reverse()
+      .map((m) => `${m.recipient.split('@')[0]} ${m.subject.split(' for')[0]} ${m.created_at.slice(5, 16)}`);
     expect(order).toEqual([
       'early Day 0 03-07T08:00',
       'late Day 0 03-07T20:00',
@@ -138,13 +168,20 @@ describe('flow emails follow the sender rules', () => {
   it('Development Mode redirects a flow email; the record keeps the original recipient', async ({ c }) => {
     await c().subscribe('DEV', 'real.person@example.com');
     const [capture] = await c().mail('real.person@example.com');
-    expect(capture).toMatchObject({ source: 'flow', from: 'dev@acme.example', recipient: 'real.person@example.com', to: ['dev-inbox@example.com'], redirected: true, subject: 'Hello real.person@example.com' });
+    expect(capture).toMatchObject({
+      source: 'flow',
+      from: 'dev@acme.example',
+      recipient: 'real.person@example.com',
+      to: ['dev-inbox@example.com'],
+      redirected: true,
+      subject: 'Hello real.person@example.com',
+    });
     const detail = (await read(await c().sandbox.get(`/api/messages/${capture!.id}`))).body as any;
     expect(detail).toMatchObject({ html: '<b>real.person@example.com</b>', text: 'Hi real.person@example.com', used_template: false });
   });
 
   it('without the account template when the step says so', async ({ c }) => {
-    await c().subscribe('PLAIN', 'plain@example.com', { last_name: 'O\'Hara & Co' });
+    await c().subscribe('PLAIN', 'plain@example.com', { last_name: "O'Hara & Co" });
     const [capture] = await c().mail('plain@example.com');
     const detail = (await read(await c().sandbox.get(`/api/messages/${capture!.id}`))).body as any;
     expect(detail).toMatchObject({ html: '<p>O&#39;Hara &amp; Co</p>', text: "Dear O'Hara & Co", used_template: false });

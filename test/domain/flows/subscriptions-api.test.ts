@@ -9,23 +9,32 @@ test.override('appOptions', {
   config: (c) => {
     c.teams.push({ id: 'other', name: 'Other', senders: [{ id: 'other-main', email: 'o@other.example', apiKey: 'other-key' }] } as never);
     c.flows.push(
-      flow('OTHER_WAIT', [
-        { type: 'wait', untilFlag: 'ready', timeout: '3h' },
-        { type: 'action', action: 'suppress' },
-        { type: 'condition', flag: 'ready', whenMissing: 'end' },
-        { type: 'action', action: 'set_flag', flag: 'welcomed' },
-        { name: 'end', type: 'action', action: 'clear_flag', flag: 'ready' },
-      ], 'other-main') as never,
+      flow(
+        'OTHER_WAIT',
+        [
+          { type: 'wait', untilFlag: 'ready', timeout: '3h' },
+          { type: 'action', action: 'suppress' },
+          { type: 'condition', flag: 'ready', whenMissing: 'end' },
+          { type: 'action', action: 'set_flag', flag: 'welcomed' },
+          { name: 'end', type: 'action', action: 'clear_flag', flag: 'ready' },
+        ],
+        'other-main',
+      ) as never,
     );
     return c;
   },
 });
 /** `sandbox()`: sandbox API requests to the file's app (no key). */
-const it = test
-  .extend('sandbox', { scope: 'file' }, ({ app }) => () => api(app.url, null));
+const it = test.extend(
+  'sandbox',
+  { scope: 'file' },
+  ({ app }) =>
+    () =>
+      api(app.url, null),
+);
 
 describe('GET /api/subscriptions', () => {
-  it('lists every team\'s subscriptions newest first with the step timeline', async ({ app, sandbox }) => {
+  it("lists every team's subscriptions newest first with the step timeline", async ({ app, sandbox }) => {
     await flowClient(app.url).subscribe('WELCOME_SIGNUP', 'one@example.com');
     await flowClient(app.url, 'other-key').subscribe('OTHER_WAIT', 'two@example.com');
     const res = await read(await sandbox().get('/api/subscriptions'));

@@ -7,8 +7,13 @@ import { test } from '../../support/fixtures.ts';
 const T0 = Date.parse('2030-01-06T09:00:00Z');
 test.override('appOptions', { now: () => T0 });
 /** `c()`: the flow client (support/flow-helpers.ts) on the file's app. */
-const it = test
-  .extend('c', { scope: 'file' }, ({ app }) => () => flowClient(app.url));
+const it = test.extend(
+  'c',
+  { scope: 'file' },
+  ({ app }) =>
+    () =>
+      flowClient(app.url),
+);
 
 const WELCOME = 'Welcome Signup Flow';
 
@@ -18,7 +23,14 @@ describe('the sample WELCOME_SIGNUP flow, driven through the API', () => {
     expect(res.text).toBe(`{"detail":"Recipient 'ada@example.com' successfully subscribed to flow '${WELCOME}'.","subscription_id":1}`);
     const [welcome, ...rest] = await c().mail('ada@example.com');
     expect(rest).toEqual([]);
-    expect(welcome).toMatchObject({ source: 'flow', from: 'hello@acme.example', to: ['ada@example.com'], subject: 'Welcome to Acme, Ada <3!', status: 'delivered', created_at: '2030-01-06T09:00:00Z' });
+    expect(welcome).toMatchObject({
+      source: 'flow',
+      from: 'hello@acme.example',
+      to: ['ada@example.com'],
+      subject: 'Welcome to Acme, Ada <3!',
+      status: 'delivered',
+      created_at: '2030-01-06T09:00:00Z',
+    });
     const detail = (await read(await v1.get(`/api/messages/${welcome!.id}`))).body as any;
     // Names are escaped in HTML, kept as they are in subject and text; the account template wraps the body.
     expect(detail.html).toContain('<h1>Welcome, Ada &lt;3!</h1><p>Your account for ada@example.com is ready.</p>');
@@ -68,7 +80,12 @@ describe('the sample WELCOME_SIGNUP flow, driven through the API', () => {
     expect(set.status).toBe(200);
     // Already run when flags/set answered: no polling needed.
     expect(await c().subjects('bea@example.com')).toEqual(['Welcome to Acme, Bea!', 'Thanks for joining Acme']);
-    expect(await c().subscription('bea@example.com', 'WELCOME_SIGNUP')).toMatchObject({ status: 'completed', current_step_order: 6, next_send_date: null, updated_at: '2030-01-08T12:00:00Z' });
+    expect(await c().subscription('bea@example.com', 'WELCOME_SIGNUP')).toMatchObject({
+      status: 'completed',
+      current_step_order: 6,
+      next_send_date: null,
+      updated_at: '2030-01-08T12:00:00Z',
+    });
     expect(await c().flags('bea@example.com')).toEqual(['onboarded']);
     const timeline = await c().timeline('bea@example.com');
     expect(timeline.steps.map((s: any) => [s.order, s.name, s.state])).toEqual([

@@ -38,7 +38,13 @@ print(json.dumps({"id": sent["id"], "mail": mail}))
 
 describe('extraction end to end', () => {
   it("reads the reset link of Django's password-reset mail posted by the Django backend (Python, form-encoded)", async ({ app }) => {
-    if (!(await run('python3', ['--version']).then(() => true, () => false))) throw new Error('python3 is needed for this test: apt-get install python3');
+    if (
+      !(await run('python3', ['--version']).then(
+        () => true,
+        () => false,
+      ))
+    )
+      throw new Error('python3 is needed for this test: apt-get install python3');
     const child = run('python3', ['-c', DJANGO_BACKEND, app.url]);
     child.child.stdin!.end(DJANGO_RESET_BODY);
     const { id, mail } = JSON.parse((await child).stdout) as { id: string; mail: Record<string, unknown> };
@@ -46,22 +52,38 @@ describe('extraction end to end', () => {
       id,
       subject: '[Django] Password reset on testserver',
       to: ['ada@example.com'],
-      links: [{ href: 'http://testserver/reset/MQ/c4x7yz-0a1b2c3d4e5f60718293a4b5c6d7e8f9/', text: 'http://testserver/reset/MQ/c4x7yz-0a1b2c3d4e5f60718293a4b5c6d7e8f9/' }],
+      links: [
+        {
+          href: 'http://testserver/reset/MQ/c4x7yz-0a1b2c3d4e5f60718293a4b5c6d7e8f9/',
+          text: 'http://testserver/reset/MQ/c4x7yz-0a1b2c3d4e5f60718293a4b5c6d7e8f9/',
+        },
+      ],
       codes: [],
       text_derived: true,
     });
     // test-key's account template wraps the body, so the text view reads it as a browser shows
     // it: one paragraph in the template's cell.
-    expect(mail.text).toContain("You're receiving this email because you requested a password reset for your user account at testserver. Please go to the following page and choose a new password: http://testserver/reset/MQ/c4x7yz-0a1b2c3d4e5f60718293a4b5c6d7e8f9/ Your username");
+    expect(mail.text).toContain(
+      "You're receiving this email because you requested a password reset for your user account at testserver. Please go to the following page and choose a new password: http://testserver/reset/MQ/c4x7yz-0a1b2c3d4e5f60718293a4b5c6d7e8f9/ Your username",
+    );
     // Only the first recipient was sent.
     expect(((await read(await fetch(`${app.url}/api/messages?recipient=second@example.com`))).body as { total: number }).total).toBe(0);
   });
 
   it('finds links and codes of a text-only SMTP mail, and says its text is the real plain part', async ({ app }) => {
     const text = 'Hello,\n\nYour one-time code: 739 201\nSign in at https://app.example/signin?next=%2Fhome.\n\nOrder #448812 ships on 12 March 2026.\n';
-    const id = capturedId((await smtpClient(app.smtpPort).sendMail({ from: 'app@example.com', to: 'text-only@example.com', subject: 'Sign in', text })).response);
+    const id = capturedId(
+      (await smtpClient(app.smtpPort).sendMail({ from: 'app@example.com', to: 'text-only@example.com', subject: 'Sign in', text })).response,
+    );
     const mail = await new PigeonholeClient({ baseUrl: app.url }).waitForMessage({ recipient: 'text-only@example.com', timeout: 5000 });
-    expect(mail).toMatchObject({ id, html: null, text: text.trimEnd(), text_derived: false, codes: ['739201'], links: [{ href: 'https://app.example/signin?next=%2Fhome', text: 'https://app.example/signin?next=%2Fhome' }] });
+    expect(mail).toMatchObject({
+      id,
+      html: null,
+      text: text.trimEnd(),
+      text_derived: false,
+      codes: ['739201'],
+      links: [{ href: 'https://app.example/signin?next=%2Fhome', text: 'https://app.example/signin?next=%2Fhome' }],
+    });
   });
 
   it('joins quoted-printable soft line breaks inside a URL (a real SMTP send), in the text and the HTML part', async ({ app }) => {

@@ -60,7 +60,10 @@ describe('links', () => {
   it('copes with no bodies and with broken HTML', () => {
     expect(extract(null, null)).toEqual({ links: [], codes: [] });
     // An anchor that is never closed runs to the end of the document, as a browser renders it.
-    expect(extract('<a href="https://a.example">unclosed <p>code 1234', null)).toEqual({ links: [{ href: 'https://a.example', text: 'unclosed code 1234' }], codes: ['1234'] });
+    expect(extract('<a href="https://a.example">unclosed <p>code 1234', null)).toEqual({
+      links: [{ href: 'https://a.example', text: 'unclosed code 1234' }],
+      codes: ['1234'],
+    });
     expect(extract('<p>Your code is 9<b>1<i>2</b>3</i>4</p><a href="javascript:alert(1)">x</a><a href="">y</a>', '')).toEqual({ links: [], codes: ['91234'] });
   });
 });
@@ -74,14 +77,24 @@ const DJANGO_RESET_BODY = readFileSync(fileURLToPath(new URL('../../../fixtures/
 describe('real-world shapes', () => {
   it("Django's plain-text reset mail posted into the HTML body field: the URL written as text is the link", () => {
     expect(extract(DJANGO_RESET_BODY, null)).toEqual({
-      links: [{ href: 'http://testserver/reset/MQ/c4x7yz-0a1b2c3d4e5f60718293a4b5c6d7e8f9/', text: 'http://testserver/reset/MQ/c4x7yz-0a1b2c3d4e5f60718293a4b5c6d7e8f9/' }],
+      links: [
+        {
+          href: 'http://testserver/reset/MQ/c4x7yz-0a1b2c3d4e5f60718293a4b5c6d7e8f9/',
+          text: 'http://testserver/reset/MQ/c4x7yz-0a1b2c3d4e5f60718293a4b5c6d7e8f9/',
+        },
+      ],
       codes: [],
     });
   });
 
   it('a text-only mail: URLs of the plain part, trailing punctuation left out', () => {
-    const text = 'Hi Ada,\n\nConfirm your address: https://app.example/confirm?u=7&t=Zx9 .\nOr open <https://app.example/alt>, (https://app.example/help).\nQuestions? Write to help@app.example.\n';
-    expect(extract(null, text).links.map((l) => l.href)).toEqual(['https://app.example/confirm?u=7&t=Zx9', 'https://app.example/alt', 'https://app.example/help']);
+    const text =
+      'Hi Ada,\n\nConfirm your address: https://app.example/confirm?u=7&t=Zx9 .\nOr open <https://app.example/alt>, (https://app.example/help).\nQuestions? Write to help@app.example.\n';
+    expect(extract(null, text).links.map((l) => l.href)).toEqual([
+      'https://app.example/confirm?u=7&t=Zx9',
+      'https://app.example/alt',
+      'https://app.example/help',
+    ]);
   });
 
   it('an anchor whose text differs from its href keeps its text; the same href later is not repeated', () => {
@@ -126,7 +139,11 @@ describe('real-world shapes', () => {
     ['an order number without #', '<p>Use code 739201 to confirm order 5521873.</p>', ['739201']],
     ['a code next to a date', '<p>Your code 4821 expires on March 12, 2026 at 10:30.</p>', ['4821']],
     ['a code next to an ISO date', '<p>Confirmation code: 66120 (valid until 2026-04-01)</p>', ['66120']],
-    ['a code in a table cell under its label', '<table><tr><td>Your PIN</td></tr><tr><td>&nbsp;7391&nbsp;</td></tr><tr><td>Invoice 20260312</td></tr></table>', ['7391']],
+    [
+      'a code in a table cell under its label',
+      '<table><tr><td>Your PIN</td></tr><tr><td>&nbsp;7391&nbsp;</td></tr><tr><td>Invoice 20260312</td></tr></table>',
+      ['7391'],
+    ],
   ];
   it.each(codeCases)('%s', (_name, html, codes) => {
     expect(extract(html, null).codes).toEqual(codes);

@@ -16,13 +16,22 @@ describe('preview HTML', () => {
   });
 
   it('puts the base element inside head, after <html>, or after the doctype, so the document keeps its mode', () => {
-    expect(prepareHtml('<!DOCTYPE html><html lang="en"><HEAD><title>x</title></HEAD></html>', [], url).html).toBe('<!DOCTYPE html><html lang="en"><HEAD><base target="_blank"><title>x</title></HEAD></html>');
+    expect(prepareHtml('<!DOCTYPE html><html lang="en"><HEAD><title>x</title></HEAD></html>', [], url).html).toBe(
+      '<!DOCTYPE html><html lang="en"><HEAD><base target="_blank"><title>x</title></HEAD></html>',
+    );
     expect(prepareHtml('<!doctype html><html><body>x</body></html>', [], url).html).toBe('<!doctype html><html><base target="_blank"><body>x</body></html>');
     expect(prepareHtml('<!doctype html><p>x</p>', [], url).html).toBe('<!doctype html><base target="_blank"><p>x</p>');
   });
 
   it('notices remote images, backgrounds, styles and imports', () => {
-    for (const html of ['<img src="http://x.example/a.png">', '<img src=//x.example/a>', '<td background="https://x.example/b">', '<div style="background: url( \'https://x.example/c\')">', '<style>@import "https://x.example/s.css";</style>', '<img srcset="https://x.example/a 2x">']) {
+    for (const html of [
+      '<img src="http://x.example/a.png">',
+      '<img src=//x.example/a>',
+      '<td background="https://x.example/b">',
+      '<div style="background: url( \'https://x.example/c\')">',
+      '<style>@import "https://x.example/s.css";</style>',
+      '<img srcset="https://x.example/a 2x">',
+    ]) {
       expect(prepareHtml(html, [], url).hasRemoteContent, html).toBe(true);
     }
     for (const html of ['<a href="https://x.example">link</a>', '<img src="cid:logo">', '<img src="data:image/png;base64,AA==">', '<p>https://x.example</p>']) {
@@ -33,7 +42,8 @@ describe('preview HTML', () => {
 
 describe('headers of the stored message', () => {
   it('unfolds, keeps order and repeats, decodes encoded words, and stops at the body', () => {
-    const text = 'Received: from a\r\n\tby b\r\nSubject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?= =?UTF-8?B?IOKckw==?= ok\r\nReceived: second\r\nnot a header\r\n\r\nBody: no\r\n';
+    const text =
+      'Received: from a\r\n\tby b\r\nSubject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?= =?UTF-8?B?IOKckw==?= ok\r\nReceived: second\r\nnot a header\r\n\r\nBody: no\r\n';
     expect(parseHeaders(text)).toEqual([
       { name: 'Received', value: 'from a by b' },
       { name: 'Subject', value: 'Grüße ✓ ok' },
@@ -49,7 +59,12 @@ describe('headers of the stored message', () => {
 describe('snippet and template', () => {
   it('takes the plain body, else the HTML without head, styles, scripts, tags and entities, whitespace collapsed', () => {
     expect(textSnippet('  Hello\n\n  there  ', '<p>ignored</p>')).toBe('Hello there');
-    expect(textSnippet(null, '<html><head><title>T</title><style>p{}</style></head><body><script>x()</script><p>Caf&eacute; &amp; &#8364;5 &#x2713;</p></body></html>')).toBe('Caf&eacute; & €5 ✓');
+    expect(
+      textSnippet(
+        null,
+        '<html><head><title>T</title><style>p{}</style></head><body><script>x()</script><p>Caf&eacute; &amp; &#8364;5 &#x2713;</p></body></html>',
+      ),
+    ).toBe('Caf&eacute; & €5 ✓');
     expect(textSnippet(null, null)).toBe('');
     expect(textSnippet('x'.repeat(500), null)).toHaveLength(200);
   });

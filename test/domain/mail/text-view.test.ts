@@ -35,7 +35,10 @@ describe('the text view of a capture', () => {
   });
 
   it('keeps the lines of plain text posted into an HTML field, entities decoded', async () => {
-    expect(await textView('Hi Ada,\n\nReset: https://app.example/r?a=1&amp;b=2\n\n-- \nAcme', null)).toEqual({ text: 'Hi Ada,\n\nReset: https://app.example/r?a=1&b=2\n\n-- \nAcme', derived: true });
+    expect(await textView('Hi Ada,\n\nReset: https://app.example/r?a=1&amp;b=2\n\n-- \nAcme', null)).toEqual({
+      text: 'Hi Ada,\n\nReset: https://app.example/r?a=1&b=2\n\n-- \nAcme',
+      derived: true,
+    });
   });
 
   it('is nothing when there is no body at all', async () => {

@@ -60,13 +60,15 @@ async function capture(server: TestServer, n: number, subject = 'keep'): Promise
   return made;
 }
 
-
 /** The ids stored, oldest first. */
 const storedIds = async (server: TestServer) => (await server.sandbox.messages.page({}, 0, 10_000)).items.map((m) => m.id).reverse();
 
 /** Whether a capture's record and its attachment can still be read through the sandbox API. */
 const readable = async (server: TestServer, record: MessageRecord) => {
-  const [detail, attachment] = await Promise.all([fetch(`${server.url}/api/messages/${record.id}`), fetch(`${server.url}/api/messages/${record.id}/attachments/0`)]);
+  const [detail, attachment] = await Promise.all([
+    fetch(`${server.url}/api/messages/${record.id}`),
+    fetch(`${server.url}/api/messages/${record.id}/attachments/0`),
+  ]);
   await Promise.all([detail.arrayBuffer(), attachment.arrayBuffer()]);
   return detail.status === 200 && attachment.status === 200;
 };
@@ -123,7 +125,11 @@ describe('retention', () => {
     await capture(server, 2, 'aging');
     retention(server, { maxAgeMs: DAY });
     expect(server.sandbox.messages.count()).toBe(2);
-    const res = await fetch(`${server.url}/api/clock/advance`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ duration: '2d' }) });
+    const res = await fetch(`${server.url}/api/clock/advance`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ duration: '2d' }),
+    });
     expect(res.status).toBe(200);
     await waitFor(async () => (server.sandbox.messages.count() === 0 ? true : undefined));
   });
@@ -144,12 +150,24 @@ describe('retention', () => {
       clock.now += 1000;
     }
     await sendTo('old1@example.com');
-    const recipients = () => server.store.recipients.all().map((r) => r.email).sort();
+    const recipients = () =>
+      server.store.recipients
+        .all()
+        .map((r) => r.email)
+        .sort();
     expect(recipients()).toHaveLength(15);
 
     const r = retention(server, { maxMessages: 6 });
     await r.prune();
-    expect(recipients()).toEqual(['new0@example.com', 'new1@example.com', 'new2@example.com', 'new3@example.com', 'new4@example.com', 'old0@example.com', 'old1@example.com']);
+    expect(recipients()).toEqual([
+      'new0@example.com',
+      'new1@example.com',
+      'new2@example.com',
+      'new3@example.com',
+      'new4@example.com',
+      'old0@example.com',
+      'old1@example.com',
+    ]);
     // For good: after a restart too.
     const dataDir = server.dataDir;
     await server.close();
@@ -188,7 +206,10 @@ describe('retention in the real server process', () => {
     const first = await tracker.spawn({ dataDir, args: ['--max-messages', '6'] });
     const v1 = api(first.url, 'bulk-key');
     const ids: string[] = [];
-    for (let i = 0; i < 15; i++) ids.push(((await read(await v1.post('/v1/email/send/', { recipient: `p${i}@example.com`, subject: `P ${i}`, body: '<p>p</p>' }))).body as { id: string }).id);
+    for (let i = 0; i < 15; i++)
+      ids.push(
+        ((await read(await v1.post('/v1/email/send/', { recipient: `p${i}@example.com`, subject: `P ${i}`, body: '<p>p</p>' }))).body as { id: string }).id,
+      );
     await waitFor(async () => ((await allMessages(first.url)).total === 6 ? true : undefined));
     expect((await allMessages(first.url)).messages.map((m) => m.id)).toEqual(ids.slice(9).reverse());
     expect(await first.stop('SIGTERM')).toBe(0);

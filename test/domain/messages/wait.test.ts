@@ -7,15 +7,35 @@ test.override('apiKey', 'bulk-key');
 
 /** On the file's app: `send(recipient, subject?, body?)` a /v1 send, its id; `get(path)` a GET, read; `listeners()` how many listen for new captures. */
 const it = test
-  .extend('send', { scope: 'file' }, ({ v1 }) => async (recipient: string, subject = 'Hello', body = '<p>Hi</p>') =>
-    ((await (await v1.post('/v1/email/send/', { recipient, subject, body })).json()) as { id: string }).id,
+  .extend(
+    'send',
+    { scope: 'file' },
+    ({ v1 }) =>
+      async (recipient: string, subject = 'Hello', body = '<p>Hi</p>') =>
+        ((await (await v1.post('/v1/email/send/', { recipient, subject, body })).json()) as { id: string }).id,
   )
-  .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => read(await fetch(app.url + path)))
-  .extend('listeners', { scope: 'file' }, ({ app }) => () => app.sandbox.events.listenerCount('message.created'));
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ app }) =>
+      async (path: string) =>
+        read(await fetch(app.url + path)),
+  )
+  .extend(
+    'listeners',
+    { scope: 'file' },
+    ({ app }) =>
+      () =>
+        app.sandbox.events.listenerCount('message.created'),
+  );
 
 describe('GET /api/messages/wait', () => {
   it('answers at once with a capture that is already stored, bodies, links and codes included', async ({ send, get }) => {
-    const id = await send('present@example.com', 'Your code', '<p>Your verification code is <b>482913</b>.</p><a href="https://app.example/verify?t=1">Verify</a>');
+    const id = await send(
+      'present@example.com',
+      'Your code',
+      '<p>Your verification code is <b>482913</b>.</p><a href="https://app.example/verify?t=1">Verify</a>',
+    );
     const res = await get('/api/messages/wait?recipient=present@example.com&timeout=0');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -139,7 +159,11 @@ describe('GET /api/messages/latest and /search', () => {
   });
 
   it('extract answers links and codes for one capture, 404 for an unknown id', async ({ send, get }) => {
-    const id = await send('extract@example.com', 'Sign in', '<p>Code: <strong>AB12CD</strong></p><p><a href="https://x.example/a?b=1&amp;c=2">Sign&nbsp;in</a></p>');
+    const id = await send(
+      'extract@example.com',
+      'Sign in',
+      '<p>Code: <strong>AB12CD</strong></p><p><a href="https://x.example/a?b=1&amp;c=2">Sign&nbsp;in</a></p>',
+    );
     const res = await get(`/api/messages/${id}/extract`);
     expect(res.body).toEqual({ links: [{ href: 'https://x.example/a?b=1&c=2', text: 'Sign in' }], codes: ['AB12CD'] });
     expect((await get('/api/messages/nope/extract')).body).toEqual({ detail: 'Not found.' });

@@ -38,8 +38,11 @@ type App = { url: string };
 const send = async (app: App, key: string, recipient: string) =>
   (await read(await api(app.url, key).post('/v1/email/send/', { recipient, subject: 's', body: 'b' }))).body as { id: string; error?: string };
 const blocks = async (app: App) =>
-  ((await read(await fetch(`${app.url}/api/blocks?team=acme`))).body as { blocks: { email: string; reason: string }[] }).blocks.filter((b) => b.reason !== 'config');
-const post = (app: App, path: string, body: unknown) => fetch(app.url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  ((await read(await fetch(`${app.url}/api/blocks?team=acme`))).body as { blocks: { email: string; reason: string }[] }).blocks.filter(
+    (b) => b.reason !== 'config',
+  );
+const post = (app: App, path: string, body: unknown) =>
+  fetch(app.url + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
 describe('a bounce blocks the original recipient', () => {
   it('at capture, without Development Mode: the address sent to', async ({ app: now }) => {

@@ -8,15 +8,34 @@ import { api, read } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
 
 test.override('appOptions', {
-  config: (c) => ({ ...c, faults: [{ id: 'slow-list', target: 'http', match: { route: '/v1/email/list/', sender: 'dev-key' }, action: { type: 'delay', ms: 1 } }] }),
+  config: (c) => ({
+    ...c,
+    faults: [{ id: 'slow-list', target: 'http', match: { route: '/v1/email/list/', sender: 'dev-key' }, action: { type: 'delay', ms: 1 } }],
+  }),
 });
 
 /** On the file's app: `addFault(rule)` adds a rule (read), `removeFault(id)` removes one, `sendStatus(recipient?, key?)` the status of a /v1 send. */
 const it = test
-  .extend('addFault', { scope: 'file' }, ({ app }) => async (rule: unknown) => read(await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) })))
-  .extend('removeFault', { scope: 'file' }, ({ app }) => (id: string) => fetch(`${app.url}/api/faults/${id}`, { method: 'DELETE' }))
-  .extend('sendStatus', { scope: 'file' }, ({ app }) => async (recipient = 'fault@example.com', key = 'bulk-key') =>
-    (await api(app.url, key).post('/v1/email/send/', { recipient, subject: 's', body: 'b' })).status,
+  .extend(
+    'addFault',
+    { scope: 'file' },
+    ({ app }) =>
+      async (rule: unknown) =>
+        read(await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) })),
+  )
+  .extend(
+    'removeFault',
+    { scope: 'file' },
+    ({ app }) =>
+      (id: string) =>
+        fetch(`${app.url}/api/faults/${id}`, { method: 'DELETE' }),
+  )
+  .extend(
+    'sendStatus',
+    { scope: 'file' },
+    ({ app }) =>
+      async (recipient = 'fault@example.com', key = 'bulk-key') =>
+        (await api(app.url, key).post('/v1/email/send/', { recipient, subject: 's', body: 'b' })).status,
   );
 
 describe('fault injection on /v1', () => {
@@ -32,7 +51,7 @@ describe('fault injection on /v1', () => {
     await removeFault('two-503');
   });
 
-  it('answers 429 with the daily-limit body of the key\'s sender and 500 with the contract body', async ({ v1, addFault }) => {
+  it("answers 429 with the daily-limit body of the key's sender and 500 with the contract body", async ({ v1, addFault }) => {
     await addFault({ id: 'limit', target: 'http', match: { route: '/v1/email/*', sender: 'test-key' }, action: { type: 'status', status: 429 }, times: 1 });
     const limited = await read(await v1.get('/v1/email/list/'));
     expect(limited.status).toBe(429);
@@ -135,11 +154,22 @@ describe('fault matching for SMTP (domain; the SMTP server calls matchSmtp)', ()
 
   it('answers by stage, recipient and sender, N times', () => {
     const f = faults();
-    f.add({ id: 'greylist', target: 'smtp', match: { stage: 'rcpt', recipient: '*@greylist.example' }, action: { type: 'smtp_reply', code: 451, message: '4.7.1 Try again later' }, times: 2 });
+    f.add({
+      id: 'greylist',
+      target: 'smtp',
+      match: { stage: 'rcpt', recipient: '*@greylist.example' },
+      action: { type: 'smtp_reply', code: 451, message: '4.7.1 Try again later' },
+      times: 2,
+    });
     f.add({ target: 'smtp', match: { stage: 'auth', sender: 'test-key' }, action: { type: 'smtp_reply', code: 535, message: '5.7.8 Authentication failed' } });
     expect(f.matchSmtp({ stage: 'mail', recipient: 'a@greylist.example' })).toBeNull();
     expect(f.matchSmtp({ stage: 'rcpt', recipient: 'a@other.example' })).toBeNull();
-    expect(f.matchSmtp({ stage: 'rcpt', recipient: 'a@greylist.example' })).toEqual({ type: 'smtp_reply', code: 451, message: '4.7.1 Try again later', rule: 'greylist' });
+    expect(f.matchSmtp({ stage: 'rcpt', recipient: 'a@greylist.example' })).toEqual({
+      type: 'smtp_reply',
+      code: 451,
+      message: '4.7.1 Try again later',
+      rule: 'greylist',
+    });
     expect(f.matchSmtp({ stage: 'rcpt', recipient: 'b@greylist.example' })).not.toBeNull();
     expect(f.matchSmtp({ stage: 'rcpt', recipient: 'c@greylist.example' })).toBeNull();
     expect(f.matchSmtp({ stage: 'auth', sender: 'acme-bulk' })).toBeNull();
@@ -159,7 +189,10 @@ describe('fault matching for SMTP (domain; the SMTP server calls matchSmtp)', ()
   });
 
   it('gives rules free ids, and a reset brings configured rules back even over an API rule with their id', () => {
-    const config = parseSandboxConfig({ ...structuredClone(loadSandboxConfig(SAMPLE_CONFIG)), faults: [{ id: 'fixed', target: 'smtp', action: { type: 'drop' } }] }, 'x.json');
+    const config = parseSandboxConfig(
+      { ...structuredClone(loadSandboxConfig(SAMPLE_CONFIG)), faults: [{ id: 'fixed', target: 'smtp', action: { type: 'drop' } }] },
+      'x.json',
+    );
     const f = new Faults(new Directory(config), config.faults, new SandboxClock());
     f.add({ id: 'fault-1', target: 'http', action: { type: 'drop' } });
     expect(f.add({ target: 'http', action: { type: 'drop' } }).id).toBe('fault-2');
@@ -171,14 +204,20 @@ describe('fault matching for SMTP (domain; the SMTP server calls matchSmtp)', ()
 
   it('takes rules from the configuration file, validated with the rest', () => {
     const sample = loadSandboxConfig(SAMPLE_CONFIG);
-    const config = parseSandboxConfig({ ...structuredClone(sample), faults: [{ target: 'smtp', match: { stage: 'rcpt' }, action: { type: 'smtp_reply', code: 550, message: 'No such user' } }] }, 'x.json');
+    const config = parseSandboxConfig(
+      {
+        ...structuredClone(sample),
+        faults: [{ target: 'smtp', match: { stage: 'rcpt' }, action: { type: 'smtp_reply', code: 550, message: 'No such user' } }],
+      },
+      'x.json',
+    );
     const f = new Faults(new Directory(config), config.faults, new SandboxClock());
     expect(f.list()).toMatchObject([{ id: 'config-1', source: 'config' }]);
-    expect(() => parseSandboxConfig({ ...structuredClone(sample), faults: [{ target: 'smtp', match: { sender: 'ghost' }, action: { type: 'drop' } }] }, 'x.json')).toThrow(
-      'Invalid configuration file x.json:\n  faults[0].match.sender: no sender has id or apiKey "ghost"',
-    );
-    expect(() => parseSandboxConfig({ ...structuredClone(sample), faults: [{ target: 'http', match: { stage: 'rcpt' }, action: { type: 'drop' } }] }, 'x.json')).toThrow(
-      'faults[0].match.stage: stage is for smtp rules',
-    );
+    expect(() =>
+      parseSandboxConfig({ ...structuredClone(sample), faults: [{ target: 'smtp', match: { sender: 'ghost' }, action: { type: 'drop' } }] }, 'x.json'),
+    ).toThrow('Invalid configuration file x.json:\n  faults[0].match.sender: no sender has id or apiKey "ghost"');
+    expect(() =>
+      parseSandboxConfig({ ...structuredClone(sample), faults: [{ target: 'http', match: { stage: 'rcpt' }, action: { type: 'drop' } }] }, 'x.json'),
+    ).toThrow('faults[0].match.stage: stage is for smtp rules');
   });
 });

@@ -10,14 +10,26 @@ const on = (url: string) => ({
   send: async (recipient: string, key = 'bulk-key') =>
     (await read(await api(url, key).post('/v1/email/send/', { recipient, subject: 's', body: 'b' }))).body as { id: string; error?: string },
   call: async (method: string, p: string, body?: unknown) =>
-    read(await fetch(url + p, { method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })),
+    read(
+      await fetch(url + p, {
+        method,
+        headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    ),
 });
 
 /** `send` and `call` on the file's app; `status(id)` the delivery status /v1 reports. */
 const it = test
   .extend('send', { scope: 'file' }, ({ app }) => on(app.url).send)
   .extend('call', { scope: 'file' }, ({ app }) => on(app.url).call)
-  .extend('status', { scope: 'file' }, ({ v1 }) => async (id: string) => ((await read(await v1.get(`/v1/email/delivery/${id}/`))).body as { status: string }).status);
+  .extend(
+    'status',
+    { scope: 'file' },
+    ({ v1 }) =>
+      async (id: string) =>
+        ((await read(await v1.get(`/v1/email/delivery/${id}/`))).body as { status: string }).status,
+  );
 
 describe('POST /api/messages/:id/status', () => {
   it('forces each outcome, seen by /v1 and announced as message.status', async ({ app, send, call, status }) => {
@@ -61,7 +73,9 @@ describe('POST /api/messages/:id/status', () => {
     for (const body of [{}, { status: 'pending' }, { status: 'lost' }, { status: 3 }]) {
       const res = await call('POST', `/api/messages/${id}/status`, body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ detail: typeof body.status === 'number' ? 'status must be a string.' : 'status must be one of delivered, bounced, complained, failed.' });
+      expect(res.body).toEqual({
+        detail: typeof body.status === 'number' ? 'status must be a string.' : 'status must be one of delivered, bounced, complained, failed.',
+      });
     }
     expect((await call('POST', '/api/messages/nope/status', { status: 'delivered' })).body).toEqual({ detail: 'Not found.' });
   });

@@ -13,8 +13,12 @@ import { capturedId, smtpClient, trySend } from '../../support/smtp.ts';
 const run = promisify(execFile);
 
 /** `addFault(rule)`: adds a fault rule to the file's app through the sandbox API, read. */
-const it = test.extend('addFault', { scope: 'file' }, ({ app }) => async (rule: unknown) =>
-  read(await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) })),
+const it = test.extend(
+  'addFault',
+  { scope: 'file' },
+  ({ app }) =>
+    async (rule: unknown) =>
+      read(await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) })),
 );
 
 describe('the rate_limit fault (domain)', () => {
@@ -73,7 +77,10 @@ describe('the rate_limit fault (domain)', () => {
     const refusals: [unknown, string][] = [
       [{ target: 'http', action: { type: 'rate_limit', rate: 0 } }, 'action.rate: Too small: expected number to be >0'],
       [{ target: 'http', action: { type: 'rate_limit', rate: 1, burst: 0 } }, 'action.burst: Too small: expected number to be >=1'],
-      [{ target: 'http', action: { type: 'rate_limit', rate: 1 }, times: 3 }, 'times: a rate_limit rule throttles for as long as it exists (remove it to stop)'],
+      [
+        { target: 'http', action: { type: 'rate_limit', rate: 1 }, times: 3 },
+        'times: a rate_limit rule throttles for as long as it exists (remove it to stop)',
+      ],
       [{ target: 'http', action: { type: 'rate_limit', rate: 1 }, probability: 0.5 }, 'probability: a rate_limit rule throttles by its bucket, not by chance'],
       [{ target: 'http', action: { type: 'throttle' } }, 'action.type: must be status, delay, drop, smtp_reply or rate_limit'],
     ];
@@ -82,10 +89,20 @@ describe('the rate_limit fault (domain)', () => {
 
   it('comes from the configuration file like the other faults', () => {
     const sample = loadSandboxConfig(SAMPLE_CONFIG);
-    const config = parseSandboxConfig({ ...structuredClone(sample), faults: [{ id: 'api-throttle', target: 'http', match: { sender: 'test-key' }, action: { type: 'rate_limit', rate: 10, burst: 20 } }] }, 'x.json');
+    const config = parseSandboxConfig(
+      {
+        ...structuredClone(sample),
+        faults: [{ id: 'api-throttle', target: 'http', match: { sender: 'test-key' }, action: { type: 'rate_limit', rate: 10, burst: 20 } }],
+      },
+      'x.json',
+    );
     const faults = new Faults(new Directory(config), config.faults, new SandboxClock());
-    expect(faults.list()).toMatchObject([{ id: 'api-throttle', source: 'config', match: { sender: 'acme-main' }, action: { type: 'rate_limit', rate: 10, burst: 20 } }]);
-    expect(() => parseSandboxConfig({ ...structuredClone(sample), faults: [{ target: 'http', action: { type: 'rate_limit' } }] }, 'x.json')).toThrow('faults[0].action.rate');
+    expect(faults.list()).toMatchObject([
+      { id: 'api-throttle', source: 'config', match: { sender: 'acme-main' }, action: { type: 'rate_limit', rate: 10, burst: 20 } },
+    ]);
+    expect(() => parseSandboxConfig({ ...structuredClone(sample), faults: [{ target: 'http', action: { type: 'rate_limit' } }] }, 'x.json')).toThrow(
+      'faults[0].action.rate',
+    );
   });
 
   it('TokenBucket: a token per 1/rate seconds, never more than the burst', () => {
@@ -124,7 +141,12 @@ print(json.dumps(attempts))
 
 describe('the rate_limit fault over /v1 and SMTP', () => {
   it('answers 429 with Retry-After and the contract 429 body shape; a client that honours it gets every email through, later', async ({ app, addFault }) => {
-    const added = await addFault({ id: 'v1-throttle', target: 'http', match: { route: '/v1/email/send/', sender: 'bulk-key' }, action: { type: 'rate_limit', rate: 2, burst: 2 } });
+    const added = await addFault({
+      id: 'v1-throttle',
+      target: 'http',
+      match: { route: '/v1/email/send/', sender: 'bulk-key' },
+      action: { type: 'rate_limit', rate: 2, burst: 2 },
+    });
     expect(added.status).toBe(201);
     // Real seconds on purpose: the client under test sleeps for Retry-After (the bucket follows the sandbox clock, which follows real time).
     const { stdout } = await run('python3', ['-c', RETRYING_CLIENT, app.url, 'bulk-key', '6']);
@@ -149,7 +171,11 @@ describe('the rate_limit fault over /v1 and SMTP', () => {
     expect(log.requests).toHaveLength(refused.length);
     expect(log.requests[0]).toMatchObject({ fault: 'v1-throttle', response: { body: { error: 'Request was throttled. Expected available in 1 second.' } } });
     // Another key is not throttled by this rule.
-    const other = await fetch(`${app.url}/v1/email/send/`, { method: 'POST', headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' }, body: JSON.stringify({ recipient: 'free@example.com', subject: 's', body: 'b' }) });
+    const other = await fetch(`${app.url}/v1/email/send/`, {
+      method: 'POST',
+      headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ recipient: 'free@example.com', subject: 's', body: 'b' }),
+    });
     expect(other.status).toBe(200);
     await fetch(`${app.url}/api/faults/v1-throttle`, { method: 'DELETE' });
   });
@@ -166,7 +192,8 @@ describe('the rate_limit fault over /v1 and SMTP', () => {
     // bucket follows), then send again.
     const seconds = Number(/try again in (\d+) second/.exec((second as { response: string }).response)![1]);
     expect(seconds).toBe(1);
-    const clock = (p: string, body: unknown) => fetch(`${app.url}/api/clock/${p}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const clock = (p: string, body: unknown) =>
+      fetch(`${app.url}/api/clock/${p}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     expect((await clock('advance', { duration: `${seconds * 1000}ms` })).status).toBe(200);
     const retried = await trySend(transport(), mail(2));
     expect(retried.ok).toBe(true);

@@ -34,7 +34,13 @@ async function example(page: string, heading: string, language: string): Promise
 /** Fails the test, saying what to install, when a command an example runs is missing (CI installs them). */
 async function need(...commands: string[]): Promise<void> {
   for (const command of commands) {
-    if (!(await run(command, ['--version']).then(() => true, () => false))) throw new Error(`${command} is needed for this test: apt-get install ${command}`);
+    if (
+      !(await run(command, ['--version']).then(
+        () => true,
+        () => false,
+      ))
+    )
+      throw new Error(`${command} is needed for this test: apt-get install ${command}`);
   }
 }
 

@@ -19,8 +19,13 @@ type Entry = {
   duration_ms: number;
 };
 /** `list(query?)`: the file's app's request log (/api/requests). */
-const it = test
-  .extend('list', { scope: 'file' }, ({ app }) => async (query = '') => (await read(await fetch(`${app.url}/api/requests${query}`))).body as { total: number; requests: Entry[] });
+const it = test.extend(
+  'list',
+  { scope: 'file' },
+  ({ app }) =>
+    async (query = '') =>
+      (await read(await fetch(`${app.url}/api/requests${query}`))).body as { total: number; requests: Entry[] },
+);
 
 describe('the /v1 request log', () => {
   it('records what was sent and received, with the keys masked', async ({ v1, list }) => {
@@ -64,7 +69,12 @@ describe('the /v1 request log', () => {
     form.append('attachment', new Blob(['']), 'empty.bin');
     await v1.multipart('/v1/email/send/', form);
     const [upload, unknown, refused] = (await list('?limit=3')).requests;
-    expect(refused).toMatchObject({ status: 401, sender: null, route: '/v1/email/list/', response: { body: { detail: 'Authentication credentials were not provided.' } } });
+    expect(refused).toMatchObject({
+      status: 401,
+      sender: null,
+      route: '/v1/email/list/',
+      response: { body: { detail: 'Authentication credentials were not provided.' } },
+    });
     expect(refused!.request.headers.authorization).toBe('Api-Key ********');
     expect(unknown).toMatchObject({ status: 404, route: null, path: '/v1/nowhere/', response: { body: { detail: 'Not found.' } } });
     expect(upload!.request.files).toEqual([
@@ -76,7 +86,11 @@ describe('the /v1 request log', () => {
 
   it('filters by method, path, status, sender and fault, newest first, with a total', async ({ app, v1, list }) => {
     for (let i = 0; i < 3; i++) await v1.get(`/v1/email/list/?page=${i + 1}`);
-    await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: 'f', target: 'http', match: { route: '/v1/recipients/' }, action: { type: 'status', status: 503 }, times: 1 }) });
+    await fetch(`${app.url}/api/faults`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'f', target: 'http', match: { route: '/v1/recipients/' }, action: { type: 'status', status: 503 }, times: 1 }),
+    });
     await v1.get('/v1/recipients/');
     expect((await list('?path=/v1/email/list/&status=404&method=get')).total).toBe(2);
     expect((await list('?path=/v1/email/*&status=2xx')).total).toBeGreaterThanOrEqual(3);
@@ -108,7 +122,11 @@ describe('the /v1 request log', () => {
   });
 
   it('logs a dropped connection with no status', async ({ app, v1, list }) => {
-    await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: 'cut', target: 'http', action: { type: 'drop' }, times: 1 }) });
+    await fetch(`${app.url}/api/faults`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'cut', target: 'http', action: { type: 'drop' }, times: 1 }),
+    });
     await expect(v1.get('/v1/email/list/')).rejects.toThrow();
     const dropped = await waitFor(async () => (await list('?status=dropped')).requests[0]);
     expect(dropped).toMatchObject({ status: null, fault: 'cut', response: { body: null } });
@@ -119,7 +137,22 @@ describe('the request log is bounded', () => {
   it('keeps the newest entries past its cap, removing emptied segment files', async ({ apps }) => {
     const server = await apps.start();
     const log = new RequestLog(server.store, 300);
-    const entry = { at: '', durationMs: 0, method: 'GET', path: '/v1/x/', query: {}, route: null, sender: null, team: null, status: 200, fault: null, requestHeaders: {}, requestBody: null, files: [], responseBody: null };
+    const entry = {
+      at: '',
+      durationMs: 0,
+      method: 'GET',
+      path: '/v1/x/',
+      query: {},
+      route: null,
+      sender: null,
+      team: null,
+      status: 200,
+      fault: null,
+      requestHeaders: {},
+      requestBody: null,
+      files: [],
+      responseBody: null,
+    };
     for (let i = 0; i < 3000; i++) log.record({ ...entry, path: `/v1/${i}/` });
     await server.store.flushRequests();
     expect(log.size).toBe(300);

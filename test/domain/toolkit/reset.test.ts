@@ -7,7 +7,13 @@ import { test } from '../../support/fixtures.ts';
 /** A second team with flows, so a team reset can be seen to leave the other team alone. */
 test.override('appOptions', {
   config: (c) => {
-    c.teams.push({ ...structuredClone(c.teams[0]!), id: 'initech', name: 'Initech', blockedRecipients: ['fixture@initech.example'], senders: [{ ...c.teams[0]!.senders[2]!, id: 'initech-main', apiKey: 'initech-key' }] });
+    c.teams.push({
+      ...structuredClone(c.teams[0]!),
+      id: 'initech',
+      name: 'Initech',
+      blockedRecipients: ['fixture@initech.example'],
+      senders: [{ ...c.teams[0]!.senders[2]!, id: 'initech-main', apiKey: 'initech-key' }],
+    });
     return { ...c, faults: [{ id: 'configured', target: 'http', match: { route: '/v1/nothing/' }, action: { type: 'drop' } }] };
   },
 });
@@ -18,8 +24,20 @@ test.override('appOptions', {
  * recipients, subscriptions, blocks, counters, log, faults.
  */
 const it = test
-  .extend('post', { scope: 'file' }, ({ app }) => async (p: string, body: unknown) => read(await fetch(app.url + p, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })))
-  .extend('get', { scope: 'file' }, ({ app }) => async (p: string) => (await read(await fetch(app.url + p))).body as Record<string, any>)
+  .extend(
+    'post',
+    { scope: 'file' },
+    ({ app }) =>
+      async (p: string, body: unknown) =>
+        read(await fetch(app.url + p, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })),
+  )
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ app }) =>
+      async (p: string) =>
+        (await read(await fetch(app.url + p))).body as Record<string, any>,
+  )
   .extend('populate', { scope: 'file' }, ({ app, post }) => async (key: string, domain: string) => {
     const v1 = api(app.url, key);
     const form = new FormData();
@@ -44,7 +62,7 @@ const files = async (dir: string): Promise<string[]> => {
 };
 
 describe('POST /api/reset', () => {
-  it('for one team removes only that team\'s state', async ({ post, get, populate }) => {
+  it("for one team removes only that team's state", async ({ post, get, populate }) => {
     await populate('bulk-key', 'acme.test');
     await populate('initech-key', 'initech.test');
     const res = await post('/api/reset', { team: 'initech' });
@@ -78,7 +96,9 @@ describe('POST /api/reset', () => {
     expect((await get('/api/blocks')).blocks.map((b: { email: string }) => b.email)).toEqual(['blocked@example.com', 'fixture@initech.example']);
     expect((await get('/api/faults')).faults).toMatchObject([{ id: 'configured', source: 'config', fired: 0 }]);
     // Counters start again: the daily limit allows a full day's sends.
-    expect((await read(await v1.post('/v1/email/send/', { recipient: 'blocked@example.com', subject: 's', body: 'b' }))).body).toMatchObject({ error: 'Recipient is blocked' });
+    expect((await read(await v1.post('/v1/email/send/', { recipient: 'blocked@example.com', subject: 's', body: 'b' }))).body).toMatchObject({
+      error: 'Recipient is blocked',
+    });
   });
 
   it('with restore_fixtures false also lifts configured blocks and rules', async ({ v1, post, get }) => {

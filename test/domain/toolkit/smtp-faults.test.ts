@@ -10,15 +10,31 @@ const mail = (to: string) => ({ from: 'app@example.com', to, subject: 'Fault tes
 /** On the file's app: `addRule(rule)` adds an SMTP fault rule (201), `rule(id)` reads one back. */
 const it = test
   .extend('addRule', { scope: 'file' }, ({ app }) => async (rule: object) => {
-    const res = await read(await fetch(`${app.url}/api/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ target: 'smtp', ...rule }) }));
+    const res = await read(
+      await fetch(`${app.url}/api/faults`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ target: 'smtp', ...rule }),
+      }),
+    );
     expect(res.status).toBe(201);
     return res.body as { id: string };
   })
-  .extend('rule', { scope: 'file' }, ({ app }) => async (id: string) => (await read(await fetch(`${app.url}/api/faults/${id}`))).body as { fired: number; remaining: number | null });
+  .extend(
+    'rule',
+    { scope: 'file' },
+    ({ app }) =>
+      async (id: string) =>
+        (await read(await fetch(`${app.url}/api/faults/${id}`))).body as { fired: number; remaining: number | null },
+  );
 
 describe('SMTP fault injection', () => {
   it('answers the next N matching RCPTs with the rule reply, then lets mail through', async ({ app, addRule, rule }) => {
-    const { id } = await addRule({ match: { stage: 'rcpt', recipient: 'flaky@example.com' }, action: { type: 'smtp_reply', code: 451, message: '4.3.0 Try again later' }, times: 2 });
+    const { id } = await addRule({
+      match: { stage: 'rcpt', recipient: 'flaky@example.com' },
+      action: { type: 'smtp_reply', code: 451, message: '4.3.0 Try again later' },
+      times: 2,
+    });
     const client = smtpClient(app.smtpPort);
     expect(await trySend(client, mail('flaky@example.com'))).toMatchObject({ ok: false, code: 451, response: '451 4.3.0 Try again later' });
     expect(await trySend(client, mail('other@example.com'))).toMatchObject({ ok: true });
@@ -29,7 +45,11 @@ describe('SMTP fault injection', () => {
   });
 
   it('matches the logged-in sender: a rule for one API key leaves anonymous mail alone', async ({ app, addRule, rule }) => {
-    const { id } = await addRule({ match: { stage: 'mail', sender: 'test-key' }, action: { type: 'smtp_reply', code: 550, message: '5.7.1 Sender refused by a fault' }, times: 1 });
+    const { id } = await addRule({
+      match: { stage: 'mail', sender: 'test-key' },
+      action: { type: 'smtp_reply', code: 550, message: '5.7.1 Sender refused by a fault' },
+      times: 1,
+    });
     expect(await trySend(smtpClient(app.smtpPort), mail('anon@example.com'))).toMatchObject({ ok: true });
     const refused = await trySend(smtpClient(app.smtpPort, { user: 'u', pass: 'test-key' }), mail('keyed@example.com'));
     expect(refused).toMatchObject({ ok: false, code: 550, response: '550 5.7.1 Sender refused by a fault' });

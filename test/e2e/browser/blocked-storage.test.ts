@@ -79,13 +79,15 @@ describe('the inbox with browser storage blocked', () => {
     const problems = watch(page);
     await page.goto(`${app.url}/`);
     // Really blocked, the way such a browser blocks it.
-    expect(await page.evaluate(() => {
-      try {
-        return typeof window.localStorage;
-      } catch (error) {
-        return `${(error as Error).name}: ${(error as Error).message}`;
-      }
-    })).toBe("SecurityError: Failed to read the 'localStorage' property from 'Window': Access is denied for this document.");
+    expect(
+      await page.evaluate(() => {
+        try {
+          return typeof window.localStorage;
+        } catch (error) {
+          return `${(error as Error).name}: ${(error as Error).message}`;
+        }
+      }),
+    ).toBe("SecurityError: Failed to read the 'localStorage' property from 'Window': Access is denied for this document.");
 
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
     await row(page, first).waitFor();

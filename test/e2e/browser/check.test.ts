@@ -48,19 +48,28 @@ describe('the message check in Chromium', () => {
       expect(await score.innerText()).toBe(api.html.score.toFixed(1));
       expect(await page.getByTestId('check-market-score').innerText()).toBe(api.html.market_score.toFixed(1));
       // The score comes before everything else in the panel.
-      const order = await page.getByRole('tabpanel').evaluate((panel) => [...panel.querySelectorAll('[data-testid="check-score"], h3')].map((e) => e.textContent));
+      const order = await page
+        .getByRole('tabpanel')
+        .evaluate((panel) => [...panel.querySelectorAll('[data-testid="check-score"], h3')].map((e) => e.textContent));
       expect(order[0]).toBe(api.html.score.toFixed(1));
       expect(order.slice(1, 3)).toEqual(['Size', 'Email clients']);
       const errorsGroup = page.getByRole('region', { name: 'Not supported by some clients' });
       const partialGroup = page.getByRole('region', { name: 'Partly supported' });
       await errorsGroup.waitFor();
       await partialGroup.waitFor();
-      expect(await page.getByRole('tabpanel').evaluate((panel) => [...panel.querySelectorAll('.check-group h4')].map((h) => h.firstChild?.textContent?.trim()))).toEqual(['Not supported by some clients', 'Partly supported']);
+      expect(
+        await page.getByRole('tabpanel').evaluate((panel) => [...panel.querySelectorAll('.check-group h4')].map((h) => h.firstChild?.textContent?.trim())),
+      ).toEqual(['Not supported by some clients', 'Partly supported']);
 
       const flex = errorsGroup.locator('details').filter({ hasText: 'display:flex' });
       await flex.locator('summary').click();
       await flex.getByText('Outlook Windows', { exact: false }).first().waitFor();
-      expect(await flex.locator('li.support-no').filter({ hasText: /Outlook Windows(?! Mail)/ }).count()).toBe(1);
+      expect(
+        await flex
+          .locator('li.support-no')
+          .filter({ hasText: /Outlook Windows(?! Mail)/ })
+          .count(),
+      ).toBe(1);
       const flexLine = html.slice(0, html.indexOf('display: flex')).split('\n').length;
       await flex.getByRole('button', { name: `Show line ${flexLine} in the HTML source` }).click();
       const current = page.locator('.source-line.current');
@@ -97,13 +106,15 @@ describe('the message check in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
-  it('previews the two dark modes: the email\'s own dark styles (Apple Mail) and forced inversion (Gmail apps, Outlook.com)', async () => {
+  it("previews the two dark modes: the email's own dark styles (Apple Mail) and forced inversion (Gmail apps, Outlook.com)", async () => {
     const id = await b.send({ recipient: 'dark@example.com', subject: 'Dark receipt', body: fixture('table-receipt.html') });
     for (const colorScheme of ['light', 'dark'] as const) {
       const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}`, width: colorScheme === 'light' ? 1400 : 375, colorScheme });
       // The preview starts as the system is; Light is a light client's rendering even when the
       // system prefers dark.
-      expect(await page.getByRole('button', { name: colorScheme === 'light' ? 'Light' : 'Dark: own styles', exact: true }).getAttribute('aria-pressed')).toBe('true');
+      expect(await page.getByRole('button', { name: colorScheme === 'light' ? 'Light' : 'Dark: own styles', exact: true }).getAttribute('aria-pressed')).toBe(
+        'true',
+      );
       await page.getByRole('button', { name: 'Light', exact: true }).click();
       await page.getByTitle('HTML preview', { exact: true }).waitFor();
       const light = await waitFor(async () => {
@@ -120,7 +131,12 @@ describe('the message check in Chromium', () => {
       if (colorScheme === 'dark') await waitFor(async () => (styles.url() === `${b.server.url}/api/messages/${id}/html` ? true : undefined));
       await styles.getByText('Thanks for your order, Ada').waitFor();
       expect(await bodyBackground(styles)).toBe('rgb(17, 24, 39)');
-      expect(await styles.locator('.text').first().evaluate((e) => getComputedStyle(e).color)).toBe('rgb(229, 231, 235)');
+      expect(
+        await styles
+          .locator('.text')
+          .first()
+          .evaluate((e) => getComputedStyle(e).color),
+      ).toBe('rgb(229, 231, 235)');
       await screenshot(`dark-mode-styles-${colorScheme}`);
 
       await page.getByRole('button', { name: 'Dark: inverted' }).click();
@@ -129,10 +145,20 @@ describe('the message check in Chromium', () => {
       expect(await inverted.locator('html').evaluate((e) => getComputedStyle(e).filter)).toBe('invert(1) hue-rotate(180deg)');
       // Inverting clients do not read prefers-color-scheme: the light design is what is inverted.
       expect(await bodyBackground(inverted)).toBe('rgb(243, 244, 246)');
-      expect(await inverted.locator('img').first().evaluate((e) => getComputedStyle(e).filter)).toBe('invert(1) hue-rotate(180deg)');
+      expect(
+        await inverted
+          .locator('img')
+          .first()
+          .evaluate((e) => getComputedStyle(e).filter),
+      ).toBe('invert(1) hue-rotate(180deg)');
       // The srcdoc frame keeps the preview's rules: no scripts, no remote images unless asked.
       expect(await page.getByTitle('HTML preview, dark (inverted)').getAttribute('sandbox')).not.toContain('allow-scripts');
-      expect(await inverted.locator('img').first().evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(0);
+      expect(
+        await inverted
+          .locator('img')
+          .first()
+          .evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth),
+      ).toBe(0);
       await screenshot(`dark-mode-inverted-${colorScheme}`);
       await page.getByRole('button', { name: 'Light', exact: true }).click();
       await page.getByTitle('HTML preview', { exact: true }).waitFor();
@@ -183,7 +209,9 @@ describe('the live check on the Templates page', () => {
     const sorted = [...samples].sort((x, y) => x - y);
     const median = sorted[Math.floor(sorted.length / 2)]!;
     const p95 = sorted[Math.floor(sorted.length * 0.95)]!;
-    console.log(`input-to-paint over ${samples.length} keys with ${after - checks} live checks: median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`);
+    console.log(
+      `input-to-paint over ${samples.length} keys with ${after - checks} live checks: median ${median.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${sorted[sorted.length - 1]!.toFixed(1)} ms`,
+    );
     expect(samples.length).toBeGreaterThan(300);
     expect(after - checks).toBeGreaterThanOrEqual(5);
     // 100 ms is where a delay becomes noticeable (RAIL); a frame is 16.7 ms.

@@ -33,7 +33,15 @@ describe('the inbox in Chromium', () => {
   });
 
   it('opens a message, marks it read and shows the HTML preview at phone, tablet and desktop width', async () => {
-    const id = await b.send({ recipient: 'widths@example.com', subject: 'Preview widths', body: '<h1>Wide and narrow</h1><p>Body text for the preview.</p>', plain_body: 'Body text' }, 'test-key');
+    const id = await b.send(
+      {
+        recipient: 'widths@example.com',
+        subject: 'Preview widths',
+        body: '<h1>Wide and narrow</h1><p>Body text for the preview.</p>',
+        plain_body: 'Body text',
+      },
+      'test-key',
+    );
     const { page, errors, screenshot } = await b.open();
     await row(page, id).click();
     const frame = page.getByTitle('HTML preview');
@@ -43,7 +51,10 @@ describe('the inbox in Chromium', () => {
     const content = page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`))!;
     await content.getByText('Wide and narrow').waitFor();
 
-    for (const [label, expected] of [['Phone', 375], ['Tablet', 768]] as const) {
+    for (const [label, expected] of [
+      ['Phone', 375],
+      ['Tablet', 768],
+    ] as const) {
       await page.getByRole('button', { name: label, exact: true }).click();
       await expect(page.getByRole('button', { name: label, exact: true }).getAttribute('aria-pressed')).resolves.toBe('true');
       const box = await frame.boundingBox();
@@ -65,7 +76,7 @@ describe('the inbox in Chromium', () => {
 
   it('runs none of the scripts or inline handlers an email carries', async () => {
     const hostile = [
-      '<body onload="window.top.pwned = \'onload\'; window.parent.document.title = \'PWNED\'">',
+      "<body onload=\"window.top.pwned = 'onload'; window.parent.document.title = 'PWNED'\">",
       '<p id="visible">Hostile but harmless</p>',
       '<script>window.top.pwned = "script"; window.parent.document.title = "PWNED"; document.body.innerHTML = "SCRIPT RAN";</script>',
       '<img src="/nonexistent.png" onerror="window.top.pwned = \'onerror\'; document.title = \'PWNED\'">',
@@ -88,7 +99,10 @@ describe('the inbox in Chromium', () => {
     await content.waitForLoadState('load');
     // The click has been handled once Chromium reports the javascript: link blocked (by the preview's CSP).
     const blocked = page.waitForEvent('console', { predicate: (m) => m.type() === 'error' && /JavaScript URL .*has been blocked/s.test(m.text()) });
-    await content.locator('a').click({ noWaitAfter: true }).catch(() => undefined);
+    await content
+      .locator('a')
+      .click({ noWaitAfter: true })
+      .catch(() => undefined);
     await blocked;
     expect(await content.locator('body').innerText()).not.toContain('SCRIPT RAN');
     expect(await page.evaluate(() => (window as unknown as { pwned?: string }).pwned)).toBeUndefined();
@@ -178,7 +192,13 @@ describe('the inbox in Chromium', () => {
     const burst = async (label: string, count: number) => {
       const ids: string[] = [];
       for (let i = 0; i < count; i += 20) {
-        ids.push(...(await Promise.all(Array.from({ length: Math.min(20, count - i) }, (_, j) => b.send({ recipient: `burst${i + j}@example.com`, subject: `${label} ${i + j}`, body: '<p>x</p>' })))));
+        ids.push(
+          ...(await Promise.all(
+            Array.from({ length: Math.min(20, count - i) }, (_, j) =>
+              b.send({ recipient: `burst${i + j}@example.com`, subject: `${label} ${i + j}`, body: '<p>x</p>' }),
+            ),
+          )),
+        );
       }
       return ids;
     };
@@ -188,7 +208,10 @@ describe('the inbox in Chromium', () => {
     const plain = await burst('Plain', 150);
     // What this test measures is requests, not speed (the one-second arrival is the first test's):
     // the waits allow for a busy CI machine.
-    await page.locator('.list-meta').getByText(`${(await total()).toLocaleString('en-US')} messages`).waitFor({ timeout: 10_000 });
+    await page
+      .locator('.list-meta')
+      .getByText(`${(await total()).toLocaleString('en-US')} messages`)
+      .waitFor({ timeout: 10_000 });
     await row(page, plain.at(-1)!).waitFor();
     expect(listRequests).toBeLessThanOrEqual(2);
 

@@ -48,11 +48,17 @@ describe('a message in Chromium', () => {
     await page.getByRole('tabpanel').getByText('Order confirmed (text part)').waitFor();
 
     await page.getByRole('tab', { name: 'Headers' }).click();
-    const subject = page.getByRole('tabpanel').getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Subject', exact: true }) });
+    const subject = page
+      .getByRole('tabpanel')
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: 'Subject', exact: true }) });
     expect(await subject.innerText()).toContain('Your order with a logo');
 
     await page.getByRole('tab', { name: 'Source' }).click();
-    await page.getByRole('tabpanel').getByText(/MIME-Version: 1\.0/).waitFor();
+    await page
+      .getByRole('tabpanel')
+      .getByText(/MIME-Version: 1\.0/)
+      .waitFor();
     expect(await page.getByRole('tabpanel').getByRole('link', { name: 'Download .eml' }).getAttribute('href')).toBe(`/api/messages/${id}/raw?download`);
 
     await page.getByRole('tab', { name: 'Attachments (2)' }).click();
@@ -79,7 +85,12 @@ describe('a message in Chromium', () => {
     await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
     try {
       const image = `http://127.0.0.1:${(remote.address() as AddressInfo).port}/pixel.png`;
-      const id = await b.send({ recipient: 'remote@example.com', subject: 'Remote image', body: `<p>Tracking pixel</p><img id="remote" src="${image}" alt="remote">`, use_account_template: false });
+      const id = await b.send({
+        recipient: 'remote@example.com',
+        subject: 'Remote image',
+        body: `<p>Tracking pixel</p><img id="remote" src="${image}" alt="remote">`,
+        use_account_template: false,
+      });
       const { page, errors } = await b.open({ hash: `#/m/${id}` });
       const frameAt = (suffix: string) => waitFor(async () => page.frames().find((f) => f.url().endsWith(suffix)));
       const blocked = await frameAt(`/api/messages/${id}/html`);
@@ -105,7 +116,15 @@ describe('a message in Chromium', () => {
     const id = await b.send({ recipient: 'customer@example.com', subject: 'Redirected record', body: '<p>dev</p>', flags: 'beta,vip' }, 'dev-key');
     const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}` });
     await page.getByRole('tab', { name: 'API record' }).click();
-    const value = async (label: string) => (await page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: label, exact: true }) }).innerText()).replace(label, '').trim();
+    const value = async (label: string) =>
+      (
+        await page
+          .getByRole('row')
+          .filter({ has: page.getByRole('rowheader', { name: label, exact: true }) })
+          .innerText()
+      )
+        .replace(label, '')
+        .trim();
     expect(await value('Email id')).toBe(id);
     expect(await value('Sender')).toBe('acme-dev');
     expect(await value('Team')).toBe('acme');
@@ -143,7 +162,15 @@ describe('a message in Chromium', () => {
     await page.getByRole('button', { name: 'Blocked', exact: true }).click();
     await page.getByRole('button', { name: 'Redirected', exact: true }).click();
     const redirected = (await (await fetch(`${b.server.url}/api/messages?redirected=true`)).json()) as { messages: { id: string }[] };
-    await waitFor(async () => ((await shown()).sort().join() === redirected.messages.map((m) => m.id).sort().join() ? true : undefined));
+    await waitFor(async () =>
+      (await shown()).sort().join() ===
+      redirected.messages
+        .map((m) => m.id)
+        .sort()
+        .join()
+        ? true
+        : undefined,
+    );
     await page.getByRole('button', { name: 'Reset' }).click();
     await waitFor(async () => ((await shown()).includes(blocked) ? true : undefined));
 

@@ -105,7 +105,10 @@ const notice = (page: Page, title: string) => page.getByRole('group', { name: ti
 const settled = (page: Page) => page.waitForFunction(() => document.getAnimations().length === 0);
 
 describe('a failed action in Chromium', () => {
-  it('a read-only data directory: mark-read, delete and clear each say why in a notice that stays until dismissed or the action works', async ({ apps, open }) => {
+  it('a read-only data directory: mark-read, delete and clear each say why in a notice that stays until dismissed or the action works', async ({
+    apps,
+    open,
+  }) => {
     const disk = switchableDisk();
     const server = await apps.start({ store: { fs: disk.fs, probeIntervalMs: 50, log: () => undefined } });
     const first = await send(server, 'First capture');

@@ -11,7 +11,17 @@ describe('a large inbox in Chromium', () => {
     for (let i = 0; i < COUNT; i += 200) {
       await Promise.all(
         Array.from({ length: Math.min(200, COUNT - i) }, (_, j) =>
-          b.server.sandbox.messages.ingest({ source: 'smtp', caller: null, from: 'load@example.com', recipient: `r${i + j}@example.com`, subject: `Capture ${i + j}`, html: null, text: 'x', attachments: [], useAccountTemplate: false }),
+          b.server.sandbox.messages.ingest({
+            source: 'smtp',
+            caller: null,
+            from: 'load@example.com',
+            recipient: `r${i + j}@example.com`,
+            subject: `Capture ${i + j}`,
+            html: null,
+            text: 'x',
+            attachments: [],
+            useAccountTemplate: false,
+          }),
         ),
       );
     }
@@ -21,14 +31,20 @@ describe('a large inbox in Chromium', () => {
       const url = new URL(request.url());
       if (url.pathname === '/api/messages' && !url.searchParams.has('read')) limits.push(Number(url.searchParams.get('limit')));
     });
-    await page.locator('.list-meta').getByText(`${COUNT.toLocaleString('en-US')} messages`).waitFor();
+    await page
+      .locator('.list-meta')
+      .getByText(`${COUNT.toLocaleString('en-US')} messages`)
+      .waitFor();
     const rowsInDom = await page.locator('.list-scroller [role="option"]').count();
     expect(rowsInDom).toBeGreaterThan(5);
     expect(rowsInDom).toBeLessThan(40);
 
     // Jump to the middle: the rows there come from one request for that page.
     const target = 1500;
-    const rowHeight = await page.locator('.list-scroller [role="option"]').first().evaluate((el) => (el as HTMLElement).offsetHeight);
+    const rowHeight = await page
+      .locator('.list-scroller [role="option"]')
+      .first()
+      .evaluate((el) => (el as HTMLElement).offsetHeight);
     await page.locator('.list-scroller').evaluate((el, top) => (el.scrollTop = top), target * rowHeight);
     const expected = (await (await fetch(`${b.server.url}/api/messages?offset=${target}&limit=1`)).json()) as { messages: { id: string }[] };
     const middle = page.locator(`.list-scroller [role="option"][aria-posinset="${target + 1}"]`);

@@ -17,7 +17,10 @@ describe('the other views in Chromium', () => {
     await page.getByRole('combobox', { name: 'Sender' }).waitFor();
     const editor = page.getByRole('textbox', { name: 'HTML body' });
     await editor.fill('<h1 id="draft">Designer draft one</h1>');
-    for (const [title, px] of [['Preview, phone', 375], ['Preview, tablet', 768]] as const) {
+    for (const [title, px] of [
+      ['Preview, phone', 375],
+      ['Preview, tablet', 768],
+    ] as const) {
       const frame = await previewFrame(page, title);
       await frame.getByText('Designer draft one').waitFor();
       // The sender's account template wraps the body.
@@ -29,7 +32,10 @@ describe('the other views in Chromium', () => {
 
     await editor.press('End');
     await editor.pressSequentially(' <p>and a second paragraph</p>', { delay: 5 });
-    await waitFor(async () => ((await (await previewFrame(page, 'Preview, tablet')).locator('body').innerText()).includes('and a second paragraph') ? true : undefined), 3000);
+    await waitFor(
+      async () => ((await (await previewFrame(page, 'Preview, tablet')).locator('body').innerText()).includes('and a second paragraph') ? true : undefined),
+      3000,
+    );
     await screenshot('template-preview-side-by-side');
 
     // One width at a time, and a sender without an account template.
@@ -89,7 +95,10 @@ describe('the other views in Chromium', () => {
     await clockPanel.getByText(/ahead by/).waitFor({ timeout: 3000 });
     await card.getByText('completed', { exact: true }).waitFor({ timeout: 3000 });
     expect(await card.locator('[aria-current="step"]').count()).toBe(0);
-    const captured = (await (await fetch(`${b.server.url}/api/messages?recipient=timeline@example.com`)).json()) as { total: number; messages: { source: string }[] };
+    const captured = (await (await fetch(`${b.server.url}/api/messages?recipient=timeline@example.com`)).json()) as {
+      total: number;
+      messages: { source: string }[];
+    };
     // Welcome, then (no onboarded flag before the timeout) the nudge and the thanks.
     expect(captured.messages.map((m) => m.source)).toEqual(['flow', 'flow', 'flow']);
     await screenshot('flows-completed');
@@ -112,7 +121,11 @@ describe('the other views in Chromium', () => {
     );
     await b.send({ recipient: 'someone@example.com', subject: 'Redirected in development', body: '<p>dev</p>' }, 'dev-key');
     for (const colorScheme of ['light', 'dark'] as const) {
-      for (const [name, width, height] of [['phone', 390, 844], ['tablet', 820, 1180], ['desktop', 1440, 900]] as const) {
+      for (const [name, width, height] of [
+        ['phone', 390, 844],
+        ['tablet', 820, 1180],
+        ['desktop', 1440, 900],
+      ] as const) {
         const list = await b.open({ width, height, colorScheme });
         await row(list.page, id).waitFor();
         await list.screenshot(`inbox-${name}-${colorScheme}`);

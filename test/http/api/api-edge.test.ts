@@ -5,28 +5,49 @@ import { test } from '../../support/fixtures.ts';
 
 /** The sandbox API's one edge: the same body parser, the same error shape, the same rule for repeated parameters on every route. */
 
-const it = test
-  .extend('call', { scope: 'file' }, ({ app }) => async (method: string, path: string, body?: string, type = 'application/json') =>
-    read(await fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': type }, body })),
-  );
+const it = test.extend(
+  'call',
+  { scope: 'file' },
+  ({ app }) =>
+    async (method: string, path: string, body?: string, type = 'application/json') =>
+      read(await fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': type }, body })),
+);
 
 describe('the sandbox API edge', () => {
   it('answers a JSON body that is not an object with a {"detail"} 400 on every route that takes a body', async ({ app, call }) => {
-    const withBody = routeTables(app.sandbox, { spamd: null }).api.flat().filter((r) => r.body);
+    const withBody = routeTables(app.sandbox, { spamd: null })
+      .api.flat()
+      .filter((r) => r.body);
     expect(withBody.map((r) => `${r.method} ${r.path}`)).toEqual(
-      expect.arrayContaining(['PATCH /api/messages/:id', 'POST /api/clock/advance', 'POST /api/clock/set', 'POST /api/preview', 'POST /api/reset', 'DELETE /api/blocks']),
+      expect.arrayContaining([
+        'PATCH /api/messages/:id',
+        'POST /api/clock/advance',
+        'POST /api/clock/set',
+        'POST /api/preview',
+        'POST /api/reset',
+        'DELETE /api/blocks',
+      ]),
     );
     for (const route of withBody) {
       const path = route.path.replace(':id', 'X');
       for (const body of ['[true]', '"text"', '5', 'null']) {
-        expect(await call(route.method, path, body), `${route.method} ${path} ${body}`).toMatchObject({ status: 400, text: '{"detail":"The body must be a JSON object."}' });
+        expect(await call(route.method, path, body), `${route.method} ${path} ${body}`).toMatchObject({
+          status: 400,
+          text: '{"detail":"The body must be a JSON object."}',
+        });
       }
     }
   });
 
   it('keeps the body errors every route shares: malformed JSON, another content type', async ({ call }) => {
-    expect(await call('POST', '/api/clock/advance', '{"duration":')).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/^JSON parse error - /) } });
-    expect(await call('POST', '/api/preview', 'hello', 'text/plain')).toMatchObject({ status: 415, text: '{"detail":"Unsupported media type \\"text/plain\\" in request."}' });
+    expect(await call('POST', '/api/clock/advance', '{"duration":')).toMatchObject({
+      status: 400,
+      body: { detail: expect.stringMatching(/^JSON parse error - /) },
+    });
+    expect(await call('POST', '/api/preview', 'hello', 'text/plain')).toMatchObject({
+      status: 415,
+      text: '{"detail":"Unsupported media type \\"text/plain\\" in request."}',
+    });
   });
 
   it('reads a repeated query parameter once, with its last value, on every route', async ({ app, call }) => {
@@ -37,13 +58,24 @@ describe('the sandbox API edge', () => {
     expect((subscriptions.body as any).subscriptions.map((s: any) => s.email)).toEqual(['second@example.com']);
     expect(await call('GET', '/api/messages?limit=0&limit=2')).toMatchObject({ status: 200, body: { limit: 2 } });
     expect(await call('GET', '/api/requests?status=teapot&status=4xx')).toMatchObject({ status: 200 });
-    expect(await call('GET', '/api/recipients?limit=2&limit=x')).toMatchObject({ status: 400, text: '{"detail":"limit must be a whole number from 1 to 500."}' });
+    expect(await call('GET', '/api/recipients?limit=2&limit=x')).toMatchObject({
+      status: 400,
+      text: '{"detail":"limit must be a whole number from 1 to 500."}',
+    });
   });
 
   it('reads a repeated form field once, with its last value', async ({ app, call }) => {
-    const { id } = (await read(await api(app.url, 'test-key').post('/v1/email/send/', { recipient: 'form@example.com', subject: 's', body: 'b' }))).body as { id: string };
-    expect(await call('PATCH', `/api/messages/${id}`, 'read=true&read=false', 'application/x-www-form-urlencoded')).toMatchObject({ status: 200, body: { read: false } });
-    expect(await call('PATCH', `/api/messages/${id}`, 'read=false&read=true', 'application/x-www-form-urlencoded')).toMatchObject({ status: 200, body: { read: true } });
+    const { id } = (await read(await api(app.url, 'test-key').post('/v1/email/send/', { recipient: 'form@example.com', subject: 's', body: 'b' }))).body as {
+      id: string;
+    };
+    expect(await call('PATCH', `/api/messages/${id}`, 'read=true&read=false', 'application/x-www-form-urlencoded')).toMatchObject({
+      status: 200,
+      body: { read: false },
+    });
+    expect(await call('PATCH', `/api/messages/${id}`, 'read=false&read=true', 'application/x-www-form-urlencoded')).toMatchObject({
+      status: 200,
+      body: { read: true },
+    });
   });
 
   it('refuses a bad value with one sentence that names the field', async ({ call }) => {
@@ -71,7 +103,10 @@ describe('the sandbox API edge', () => {
     const clock = await call('POST', '/api/clock/advance?duration=1m');
     expect(clock.status).toBe(200);
     expect((clock.body as any).offset_ms).toBeGreaterThanOrEqual(60_000);
-    expect(await call('POST', '/api/clock/advance?duration=1m', '{"duration": "soon"}')).toMatchObject({ status: 400, text: '{"detail":"\\"soon\\" is not a duration like \\"30s\\", \\"15m\\", \\"2h\\", \\"1d\\" or \\"1d12h\\"."}' });
+    expect(await call('POST', '/api/clock/advance?duration=1m', '{"duration": "soon"}')).toMatchObject({
+      status: 400,
+      text: '{"detail":"\\"soon\\" is not a duration like \\"30s\\", \\"15m\\", \\"2h\\", \\"1d\\" or \\"1d12h\\"."}',
+    });
     await call('POST', '/api/blocks', '{"team": "acme", "email": "q@example.com"}');
     expect(await call('DELETE', '/api/blocks?team=acme&email=q@example.com')).toMatchObject({ status: 204 });
     expect(await call('POST', '/api/clock/reset')).toMatchObject({ status: 200, body: { real_time: true } });

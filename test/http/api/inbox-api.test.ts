@@ -8,14 +8,34 @@ import { test } from '../../support/fixtures.ts';
  * /api/messages lists for the query.
  */
 const it = test
-  .extend('get', { scope: 'file' }, ({ app }) => async (path: string) => (await read(await fetch(app.url + path))).body as any)
-  .extend('call', { scope: 'file' }, ({ app }) => async (method: string, path: string, body?: string, type = 'application/json') =>
-    read(await fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': type }, body })),
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ app }) =>
+      async (path: string) =>
+        (await read(await fetch(app.url + path))).body as any,
   )
-  .extend('send', { scope: 'file' }, ({ app }) => async (key: string, fields: Record<string, unknown>) =>
-    ((await read(await api(app.url, key).post('/v1/email/send/', fields))).body as any).id as string,
+  .extend(
+    'call',
+    { scope: 'file' },
+    ({ app }) =>
+      async (method: string, path: string, body?: string, type = 'application/json') =>
+        read(await fetch(app.url + path, { method, headers: body === undefined ? {} : { 'Content-Type': type }, body })),
   )
-  .extend('ids', { scope: 'file' }, ({ get }) => async (query: string) => (await get(`/api/messages?${query}`)).messages.map((m: any) => m.id));
+  .extend(
+    'send',
+    { scope: 'file' },
+    ({ app }) =>
+      async (key: string, fields: Record<string, unknown>) =>
+        ((await read(await api(app.url, key).post('/v1/email/send/', fields))).body as any).id as string,
+  )
+  .extend(
+    'ids',
+    { scope: 'file' },
+    ({ get }) =>
+      async (query: string) =>
+        (await get(`/api/messages?${query}`)).messages.map((m: any) => m.id),
+  );
 
 describe('GET /api/messages filters', () => {
   it('searches subject, addresses, sender and the start of the body text with q', async ({ send, ids }) => {
@@ -120,7 +140,11 @@ describe('GET /api/messages/:id/html and /text', () => {
     expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(await text.text()).toBe('plain ünï');
     expect(text.headers.get('x-pigeonhole-text-derived')).toBe('false');
-    const noText = await send('bulk-key', { recipient: 't@example.com', subject: 'No text', body: '<h2>Hello</h2><ul><li>one</li><li><a href="https://x.example/2">two</a></li></ul>' });
+    const noText = await send('bulk-key', {
+      recipient: 't@example.com',
+      subject: 'No text',
+      body: '<h2>Hello</h2><ul><li>one</li><li><a href="https://x.example/2">two</a></li></ul>',
+    });
     const derived = await fetch(`${app.url}/api/messages/${noText}/text`);
     expect(derived.headers.get('x-pigeonhole-text-derived')).toBe('true');
     expect(await derived.text()).toBe('Hello\n\n * one\n * two (https://x.example/2)');
@@ -136,7 +160,16 @@ describe('GET /api/messages/:id/html and /text', () => {
     const res = await read(await fetch(`${server.url}/api/messages/${id}/html`));
     expect([res.status, res.text]).toEqual([404, '{"detail":"This capture has no HTML body."}']);
     // Neither part (only an attachment): no text either, not even a derived one.
-    const bare = capturedId((await smtpClient(server.smtpPort).sendMail({ from: 'a@example.com', to: 'b@example.com', subject: 's', attachments: [{ filename: 'a.txt', content: 'x' }] })).response);
+    const bare = capturedId(
+      (
+        await smtpClient(server.smtpPort).sendMail({
+          from: 'a@example.com',
+          to: 'b@example.com',
+          subject: 's',
+          attachments: [{ filename: 'a.txt', content: 'x' }],
+        })
+      ).response,
+    );
     const noText = await read(await fetch(`${server.url}/api/messages/${bare}/text`));
     expect([noText.status, noText.text]).toEqual([404, '{"detail":"This capture has no text body."}']);
     expect((await read(await fetch(`${server.url}/api/messages/${bare}`))).body).toMatchObject({ text: null, text_derived: false, text_url: null });
@@ -243,7 +276,9 @@ describe('GET /api/recipients', () => {
         updated_at: expect.stringMatching(/Z$/),
       },
     ]);
-    expect((await get('/api/recipients?q=vip')).recipients).toMatchObject([{ email: 'blocked@example.com', first_name: 'Bea', blocked: true, block_reason: 'config' }]);
+    expect((await get('/api/recipients?q=vip')).recipients).toMatchObject([
+      { email: 'blocked@example.com', first_name: 'Bea', blocked: true, block_reason: 'config' },
+    ]);
     const all = await get('/api/recipients?team=acme&limit=2&offset=1');
     expect(all).toMatchObject({ offset: 1, limit: 2 });
     expect(all.recipients).toHaveLength(2);
@@ -254,6 +289,9 @@ describe('GET /api/recipients', () => {
   it('refuses an unknown team and bad paging with a 400 detail', async ({ call }) => {
     expect(await call('GET', '/api/recipients?team=nope')).toMatchObject({ status: 400, text: '{"detail":"Unknown team \\"nope\\"."}' });
     expect(await call('GET', '/api/recipients?limit=501')).toMatchObject({ status: 400, text: '{"detail":"limit must be a whole number from 1 to 500."}' });
-    expect(await call('GET', '/api/recipients?offset=x')).toMatchObject({ status: 400, text: '{"detail":"offset must be a whole number from 0 to 9007199254740991."}' });
+    expect(await call('GET', '/api/recipients?offset=x')).toMatchObject({
+      status: 400,
+      text: '{"detail":"offset must be a whole number from 0 to 9007199254740991."}',
+    });
   });
 });

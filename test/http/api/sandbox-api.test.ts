@@ -4,7 +4,8 @@ import { test as it } from '../../support/fixtures.ts';
 
 it.beforeAll(async ({ app }) => {
   const v1 = api(app.url, 'test-key');
-  for (let i = 0; i < 7; i++) await v1.post('/v1/email/send/', { recipient: i < 3 ? 'find@example.com' : `other${i}@example.com`, subject: `S${i}`, body: '<p>x</p>' });
+  for (let i = 0; i < 7; i++)
+    await v1.post('/v1/email/send/', { recipient: i < 3 ? 'find@example.com' : `other${i}@example.com`, subject: `S${i}`, body: '<p>x</p>' });
   await api(app.url, 'dev-key').post('/v1/email/send/', { recipient: 'original@example.com', subject: 'dev', body: 'b' });
 });
 
@@ -52,7 +53,7 @@ describe('GET /api/messages', () => {
     expect(raw.headers.get('content-disposition')).toBe(`attachment; filename="${m.id}.eml"`);
     const text = await raw.text();
     expect(text).toMatch(/^Content-Type: multipart\/alternative|^Content-Type: text\/html|^From: /m);
-    expect(text).toMatch(new RegExp(`^X-Pigeonhole-Id: ${m.id}\r$`, "im"));
+    expect(text).toMatch(new RegExp(`^X-Pigeonhole-Id: ${m.id}\r$`, 'im'));
     expect(text).toContain('Subject: S6');
     expect(text).toContain('From: hello@acme.example');
   });

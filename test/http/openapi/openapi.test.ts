@@ -7,7 +7,11 @@ import { test as it } from '../../support/fixtures.ts';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
-type Doc = { openapi: string; paths: Record<string, Record<string, { responses?: object; 'x-websocket'?: boolean }>>; components: { schemas: Record<string, unknown> } };
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, { responses?: object; 'x-websocket'?: boolean }>>;
+  components: { schemas: Record<string, unknown> };
+};
 
 /** The routes the app's router serves (its /v1 paths asked with `v1` which methods they answer). */
 async function servedRoutes(app: TestServer, v1: ReturnType<typeof api>): Promise<Set<string>> {
@@ -56,7 +60,8 @@ describe('GET /api/openapi.json', () => {
     const refs = [...res.text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThan(20);
     expect(refs.filter((name) => !(name in doc.components.schemas))).toEqual([]);
-    for (const [p, item] of Object.entries(doc.paths)) for (const method of METHODS) if (item[method]) expect(item[method]!.responses, `${method} ${p}`).toBeDefined();
+    for (const [p, item] of Object.entries(doc.paths))
+      for (const method of METHODS) if (item[method]) expect(item[method]!.responses, `${method} ${p}`).toBeDefined();
   });
 
   it('documents every route the router serves, and serves every documented route', async ({ app, v1 }) => {
@@ -101,14 +106,20 @@ describe('every answer as documented', () => {
     'GET /api/messages/latest': [{}, { path: '/api/messages/latest?source=carrier-pigeon' }],
     'GET /api/messages/search': [{}],
     'GET /api/messages/:id': [{ path: `/api/messages/${id}` }, { path: '/api/messages/nope' }],
-    'PATCH /api/messages/:id': [{ path: `/api/messages/${id}`, init: { ...json({ read: true }), method: 'PATCH' } }, { path: `/api/messages/${id}`, init: { ...json({ read: 'yes' }), method: 'PATCH' } }],
+    'PATCH /api/messages/:id': [
+      { path: `/api/messages/${id}`, init: { ...json({ read: true }), method: 'PATCH' } },
+      { path: `/api/messages/${id}`, init: { ...json({ read: 'yes' }), method: 'PATCH' } },
+    ],
     'DELETE /api/messages/:id': [{ path: '/api/messages/nope', init: { method: 'DELETE' } }],
     'GET /api/messages/:id/html': [{ path: `/api/messages/${id}/html` }],
     'GET /api/messages/:id/text': [{ path: `/api/messages/${id}/text` }],
     'GET /api/messages/:id/raw': [{ path: `/api/messages/${id}/raw` }],
     'GET /api/messages/:id/attachments/:index': [{ path: `/api/messages/${id}/attachments/0` }],
     'GET /api/messages/:id/extract': [{ path: `/api/messages/${id}/extract` }],
-    'POST /api/messages/:id/status': [{ path: `/api/messages/${id}/status`, init: json({ status: 'delivered' }) }, { path: `/api/messages/${id}/status`, init: json({ status: 'lost' }) }],
+    'POST /api/messages/:id/status': [
+      { path: `/api/messages/${id}/status`, init: json({ status: 'delivered' }) },
+      { path: `/api/messages/${id}/status`, init: json({ status: 'lost' }) },
+    ],
     'GET /api/messages/:id/check': [{ path: `/api/messages/${id}/check` }, { path: `/api/messages/${id}/check?platform=fax` }],
     'POST /api/messages/:id/check/links': [{ path: `/api/messages/${id}/check/links`, init: json({ timeout_ms: 5 }) }],
     'POST /api/check': [{ init: json({ html: '<p>Hi</p>', sender: 'acme-main' }) }, { init: json({ html: 5 }) }],
@@ -118,9 +129,15 @@ describe('every answer as documented', () => {
     'POST /api/reset': [{ init: json({ team: 'globex' }) }, { init: json({ team: 'nope' }) }],
     'GET /api/blocks': [{}],
     'POST /api/blocks': [{ init: json({ team: 'acme', email: 'x@example.com' }) }, { init: json({ team: 'acme' }) }],
-    'DELETE /api/blocks': [{ path: '/api/blocks?team=acme&email=x@example.com', init: { method: 'DELETE' } }, { path: '/api/blocks?team=acme&email=x@example.com', init: { method: 'DELETE' } }],
+    'DELETE /api/blocks': [
+      { path: '/api/blocks?team=acme&email=x@example.com', init: { method: 'DELETE' } },
+      { path: '/api/blocks?team=acme&email=x@example.com', init: { method: 'DELETE' } },
+    ],
     'GET /api/faults': [{}],
-    'POST /api/faults': [{ init: json({ id: 'doc', target: 'http', action: { type: 'delay', ms: 1 } }) }, { init: json({ target: 'http', action: { type: 'nap' } }) }],
+    'POST /api/faults': [
+      { init: json({ id: 'doc', target: 'http', action: { type: 'delay', ms: 1 } }) },
+      { init: json({ target: 'http', action: { type: 'nap' } }) },
+    ],
     'DELETE /api/faults': [{ init: { method: 'DELETE' } }],
     'GET /api/faults/:id': [{ path: '/api/faults/doc' }, { path: '/api/faults/nope' }],
     'DELETE /api/faults/:id': [{ path: '/api/faults/doc', init: { method: 'DELETE' } }],
@@ -135,7 +152,15 @@ describe('every answer as documented', () => {
 
   it('answers every sandbox API route with a documented status and exactly the documented body', async ({ app, v1 }) => {
     const { routeTables } = await import('../../../server/app.ts');
-    const sent = (await read(await v1.post('/v1/email/send/', { recipient: 'doc@example.com', subject: 'Docs', body: '<p>Your code is 123456 <a href="https://example.com/x">go</a></p>' }))).body as { id: string };
+    const sent = (
+      await read(
+        await v1.post('/v1/email/send/', {
+          recipient: 'doc@example.com',
+          subject: 'Docs',
+          body: '<p>Your code is 123456 <a href="https://example.com/x">go</a></p>',
+        }),
+      )
+    ).body as { id: string };
     const table = samples(sent.id);
     const routes = routeTables(app.sandbox, { spamd: null }).api.flat();
     expect(routes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(Object.keys(table).sort());

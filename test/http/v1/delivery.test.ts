@@ -12,12 +12,19 @@ test.override('appOptions', {
 test.override('apiKey', 'bulk-key');
 
 /** The delivery status /v1 reports for a capture, asked with `v1`. */
-const statusWith = (v1: ReturnType<typeof api>) => async (id: string) => ((await read(await v1.get(`/v1/email/delivery/${id}/`))).body as { status: string }).status;
+const statusWith = (v1: ReturnType<typeof api>) => async (id: string) =>
+  ((await read(await v1.get(`/v1/email/delivery/${id}/`))).body as { status: string }).status;
 
 /** On the file's app: `status(id)` its delivery status, `send(recipient)` a /v1 send, its id. */
 const it = test
   .extend('status', { scope: 'file' }, ({ v1 }) => statusWith(v1))
-  .extend('send', { scope: 'file' }, ({ v1 }) => async (recipient: string) => ((await (await v1.post('/v1/email/send/', { recipient, subject: 's', body: 'b' })).json()) as { id: string }).id);
+  .extend(
+    'send',
+    { scope: 'file' },
+    ({ v1 }) =>
+      async (recipient: string) =>
+        ((await (await v1.post('/v1/email/send/', { recipient, subject: 's', body: 'b' })).json()) as { id: string }).id,
+  );
 
 describe('delivery lifecycle with a delay (docs/api-contract.md §6)', () => {
   it('starts pending and becomes delivered after the delay', async ({ status, send }) => {

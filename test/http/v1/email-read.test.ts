@@ -21,7 +21,11 @@ describe('GET /v1/email/list/', () => {
     expect(Object.keys(body)).toEqual(['count', 'next', 'previous', 'results']);
     expect(body.count).toBe(45);
     expect(body.results).toHaveLength(20);
-    expect(body.results[0]).toEqual({ recipient: 'r44@example.com', subject: 'Subject 44', created_on: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) });
+    expect(body.results[0]).toEqual({
+      recipient: 'r44@example.com',
+      subject: 'Subject 44',
+      created_on: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+    });
     expect(Object.keys(body.results[0])).toEqual(['recipient', 'subject', 'created_on']);
     expect(body.next).toBe(`${app.url}/v1/email/list/?page=2`);
     expect(body.previous).toBeNull();
@@ -60,14 +64,22 @@ describe('GET /v1/email/list/', () => {
     }
   });
 
-  it('shows only the caller team\'s emails', async ({ apps }) => {
+  it("shows only the caller team's emails", async ({ apps }) => {
     const other = await apps.start({
       config: (c) => {
-        c.teams.push({ id: 'other', name: 'Other', flowsEnabled: true, blockedRecipients: [], senders: [{ id: 'other-main', name: 'O', email: 'o@other.example', apiKey: 'other-key' }] } as never);
+        c.teams.push({
+          id: 'other',
+          name: 'Other',
+          flowsEnabled: true,
+          blockedRecipients: [],
+          senders: [{ id: 'other-main', name: 'O', email: 'o@other.example', apiKey: 'other-key' }],
+        } as never);
         return c;
       },
     });
-    const { id } = (await (await api(other.url, 'test-key').post('/v1/email/send/', { recipient: 'a@example.com', subject: 's', body: 'b' })).json()) as { id: string };
+    const { id } = (await (await api(other.url, 'test-key').post('/v1/email/send/', { recipient: 'a@example.com', subject: 's', body: 'b' })).json()) as {
+      id: string;
+    };
     const o = api(other.url, 'other-key');
     expect(((await read(await o.get('/v1/email/list/'))).body as { count: number }).count).toBe(0);
     expect((await read(await o.get(`/v1/email/detail/${id}/`))).body).toEqual({ detail: 'Not found.' });
@@ -139,7 +151,13 @@ describe('GET /v1/email/delivery/', () => {
 
 describe('Encryption-Key', () => {
   it('stores the record body sealed: clear with the key, enc:v1: without it, 400 with a wrong one', async ({ app, v1 }) => {
-    const res = await read(await v1.post('/v1/email/send/', { recipient: 'secret@example.com', subject: 'Secret', body: '<p>classified</p>', use_account_template: false }, { 'Encryption-Key': 'k3y-one' }));
+    const res = await read(
+      await v1.post(
+        '/v1/email/send/',
+        { recipient: 'secret@example.com', subject: 'Secret', body: '<p>classified</p>', use_account_template: false },
+        { 'Encryption-Key': 'k3y-one' },
+      ),
+    );
     expect(res.status).toBe(200);
     const { id } = res.body as { id: string };
     const clear = await read(await v1.get(`/v1/email/detail/${id}/`, { 'Encryption-Key': 'k3y-one' }));
@@ -174,12 +192,16 @@ describe('Encryption-Key', () => {
 
 function getWithBody(url: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'GET', headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, text }));
-    });
+    const req = request(
+      url,
+      { method: 'GET', headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -3,7 +3,13 @@ import { api, read } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
 
 /** `capture(id)`: the sandbox API's detail of a capture of the file's app. */
-const it = test.extend('capture', { scope: 'file' }, ({ app }) => (id: string) => fetch(`${app.url}/api/messages/${id}`).then((r) => r.json()) as Promise<Record<string, any>>);
+const it = test.extend(
+  'capture',
+  { scope: 'file' },
+  ({ app }) =>
+    (id: string) =>
+      fetch(`${app.url}/api/messages/${id}`).then((r) => r.json()) as Promise<Record<string, any>>,
+);
 
 describe('POST /v1/email/send/ field errors', () => {
   it('lists every missing required field in one object', async ({ v1 }) => {
@@ -36,7 +42,9 @@ describe('POST /v1/email/send/ field errors', () => {
   });
 
   it('names wrong types with the standard messages', async ({ v1 }) => {
-    const res = await read(await v1.post('/v1/email/send/', { recipient: ['a@example.com'], subject: { a: 1 }, body: null, use_account_template: 'maybe', first_name: true }));
+    const res = await read(
+      await v1.post('/v1/email/send/', { recipient: ['a@example.com'], subject: { a: 1 }, body: null, use_account_template: 'maybe', first_name: true }),
+    );
     expect(res.body).toEqual({
       recipient: ['Not a valid string.'],
       subject: ['Not a valid string.'],
@@ -55,20 +63,43 @@ describe('POST /v1/email/send/ field errors', () => {
 
 describe('POST /v1/email/send/ accepted', () => {
   it('answers exactly {"id"} with a short Sqids id and captures the email', async ({ v1, capture }) => {
-    const res = await read(await v1.post('/v1/email/send/', { recipient: 'Ann@Example.com', subject: ' Hello ', body: '<p>Hi</p>', plain_body: 'Hi', first_name: 'Ann', unknown_field: 'ignored' }));
+    const res = await read(
+      await v1.post('/v1/email/send/', {
+        recipient: 'Ann@Example.com',
+        subject: ' Hello ',
+        body: '<p>Hi</p>',
+        plain_body: 'Hi',
+        first_name: 'Ann',
+        unknown_field: 'ignored',
+      }),
+    );
     expect(res.status).toBe(200);
     expect(Object.keys(res.body as object)).toEqual(['id']);
     const id = (res.body as { id: string }).id;
     expect(id).toMatch(/^[A-Za-z0-9]{3,}$/);
     const m = await capture(id);
-    expect(m).toMatchObject({ id, source: 'api', recipient: 'Ann@Example.com', to: ['Ann@Example.com'], subject: 'Hello', from: 'hello@acme.example', status: 'delivered', blocked: false, redirected: false, used_template: true, text: 'Hi' });
+    expect(m).toMatchObject({
+      id,
+      source: 'api',
+      recipient: 'Ann@Example.com',
+      to: ['Ann@Example.com'],
+      subject: 'Hello',
+      from: 'hello@acme.example',
+      status: 'delivered',
+      blocked: false,
+      redirected: false,
+      used_template: true,
+      text: 'Hi',
+    });
     expect(m.html).toContain('<p>Hi</p>');
     expect(m.html).toContain('Acme Inc.');
   });
 
   it('skips the account template when use_account_template is false in any accepted spelling', async ({ v1, capture }) => {
     for (const value of [false, 'false', 'FALSE', '0', 0, 'no', 'Off']) {
-      const res = await read(await v1.post('/v1/email/send/', { recipient: 'plain@example.com', subject: 's', body: '<b>raw</b>', use_account_template: value }));
+      const res = await read(
+        await v1.post('/v1/email/send/', { recipient: 'plain@example.com', subject: 's', body: '<b>raw</b>', use_account_template: value }),
+      );
       expect(res.status, String(value)).toBe(200);
       const m = await capture((res.body as { id: string }).id);
       expect(m.html, String(value)).toBe('<b>raw</b>');
@@ -77,7 +108,15 @@ describe('POST /v1/email/send/ accepted', () => {
   });
 
   it('works form-encoded, as the Django client sends it', async ({ v1, capture }) => {
-    const res = await read(await v1.form('/v1/email/send/', { recipient: 'form@example.com', subject: 'Form', body: '<p>f</p>', flags: ['a, b', 'c'], use_account_template: 'false' }));
+    const res = await read(
+      await v1.form('/v1/email/send/', {
+        recipient: 'form@example.com',
+        subject: 'Form',
+        body: '<p>f</p>',
+        flags: ['a, b', 'c'],
+        use_account_template: 'false',
+      }),
+    );
     expect(res.status).toBe(200);
     const m = await capture((res.body as { id: string }).id);
     expect(m).toMatchObject({ subject: 'Form', html: '<p>f</p>', flags: ['a', 'b', 'c'] });

@@ -6,7 +6,9 @@ const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
 describe('POST /v1/flows/subscribe/', () => {
   it('subscribes, creates the recipient, and answers 201 with the exact message', async ({ v1 }) => {
-    const res = await read(await v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'flow@example.com', first_name: 'Flo', flags: 'trial' }));
+    const res = await read(
+      await v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'flow@example.com', first_name: 'Flo', flags: 'trial' }),
+    );
     expect(res.status).toBe(201);
     expect(res.text).toBe(`{"detail":"Recipient 'flow@example.com' successfully subscribed to flow 'Welcome Signup Flow'.","subscription_id":1}`);
     const recipient = await read(await v1.get('/v1/recipients/?email=flow@example.com'));
@@ -40,7 +42,17 @@ describe('subscriptions list, unsubscribe and delete', () => {
     const list = res.body as any[];
     expect(Array.isArray(list)).toBe(true);
     expect(list.map((s) => s.recipient_email)).toEqual(['second@example.com', 'flow@example.com']);
-    expect(Object.keys(list[0])).toEqual(['id', 'flow_name', 'flow_trigger', 'recipient_email', 'status', 'current_step_order', 'next_send_date', 'created_at', 'updated_at']);
+    expect(Object.keys(list[0])).toEqual([
+      'id',
+      'flow_name',
+      'flow_trigger',
+      'recipient_email',
+      'status',
+      'current_step_order',
+      'next_send_date',
+      'created_at',
+      'updated_at',
+    ]);
     expect(list[0]).toMatchObject({ id: 2, flow_name: 'Welcome Signup Flow', flow_trigger: 'WELCOME_SIGNUP', status: 'active', current_step_order: 2 });
     expect(list[0].next_send_date).toMatch(TIME);
     expect(list[0].created_at).toMatch(TIME);
@@ -65,7 +77,7 @@ describe('subscriptions list, unsubscribe and delete', () => {
     expect((resubscribe.body as { subscription_id: number }).subscription_id).toBe(3);
   });
 
-  it('deletes a recipient\'s subscriptions to a flow: 204, then 404', async ({ v1 }) => {
+  it("deletes a recipient's subscriptions to a flow: 204, then 404", async ({ v1 }) => {
     const del = await v1.request('DELETE', '/v1/flows/subscriptions/?email=flow@example.com&flow_trigger=WELCOME_SIGNUP');
     expect(del.status).toBe(204);
     expect(await del.text()).toBe('');
@@ -76,7 +88,10 @@ describe('subscriptions list, unsubscribe and delete', () => {
   });
 
   it('reads DELETE parameters from a JSON or form body too, and needs both', async ({ v1 }) => {
-    const json = await v1.request('DELETE', '/v1/flows/subscriptions/', { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'second@example.com', flow_trigger: 'WELCOME_SIGNUP' }) });
+    const json = await v1.request('DELETE', '/v1/flows/subscriptions/', {
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: 'second@example.com', flow_trigger: 'WELCOME_SIGNUP' }),
+    });
     expect(json.status).toBe(204);
     const missing = await read(await v1.request('DELETE', '/v1/flows/subscriptions/?email=a@example.com'));
     expect(missing.status).toBe(400);

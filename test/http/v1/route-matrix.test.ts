@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { api, read, } from '../../support/app.ts';
+import { api, read } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
 
 /** Every /v1 route × (no key, bad key, flows-off team, good key) (docs/architecture.md, Tests). */
@@ -21,7 +21,6 @@ const ROUTES: { method: string; path: string; body?: Record<string, unknown>; ok
 ];
 
 const CREDENTIALS = { detail: 'Authentication credentials were not provided.' };
-
 
 /** `call(key, route, scheme?)`: the route on the file's app with that key (or none), read. */
 const it = test.extend('call', { scope: 'file' }, ({ app }) => (key: string | null, route: (typeof ROUTES)[number], scheme = 'Api-Key') => {

@@ -13,7 +13,11 @@ export function StatusBadge({ status }: { status: DeliveryStatus }) {
 }
 
 function SourceBadge({ source }: { source: Source }) {
-  return <span class="badge tone-plain" title={`Captured from ${source.toUpperCase()}`}>{source === 'api' ? 'API' : source === 'smtp' ? 'SMTP' : 'Flow'}</span>;
+  return (
+    <span class="badge tone-plain" title={`Captured from ${source.toUpperCase()}`}>
+      {source === 'api' ? 'API' : source === 'smtp' ? 'SMTP' : 'Flow'}
+    </span>
+  );
 }
 
 /** The badges a capture row shows: what is special about it, at a glance. */
@@ -40,7 +44,13 @@ export function MessageBadges({ message }: { message: MessageSummary }) {
 function PaperclipIcon() {
   return (
     <svg class="icon" viewBox="0 0 16 16" aria-hidden="true">
-      <path d="M10.5 4.5 5.6 9.4a1.4 1.4 0 0 0 2 2l5-5a2.8 2.8 0 0 0-4-4l-5 5a4.2 4.2 0 0 0 6 6l4.2-4.2" fill="none" stroke="currentColor" stroke-width="1.5" stroke-linecap="round" />
+      <path
+        d="M10.5 4.5 5.6 9.4a1.4 1.4 0 0 0 2 2l5-5a2.8 2.8 0 0 0-4-4l-5 5a4.2 4.2 0 0 0 6 6l4.2-4.2"
+        fill="none"
+        stroke="currentColor"
+        stroke-width="1.5"
+        stroke-linecap="round"
+      />
     </svg>
   );
 }

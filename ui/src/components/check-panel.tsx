@@ -84,7 +84,8 @@ function Report({ report, onLine, id }: { report: CheckReport; onLine: (line: nu
         {report.spam ? (
           <>
             <p class={report.spam.is_spam ? 'fact bad' : 'fact good'}>
-              SpamAssassin: <strong>{report.spam.score}</strong> (spam at {report.spam.threshold}){report.spam.is_spam ? ': this would be marked as spam.' : '.'}
+              SpamAssassin: <strong>{report.spam.score}</strong> (spam at {report.spam.threshold})
+              {report.spam.is_spam ? ': this would be marked as spam.' : '.'}
             </p>
             <table class="kv spam-rules">
               <tbody>

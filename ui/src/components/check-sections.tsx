@@ -32,12 +32,19 @@ export function Scores({ report }: { report: CheckReport }) {
   if (!html) return <p class="muted">This email has no HTML part: there is nothing to check against email clients.</p>;
   return (
     <div class="scores">
-      <div class={`score tone-${tone(html.score)}`} title="Mailpit's worst case: 100 minus the worst unsupported and partial shares of client versions, each weighted by how often the feature occurs">
-        <span class="score-value" data-testid="check-score">{html.score.toFixed(1)}</span>
+      <div
+        class={`score tone-${tone(html.score)}`}
+        title="Mailpit's worst case: 100 minus the worst unsupported and partial shares of client versions, each weighted by how often the feature occurs"
+      >
+        <span class="score-value" data-testid="check-score">
+          {html.score.toFixed(1)}
+        </span>
         <span class="score-label">compatibility (worst case)</span>
       </div>
       <div class={`score tone-${tone(html.market_score)}`} title="The same, with each client weighted by its share of email opens">
-        <span class="score-value" data-testid="check-market-score">{html.market_score.toFixed(1)}</span>
+        <span class="score-value" data-testid="check-market-score">
+          {html.market_score.toFixed(1)}
+        </span>
         <span class="score-label">by market share</span>
       </div>
       <p class="score-note muted small">
@@ -115,7 +122,9 @@ function WarningItem({ warning, names, onLine }: { warning: CompatibilityWarning
           </p>
           <ul class="client-support">
             {entries
-              .sort(([a, x], [b, y]) => (x === y ? (names.get(a) ?? a).localeCompare(names.get(b) ?? b) : x === 'no' ? -1 : y === 'no' ? 1 : x === 'partial' ? -1 : 1))
+              .sort(([a, x], [b, y]) =>
+                x === y ? (names.get(a) ?? a).localeCompare(names.get(b) ?? b) : x === 'no' ? -1 : y === 'no' ? 1 : x === 'partial' ? -1 : 1,
+              )
               .map(([id, s]) => (
                 <li key={id} class={`support-${s}`}>
                   <span class="support-mark">{SUPPORT_LABEL[s]}</span> {names.get(id) ?? id}

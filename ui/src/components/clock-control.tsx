@@ -54,8 +54,7 @@ export function ClockControl({ inbox, onChanged, onClock }: { inbox: Inbox; onCh
       <aside class="clock card" aria-label="Sandbox clock">
         <h2>Sandbox clock</h2>
         <p class="banner info" role="status">
-          This server has no clock control (<code>/api/clock</code> answered 404): it runs a build without the flow engine. Flows cannot be
-          fast-forwarded here.
+          This server has no clock control (<code>/api/clock</code> answered 404): it runs a build without the flow engine. Flows cannot be fast-forwarded here.
         </p>
       </aside>
     );
@@ -68,7 +67,9 @@ export function ClockControl({ inbox, onChanged, onClock }: { inbox: Inbox; onCh
       {state.kind === 'ready' ? (
         <p class="clock-now">
           <time dateTime={state.clock.now}>{fullTime(new Date(Date.now() + state.clock.offset_ms).toISOString())}</time>
-          <span class={`badge ${state.clock.real_time ? 'tone-good' : 'tone-warn'}`}>{state.clock.real_time ? 'real time' : `ahead by ${duration(state.clock.offset_ms)}`}</span>
+          <span class={`badge ${state.clock.real_time ? 'tone-good' : 'tone-warn'}`}>
+            {state.clock.real_time ? 'real time' : `ahead by ${duration(state.clock.offset_ms)}`}
+          </span>
         </p>
       ) : null}
       <div class="clock-actions">
@@ -85,12 +86,24 @@ export function ClockControl({ inbox, onChanged, onClock }: { inbox: Inbox; onCh
             if (custom.trim()) void act(() => api.advanceClock(custom.trim()));
           }}
         >
-          <input type="text" aria-label="Advance by (for example 90m, 2d, 1d12h)" placeholder="e.g. 90m, 2d" value={custom} onInput={(e) => setCustom((e.target as HTMLInputElement).value)} size={9} />
+          <input
+            type="text"
+            aria-label="Advance by (for example 90m, 2d, 1d12h)"
+            placeholder="e.g. 90m, 2d"
+            value={custom}
+            onInput={(e) => setCustom((e.target as HTMLInputElement).value)}
+            size={9}
+          />
           <button type="submit" class="button" disabled={busy || state.kind !== 'ready' || !custom.trim()}>
             Advance
           </button>
         </form>
-        <button type="button" class="button" disabled={busy || state.kind !== 'ready' || (state.kind === 'ready' && state.clock.real_time)} onClick={() => void act(() => api.resetClock())}>
+        <button
+          type="button"
+          class="button"
+          disabled={busy || state.kind !== 'ready' || (state.kind === 'ready' && state.clock.real_time)}
+          onClick={() => void act(() => api.resetClock())}
+        >
           Back to real time
         </button>
       </div>
@@ -101,7 +114,12 @@ export function ClockControl({ inbox, onChanged, onClock }: { inbox: Inbox; onCh
 function duration(ms: number): string {
   const parts: string[] = [];
   let rest = Math.round(ms / 1000);
-  for (const [unit, size] of [['d', 86400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     const n = Math.floor(rest / size);
     if (n > 0) parts.push(`${n}${unit}`);
     rest -= n * size;

@@ -35,7 +35,8 @@ export function colorModeDocument(html: string, mode: ColorMode, policy: string)
   } else if (mode === 'styles') {
     out = out.replace(/prefers-color-scheme\s*:\s*dark/gi, 'min-width: 0px').replace(/prefers-color-scheme\s*:\s*light/gi, 'max-width: 0px');
     // A client that honours color-scheme gives the email a dark canvas and default text.
-    if (/<meta[^>]+name=["']?color-scheme["']?[^>]*content=["'][^"']*dark/i.test(html) || /color-scheme\s*:\s*[^;}"']*dark/i.test(html)) extra += '<style data-pigeonhole-dark>:root { color-scheme: dark; } html { background-color: #1c1c1e; }</style>';
+    if (/<meta[^>]+name=["']?color-scheme["']?[^>]*content=["'][^"']*dark/i.test(html) || /color-scheme\s*:\s*[^;}"']*dark/i.test(html))
+      extra += '<style data-pigeonhole-dark>:root { color-scheme: dark; } html { background-color: #1c1c1e; }</style>';
   }
   if (mode === 'invert') extra += INVERT;
   const head = /<head\b[^>]*>/i.exec(out);

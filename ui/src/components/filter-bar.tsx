@@ -44,13 +44,21 @@ export function FilterBar({ search, onSearch, filter, onFilter, searchRef }: Pro
         </kbd>
       </div>
       <div class="filters" role="group" aria-label="Filters">
-        <select aria-label="Source" value={filter.source ?? ''} onChange={(e) => set({ source: ((e.target as HTMLSelectElement).value || undefined) as Source | undefined })}>
+        <select
+          aria-label="Source"
+          value={filter.source ?? ''}
+          onChange={(e) => set({ source: ((e.target as HTMLSelectElement).value || undefined) as Source | undefined })}
+        >
           <option value="">Any source</option>
           <option value="api">API</option>
           <option value="smtp">SMTP</option>
           <option value="flow">Flow</option>
         </select>
-        <select aria-label="Delivery status" value={filter.status ?? ''} onChange={(e) => set({ status: ((e.target as HTMLSelectElement).value || undefined) as DeliveryStatus | undefined })}>
+        <select
+          aria-label="Delivery status"
+          value={filter.status ?? ''}
+          onChange={(e) => set({ status: ((e.target as HTMLSelectElement).value || undefined) as DeliveryStatus | undefined })}
+        >
           <option value="">Any status</option>
           {STATUSES.map((s) => (
             <option key={s} value={s}>

@@ -72,8 +72,7 @@ export function GettingStarted({ smtpPort }: { smtpPort: number | null }) {
                 (the default; <code>--smtp-port</code> changes it)
               </>
             ) : null}
-            . No TLS; log in
-            with any user name and an API key as the password to apply that sender's rules, or send without logging in.
+            . No TLS; log in with any user name and an API key as the password to apply that sender's rules, or send without logging in.
           </p>
         </li>
       </ol>

@@ -148,7 +148,17 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
       </section>
       <section class="view-pane" aria-label="Message">
         {openId ? (
-          <MessageView key={openId} id={openId} inbox={inbox} width={width} onWidth={setWidth} tab={tab} onTab={setTab} onBack={() => navigate('#/')} onDelete={(id) => void remove(id)} />
+          <MessageView
+            key={openId}
+            id={openId}
+            inbox={inbox}
+            width={width}
+            onWidth={setWidth}
+            tab={tab}
+            onTab={setTab}
+            onBack={() => navigate('#/')}
+            onDelete={(id) => void remove(id)}
+          />
         ) : empty && !filtered ? (
           <GettingStarted smtpPort={inbox.smtpPort} />
         ) : (

@@ -2,7 +2,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import type { LinkCheckResult } from '../types.ts';
 
-type State = { phase: 'idle' } | { phase: 'running' | 'done'; total: number; skipped: number; results: LinkCheckResult[] } | { phase: 'failed'; message: string };
+type State =
+  | { phase: 'idle' }
+  | { phase: 'running' | 'done'; total: number; skipped: number; results: LinkCheckResult[] }
+  | { phase: 'failed'; message: string };
 
 /**
  * The link check, only when asked (the one thing that makes the sandbox reach out): each
@@ -39,8 +42,8 @@ export function LinkCheck({ id }: { id: string }) {
   return (
     <div class="link-check">
       <p class="muted small">
-        Checks every http(s) link and image with a HEAD request (GET when refused), following up to 5 redirects. This is the only thing Pigeonhole
-        sends out, and only when you press the button.
+        Checks every http(s) link and image with a HEAD request (GET when refused), following up to 5 redirects. This is the only thing Pigeonhole sends out,
+        and only when you press the button.
       </p>
       <button type="button" class="button" onClick={run} disabled={state.phase === 'running'}>
         {state.phase === 'running' ? 'Checking links…' : state.phase === 'done' ? 'Check links again' : 'Check links'}
@@ -70,7 +73,11 @@ export function LinkCheck({ id }: { id: string }) {
                     </td>
                     <td class="link-url">
                       <span class="muted small">{r.kind}</span> {r.url}
-                      {r.final_url !== r.url ? <div class="muted small">→ {r.final_url} ({r.redirects} redirect{r.redirects === 1 ? '' : 's'})</div> : null}
+                      {r.final_url !== r.url ? (
+                        <div class="muted small">
+                          → {r.final_url} ({r.redirects} redirect{r.redirects === 1 ? '' : 's'})
+                        </div>
+                      ) : null}
                       {r.error ? <div class="error small">{r.error}</div> : null}
                     </td>
                     <td class="muted small">

@@ -79,7 +79,15 @@ export function MessageList({ list, selected, openId, onSelect }: Props) {
     const message = list.at(index);
     rows.push(
       message ? (
-        <Row key={message.id} index={index} total={list.total} message={message} selected={index === selected} open={message.id === openId} onSelect={onSelect} />
+        <Row
+          key={message.id}
+          index={index}
+          total={list.total}
+          message={message}
+          selected={index === selected}
+          open={message.id === openId}
+          onSelect={onSelect}
+        />
       ) : (
         <div key={`placeholder-${index}`} class="row placeholder" style={{ top: `${index * ROW_HEIGHT}px` }} aria-hidden="true">
           <span class="skeleton" />
@@ -89,7 +97,15 @@ export function MessageList({ list, selected, openId, onSelect }: Props) {
     );
   }
   return (
-    <div ref={scroller} class="list-scroller" onScroll={onScroll} role="listbox" aria-label="Messages" aria-activedescendant={selected >= 0 ? `row-${selected}` : undefined} tabIndex={0}>
+    <div
+      ref={scroller}
+      class="list-scroller"
+      onScroll={onScroll}
+      role="listbox"
+      aria-label="Messages"
+      aria-activedescendant={selected >= 0 ? `row-${selected}` : undefined}
+      tabIndex={0}
+    >
       <div class="list-spacer" style={{ height: `${list.total * ROW_HEIGHT}px` }}>
         {rows}
       </div>

@@ -150,7 +150,8 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
         <dl class="message-meta">
           <dt>From</dt>
           <dd class="meta-from">
-            <strong>{displayName(message.from)}</strong> {displayName(message.from) !== message.from ? <span class="muted">&lt;{emailAddress(message.from)}&gt;</span> : null}
+            <strong>{displayName(message.from)}</strong>{' '}
+            {displayName(message.from) !== message.from ? <span class="muted">&lt;{emailAddress(message.from)}&gt;</span> : null}
           </dd>
           <dt>To</dt>
           <dd>
@@ -230,7 +231,13 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
               </span>
             </div>
             {served ? (
-              <PreviewFrame key="served" title={previewTitle(colorMode)} width={width} src={htmlUrl(message.id, remote)} dark={colorMode === 'light' ? undefined : colorMode} />
+              <PreviewFrame
+                key="served"
+                title={previewTitle(colorMode)}
+                width={width}
+                src={htmlUrl(message.id, remote)}
+                dark={colorMode === 'light' ? undefined : colorMode}
+              />
             ) : prepared.error ? (
               <p class="banner error">Could not load the HTML for this colour scheme: {prepared.error.message}</p>
             ) : modeDocument === null ? (

@@ -31,15 +31,26 @@ export function RecipientsPage({ inbox }: { inbox: Inbox }) {
     <section class="page" aria-labelledby="recipients-title">
       <header class="page-header">
         <h1 id="recipients-title">Recipients</h1>
-        <input type="search" class="page-search" placeholder="Search email or name…" aria-label="Search recipients" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} />
+        <input
+          type="search"
+          class="page-search"
+          placeholder="Search email or name…"
+          aria-label="Search recipients"
+          value={search}
+          onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+        />
       </header>
       {result.error ? (
         <p class="banner error" role="alert">
-          {result.error instanceof ApiError && result.error.status === 404 ? 'This server has no recipients API (GET /api/recipients).' : `Could not load recipients: ${result.error.message}`}
+          {result.error instanceof ApiError && result.error.status === 404
+            ? 'This server has no recipients API (GET /api/recipients).'
+            : `Could not load recipients: ${result.error.message}`}
         </p>
       ) : null}
       {result.data && result.data.total === 0 ? (
-        <p class="muted pad">{q ? 'No recipient matches this search.' : 'No recipients yet. A recipient is recorded when an email is sent to it or its flags are set.'}</p>
+        <p class="muted pad">
+          {q ? 'No recipient matches this search.' : 'No recipients yet. A recipient is recorded when an email is sent to it or its flags are set.'}
+        </p>
       ) : null}
       {result.data && result.data.recipients.length > 0 ? (
         <div class="table-wrap">

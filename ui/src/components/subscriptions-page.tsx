@@ -20,7 +20,14 @@ export function SubscriptionsPage({ inbox }: { inbox: Inbox }) {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     return inbox.onFrame((frame) => {
-      if (frame.type !== 'subscription.changed' && frame.type !== 'subscription.removed' && frame.type !== 'reconnected' && frame.type !== 'clock.changed' && frame.type !== 'sandbox.reset') return;
+      if (
+        frame.type !== 'subscription.changed' &&
+        frame.type !== 'subscription.removed' &&
+        frame.type !== 'reconnected' &&
+        frame.type !== 'clock.changed' &&
+        frame.type !== 'sandbox.reset'
+      )
+        return;
       clearTimeout(timer);
       timer = setTimeout(() => setTick((t) => t + 1), 200);
     });
@@ -33,7 +40,14 @@ export function SubscriptionsPage({ inbox }: { inbox: Inbox }) {
     <section class="page" aria-labelledby="subs-title">
       <header class="page-header">
         <h1 id="subs-title">Flow subscriptions</h1>
-        <input type="search" class="page-search" placeholder="Filter by email…" aria-label="Filter subscriptions by email" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} />
+        <input
+          type="search"
+          class="page-search"
+          placeholder="Filter by email…"
+          aria-label="Filter subscriptions by email"
+          value={search}
+          onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+        />
       </header>
       <div class="subs-layout">
         <div class="subs-list">
@@ -51,7 +65,9 @@ export function SubscriptionsPage({ inbox }: { inbox: Inbox }) {
               No subscriptions{email ? ' for this email' : ''}. Subscribe a recipient with <code>POST /v1/flows/subscribe/</code>.
             </p>
           ) : null}
-          {result.data?.subscriptions.map((s) => <SubscriptionCard key={s.id} subscription={s} offsetMs={offsetMs} />)}
+          {result.data?.subscriptions.map((s) => (
+            <SubscriptionCard key={s.id} subscription={s} offsetMs={offsetMs} />
+          ))}
           {result.data ? <Pager total={result.data.total} offset={offset} limit={LIMIT} onOffset={setOffset} /> : null}
         </div>
         <ClockControl inbox={inbox} onChanged={() => setTick((t) => t + 1)} onClock={(clock) => setOffsetMs(clock?.offset_ms ?? 0)} />
@@ -74,7 +90,11 @@ function SubscriptionCard({ subscription: s, offsetMs }: { subscription: Subscri
       </header>
       {s.next_send_date && s.status === 'active' ? (
         <p class="small">
-          Next step due <time dateTime={s.next_send_date} title={fullTime(s.next_send_date)}>{relativeTime(s.next_send_date, Date.now() + offsetMs)}</time> ({fullTime(s.next_send_date)})
+          Next step due{' '}
+          <time dateTime={s.next_send_date} title={fullTime(s.next_send_date)}>
+            {relativeTime(s.next_send_date, Date.now() + offsetMs)}
+          </time>{' '}
+          ({fullTime(s.next_send_date)})
         </p>
       ) : null}
       {s.steps.length === 0 ? (

@@ -60,7 +60,10 @@ export function TemplatePreviewPage() {
 
   // As it is when the system gives the chosen mode; rewritten otherwise (see dark-preview.ts).
   const shown = useMemo(
-    () => (wrapped === null || colorMode === (systemPrefersDark() ? 'styles' : 'light') ? wrapped : colorModeDocument(wrapped, colorMode, previewPolicy(location.origin, true))),
+    () =>
+      wrapped === null || colorMode === (systemPrefersDark() ? 'styles' : 'light')
+        ? wrapped
+        : colorModeDocument(wrapped, colorMode, previewPolicy(location.origin, true)),
     [wrapped, colorMode],
   );
 
@@ -79,12 +82,7 @@ export function TemplatePreviewPage() {
           </select>
         </label>
         <div class="segmented" role="group" aria-label="Preview layout">
-          {(
-            [
-              ['side', 'Side by side'],
-              ...WIDTHS.map((w) => [w.id, w.label] as const),
-            ] as const
-          ).map(([id, label]) => (
+          {([['side', 'Side by side'], ...WIDTHS.map((w) => [w.id, w.label] as const)] as const).map(([id, label]) => (
             <button type="button" key={id} aria-pressed={layout === id} onClick={() => setLayout(id)}>
               {label}
             </button>

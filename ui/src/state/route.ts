@@ -1,11 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 
 /** The views, addressed by the URL hash so every server path but `/` stays the API's. */
-export type Route =
-  | { page: 'inbox'; id: string | null }
-  | { page: 'recipients' }
-  | { page: 'subscriptions' }
-  | { page: 'preview' };
+export type Route = { page: 'inbox'; id: string | null } | { page: 'recipients' } | { page: 'subscriptions' } | { page: 'preview' };
 
 function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
