@@ -23,7 +23,10 @@ const MAX_HEADER_BYTES = 256 * 1024;
  * answered. The parts are extracted by `parseParts` right after (Messages does that).
  */
 export function readMessageHeaders(raw: Buffer): MessageHeaders {
-  const fields = parseHeaders(raw.subarray(0, MAX_HEADER_BYTES).toString('latin1'));
+  // Only the header block becomes a string, not the body after it.
+  const head = raw.subarray(0, MAX_HEADER_BYTES);
+  const end = head.indexOf('\n\r\n') >= 0 ? head.indexOf('\n\r\n') + 1 : head.indexOf('\n\n') >= 0 ? head.indexOf('\n\n') + 1 : head.length;
+  const fields = parseHeaders(head.subarray(0, end).toString('latin1'));
   const field = (name: string) => fields.find((f) => f.name.toLowerCase() === name)?.value ?? '';
   const list = (name: string) => fields.filter((f) => f.name.toLowerCase() === name).flatMap((f) => mailboxes(addressparser(f.value)));
   const from = addressparser(field('from'))[0];

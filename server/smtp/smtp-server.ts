@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { Caller } from '../domain/directory/directory.ts';
 import { emailKey } from '../domain/email-address.ts';
@@ -150,6 +150,21 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
       inFlight.add(work);
       void work.finally(() => inFlight.delete(work));
     },
+  });
+  // A pipelining client sends MAIL FROM, RCPT TO and DATA in one packet, and the library writes
+  // each reply on its own: three system calls (and three wake-ups of the client) where one does.
+  // The replies to what arrived in one turn of the event loop leave together at its end.
+  server.server.on('connection', (socket: Socket) => {
+    let corked = false;
+    socket.prependListener('data', () => {
+      if (corked) return;
+      corked = true;
+      socket.cork();
+      setImmediate(() => {
+        corked = false;
+        socket.uncork();
+      });
+    });
   });
   server.on('error', (error: Error & { code?: string; report?: boolean }) => {
     // A client that gives up on the TLS handshake (say, it does not trust the certificate) is
