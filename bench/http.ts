@@ -96,12 +96,14 @@ await runBench(
     };
     const load = async (contender: Contender, seconds: number): Promise<AutocannonResult> => {
       if (!contender.server.running) throw new Error(`${contender.name} is no longer running`);
+      let stop = () => {};
       const result = await new Promise<AutocannonResult>((resolve, reject) => {
         const run = autocannon({ url: contender.url, connections: flags.connections, duration: seconds, requests: [request] }, (error, done) =>
           error ? reject(error) : resolve(done),
         );
-        signal.addEventListener('abort', () => run.stop(), { once: true });
-      });
+        stop = () => run.stop();
+        signal.addEventListener('abort', stop, { once: true });
+      }).finally(() => signal.removeEventListener('abort', stop));
       signal.throwIfAborted();
       return result;
     };

@@ -194,7 +194,7 @@ async function browserSearch(url: string, api: HttpClient, stored: number, runs:
       );
     }
     if (errors.length > 0) throw new Error(`the inbox page threw: ${errors.join('; ')}`);
-    const header = `Inbox search in Chromium, ${runs} typed searches per query (ms from the keydown of the last character; the inbox debounces typing by 200 ms):\n\n`;
+    const header = `Inbox search in Chromium, ${runs} typed searches per query (ms from the keydown of the last character; the inbox debounces typing by 120 ms (ui/src/components/inbox-page.tsx)):\n\n`;
     return [
       header +
         table(['query', 'q', 'hits', 'to the row in the DOM (median)', 'to the next frame (median)', 'to the next frame (max)'], rows, [
