@@ -20,17 +20,15 @@ const SOURCE = import.meta.url.endsWith('.ts');
 
 /**
  * mailparser in a worker thread, started with the first SMTP message: the thread that speaks
- * SMTP and stores captures only reads the headers, and answers the client as soon as its
- * message is on disk. If the worker cannot start (or dies), messages are parsed in this
- * thread instead, with the same code.
+ * SMTP and stores captures only reads the headers, and the MIME parsing runs on the second
+ * core. If the worker cannot start (or dies), messages are parsed in this thread instead, with
+ * the same code.
  */
 export class ParserPool implements RawParser {
   private worker: Worker | null = null;
   private broken = false;
   private nextId = 0;
   private readonly waiting = new Map<number, { resolve: (reply: ParseReply) => void; reject: (error: Error) => void }>();
-  /** Requests made in this turn of the event loop, posted together (one message per batch, not per capture). */
-  private outbox: ParseRequest[] = [];
 
   summary(raw: Buffer): Promise<PartsSummary> {
     return this.ask('summary', raw).then(
@@ -68,26 +66,8 @@ export class ParserPool implements RawParser {
     const copy = new Uint8Array(raw);
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      // Captures stored by one group commit ask together: posting each alone cost about a
-      // twentieth of the SMTP thread's time under load (a wake-up of the worker per message).
-      if (this.outbox.length === 0) queueMicrotask(() => this.post());
-      this.outbox.push({ id, kind, raw: copy });
+      worker.postMessage({ id, kind, raw: copy } satisfies ParseRequest, [copy.buffer]);
     });
-  }
-
-  private post(): void {
-    const batch = this.outbox;
-    this.outbox = [];
-    const worker = this.worker;
-    if (!worker) {
-      for (const request of batch) this.waiting.get(request.id)?.reject(new Error('no worker'));
-      for (const request of batch) this.waiting.delete(request.id);
-      return;
-    }
-    worker.postMessage(
-      batch,
-      batch.map((request) => request.raw.buffer as ArrayBuffer),
-    );
   }
 
   private start(): Worker | null {
@@ -97,12 +77,10 @@ export class ParserPool implements RawParser {
       // From the sources (tsx, tests), the worker needs tsx too.
       const worker = new Worker(file, SOURCE ? { execArgv: [...process.execArgv.filter((a) => a !== '--import' && a !== 'tsx'), '--import', 'tsx'] } : {});
       worker.unref();
-      worker.on('message', (replies: ParseReply[]) => {
-        for (const reply of replies) {
-          const waiter = this.waiting.get(reply.id);
-          this.waiting.delete(reply.id);
-          waiter?.resolve(reply);
-        }
+      worker.on('message', (reply: ParseReply) => {
+        const waiter = this.waiting.get(reply.id);
+        this.waiting.delete(reply.id);
+        waiter?.resolve(reply);
       });
       const fail = (error: Error) => {
         this.broken = true;
