@@ -12,7 +12,18 @@ export default defineConfig({
     // A focused or skipped test is a failure in CI, never a silent gap.
     allowOnly: false,
     projects: [
-      { extends: true, test: { name: 'node', include: ['test/**/*.test.ts'], exclude: [BROWSER_TESTS, BUILD_TESTS], sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          include: ['test/**/*.test.ts'],
+          exclude: [BROWSER_TESTS, BUILD_TESTS],
+          sequence: { groupOrder: 0 },
+          // Vitest's default is one file at a time on 2 cores (CPUs - 1); most node test files
+          // wait on sockets, child processes and disks, so two at a time finish sooner.
+          maxWorkers: 2,
+        },
+      },
       {
         extends: true,
         test: {
