@@ -8,25 +8,17 @@ import { connectEvents } from '../support/ws.ts';
 let now = Date.parse('2026-03-02T10:00:00Z');
 test.override('appOptions', { now: () => now, config: (sample: any) => ({ ...sample, delivery: { delay: '1h' } }) });
 /** `get(path)`: the JSON body of a sandbox API GET; `call(method, path, body?)`: any sandbox API request. */
-const it = test
-  .extend(
-    'get',
-    { scope: 'file' },
-    ({ app }) =>
-      async (path: string) =>
-        (await read(await fetch(app.url + path))).body as any,
-  )
-  .extend(
-    'call',
-    { scope: 'file' },
-    ({ app }) =>
-      (method: string, path: string, body?: unknown) =>
-        fetch(app.url + path, {
-          method,
-          headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        }),
-  );
+const it = test.extend(
+  'call',
+  { scope: 'file' },
+  ({ app }) =>
+    (method: string, path: string, body?: unknown) =>
+      fetch(app.url + path, {
+        method,
+        headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+);
 
 describe('WebSocket /api/events', () => {
   it('greets every client with hello, again after a reconnect', async ({ app, v1 }) => {

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { api, read } from '../support/app.ts';
+import { api } from '../support/app.ts';
 import { capturedId, rawSmtp, smtpClient, trySend } from '../support/smtp.ts';
 import type { SmtpRejection } from '../../server/smtp/smtp-server.ts';
 import { test } from '../support/fixtures.ts';
@@ -12,21 +12,13 @@ test.override('appOptions', {
   },
 });
 /** On the file's app: `get(path)` a GET's JSON body; `plain(pass)` an SMTP client logging in with that password (an API key). */
-const it = test
-  .extend(
-    'get',
-    { scope: 'file' },
-    ({ app }) =>
-      async (path: string) =>
-        (await read(await fetch(app.url + path))).body as any,
-  )
-  .extend(
-    'plain',
-    { scope: 'file' },
-    ({ app }) =>
-      (pass: string) =>
-        smtpClient(app.smtpPort, { user: 'anything', pass }),
-  );
+const it = test.extend(
+  'plain',
+  { scope: 'file' },
+  ({ app }) =>
+    (pass: string) =>
+      smtpClient(app.smtpPort, { user: 'anything', pass }),
+);
 const mail = (to: string | string[], extra: Record<string, unknown> = {}) => ({
   from: 'app@example.com',
   to,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { SendMailOptions } from 'nodemailer';
 import { test as base } from 'vitest';
-import { api, startApp, type TestServer, type TestServerOptions } from './app.ts';
+import { api, read, startApp, type TestServer, type TestServerOptions } from './app.ts';
 import { processTracker } from './process-helpers.ts';
 import { capturedId, smtpClient, trySend } from './smtp.ts';
 import { connectEvents } from './ws.ts';
@@ -16,6 +16,7 @@ import { connectEvents } from './ws.ts';
  *   file, destroyed after the file's last test. Change its options for a whole file with
  *   `test.override('appOptions', { ... })` at the top of the file.
  * - `v1`: /v1 requests to `app` with the key `apiKey` ('test-key'; override it like appOptions).
+ * - `get(path)`: the JSON body of a GET on `app` (the sandbox API, mostly).
  * - `smtp`: a real SMTP client (nodemailer) on `app`'s capture port: `send` resolves with the
  *   capture id, `trySend` with the reply or the refusal as a value.
  * - `events`: a WebSocket client on `app`'s live push (/api/events), recording every frame; one
@@ -43,6 +44,13 @@ export const test = base
     return app;
   })
   .extend('v1', { scope: 'file' }, ({ app, apiKey }) => api(app.url, apiKey))
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ app }) =>
+      async (path: string): Promise<any> =>
+        (await read(await fetch(app.url + path))).body,
+  )
   .extend('smtp', { scope: 'file' }, ({ app }, { onCleanup }) => {
     const transport = smtpClient(app.smtpPort);
     onCleanup(() => transport.close());

@@ -31,13 +31,6 @@ const it = test
       async (p: string, body: unknown) =>
         read(await fetch(app.url + p, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })),
   )
-  .extend(
-    'get',
-    { scope: 'file' },
-    ({ app }) =>
-      async (p: string) =>
-        (await read(await fetch(app.url + p))).body as Record<string, any>,
-  )
   .extend('populate', { scope: 'file' }, ({ app, post }) => async (key: string, domain: string) => {
     const v1 = api(app.url, key);
     const form = new FormData();

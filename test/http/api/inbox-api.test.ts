@@ -9,13 +9,6 @@ import { test } from '../../support/fixtures.ts';
  */
 const it = test
   .extend(
-    'get',
-    { scope: 'file' },
-    ({ app }) =>
-      async (path: string) =>
-        (await read(await fetch(app.url + path))).body as any,
-  )
-  .extend(
     'call',
     { scope: 'file' },
     ({ app }) =>
