@@ -1,31 +1,23 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { fullTime, shortTime } from '../format.ts';
-import { useDebounced, useLoad } from '../state/hooks.ts';
+import { useDebounced, useFrameTick, useLoad } from '../state/hooks.ts';
 import type { Inbox } from '../state/inbox.ts';
 import { Pager } from './pager.tsx';
 
 const LIMIT = 50;
+// A bounce or complaint blocks its recipient without a recipient.changed frame: at capture (no
+// delivery delay: message.created) or when the outcome arrives (message.status).
+const RELOAD_ON = ['recipient.changed', 'message.created', 'message.status', 'sandbox.reset', 'reconnected'];
 
 /** Every recipient the sandbox knows, with flags and whether sends to them are blocked. */
 export function RecipientsPage({ inbox }: { inbox: Inbox }) {
   const [search, setSearch] = useState('');
   const q = useDebounced(search, 200);
   const [offset, setOffset] = useState(0);
-  const [tick, setTick] = useState(0);
+  const tick = useFrameTick(inbox, RELOAD_ON);
   const result = useLoad(() => api.recipients({ q: q.trim() || undefined, offset, limit: LIMIT }), [q, offset, tick]);
   useEffect(() => setOffset(0), [q]);
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    return inbox.onFrame((frame) => {
-      // A bounce or complaint blocks its recipient without a recipient.changed frame: at capture
-      // (no delivery delay: message.created) or when the outcome arrives (message.status).
-      const relevant = ['recipient.changed', 'message.created', 'message.status', 'sandbox.reset', 'reconnected'];
-      if (!relevant.includes(frame.type)) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => setTick((t) => t + 1), 200);
-    });
-  }, [inbox]);
 
   return (
     <section class="page" aria-labelledby="recipients-title">

@@ -1,37 +1,25 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { fullTime, relativeTime } from '../format.ts';
-import { useDebounced, useLoad } from '../state/hooks.ts';
+import { useDebounced, useFrameTick, useLoad } from '../state/hooks.ts';
 import type { Inbox } from '../state/inbox.ts';
 import type { Subscription } from '../types.ts';
 import { ClockControl } from './clock-control.tsx';
 import { Pager } from './pager.tsx';
 
 const LIMIT = 25;
+const RELOAD_ON = ['subscription.changed', 'subscription.removed', 'reconnected', 'clock.changed', 'sandbox.reset'];
 
 /** Flow subscriptions with their timelines, and the clock that drives them. */
 export function SubscriptionsPage({ inbox }: { inbox: Inbox }) {
   const [search, setSearch] = useState('');
   const email = useDebounced(search, 200);
   const [offset, setOffset] = useState(0);
-  const [tick, setTick] = useState(0);
-  const result = useLoad(() => api.subscriptions({ email: email.trim() || undefined, offset, limit: LIMIT }), [email, offset, tick]);
+  const tick = useFrameTick(inbox, RELOAD_ON);
+  // A clock move made here reloads at once, without waiting for its frame.
+  const [moves, setMoves] = useState(0);
+  const result = useLoad(() => api.subscriptions({ email: email.trim() || undefined, offset, limit: LIMIT }), [email, offset, tick, moves]);
   useEffect(() => setOffset(0), [email]);
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    return inbox.onFrame((frame) => {
-      if (
-        frame.type !== 'subscription.changed' &&
-        frame.type !== 'subscription.removed' &&
-        frame.type !== 'reconnected' &&
-        frame.type !== 'clock.changed' &&
-        frame.type !== 'sandbox.reset'
-      )
-        return;
-      clearTimeout(timer);
-      timer = setTimeout(() => setTick((t) => t + 1), 200);
-    });
-  }, [inbox]);
   const missing = result.error instanceof ApiError && result.error.status === 404;
   // "Due in …" is measured on the sandbox clock, which may be ahead of the wall clock.
   const [offsetMs, setOffsetMs] = useState(0);
@@ -70,7 +58,7 @@ export function SubscriptionsPage({ inbox }: { inbox: Inbox }) {
           ))}
           {result.data ? <Pager total={result.data.total} offset={offset} limit={LIMIT} onOffset={setOffset} /> : null}
         </div>
-        <ClockControl inbox={inbox} onChanged={() => setTick((t) => t + 1)} onClock={(clock) => setOffsetMs(clock?.offset_ms ?? 0)} />
+        <ClockControl inbox={inbox} onChanged={() => setMoves((n) => n + 1)} onClock={(clock) => setOffsetMs(clock?.offset_ms ?? 0)} />
       </div>
     </section>
   );

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { FrameListener } from './inbox.ts';
 
 /** Re-renders the component whenever `subscribe`'s source says it changed. */
 export function useSubscription(subscribe: (listener: () => void) => () => void): void {
@@ -31,4 +32,27 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: unkno
     return () => controller.abort();
   }, key);
   return state;
+}
+
+/**
+ * A count that goes up `ms` after the last live-push frame of one of `types` (a burst of frames
+ * counts once): in a useLoad key, it reloads a page when the server changed what it shows.
+ */
+export function useFrameTick(source: { onFrame(listener: FrameListener): () => void }, types: readonly string[], ms = 200): number {
+  const [tick, setTick] = useState(0);
+  const typesRef = useRef(types);
+  typesRef.current = types;
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const off = source.onFrame((frame) => {
+      if (!typesRef.current.includes(frame.type)) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => setTick((t) => t + 1), ms);
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }, [source, ms]);
+  return tick;
 }
