@@ -3,6 +3,17 @@ import { describe, expect } from 'vitest';
 import { test as it, type Apps } from '../../support/fixtures.ts';
 import { flow, flowClient } from '../../support/flow-helpers.ts';
 
+/** The sample configuration plus LATER: a day's wait, then one send. */
+const withLaterFlow = (c: any) => {
+  c.flows.push(
+    flow('LATER', [
+      { type: 'wait', duration: '1d' },
+      { type: 'send_email', subject: 'Later', html: '<p>l</p>' },
+    ]),
+  );
+  return c;
+};
+
 /**
  * Subscribes `count` recipients (in-process, no HTTP), then measures the advance that runs all
  * their sends in CPU time of this process (the app runs in it, its parser workers too), not wall
@@ -12,15 +23,7 @@ import { flow, flowClient } from '../../support/flow-helpers.ts';
 async function advanceCost(apps: Apps, count: number): Promise<number> {
   const server = await apps.start({
     now: () => Date.parse('2030-07-01T00:00:00Z'),
-    config: (c) => {
-      c.flows.push(
-        flow('LATER', [
-          { type: 'wait', duration: '1d' },
-          { type: 'send_email', subject: 'Later', html: '<p>l</p>' },
-        ]) as never,
-      );
-      return c;
-    },
+    config: withLaterFlow,
   });
   try {
     for (let n = 0; n < count; n++) await server.sandbox.subscriptions.subscribe('acme', { trigger: 'LATER', email: `s${n}@example.com` });
@@ -44,15 +47,7 @@ const cost = async (apps: Apps, count: number) => Math.min(await advanceCost(app
 describe('scale', () => {
   it('waiting subscriptions hold no timer each: one timer for the earliest', async ({ apps }) => {
     const server = await apps.start({
-      config: (c) => {
-        c.flows.push(
-          flow('LATER', [
-            { type: 'wait', duration: '1d' },
-            { type: 'send_email', subject: 'Later', html: '<p>l</p>' },
-          ]) as never,
-        );
-        return c;
-      },
+      config: withLaterFlow,
     });
     // Counts every timer created (unref'd ones too) while the subscriptions are made; no HTTP,
     // whose connections make timers of their own.

@@ -4,25 +4,13 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { test } from '../../support/fixtures.ts';
-import { ARTIFACTS, launchChromium, row } from './browser.ts';
+import { ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS, launchChromium, row } from './browser.ts';
 
 /**
  * The inbox where the browser blocks site data: a Chromium profile with cookies blocked for
  * every site (the content setting behind "Block third-party and first-party cookies"), where
  * reading `window.localStorage` throws a SecurityError, as it does for users who chose that.
  */
-
-// The flags of launchChromium (browser.ts), for a persistent context: a profile with settings.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /**
  * `blockedContext()`: Chromium on a profile of its own (made once for the file) that blocks
@@ -43,7 +31,11 @@ const it = test
       for (const context of contexts) await context.close();
     });
     return async () => {
-      const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: FLAGS, viewport: { width: 1280, height: 800 } });
+      const context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        args: CHROMIUM_FLAGS,
+        viewport: { width: 1280, height: 800 },
+      });
       contexts.push(context);
       return context;
     };
