@@ -227,6 +227,16 @@ export class PackStore implements Participant {
   }
 
   begin(): Batch | null {
+    // Queued bytes of a pack nothing refers to any more (its captures were deleted or rolled back
+    // while a write was failing): writing them would only use space. Dropped, the pack is dead
+    // and goes below, which is how clearing the inbox frees space on a full disk.
+    for (const pack of this.packs.values()) {
+      if (pack.live > 0 || pack.queuedBytes === 0 || pack.inflightBytes > 0) continue;
+      pack.queued = [];
+      pack.queuedBytes = 0;
+      pack.queuedVolatile = 0;
+      this.forgetUnsaved(pack);
+    }
     const writes = [...this.packs.values()]
       .filter((pack) => pack.queuedBytes > 0)
       .map((pack) => ({ pack, buffers: pack.queued, bytes: pack.queuedBytes, liveBytes: pack.queuedVolatile, position: pack.size + pack.inflightBytes }));
@@ -292,9 +302,21 @@ export class PackStore implements Participant {
    */
   requeue(pack: Pack, buffers: Buffer[], bytes: number, liveBytes: number): void {
     pack.inflightBytes -= bytes;
+    pack.live = Math.max(0, pack.live - liveBytes);
+    // Every byte belonged to a capture that was rolled back, and no offset was handed out after
+    // them: nothing needs them, so they are not kept (a sender retrying against a full disk
+    // would otherwise pile its rejected messages up in memory, to be written once there is room).
+    if (liveBytes === bytes && pack.queuedBytes === 0 && pack.inflightBytes === 0) {
+      this.forgetUnsaved(pack);
+      return;
+    }
     pack.queued = [...buffers, ...pack.queued];
     pack.queuedBytes += bytes;
-    pack.live = Math.max(0, pack.live - liveBytes);
+  }
+
+  /** Drops the data kept for reads of entries past the pack's end (their bytes will never be written). */
+  private forgetUnsaved(pack: Pack): void {
+    for (const at of pack.unsaved.keys()) if (at >= pack.end) pack.unsaved.delete(at);
   }
 
   /** @internal the write of `pack` is on disk. */

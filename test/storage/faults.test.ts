@@ -133,6 +133,9 @@ async function fullDiskStory(sandbox: Sandbox, fill: () => Promise<string[]>, fr
   const refused = await send(sandbox, 10_000);
   expect(refused.status).toBe(507);
   expect((refused.body as { detail: string }).detail).toMatch(NOT_STORED_FULL);
+  // A sender that keeps retrying, with more than the 256 KB reserve a deletion may use: each is
+  // refused, and none of it is kept to be written later (the deletion below must still work).
+  for (let i = 1; i <= 5; i++) expect((await send(sandbox, 10_000 + i, 100_000)).status).toBe(507);
   // An SMTP message is refused with a temporary failure, and nothing is captured.
   const smtp = await trySend(smtpClient(sandbox.smtpPort), { from: 'a@example.com', to: 'full@example.com', subject: 'full', text: 'x'.repeat(50_000) });
   expect(smtp).toMatchObject({ ok: false, code: 452 });
