@@ -426,7 +426,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     let damagedLines = 0;
     let clean = bytes.subarray(0, HEADER_BYTES.length).equals(HEADER_BYTES);
     let trailer = false;
-    let torn = false;
+    let torn: Buffer | null = null;
     if (!clean) {
       damaged.push(bytes);
       damagedLines = countLines(bytes);
@@ -444,7 +444,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
         const jsonLength = raw.length - (text.endsWith(',') ? 1 : 0);
         const parsed = parseLine(raw.subarray(0, jsonLength).toString('utf8'));
         if (parsed === null) {
-          if (newline < 0) torn = true;
+          if (newline < 0) torn = raw;
           else {
             damaged.push(bytes.subarray(at, end + 1));
             damagedLines++;
@@ -474,7 +474,16 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       if (!trailer) clean = false;
     }
     if (damaged.length > 0) await quarantine.keep(file, Buffer.concat(damaged), damagedLines, 'damaged lines that do not parse');
-    if (torn) await quarantine.keep(file, null, 0, 'a torn last line (a write cut short by a crash) was dropped');
+    // Kept, not thrown away: after a crash mid-append it is a record nobody was answered for, but
+    // a file cut short by other means (a copy, a full disk outside the server) loses records
+    // that were, and the partial line is all that is left of them.
+    if (torn)
+      await quarantine.keep(
+        file,
+        torn,
+        torn[0] === 0x7b ? 1 : 0,
+        'a torn last line (a write cut short, by a crash or otherwise) was dropped; records after it, if any, are not in the file',
+      );
     segment.live = latest.size;
     this.segments.set(index, segment);
     await openSegment(fs, segment);

@@ -353,6 +353,8 @@ describe('damaged files at start-up', () => {
 
     const second = await serverProcess.spawn({ dataDir });
     expect(second.output()).toContain(`${segment}: a torn last line`);
+    // What is left of the record the cut went through is kept, and the log says where.
+    expect(second.output()).toMatch(/1 record could not be read; the damaged bytes were moved to .*damaged.*seg-000000\.json/);
     const listed = await allMessages(second.url);
     expect(listed.total).toBeGreaterThan(10);
     expect(listed.total).toBeLessThan(40);
