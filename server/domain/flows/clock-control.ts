@@ -29,7 +29,7 @@ export class ClockControl {
   }
 
   advance(ms: number): Promise<ClockState> {
-    return this.moveForward(() => this.clock.now().getTime() + ms);
+    return this.moveForward((now) => now + ms);
   }
 
   /** Sets the clock to a later instant; an earlier one is refused. */
@@ -45,16 +45,21 @@ export class ClockControl {
     });
   }
 
-  private moveForward(target: () => number): Promise<ClockState> {
+  /**
+   * The clock reads `target(now)` at the instant the move was asked for: the offset grows by
+   * exactly `at - now`, however long running what fell due takes (an advance of 1m is 60000 ms).
+   */
+  private moveForward(target: (now: number) => number): Promise<ClockState> {
     return this.scheduler.exclusive(async () => {
-      const now = this.clock.now();
-      const at = target();
+      const offset = this.clock.offset;
+      const now = this.clock.now().getTime();
+      const at = target(now);
       if (at > LATEST) throw new ClockOutOfRange();
-      if (at < now.getTime()) throw new ClockCannotMoveBack(now);
+      if (at < now) throw new ClockCannotMoveBack(new Date(now));
       try {
         await this.scheduler.runUntil(at);
       } finally {
-        this.clock.moveTo(at);
+        this.clock.setOffset(offset + (at - now));
       }
       return this.changed();
     });

@@ -7,8 +7,10 @@ import { test } from '../../support/fixtures.ts';
 
 const T0 = Date.parse('2030-05-10T10:00:00Z');
 let real = T0;
+/** Milliseconds real time moves on each time the sandbox reads it (0: it stands still). */
+let tick = 0;
 test.override('appOptions', {
-  now: () => real,
+  now: () => (real += tick),
   config: (c) => {
     c.teams[0]!.senders[0]!.dailyLimit = 2;
     c.delivery.delay = '1h';
@@ -50,6 +52,19 @@ describe('/api/clock', () => {
       ['2030-05-11T23:30:00.000Z', 135000000, false],
       ['2030-05-12T00:00:00.000Z', 136800000, false],
     ]);
+  });
+
+  it('advances by exactly the duration asked for, however much real time passes while the move runs', async ({ app, post }) => {
+    const offset = async () => (await read(await api(app.url, null).get('/api/clock'))).body.offset_ms as number;
+    const before = await offset();
+    tick = 7;
+    try {
+      expect((await post('/api/clock/advance', { duration: '1m' })).body.offset_ms).toBe(before + 60_000);
+      expect((await post('/api/clock/advance?duration=1s')).body.offset_ms).toBe(before + 61_000);
+    } finally {
+      tick = 0;
+    }
+    expect(await offset()).toBe(before + 61_000);
   });
 
   it('sets a later instant; an earlier one is refused', async ({ post }) => {
