@@ -55,12 +55,13 @@ describe('/api/clock', () => {
   });
 
   it('advances by exactly the duration asked for, however much real time passes while the move runs', async ({ app, post }) => {
-    const offset = async () => (await read(await api(app.url, null).get('/api/clock'))).body.offset_ms as number;
+    const offsetOf = (res: { body: unknown }) => (res.body as { offset_ms: number }).offset_ms;
+    const offset = async () => offsetOf(await read(await api(app.url, null).get('/api/clock')));
     const before = await offset();
     tick = 7;
     try {
-      expect((await post('/api/clock/advance', { duration: '1m' })).body.offset_ms).toBe(before + 60_000);
-      expect((await post('/api/clock/advance?duration=1s')).body.offset_ms).toBe(before + 61_000);
+      expect(offsetOf(await post('/api/clock/advance', { duration: '1m' }))).toBe(before + 60_000);
+      expect(offsetOf(await post('/api/clock/advance?duration=1s'))).toBe(before + 61_000);
     } finally {
       tick = 0;
     }
