@@ -6,6 +6,7 @@ import { DailyLimitReached, StorageError } from '../domain/errors.ts';
 import type { SmtpStage } from '../domain/toolkit/fault-rule.ts';
 import type { Sandbox } from '../domain/sandbox.ts';
 import type { MessageRecord } from '../domain/entities.ts';
+import { quickSummary } from './mime-summary.ts';
 import { readMessageHeaders } from './parse-message.ts';
 
 export type SmtpRejection = 'auth_failed' | 'auth_required' | 'tls_required' | 'daily_limit' | 'size' | 'fault' | 'storage' | 'error';
@@ -209,9 +210,10 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
     const injected = await fault('data', session, envelope[0]);
     if (injected) throw injected;
     const raw = Buffer.concat(chunks);
-    // The headers say everything the sender's rules need; the MIME parts are extracted right
-    // after the message is stored (and before anything shows or reads it), so a client is
-    // answered as soon as its message is on disk.
+    // The headers say everything the sender's rules need. What the parts are (bodies, snippet,
+    // attachments) is read in one pass for everyday mail, so the capture is written once,
+    // complete; any other message is stored first and taken apart by mailparser right after
+    // (before anything shows or reads it), so a client is answered as soon as it is on disk.
     const parsed = readMessageHeaders(raw);
     const { to, cc, bcc } = recipientsOf(envelope, parsed.to, parsed.cc);
     try {
@@ -231,6 +233,7 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
         useAccountTemplate: false,
         raw,
         partsFromRaw: true,
+        partsSummary: quickSummary(raw) ?? undefined,
         client: { address: session.remoteAddress, helo: typeof session.hostNameAppearsAs === 'string' ? session.hostNameAppearsAs : '' },
       });
     } catch (error) {

@@ -52,6 +52,11 @@ export interface IncomingEmail {
    * it is stored, and the capture is announced (message.created) once they are.
    */
   partsFromRaw?: boolean;
+  /**
+   * What `raw`'s parts are, when the SMTP layer could tell without a full parse: the capture is
+   * then stored complete and announced at once, with no parse after it.
+   */
+  partsSummary?: PartsSummary;
   /** The SMTP client that delivered it (shown in the .eml's Received field). */
   client?: { address: string; helo: string };
 }
@@ -162,7 +167,8 @@ export class Messages {
       encryptionKey: email.encryptionKey,
       attachments: email.attachments,
     });
-    const deferred = email.partsFromRaw === true && email.raw !== undefined && this.options.parseRaw !== undefined;
+    const summary = email.partsFromRaw === true && email.raw !== undefined ? email.partsSummary : undefined;
+    const deferred = email.partsFromRaw === true && email.raw !== undefined && summary === undefined && this.options.parseRaw !== undefined;
     const now = this.clock.now();
     let releaseLimit: () => void = () => undefined;
     let seq = 0;
@@ -215,15 +221,18 @@ export class Messages {
         encrypted: email.encryptionKey !== undefined,
         content: stored.content,
         ...(deferred ? { unparsed: true as const } : {}),
+        ...(summary ? { derived: { html: summary.html, text: summary.text } } : {}),
         ...(email.client ? { client: email.client } : {}),
-        attachments: email.attachments.map((a, index) => ({
-          content: stored.attachments[index]!.ref,
-          filename: a.filename,
-          contentType: a.contentType,
-          size: stored.attachments[index]!.size,
-          ...(a.contentId ? { contentId: a.contentId } : {}),
-        })),
-        snippet: textSnippet(email.text, html),
+        attachments:
+          summary?.attachments ??
+          email.attachments.map((a, index) => ({
+            content: stored.attachments[index]!.ref,
+            filename: a.filename,
+            contentType: a.contentType,
+            size: stored.attachments[index]!.size,
+            ...(a.contentId ? { contentId: a.contentId } : {}),
+          })),
+        snippet: summary?.snippet ?? textSnippet(email.text, html),
         flow: email.flow ?? null,
         read: false,
         createdAt: now.toISOString(),
