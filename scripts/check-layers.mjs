@@ -40,7 +40,12 @@ export const RULES = [
     packages: EDGE_LIBRARIES,
     why: 'Koa, ws, smtp-server and mailparser stay in the edge that uses them; the domain and storage never see their types',
   },
-  { from: ['server/'], except: ['server/smtp/'], packages: ['smtp-server', 'mailparser'], why: 'smtp-server and mailparser are used only in the SMTP folder' },
+  {
+    from: ['server/'],
+    except: ['server/smtp/'],
+    packages: ['smtp-server', 'mailparser', 'libmime', 'libqp', 'libbase64'],
+    why: 'smtp-server and mailparser (and the MIME libraries under it) are used only in the SMTP folder',
+  },
   { from: ['server/'], except: ['server/realtime/'], packages: ['ws'], why: 'ws is used only in the realtime folder' },
   { from: ['server/realtime/'], to: ['server/http/', 'server/app.ts'], why: 'the live push never depends on the HTTP edge' },
   {

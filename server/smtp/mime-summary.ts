@@ -6,6 +6,8 @@ import { textSnippet } from '../domain/messages/snippet.ts';
 
 /** Messages larger than this go to mailparser: the quick read is for the everyday mail. */
 const MAX_BYTES = 512 * 1024;
+/** Bytes in one line, at most (mailsplit flushes longer lines in pieces). */
+const MAX_LINE = 60 * 1024;
 /** MIME parts in one message, at most, for the quick read. */
 const MAX_PARTS = 64;
 const CR = 0x0d;
@@ -22,7 +24,8 @@ const UTF8 = new Set(['ascii', 'usascii', 'utf8']);
  * for the shapes everyday mail has: a text or HTML body, multipart/alternative, /mixed and
  * /related with attachments and inline images, CRLF line endings, UTF-8 or ASCII text, 7bit,
  * 8bit, quoted-printable or base64. Anything else (another charset, format=flowed, an attached
- * message, a delimiter it cannot place, a bare LF, a large message) returns null, and mailparser
+ * message, a delimiter it cannot place, a bare LF, a very long line, a large message) returns
+ * null, and mailparser
  * reads it in the worker thread as before. `test/smtp/mime-summary.test.ts` checks the two agree.
  *
  * Why: mailparser streams every line through several Transform streams, which cost an SMTP
@@ -30,7 +33,7 @@ const UTF8 = new Set(['ascii', 'usascii', 'utf8']);
  * written once, complete, before the client is answered (see bench/README.md).
  */
 export function quickSummary(raw: Buffer): PartsSummary | null {
-  if (raw.length > MAX_BYTES || hasBareLf(raw)) return null;
+  if (raw.length > MAX_BYTES || !plainLines(raw)) return null;
   const parts: Part[] = [];
   const root = readPart(raw, 0, raw.length, true, parts);
   if (root === null) return null;
@@ -236,9 +239,13 @@ function decodeWords(value: string): string {
   }
 }
 
-function hasBareLf(raw: Buffer): boolean {
-  for (let at = raw.indexOf(LF); at >= 0; at = raw.indexOf(LF, at + 1)) if (at === 0 || raw[at - 1] !== CR) return true;
-  return false;
+/** Every line ends in CRLF, and none is so long that mailsplit would cut it up (64 KB). */
+function plainLines(raw: Buffer): boolean {
+  let previous = -1;
+  for (let at = raw.indexOf(LF); at >= 0; previous = at, at = raw.indexOf(LF, at + 1)) {
+    if (at === 0 || raw[at - 1] !== CR || at - previous > MAX_LINE) return false;
+  }
+  return raw.length - previous <= MAX_LINE;
 }
 
 function isAscii(text: string): boolean {

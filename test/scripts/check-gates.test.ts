@@ -71,7 +71,7 @@ describe('the layering check (scripts/check-layers.mjs)', () => {
       server/domain/ingest.ts:2 imports server/http/route.ts: the domain never depends on the HTTP edge (docs/architecture.md)
       server/domain/ingest.ts:3 imports server/realtime/push.ts: the domain never depends on the live push; the live push subscribes to its events (docs/architecture.md)
       server/domain/ingest.ts:4 imports server/pigeonhole.ts: the domain never depends on the composition root (docs/architecture.md)
-      server/pigeonhole.ts:1 imports mailparser: smtp-server and mailparser are used only in the SMTP folder (docs/architecture.md)
+      server/pigeonhole.ts:1 imports mailparser: smtp-server and mailparser (and the MIME libraries under it) are used only in the SMTP folder (docs/architecture.md)
       server/realtime/push.ts:2 imports server/http/route.ts: the live push never depends on the HTTP edge (docs/architecture.md)
       server/smtp/parse.ts:1 imports ws: ws is used only in the realtime folder (docs/architecture.md)
       server/storage/store.ts:1 imports server/domain/ingest.ts: storage is the bottom layer: it never depends on the domain or anything above it (docs/architecture.md)

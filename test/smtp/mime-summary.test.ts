@@ -149,6 +149,8 @@ const written: [string, Buffer][] = [
       'Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nbody\n--b\nContent-Type: application/pdf; name="=?UTF-8?Q?R=C3=A9sum=C3=A9.pdf?="\nContent-Transfer-Encoding: base64\n\nJVBERi0=\n--b--\n',
     ),
   ],
+  ['a message that is one attachment', crlf('Content-Type: application/pdf; name=scan.pdf\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQK\n')],
+  ['a line over 60 KB', crlf(`Content-Type: text/html\n\n<p>${'x'.repeat(70 * 1024)}</p>\n`)],
   ['the benchmark message', FIXTURE_MESSAGE],
 ];
 
@@ -246,6 +248,7 @@ describe('the quick MIME summary', () => {
       'bare LF line endings',
       'an attached message',
       'no closing delimiter',
+      'a line over 60 KB',
     ]);
   });
 
