@@ -184,15 +184,18 @@ function summaryOf(root: Part, all: Part[]): PartsSummary | null {
   const hasText = bodies.some((p) => p.contentType === 'text/plain');
   const hasHtml = bodies.some((p) => p.contentType === 'text/html');
   const texts: string[] = [];
-  const htmls: string[] = [];
+  // The HTML bodies' bytes: whether there are any is all the summary needs, unless the snippet
+  // has no text to come from.
+  const htmls: Buffer[] = [];
   const visit = (alternative: boolean, node: Part): boolean => {
     if (!node.isAttachment && node.children.length === 0 && !node.contentType.startsWith('multipart/')) {
-      const content = decode(node).toString().replace(/\r?\n/g, '\n');
-      if (content !== '') {
+      // A body that decodes to no bytes is an empty string to mailparser, which skips it.
+      const content = decode(node);
+      if (content.length > 0) {
         if (node.contentType === 'text/plain') {
           // mailparser would add this text to the HTML too, converted: left to it.
           if (!alternative && hasHtml) return false;
-          texts.push(content);
+          texts.push(lines(content));
         } else {
           if ((!alternative && hasText) || (node.root && !hasText)) texts.push('');
           htmls.push(content);
@@ -203,14 +206,26 @@ function summaryOf(root: Part, all: Part[]): PartsSummary | null {
     return node.children.every((child) => visit(inAlternative, child));
   };
   if (!visit(false, root)) return null;
-  const html = htmls.length > 0 ? htmls.join('<br/>\n').replace(/\r?\n$/, '') : null;
+  const hasHtmlBody = htmls.length > 0;
   const joined = texts.length > 0 ? texts.join('\n') : undefined;
-  const text = joined === undefined || (joined === '' && html !== null) ? null : joined.replace(/\r?\n$/, '');
+  const text = joined === undefined || (joined === '' && hasHtmlBody) ? null : joined.replace(/\r?\n$/, '');
+  const snippet =
+    text !== null && text.trim() !== ''
+      ? textSnippet(text, null)
+      : textSnippet(
+          text,
+          hasHtmlBody
+            ? htmls
+                .map(lines)
+                .join('<br/>\n')
+                .replace(/\r?\n$/, '')
+            : null,
+        );
   const attachments = leaves.filter((p) => p.isAttachment);
   return {
-    html: html !== null,
+    html: hasHtmlBody,
     text: text !== null,
-    snippet: textSnippet(text, html),
+    snippet,
     attachments: attachments.map((a, index) => {
       const contentType =
         a.contentType === 'application/octet-stream' && a.filename ? libmime.detectMimeType(a.filename) || 'application/octet-stream' : a.contentType;
@@ -229,6 +244,11 @@ function decode(part: Part): Buffer {
   if (part.encoding === 'base64') return libbase64.decode(part.body.toString('latin1').replace(/[^a-zA-Z0-9+/=]/g, ''));
   if (part.encoding === 'quoted-printable') return libqp.decode(part.body.toString('latin1'));
   return part.body;
+}
+
+/** A body as mailparser gives it: UTF-8, with LF line endings. */
+function lines(content: Buffer): string {
+  return content.toString().replace(/\r?\n/g, '\n');
 }
 
 function decodeWords(value: string): string {

@@ -14,6 +14,9 @@ export interface MessageHeaders {
   cc: string[];
 }
 
+/** The header fields a capture needs before it is stored. */
+const CAPTURE_FIELDS: ReadonlySet<string> = new Set(['from', 'subject', 'to', 'cc']);
+
 /** Headers are read from at most this much of the start of a message. */
 const MAX_HEADER_BYTES = 256 * 1024;
 
@@ -26,7 +29,7 @@ export function readMessageHeaders(raw: Buffer): MessageHeaders {
   // Only the header block becomes a string, not the body after it.
   const head = raw.subarray(0, MAX_HEADER_BYTES);
   const end = head.indexOf('\n\r\n') >= 0 ? head.indexOf('\n\r\n') + 1 : head.indexOf('\n\n') >= 0 ? head.indexOf('\n\n') + 1 : head.length;
-  const fields = parseHeaders(head.subarray(0, end).toString('latin1'));
+  const fields = parseHeaders(head.subarray(0, end).toString('latin1'), CAPTURE_FIELDS);
   const field = (name: string) => fields.find((f) => f.name.toLowerCase() === name)?.value ?? '';
   const list = (name: string) => fields.filter((f) => f.name.toLowerCase() === name).flatMap((f) => mailboxes(addressparser(f.value)));
   const from = addressparser(field('from'))[0];

@@ -3,8 +3,11 @@ export interface HeaderField {
   value: string;
 }
 
-/** Parses a header block (latin1 text: bytes as they are, decoded per field below). */
-export function parseHeaders(text: string): HeaderField[] {
+/**
+ * Parses a header block (latin1 text: bytes as they are, decoded per field below); with
+ * `only`, just the fields of those (lower-case) names are decoded and returned.
+ */
+export function parseHeaders(text: string, only?: ReadonlySet<string>): HeaderField[] {
   const end = text.search(/\r?\n\r?\n/);
   const block = end < 0 ? text : text.slice(0, end);
   const fields: HeaderField[] = [];
@@ -12,7 +15,7 @@ export function parseHeaders(text: string): HeaderField[] {
     const colon = line.indexOf(':');
     if (colon <= 0) continue;
     const name = line.slice(0, colon).trim();
-    if (!/^[!-9;-~]+$/.test(name)) continue;
+    if (!/^[!-9;-~]+$/.test(name) || (only !== undefined && !only.has(name.toLowerCase()))) continue;
     const raw = Buffer.from(line.slice(colon + 1).replace(/\r?\n[ \t]/g, ' '), 'latin1').toString('utf8');
     fields.push({ name, value: decodeWords(raw.trim()) });
   }
