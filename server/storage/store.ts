@@ -68,9 +68,10 @@ export interface Store {
   touchBlocks(): void;
   /**
    * Resolves once every change made before the call is on disk; a StorageError otherwise.
-   * `freesSpace`: part of a deletion, which may use the reserve on a full disk.
+   * `freesSpace`: part of a deletion, which may use the reserve on a full disk. `gather`: the
+   * write waits for the rest of this turn of the event loop, and what it brings shares it.
    */
-  flush(options?: { freesSpace?: boolean }): Promise<void>;
+  flush(options?: { freesSpace?: boolean; gather?: boolean }): Promise<void>;
   /**
    * The request log has its own group commit: it is not accepted data, and a /v1 response
    * must never wait for a log segment to be written.
