@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { api, read } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
+import { previewPolicy } from '../../../ui/src/components/dark-preview.ts';
 
 /**
  * On the file's app: `get(path)` the JSON body of a GET, `call(method, path, body?, type?)` any
@@ -108,6 +109,25 @@ describe('GET /api/messages/:id/html and /text', () => {
     "default-src 'none'; script-src 'none'; object-src 'none'; frame-src 'none'; form-action 'none'; base-uri 'none'; " +
     "img-src 'self' HOST data:; media-src 'self' HOST data:; font-src 'self' HOST data:; style-src 'unsafe-inline' 'self' HOST; " +
     'sandbox allow-popups allow-popups-to-escape-sandbox';
+
+  it("the inbox's srcdoc frames get the same policy, less the sandbox (the frame's attribute; a meta policy cannot carry it)", async ({ app, send }) => {
+    const directives = (policy: string) =>
+      new Map(
+        policy
+          .split(';')
+          .map((d) => d.trim().split(/\s+/) as [string, ...string[]])
+          .map(([name, ...values]) => [name, values]),
+      );
+    const id = await send('bulk-key', { recipient: 'policy@example.com', subject: 'Policy', body: '<p>x</p>' });
+    for (const remote of [false, true]) {
+      const served = directives((await fetch(`${app.url}/api/messages/${id}/html${remote ? '?remote=1' : ''}`)).headers.get('content-security-policy')!);
+      const srcdoc = directives(previewPolicy(app.url, remote));
+      served.delete('sandbox');
+      expect([...srcdoc.keys()].sort(), `remote=${remote}`).toEqual([...served.keys()].sort());
+      for (const [name, values] of served) if (values.includes("'none'")) expect(srcdoc.get(name), name).toEqual(["'none'"]);
+      expect(srcdoc.get('img-src')!.includes('https:'), `remote=${remote}`).toBe(remote);
+    }
+  });
 
   it('serves the HTML under a policy with no scripts and no remote content, unless remote=1', async ({ app, get, send }) => {
     const body = '<html><head><title>t</title></head><body><img src="https://tracker.example/p.gif"><script>alert(1)</script></body></html>';

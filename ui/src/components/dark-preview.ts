@@ -55,6 +55,7 @@ export function previewPolicy(origin: string, remote: boolean): string {
     "object-src 'none'",
     "frame-src 'none'",
     "form-action 'none'",
+    "base-uri 'none'",
     `img-src ${media}`,
     `media-src ${media}`,
     `font-src ${media}`,
