@@ -25,8 +25,8 @@ const UTF8 = new Set(['ascii', 'usascii', 'utf8']);
  * /related with attachments and inline images, CRLF line endings, UTF-8 or ASCII text, 7bit,
  * 8bit, quoted-printable or base64. Anything else (another charset, format=flowed, an attached
  * message, a delimiter it cannot place, a bare LF, a very long line, a large message) returns
- * null, and mailparser
- * reads it in the worker thread as before. `test/smtp/mime-summary.test.ts` checks the two agree.
+ * null, and mailparser reads it in the worker thread as before. `test/smtp/mime-summary.test.ts`
+ * checks the two agree.
  *
  * Why: mailparser streams every line through several Transform streams, which cost an SMTP
  * capture more CPU than everything else it does together; this pass lets the capture be

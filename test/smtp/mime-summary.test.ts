@@ -72,6 +72,8 @@ const composed: [string, Mail][] = [
 /** Hand-written messages for the edges: the quick read must agree, or leave them to mailparser. */
 const written: [string, Buffer][] = [
   ['no Content-Type', crlf('From: a@example.com\nSubject: x\n\nJust text\n')],
+  ['no header block', crlf('\nJust text\n')],
+  ['no body', crlf('From: a@example.com\nSubject: x\n')],
   ['single-part HTML, 7bit', crlf('From: a@example.com\nContent-Type: text/html; charset=utf-8\n\n<p>Hi</p>\n\n')],
   [
     'folded Content-Type, quoted boundary',
@@ -241,6 +243,8 @@ describe('the quick MIME summary', () => {
     // What it leaves to mailparser: a charset to convert, flowed text, an attached message, text
     // that mailparser would also turn into HTML, and anything it cannot place for sure.
     expect(corpus.map(([name]) => name).filter((name) => !read.includes(name))).toEqual([
+      'no header block',
+      'no body',
       'text and HTML siblings in mixed',
       'a delimiter-like line that is not one',
       'format=flowed',
