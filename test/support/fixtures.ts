@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { SendMailOptions } from 'nodemailer';
 import { test as base } from 'vitest';
 import { api, read, startApp, type TestServer, type TestServerOptions } from './app.ts';
+import { flowClient } from './flow-helpers.ts';
 import { processTracker } from './process-helpers.ts';
 import { capturedId, smtpClient, trySend } from './smtp.ts';
 import { connectEvents } from './ws.ts';
@@ -17,6 +18,8 @@ import { connectEvents } from './ws.ts';
  *   `test.override('appOptions', { ... })` at the top of the file.
  * - `v1`: /v1 requests to `app` with the key `apiKey` ('test-key'; override it like appOptions).
  * - `get(path)`: the JSON body of a GET on `app` (the sandbox API, mostly).
+ * - `flows`: the flow client (support/flow-helpers.ts) on `app`: the sandbox API and the /v1
+ *   calls a flow test makes.
  * - `smtp`: a real SMTP client (nodemailer) on `app`'s capture port: `send` resolves with the
  *   capture id, `trySend` with the reply or the refusal as a value.
  * - `events`: a WebSocket client on `app`'s live push (/api/events), recording every frame; one
@@ -51,6 +54,7 @@ export const test = base
       async (path: string): Promise<any> =>
         (await read(await fetch(app.url + path))).body,
   )
+  .extend('flows', { scope: 'file' }, ({ app }) => flowClient(app.url))
   .extend('smtp', { scope: 'file' }, ({ app }, { onCleanup }) => {
     const transport = smtpClient(app.smtpPort);
     onCleanup(() => transport.close());

@@ -1,27 +1,18 @@
 import { describe, expect } from 'vitest';
 import { read } from '../../support/app.ts';
-import { flowClient } from '../../support/flow-helpers.ts';
 import { test } from '../../support/fixtures.ts';
 
 // Real time stands still under the sandbox clock, so every timestamp below is exact.
 const T0 = Date.parse('2030-01-06T09:00:00Z');
 test.override('appOptions', { now: () => T0 });
-/** `c()`: the flow client (support/flow-helpers.ts) on the file's app. */
-const it = test.extend(
-  'c',
-  { scope: 'file' },
-  ({ app }) =>
-    () =>
-      flowClient(app.url),
-);
 
 const WELCOME = 'Welcome Signup Flow';
 
 describe('the sample WELCOME_SIGNUP flow, driven through the API', () => {
-  it('sends the welcome email before subscribe answers, then waits two days for the flag', async ({ v1, c }) => {
+  test('sends the welcome email before subscribe answers, then waits two days for the flag', async ({ v1, flows }) => {
     const res = await read(await v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'ada@example.com', first_name: 'Ada <3' }));
     expect(res.text).toBe(`{"detail":"Recipient 'ada@example.com' successfully subscribed to flow '${WELCOME}'.","subscription_id":1}`);
-    const [welcome, ...rest] = await c().mail('ada@example.com');
+    const [welcome, ...rest] = await flows.mail('ada@example.com');
     expect(rest).toEqual([]);
     expect(welcome).toMatchObject({
       source: 'flow',
@@ -37,7 +28,7 @@ describe('the sample WELCOME_SIGNUP flow, driven through the API', () => {
     expect(detail.html).toMatch(/^<!doctype html>/);
     expect(detail.text).toBe('Welcome, Ada <3! Your account for ada@example.com is ready.');
     expect(detail).toMatchObject({ used_template: true, flow: { trigger: 'WELCOME_SIGNUP', step: 1, subscription: 1, run: 0 } });
-    expect(await c().subscription('ada@example.com', 'WELCOME_SIGNUP')).toEqual({
+    expect(await flows.subscription('ada@example.com', 'WELCOME_SIGNUP')).toEqual({
       id: 1,
       flow_name: WELCOME,
       flow_trigger: 'WELCOME_SIGNUP',
@@ -50,44 +41,44 @@ describe('the sample WELCOME_SIGNUP flow, driven through the API', () => {
     });
   });
 
-  it('without the flag: nothing for 47 hours, then the nudge, the flag nudged, the thanks, completed', async ({ c }) => {
-    await c().advance('1d23h');
-    expect(await c().subjects('ada@example.com')).toEqual(['Welcome to Acme, Ada <3!']);
-    expect((await c().subscription('ada@example.com', 'WELCOME_SIGNUP')).next_send_date).toBe('2030-01-08T09:00:00Z');
-    const clock = await c().advance('1h');
+  test('without the flag: nothing for 47 hours, then the nudge, the flag nudged, the thanks, completed', async ({ flows }) => {
+    await flows.advance('1d23h');
+    expect(await flows.subjects('ada@example.com')).toEqual(['Welcome to Acme, Ada <3!']);
+    expect((await flows.subscription('ada@example.com', 'WELCOME_SIGNUP')).next_send_date).toBe('2030-01-08T09:00:00Z');
+    const clock = await flows.advance('1h');
     expect(clock).toEqual({ now: '2030-01-08T09:00:00Z', offset_ms: 2 * 86_400_000, real_time: false });
-    const mail = await c().mail('ada@example.com');
+    const mail = await flows.mail('ada@example.com');
     expect(mail.map((m) => [m.subject, m.created_at])).toEqual([
       ['Welcome to Acme, Ada <3!', '2030-01-06T09:00:00Z'],
       ['Need a hand getting started, Ada <3?', '2030-01-08T09:00:00Z'],
       ['Thanks for joining Acme', '2030-01-08T09:00:00Z'],
     ]);
-    expect(await c().flags('ada@example.com')).toEqual(['nudged']);
-    expect(await c().subscription('ada@example.com', 'WELCOME_SIGNUP')).toMatchObject({
+    expect(await flows.flags('ada@example.com')).toEqual(['nudged']);
+    expect(await flows.subscription('ada@example.com', 'WELCOME_SIGNUP')).toMatchObject({
       status: 'completed',
       current_step_order: 6,
       next_send_date: null,
       updated_at: '2030-01-08T09:00:00Z',
     });
-    const timeline = await c().timeline('ada@example.com');
+    const timeline = await flows.timeline('ada@example.com');
     expect(timeline.steps.map((s: any) => s.state)).toEqual(['done', 'done', 'done', 'done', 'done', 'done']);
   });
 
-  it('with the flag set before the timeout: the wait ends at once and the condition jumps to the thanks', async ({ v1, c }) => {
-    await c().subscribe('WELCOME_SIGNUP', 'bea@example.com', { first_name: 'Bea' });
-    await c().advance('3h');
+  test('with the flag set before the timeout: the wait ends at once and the condition jumps to the thanks', async ({ v1, flows }) => {
+    await flows.subscribe('WELCOME_SIGNUP', 'bea@example.com', { first_name: 'Bea' });
+    await flows.advance('3h');
     const set = await read(await v1.post('/v1/recipients/flags/set/', { email: 'bea@example.com', flags: 'onboarded' }));
     expect(set.status).toBe(200);
     // Already run when flags/set answered: no polling needed.
-    expect(await c().subjects('bea@example.com')).toEqual(['Welcome to Acme, Bea!', 'Thanks for joining Acme']);
-    expect(await c().subscription('bea@example.com', 'WELCOME_SIGNUP')).toMatchObject({
+    expect(await flows.subjects('bea@example.com')).toEqual(['Welcome to Acme, Bea!', 'Thanks for joining Acme']);
+    expect(await flows.subscription('bea@example.com', 'WELCOME_SIGNUP')).toMatchObject({
       status: 'completed',
       current_step_order: 6,
       next_send_date: null,
       updated_at: '2030-01-08T12:00:00Z',
     });
-    expect(await c().flags('bea@example.com')).toEqual(['onboarded']);
-    const timeline = await c().timeline('bea@example.com');
+    expect(await flows.flags('bea@example.com')).toEqual(['onboarded']);
+    const timeline = await flows.timeline('bea@example.com');
     expect(timeline.steps.map((s: any) => [s.order, s.name, s.state])).toEqual([
       [1, 'welcome', 'done'],
       [2, 'wait-for-onboarding', 'done'],
@@ -96,37 +87,37 @@ describe('the sample WELCOME_SIGNUP flow, driven through the API', () => {
       [5, 'mark-nudged', 'skipped'],
       [6, 'thanks', 'done'],
     ]);
-    await c().advance('3d');
-    expect(await c().subjects('bea@example.com')).toHaveLength(2);
+    await flows.advance('3d');
+    expect(await flows.subjects('bea@example.com')).toHaveLength(2);
   });
 
-  it('wakes on a flag from POST /v1/recipients/ and from a send with flags, too', async ({ v1, c }) => {
-    await c().subscribe('WELCOME_SIGNUP', 'cy@example.com');
-    await c().subscribe('WELCOME_SIGNUP', 'di@example.com');
+  test('wakes on a flag from POST /v1/recipients/ and from a send with flags, too', async ({ v1, flows }) => {
+    await flows.subscribe('WELCOME_SIGNUP', 'cy@example.com');
+    await flows.subscribe('WELCOME_SIGNUP', 'di@example.com');
     expect((await read(await v1.post('/v1/recipients/', { email: 'cy@example.com', flags: ['vip', 'onboarded'] }))).status).toBe(200);
-    expect(await c().subjects('cy@example.com')).toEqual(['Welcome to Acme, !', 'Thanks for joining Acme']);
+    expect(await flows.subjects('cy@example.com')).toEqual(['Welcome to Acme, !', 'Thanks for joining Acme']);
     const sent = await read(await v1.post('/v1/email/send/', { recipient: 'di@example.com', subject: 'Receipt', body: '<p>r</p>', flags: 'onboarded' }));
     expect(sent.status).toBe(200);
-    expect(await c().subjects('di@example.com')).toEqual(['Welcome to Acme, !', 'Receipt', 'Thanks for joining Acme']);
+    expect(await flows.subjects('di@example.com')).toEqual(['Welcome to Acme, !', 'Receipt', 'Thanks for joining Acme']);
   });
 
-  it('a flag the recipient already has ends the wait as soon as it starts', async ({ c }) => {
-    await c().subscribe('WELCOME_SIGNUP', 'eve@example.com', { flags: 'onboarded' });
-    expect(await c().subjects('eve@example.com')).toEqual(['Welcome to Acme, !', 'Thanks for joining Acme']);
-    expect((await c().subscription('eve@example.com', 'WELCOME_SIGNUP')).status).toBe('completed');
+  test('a flag the recipient already has ends the wait as soon as it starts', async ({ flows }) => {
+    await flows.subscribe('WELCOME_SIGNUP', 'eve@example.com', { flags: 'onboarded' });
+    expect(await flows.subjects('eve@example.com')).toEqual(['Welcome to Acme, !', 'Thanks for joining Acme']);
+    expect((await flows.subscription('eve@example.com', 'WELCOME_SIGNUP')).status).toBe('completed');
   });
 
-  it('another flag does not end the wait', async ({ c }) => {
-    await c().subscribe('WELCOME_SIGNUP', 'fay@example.com');
-    await c().setFlags('fay@example.com', 'other');
-    expect(await c().subjects('fay@example.com')).toHaveLength(1);
-    expect((await c().subscription('fay@example.com', 'WELCOME_SIGNUP')).current_step_order).toBe(2);
+  test('another flag does not end the wait', async ({ flows }) => {
+    await flows.subscribe('WELCOME_SIGNUP', 'fay@example.com');
+    await flows.setFlags('fay@example.com', 'other');
+    expect(await flows.subjects('fay@example.com')).toHaveLength(1);
+    expect((await flows.subscription('fay@example.com', 'WELCOME_SIGNUP')).current_step_order).toBe(2);
   });
 
-  it('re-subscribing after completion starts the flow over', async ({ v1, c }) => {
-    const again = await c().subscribe('WELCOME_SIGNUP', 'eve@example.com');
+  test('re-subscribing after completion starts the flow over', async ({ v1, flows }) => {
+    const again = await flows.subscribe('WELCOME_SIGNUP', 'eve@example.com');
     expect(again.subscription_id).toBeGreaterThan(1);
-    expect(await c().subjects('eve@example.com')).toEqual(['Welcome to Acme, !', 'Thanks for joining Acme', 'Welcome to Acme, !', 'Thanks for joining Acme']);
+    expect(await flows.subjects('eve@example.com')).toEqual(['Welcome to Acme, !', 'Thanks for joining Acme', 'Welcome to Acme, !', 'Thanks for joining Acme']);
     const list = (await read(await v1.get('/v1/flows/subscriptions/?email=eve@example.com'))).body as any[];
     expect(list.map((s) => s.status)).toEqual(['completed', 'completed']);
   });
