@@ -6,22 +6,12 @@ import { format, mb, median, percentileOf, table, targetLine } from './lib/figur
 import { firstAnswer, HttpClient } from './lib/http-client.ts';
 import { captureBody, QUERIES } from './lib/search-corpus.ts';
 import { spawnPigeonhole } from './lib/server-process.ts';
+import { CHROMIUM, CHROMIUM_FLAGS } from './lib/chromium.ts';
 
 /** Issue 10, point 4: search over 100,000 captures within 50 ms; the first match in the inbox within 300 ms. */
 const API_TARGET_MS = 50;
 const BROWSER_TARGET_MS = 300;
 const API_KEY = 'bulk-key';
-const CHROMIUM = '/usr/bin/chromium';
-/** docs/architecture.md, Machine facts: Debian's Chromium, headless, nothing running in the background. */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 /** ui/src/components/filter-bar.tsx */
 const SEARCH_BOX = 'input[type="search"][aria-label="Search messages"]';
 /** Attempts per browser run when a query for part of the text was sent while typing. */
@@ -146,7 +136,7 @@ interface Timing {
  * the result table, then target lines.
  */
 async function browserSearch(url: string, api: HttpClient, stored: number, runs: number, { signal, log }: BenchContext): Promise<string[]> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   const closeBrowser = () => void browser.close().catch(() => undefined);
   signal.addEventListener('abort', closeBrowser, { once: true });
   try {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { test } from '../../support/fixtures.ts';
-import { ARTIFACTS, CHROMIUM, CHROMIUM_FLAGS, launchChromium, row } from './browser.ts';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../../../bench/lib/chromium.ts';
+import { ARTIFACTS, launchChromium, row } from './browser.ts';
 
 /**
  * The inbox where the browser blocks site data: a Chromium profile with cookies blocked for

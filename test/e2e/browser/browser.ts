@@ -2,21 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../../../bench/lib/chromium.ts';
 import { startApp, type TestServer } from '../../support/app.ts';
 
 export const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** Headless, with nothing running in the background. */
-export const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-
 /** Debian's chromium, headless, with nothing running in the background (plus any `extraArgs`). */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
