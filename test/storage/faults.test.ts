@@ -393,6 +393,12 @@ describe('a data directory written by Pigeonhole 0.1', () => {
     await mkdir(dataDir);
     await cp(fixture, dataDir, { recursive: true });
     await rm(path.join(dataDir, 'README.md'));
+    // The fixture was made on 2026-11-23 and its flow subscription has a step due two days later.
+    // Start its sandbox clock just after the fixture was made (a stored offset, as a moved clock
+    // is kept across restarts), so no step falls due in real time whatever the date of the run.
+    const metaFile = path.join(dataDir, 'meta.json');
+    const meta = JSON.parse(await readFile(metaFile, 'utf8')) as Record<string, unknown>;
+    await writeFile(metaFile, JSON.stringify({ ...meta, clockOffsetMs: Date.parse('2026-11-23T11:00:00Z') - Date.now() }));
     const eml = async (seq: number) => readFile(path.join(fixture, 'blobs', '00000', `${seq}.message.eml`));
 
     const server = await serverProcess.spawn({ dataDir });
