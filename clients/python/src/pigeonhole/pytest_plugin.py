@@ -1,0 +1,76 @@
+"""The pytest plugin: registered through the `pytest11` entry point (loaded by pytest once the
+package is installed), or loaded with `-p pigeonhole.pytest_plugin`.
+
+Fixtures:
+- `pigeonhole` (session): a `Pigeonhole` client with `.url` and `.smtp` (host, port). With
+  `--pigeonhole-url` or `PIGEONHOLE_URL` it is that running sandbox (its SMTP port is
+  `PIGEONHOLE_SMTP_PORT`, default 1025, the variable the server itself reads; its login
+  `PIGEONHOLE_AUTH`). Otherwise the plugin starts a sandbox on free ports with a temporary data
+  directory on first use (`--pigeonhole-command` or `PIGEONHOLE_COMMAND` says which server,
+  see `pigeonhole.sandbox`) and stops it at the end of the session. Under pytest-xdist each
+  worker starts its own: nothing is shared between processes, and a worker that never asks for
+  the fixture starts nothing.
+- `pigeonhole_inbox` (function): a fresh namespace for the test. `.address("ada")` is
+  `ada+<namespace>@example.com`; `.wait(**filters)`, `.expect(count=N)`,
+  `.expect_none(within=seconds)`, `.latest()`, `.messages()` look only at its captures; its
+  captures are removed when the test ends. Tests in other namespaces never see its mail, so
+  tests can share one sandbox, in parallel too.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from typing import Iterator, Optional
+
+import pytest
+
+from .client import Pigeonhole
+from .inbox import Inbox, new_namespace
+from .sandbox import SandboxError, start_sandbox
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pigeonhole", "Pigeonhole email sandbox")
+    group.addoption(
+        "--pigeonhole-url",
+        default=None,
+        help="a running sandbox to use (default: $PIGEONHOLE_URL; without either, one is started for the session)",
+    )
+    group.addoption(
+        "--pigeonhole-command",
+        default=None,
+        help="the command that starts a sandbox when none is given, e.g. 'npx pigeonhole' (default: $PIGEONHOLE_COMMAND, "
+        "else the repository or npm package found from the current directory)",
+    )
+
+
+def _running(url: str) -> Pigeonhole:
+    smtp = (urllib.parse.urlsplit(url).hostname or "127.0.0.1", int(os.environ.get("PIGEONHOLE_SMTP_PORT") or 1025))
+    client = Pigeonhole(url, auth=os.environ.get("PIGEONHOLE_AUTH") or None, smtp=smtp)
+    if not client.ready():
+        raise SandboxError(f"the sandbox at {client.url} does not answer /readyz with 200 (from --pigeonhole-url or PIGEONHOLE_URL)")
+    return client
+
+
+@pytest.fixture(scope="session")
+def pigeonhole(request: pytest.FixtureRequest) -> Iterator[Pigeonhole]:
+    """The sandbox client for the session (see the module's docstring for which sandbox)."""
+    url: Optional[str] = request.config.getoption("pigeonhole_url") or os.environ.get("PIGEONHOLE_URL")
+    if url:
+        yield _running(url)
+        return
+    command: Optional[str] = request.config.getoption("pigeonhole_command") or None
+    sandbox = start_sandbox(command)
+    try:
+        yield sandbox.client
+    finally:
+        sandbox.stop()
+
+
+@pytest.fixture
+def pigeonhole_inbox(pigeonhole: Pigeonhole, request: pytest.FixtureRequest) -> Iterator[Inbox]:
+    """A fresh namespace for this test, its captures removed at teardown."""
+    inbox = Inbox(pigeonhole, new_namespace(request.node.name))
+    yield inbox
+    inbox.reset()
