@@ -25,7 +25,7 @@ def test_the_session_client_knows_its_sandbox(pigeonhole: Pigeonhole) -> None:
 
 def test_each_test_gets_a_fresh_namespace_and_addresses_in_it(pigeonhole: Pigeonhole, pigeonhole_inbox: Inbox, request: pytest.FixtureRequest) -> None:
     tag = pigeonhole_inbox.namespace
-    assert re.fullmatch(r"test-each-test-[0-9a-f]{8}", tag)
+    assert re.fullmatch(r"each-test-gets-[0-9a-f]{8}", tag)
     assert pigeonhole_inbox.address("ada") == f"ada+{tag}@example.com"
     assert pigeonhole_inbox.address("bob", "acme.test") == f"bob+{tag}@acme.test"
     assert pigeonhole.inbox().namespace != tag

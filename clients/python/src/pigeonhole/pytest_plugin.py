@@ -14,14 +14,15 @@ Fixtures:
   `ada+<namespace>@example.com`; `.wait(**filters)`, `.expect(count=N)`,
   `.expect_none(within=seconds)`, `.latest()`, `.messages()` look only at its captures; its
   captures are removed when the test ends. Tests in other namespaces never see its mail, so
-  tests can share one sandbox, in parallel too.
+  tests can share one sandbox, in parallel too. When a test using it fails, its report gets a
+  section listing the namespace's captures (before they are removed).
 """
 
 from __future__ import annotations
 
 import os
 import urllib.parse
-from typing import Iterator, Optional
+from typing import Generator, Iterator, Optional
 
 import pytest
 
@@ -71,6 +72,25 @@ def pigeonhole(request: pytest.FixtureRequest) -> Iterator[Pigeonhole]:
 @pytest.fixture
 def pigeonhole_inbox(pigeonhole: Pigeonhole, request: pytest.FixtureRequest) -> Iterator[Inbox]:
     """A fresh namespace for this test, its captures removed at teardown."""
-    inbox = Inbox(pigeonhole, new_namespace(request.node.name))
+    inbox = Inbox(pigeonhole, new_namespace(request.node.name.removeprefix("test_")))
     yield inbox
     inbox.reset()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, None, None]:
+    """A failed test's report lists what its inbox caught, while the captures are still there."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    inbox = getattr(item, "funcargs", {}).get("pigeonhole_inbox")
+    if not isinstance(inbox, Inbox) or report.when != "call" or not report.failed:
+        return
+    try:
+        page = inbox.messages(limit=20)
+    except Exception as error:  # the report must not fail because the sandbox is gone
+        text = f"(could not list the captures: {error})"
+    else:
+        lines = [f"{m.created_at:%H:%M:%S} {m.id} {m.source:4} {m.subject!r} to {', '.join(m.recipients)}" for m in page]
+        more = f"\n... and {page.total - len(page)} more" if page.total > len(page) else ""
+        text = "\n".join(lines) + more if lines else "(no captures)"
+    report.sections.append((f"pigeonhole inbox {inbox.namespace} ({inbox.client.url})", text))
