@@ -171,7 +171,7 @@ class Pigeonhole:
             raise
 
     def expect(self, count: int = 1, within: float = 10.0, **filters: FilterValue) -> List[Message]:
-        """Exactly `count` captures matching the filters, oldest first as the server gives them.
+        """Exactly `count` captures matching the filters, as the server lists them.
 
         Answers once `count` match and no further one arrives within the server's settle time.
         Raises ExpectationFailed (status 409) as soon as more match, or (status 408) when fewer
