@@ -7,7 +7,7 @@ import smtplib
 
 import pytest
 
-from pigeonhole import ExpectationFailed, Inbox, Message, Pigeonhole, PigeonholeError, WaitTimeout
+from pigeonhole import ExpectationFailed, Inbox, Message, Pigeonhole, PigeonholeError, TooFewMessages, TooManyMessages, WaitTimeout
 
 SIGN_IN = '<p>Your sign-in code is <b>731904</b>.</p><p><a href="https://app.example/login?t=xyz&amp;n=1">Sign in</a></p>'
 
@@ -55,18 +55,18 @@ def test_expect_counts_exactly_what_arrived_over_the_api_and_smtp(pigeonhole_inb
 def test_expect_fails_at_once_with_the_captures_when_more_matched(pigeonhole_inbox: Inbox, send) -> None:
     ada = pigeonhole_inbox.address("ada")
     sent = {send.api(ada, "Welcome", "<p>hi</p>"), send.smtp([ada], "Welcome", "hi")}
-    with pytest.raises(ExpectationFailed) as failure:
+    with pytest.raises(TooManyMessages) as failure:
         pigeonhole_inbox.expect(count=1, subject="welcome")
     assert failure.value.status == 409
     assert failure.value.expected == 1
     assert failure.value.count == 2
     assert {m.id for m in failure.value.messages} == sent
-    assert isinstance(failure.value, AssertionError)
+    assert isinstance(failure.value, ExpectationFailed) and isinstance(failure.value, AssertionError)
 
 
 def test_expect_fails_when_fewer_arrived_within_the_time(pigeonhole_inbox: Inbox, send) -> None:
     sent = send.api(pigeonhole_inbox.address("ada"), "Only one", "<p>1</p>")
-    with pytest.raises(ExpectationFailed) as failure:
+    with pytest.raises(TooFewMessages) as failure:
         pigeonhole_inbox.expect(count=2, within=0.3)
     assert failure.value.status == 408
     assert failure.value.count == 1

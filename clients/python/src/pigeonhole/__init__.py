@@ -9,7 +9,7 @@
 """
 
 from .client import Clock, Page, Pigeonhole
-from .errors import ExpectationFailed, PigeonholeError, WaitTimeout
+from .errors import ExpectationFailed, PigeonholeError, TooFewMessages, TooManyMessages, WaitTimeout
 from .inbox import Inbox, new_namespace
 from .message import Link, Message
 from .sandbox import Sandbox, SandboxError, start_sandbox
@@ -25,6 +25,8 @@ __all__ = [
     "PigeonholeError",
     "Sandbox",
     "SandboxError",
+    "TooFewMessages",
+    "TooManyMessages",
     "WaitTimeout",
     "new_namespace",
     "start_sandbox",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
-from .errors import ExpectationFailed, PigeonholeError, WaitTimeout
+from .errors import PigeonholeError, TooFewMessages, TooManyMessages, WaitTimeout
 from .message import Message
 
 if TYPE_CHECKING:
@@ -170,22 +170,26 @@ class Pigeonhole:
                 raise WaitTimeout(error.status, error.body, f"no email matching {_describe(filters)} arrived within {timeout:g} s") from None
             raise
 
-    def expect(self, count: int = 1, within: float = 10.0, **filters: FilterValue) -> List[Message]:
-        """Exactly `count` captures matching the filters, as the server lists them.
+    def expect(self, count: int = 1, within: float = 10.0, settle: Optional[float] = None, **filters: FilterValue) -> List[Message]:
+        """Exactly `count` captures matching the filters (newest first, at most 50 listed).
 
-        Answers once `count` match and no further one arrives within the server's settle time.
-        Raises ExpectationFailed (status 409) as soon as more match, or (status 408) when fewer
-        had matched after `within` seconds. `count=0` is `expect_none`.
+        Answers once `count` match and no further one arrives within `settle` seconds (the
+        server's default, 0.25, when not given; never more than `within`). Raises TooManyMessages
+        (409) as soon as more match, TooFewMessages (408) when fewer had matched after `within`
+        seconds; both are ExpectationFailed. `count=0` is `expect_none`.
         """
         if not isinstance(count, int) or isinstance(count, bool) or count < 0:
             raise ValueError(f"count must be a whole number (0 or more), not {count!r}")
         query = {**_filters(filters), "count": str(count), "within": _ms(within, "within")}
+        if settle is not None:
+            query["settle"] = _ms(settle, "settle")
         try:
-            body = self._call("GET", "/api/messages/expect", query=query, hold=within)
+            body = self._call("GET", "/api/messages/expect", query=query, hold=within + (settle or 0.0))
         except PigeonholeError as error:
             if error.status in (408, 409) and isinstance(error.body, dict) and "count" in error.body:
                 found = [self._message(m) for m in error.body.get("messages") or []]
-                raise ExpectationFailed(error.status, error.body, count, found) from None
+                failure = TooManyMessages if error.status == 409 else TooFewMessages
+                raise failure(error.status, error.body, count, found) from None
             raise
         return [self._message(m) for m in body.get("messages") or []]
 

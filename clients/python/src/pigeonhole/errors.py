@@ -34,9 +34,10 @@ class WaitTimeout(PigeonholeError, AssertionError):
 class ExpectationFailed(PigeonholeError, AssertionError):
     """`expect` or `expect_none` did not see exactly the expected number of captures.
 
-    `status` is 409 when more matched than expected (the offending captures are in `messages`,
-    as soon as the server saw them) and 408 when fewer had matched by the end of `within`.
-    `expected` is the count asked for, `count` the number that matched.
+    `status` is 409 when more matched than expected (TooManyMessages, raised as soon as the
+    extra one was captured) and 408 when fewer had matched by the end of `within`
+    (TooFewMessages). `expected` is the count asked for, `count` the number that matched,
+    `messages` the matches (newest first, at most 50).
     """
 
     def __init__(self, status: int, body: Any, expected: int, messages: List["Message"]) -> None:
@@ -47,3 +48,11 @@ class ExpectationFailed(PigeonholeError, AssertionError):
         seen = "; ".join(f"{m.id} {m.subject!r} to {', '.join(m.recipients)}" for m in messages)
         text = f"expected {expected} email(s), {self.count} matched" + (f" ({detail})" if detail else "")
         super().__init__(status, body, text + (f": {seen}" if seen else ""))
+
+
+class TooManyMessages(ExpectationFailed):
+    """More captures matched than expected (409), raised as soon as the extra one was captured."""
+
+
+class TooFewMessages(ExpectationFailed):
+    """Fewer captures matched than expected by the end of `within` (408)."""

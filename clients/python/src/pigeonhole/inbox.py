@@ -47,9 +47,9 @@ class Inbox:
         """The newest capture of this inbox matching the filters, waiting up to `timeout` s (WaitTimeout)."""
         return self.client.wait(timeout, namespace=self.namespace, **filters)
 
-    def expect(self, count: int = 1, within: float = 10.0, **filters: "FilterValue") -> List[Message]:
+    def expect(self, count: int = 1, within: float = 10.0, settle: Optional[float] = None, **filters: "FilterValue") -> List[Message]:
         """Exactly `count` captures in this inbox matching the filters (ExpectationFailed otherwise)."""
-        return self.client.expect(count, within, namespace=self.namespace, **filters)
+        return self.client.expect(count, within, settle, namespace=self.namespace, **filters)
 
     def expect_none(self, within: float = 1.0, **filters: "FilterValue") -> None:
         """No capture in this inbox matches the filters, now or within `within` s (ExpectationFailed)."""
