@@ -9,7 +9,7 @@ import socket
 
 import pytest
 
-from pigeonhole import Inbox, Pigeonhole, start_sandbox
+from pigeonhole import Inbox, Pigeonhole, PigeonholeError, start_sandbox
 
 
 def test_the_session_client_knows_its_sandbox(pigeonhole: Pigeonhole) -> None:
@@ -21,6 +21,8 @@ def test_the_session_client_knows_its_sandbox(pigeonhole: Pigeonhole) -> None:
     host, port = pigeonhole.smtp
     with socket.create_connection((host, port), timeout=10) as connection:
         assert connection.recv(3) == b"220"
+    # Given only the URL, a client asks the sandbox for its SMTP port (the live push's hello).
+    assert Pigeonhole(pigeonhole.url, auth=os.environ.get("PIGEONHOLE_AUTH")).smtp == pigeonhole.smtp
 
 
 def test_each_test_gets_a_fresh_namespace_and_addresses_in_it(pigeonhole: Pigeonhole, pigeonhole_inbox: Inbox, request: pytest.FixtureRequest) -> None:
@@ -57,9 +59,14 @@ def test_loaded_with_dash_p_it_clears_the_namespace_at_teardown(pytester: pytest
 
 
 def test_start_sandbox_gives_separate_sandboxes_and_stop_frees_them() -> None:
-    first, second = start_sandbox(), start_sandbox()
+    first, second = start_sandbox(auth="ci:pass word"), start_sandbox()
     try:
         assert len({first.url, second.url}) == 2 and first.smtp != second.smtp
+        # The first has a login: its client logs in, a client without it is refused.
+        with pytest.raises(PigeonholeError) as refused:
+            Pigeonhole(first.url).messages()
+        assert refused.value.status == 401
+        assert Pigeonhole(first.url.replace("http://", "http://ci:pass%20word@")).smtp == first.smtp
         first.client.send_email("bulk-key", "ada@example.com", "Only in the first", "<p>1</p>")
         assert first.client.expect(count=1, recipient="ada@example.com")[0].subject == "Only in the first"
         second.client.expect_none(within=0.1)

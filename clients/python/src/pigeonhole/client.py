@@ -19,9 +19,10 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .errors import PigeonholeError, TooFewMessages, TooManyMessages, WaitTimeout
+from .hello import read_hello
 from .message import Message
 
 if TYPE_CHECKING:
@@ -125,7 +126,8 @@ class RequestsApi(_Section):
 
 class Pigeonhole:
     """A client of one sandbox. `url` is its base URL (no `/api`); a `user:password@` in it, or
-    `auth="user:password"`, logs in to a sandbox started with `--auth`.
+    `auth="user:password"`, logs in to a sandbox started with `--auth`. `smtp` is `(host, port)`
+    of its SMTP capture when the one it announces is not the one to use (a mapped port).
 
     Durations are seconds. Filters are keywords: recipient, subject, q, sender, team, source,
     status, since (a datetime or ISO text), after (a capture id or Message), namespace, and for
@@ -145,14 +147,25 @@ class Pigeonhole:
             netloc += f":{parts.port}"
         self.url = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
         self._authorization = "Basic " + base64.b64encode(login.encode()).decode() if login else None
-        # Where the sandbox takes SMTP: given, or the URL's host on the default port 1025.
-        self.smtp = (str(smtp[0]), int(smtp[1])) if smtp else (parts.hostname, 1025)
+        self._host = parts.hostname
+        self._smtp: Optional[Tuple[str, int]] = (str(smtp[0]), int(smtp[1])) if smtp else None
         self.clock = ClockApi(self)
         self.faults = FaultsApi(self)
         self.requests = RequestsApi(self)
 
     def __repr__(self) -> str:
         return f"Pigeonhole({self.url!r})"
+
+    @property
+    def smtp(self) -> Tuple[str, int]:
+        """Where the sandbox takes SMTP, `(host, port)`: as given, else the port the sandbox
+        announces (its live push's hello frame, asked once) on the URL's host."""
+        if self._smtp is None:
+            port = read_hello(self.url, self._authorization).get("smtp_port")
+            if port is None:
+                raise PigeonholeError(0, None, f"the sandbox at {self.url} announces no SMTP port")
+            self._smtp = (self._host, int(port))
+        return self._smtp
 
     # -- captures --------------------------------------------------------------------------
 

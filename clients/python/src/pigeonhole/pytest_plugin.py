@@ -3,9 +3,8 @@ package is installed), or loaded with `-p pigeonhole.pytest_plugin`.
 
 Fixtures:
 - `pigeonhole` (session): a `Pigeonhole` client with `.url` and `.smtp` (host, port). With
-  `--pigeonhole-url` or `PIGEONHOLE_URL` it is that running sandbox (its SMTP port is
-  `PIGEONHOLE_SMTP_PORT`, default 1025, the variable the server itself reads; its login
-  `PIGEONHOLE_AUTH`). Otherwise the plugin starts a sandbox on free ports with a temporary data
+  `--pigeonhole-url` or `PIGEONHOLE_URL` it is that running sandbox (its SMTP port the one it
+  announces, or `PIGEONHOLE_SMTP_PORT` when set; its login `PIGEONHOLE_AUTH`). Otherwise the plugin starts a sandbox on free ports with a temporary data
   directory on first use (`--pigeonhole-command` or `PIGEONHOLE_COMMAND` says which server,
   see `pigeonhole.sandbox`) and stops it at the end of the session. Under pytest-xdist each
   worker starts its own: nothing is shared between processes, and a worker that never asks for
@@ -47,7 +46,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _running(url: str) -> Pigeonhole:
-    smtp = (urllib.parse.urlsplit(url).hostname or "127.0.0.1", int(os.environ.get("PIGEONHOLE_SMTP_PORT") or 1025))
+    # SMTP: PIGEONHOLE_SMTP_PORT on the URL's host when set (a port mapped to another), else the
+    # port the sandbox announces.
+    port = os.environ.get("PIGEONHOLE_SMTP_PORT")
+    smtp = (urllib.parse.urlsplit(url).hostname or "127.0.0.1", int(port)) if port else None
     client = Pigeonhole(url, auth=os.environ.get("PIGEONHOLE_AUTH") or None, smtp=smtp)
     if not client.ready():
         raise SandboxError(f"the sandbox at {client.url} does not answer /readyz with 200 (from --pigeonhole-url or PIGEONHOLE_URL)")

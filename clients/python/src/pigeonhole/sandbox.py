@@ -117,18 +117,22 @@ def start_sandbox(
     data_dir: Union[str, Path, None] = None,
     args: Sequence[str] = (),
     env: Optional[Mapping[str, str]] = None,
+    auth: Optional[str] = None,
     startup_timeout: float = 60.0,
 ) -> Sandbox:
     """Starts a sandbox on free ports of 127.0.0.1 and answers once /readyz does.
 
     `data_dir` defaults to a new temporary directory, deleted by `stop()`; `args` are more
-    server options (`--config my-config.json`). `startup_timeout` only bounds a server that
+    server options (`--config my-config.json`); `auth` (`user:password`) gives the sandbox a
+    login, which its `client` uses (as does a PIGEONHOLE_AUTH in the environment). `startup_timeout` only bounds a server that
     never starts.
     """
     argv = shlex.split(command) if isinstance(command, str) else list(command) if command else find_command()
     owns_data = data_dir is None
     folder = Path(tempfile.mkdtemp(prefix="pigeonhole-")) if data_dir is None else Path(data_dir)
     argv += ["--http-port", "0", "--smtp-port", "0", "--host", "127.0.0.1", "--data-dir", str(folder), *args]
+    if auth:
+        argv += ["--auth", auth]
     try:
         process = subprocess.Popen(
             argv,
@@ -183,7 +187,7 @@ def start_sandbox(
         if mail:
             smtp = (mail.group(1).strip("[]"), int(mail.group(2)))
     # A PIGEONHOLE_AUTH in the server's environment gives it a login: the client logs in with it.
-    auth = (os.environ if env is None else env).get("PIGEONHOLE_AUTH") or None
+    auth = auth or (os.environ if env is None else env).get("PIGEONHOLE_AUTH") or None
     sandbox = Sandbox(process, url, smtp, folder, owns_data, output, auth)
     # It prints once it listens; /readyz also says the store is writable.
     while not sandbox.client.ready():
