@@ -1,38 +1,67 @@
-// Reads Vitest's JSON report and prints the one line the landing reads: "N passed, N failed".
+// Reads the runs' reports and prints the one line the landing reads: "N passed, N failed".
+//   node .ci/summary.mjs --gate <exit status> ... --vitest <report.json>:<exit status> ...
+//     --pytest <junit.xml>:<exit status> ...   (the Python client's suite, clients/python/ci.sh)
 // Skipped, todo or pending tests count as failed: CI runs everything. A run that produced no
-// report (the type check or the runner failed first) is one failure, and so are failed gates
-// (the exit status of npm run check, the third argument).
-// Each further argument is `<exit status>:<JUnit XML file>` of a pytest run (clients/python/ci.sh):
-// its test cases count the same way (a skipped one is a failure), and a run that failed without
-// a failed case, or left no report, is one failure.
+// report (the type check or the runner failed first) is one failure, and so is a failed gate
+// (npm run check).
 import { existsSync, readFileSync } from 'node:fs';
 
-const [file, status, check = '0', ...pytestRuns] = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
-if (file && existsSync(file)) {
-  const report = JSON.parse(readFileSync(file, 'utf8'));
-  for (const suite of report.testResults ?? []) {
-    for (const test of suite.assertionResults ?? []) {
-      if (test.status === 'passed') passed += 1;
-      else failed += 1;
+let ok = true;
+
+/** One Vitest run: its JSON report and the runner's exit status. */
+function vitest(file, status) {
+  let runPassed = 0;
+  let runFailed = 0;
+  if (file && existsSync(file)) {
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    for (const suite of report.testResults ?? []) {
+      for (const test of suite.assertionResults ?? []) {
+        if (test.status === 'passed') runPassed += 1;
+        else runFailed += 1;
+      }
+      // A file that failed to load has no assertions but did fail.
+      if ((suite.assertionResults ?? []).length === 0 && suite.status === 'failed') runFailed += 1;
     }
-    // A file that failed to load has no assertions but did fail.
-    if ((suite.assertionResults ?? []).length === 0 && suite.status === 'failed') failed += 1;
   }
+  // A run that failed without a failed test (the type check, the runner) or ran nothing.
+  tally(runPassed, runFailed, status);
 }
-if (Number(status) !== 0 && failed === 0) failed = 1;
-if (Number(check) !== 0) failed += 1;
-let pytestFailed = false;
-for (const run of pytestRuns) {
-  const [, runStatus, xml] = /^(\d+):(.*)$/.exec(run) ?? [null, '1', run];
-  const cases = xml && existsSync(xml) ? readFileSync(xml, 'utf8').match(/<testcase\b[^>]*?(\/>|>[\s\S]*?<\/testcase>)/g) ?? [] : [];
-  const bad = cases.filter((c) => /<(failure|error|skipped)\b/.test(c)).length;
-  passed += cases.length - bad;
-  failed += bad;
-  if (cases.length === 0 || (Number(runStatus) !== 0 && bad === 0)) failed += 1;
-  if (Number(runStatus) !== 0 || bad > 0 || cases.length === 0) pytestFailed = true;
+
+/** One pytest run: its JUnit XML report (a case with a failure, an error or a skip fails) and its exit status. */
+function pytest(file, status) {
+  const cases = file && existsSync(file) ? (readFileSync(file, 'utf8').match(/<testcase\b[^>]*?(\/>|>[\s\S]*?<\/testcase>)/g) ?? []) : [];
+  const runFailed = cases.filter((c) => /<(failure|error|skipped)\b/.test(c)).length;
+  const runPassed = cases.length - runFailed;
+  tally(runPassed, runFailed, status);
+}
+
+/** Adds a run up; one that failed without a failed test (a collection error, the runner) or ran nothing is one failure. */
+function tally(runPassed, runFailed, status) {
+  if ((Number(status) !== 0 && runFailed === 0) || runPassed + runFailed === 0) runFailed += 1;
+  if (Number(status) !== 0 || runFailed > 0) ok = false;
+  passed += runPassed;
+  failed += runFailed;
+}
+
+const args = process.argv.slice(2);
+for (let i = 0; i < args.length; i += 2) {
+  const [flag, value = ''] = [args[i], args[i + 1]];
+  if (flag === '--gate') {
+    if (Number(value) !== 0) {
+      ok = false;
+      failed += 1;
+    }
+  } else if (flag === '--vitest' || flag === '--pytest') {
+    const at = value.lastIndexOf(':');
+    (flag === '--vitest' ? vitest : pytest)(value.slice(0, at), value.slice(at + 1));
+  } else {
+    console.error(`summary: unknown argument ${flag}`);
+    ok = false;
+    failed += 1;
+  }
 }
 if (passed === 0 && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && Number(status) === 0 && Number(check) === 0 && !pytestFailed ? 0 : 1);
+process.exit(ok && failed === 0 ? 0 : 1);
