@@ -67,7 +67,7 @@ describe('the Dockerfile', () => {
     expect(await readFile(path.join(ROOT, '.ci/run'), 'utf8')).toContain(`\n${readmeSteps[0]} `);
   });
 
-  it('runs as a non-root user, on all addresses, with /data as a volume, both ports and its own health check', () => {
+  it('runs as a non-root user, on all addresses, with /data as a volume, both ports and its own health check', async () => {
     const runtime = stages[1]!;
     const one = (keyword: string) => {
       const found = runtime.instructions.filter((i) => i.keyword === keyword);
@@ -88,6 +88,8 @@ describe('the Dockerfile', () => {
     const probe = execForm(health.args);
     expect(probe.slice(0, 2)).toEqual(['node', '-e']);
     expect(probe[2]).toContain("'http://127.0.0.1:'+(process.env.PIGEONHOLE_HTTP_PORT||8025)+'/readyz'");
+    // docs/containers.md shows the command as it is.
+    expect(await readFile(path.join(ROOT, 'docs/containers.md'), 'utf8')).toContain(`node -e "${probe[2]}"`);
     // Docker gives the probe as long as `pigeonhole healthcheck` gives /readyz.
     expect(durationMs(flag(health, 'timeout')!)).toBe(HEALTHCHECK_TIMEOUT_MS);
     // No --start-interval: Docker Engine before 25 and Podman before 5 refuse the whole
@@ -309,6 +311,20 @@ describe('the image, replayed without Docker', () => {
       await waitFor(async () => ((await healthcheck()) === 0 ? true : undefined), 30_000, 100).catch((error: Error) => {
         throw new Error(`${error.message}\n${output}`);
       });
+      // The GitHub Actions recipe's health command (docs/containers.md) as Docker runs a
+      // --health-cmd: with /bin/sh -c. In double quotes for the runner, with nothing to unescape.
+      const recipe = /--health-cmd "([^"\\]+)"/.exec(await readFile(path.join(ROOT, 'docs/containers.md'), 'utf8'))![1]!;
+      expect(recipe).toContain('http://127.0.0.1:8025/readyz');
+      const shellPath = `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`;
+      const shell = (command: string) =>
+        new Promise<number>((resolve) => {
+          execFile('/bin/sh', ['-c', command], { env: { ...imageEnv, PATH: shellPath }, timeout: 10_000 }, (error) =>
+            resolve(error ? ((error as { code?: number }).code ?? -1) : 0),
+          );
+        });
+      expect(await shell(recipe.replace(':8025/', `:${port}/`))).toBe(0);
+      expect(await shell(recipe.replace(':8025/', `:${await freePort()}/`))).toBe(1);
+
       expect(output).toContain(`Pigeonhole listening on http://127.0.0.1:${port}`);
       expect(output).toContain(`configuration:  ${path.join(app, 'fixtures', 'sample-config.json')}`);
 
