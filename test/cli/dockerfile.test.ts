@@ -16,7 +16,8 @@ import { freePort } from '../support/ports.ts';
  * docs/running.md, replaying its runtime stage outside Docker (in a temporary folder, with the
  * Dockerfile's environment) gives a server that its own HEALTHCHECK calls ready, and the Docker
  * examples of the README and docs/running.md build the image and create a mounted file before
- * they use it. (The image itself was built and run with Podman; see docs/running.md.)
+ * they use it. The image itself was built and run with Podman: docs/containers.md says what
+ * was verified how.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
