@@ -50,8 +50,9 @@ export function sessionToken(cookie: string | undefined): string | undefined {
 export const LOGGED_IN_PAGE = loggedInPage();
 
 function loggedInPage(): { html: string; policy: string } {
-  // Keeps the #fragment (a message's address) the browser carried here; the refresh is the fallback.
-  const script = "location.replace('/' + location.hash);";
+  // Keeps the #fragment (a message's address) the browser carried here, and drops a user:password@
+  // of the address (fetch refuses to run on a page with one); the refresh is the fallback.
+  const script = "location.replace(location.origin + '/' + location.hash);";
   const hash = createHash('sha256').update(script, 'utf8').digest('base64');
   return {
     html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="1; url=/"><title>Pigeonhole</title><script>${script}</script></head>

@@ -243,6 +243,58 @@ describe('reads from a page on another site (issue 19)', () => {
   });
 });
 
+/**
+ * Current Chromium also keeps a login it was given apart per top-level site, so this shows the
+ * session works end to end and nothing leaks in Chromium; the login page's own folder and realm
+ * and the SameSite=Strict cookie are what hold in browsers that share one login cache across sites.
+ */
+describe('a shared instance on a LAN name (plain HTTP: browsers send no fetch metadata there) with a login', () => {
+  it('after the inbox login, another site can neither use the login nor the session: its image, fetch and frame get a 401 at once', async ({
+    site,
+    onTestFinished,
+  }) => {
+    const box = await startApp({
+      access: { policy: browserPolicy({ hosts: ['mailbox.example'] }), login: createLogin({ user: 'team', password: 'box-password' }) },
+    });
+    const chromium = await launchChromium(['--host-resolver-rules=MAP evil.example 127.0.0.1, MAP mailbox.example 127.0.0.1']);
+    onTestFinished(async () => {
+      await chromium.close();
+      await box.destroy();
+    });
+    await send(box, 'Password reset');
+    const inbox = `http://mailbox.example:${new URL(box.url).port}`;
+    const page = await (await chromium.newContext()).newPage();
+    page.setDefaultTimeout(5000);
+    // The developer logs in (the URL's login answers the prompt, and Chromium keeps it as it keeps a typed one), and the inbox opens.
+    await page.goto(`http://team:box-password@mailbox.example:${new URL(box.url).port}/auth/login`);
+    await page.waitForURL(`${inbox}/`);
+    await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+    const cookies = await page.context().cookies(inbox);
+    expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite, c.path])).toEqual([['pigeonhole_session', true, 'Strict', '/']]);
+
+    const basic = { Authorization: `Basic ${Buffer.from('team:box-password').toString('base64')}` };
+    const unauthorized = async () => {
+      const text = await (await fetch(`${box.url}/metrics`, { headers: basic })).text();
+      return [...text.matchAll(/^pigeonhole_http_requests_total\{[^}]*status="401"[^}]*\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    };
+    const before = await unauthorized();
+    // Then, in the same browser, a page of another site reads the inbox's name.
+    const evil = await page.context().newPage();
+    await evil.goto(`http://evil.example:${site}/reads?target=${encodeURIComponent(inbox)}`);
+    const results = await evil.evaluate(() => (window as unknown as { results: Promise<any> }).results);
+    expect(results).toMatchObject({ image: 'error', noCors: { type: 'opaque', status: 0 }, frame: 'loaded' });
+    const frame = evil.frames().find((f) => f.url() === `${inbox}/api/messages`)!;
+    expect(JSON.parse(await frame.evaluate(() => document.body.innerText))).toEqual({
+      detail: 'This Pigeonhole needs a user name and password (HTTP Basic, as set with --auth or --auth-file).',
+    });
+    expect(results.miss.ms).toBeLessThan(10_000);
+    expect(await unauthorized()).toBe(before + 5);
+    // The inbox itself still works in that browser.
+    await page.reload();
+    await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+  });
+});
+
 describe('the inbox and test pages keep working', () => {
   for (const host of ['127.0.0.1', 'localhost']) {
     it(`the inbox on ${host}: live, and opening a message marks it read (a PATCH from the page)`, async ({ app, newPage }) => {
