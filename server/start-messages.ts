@@ -92,7 +92,7 @@ function inside(dir: string, file: string): boolean {
 }
 
 /** Whether an address to listen on is reachable from this machine only (a loopback address or localhost). */
-export function loopbackOnly(host: string): boolean {
+function loopbackOnly(host: string): boolean {
   const name = host.replace(/^\[|\]$/g, '').toLowerCase();
   return name === 'localhost' || name === '::1' || (isIP(name) === 4 && name.startsWith('127.'));
 }

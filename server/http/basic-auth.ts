@@ -24,7 +24,7 @@ export interface Login {
 }
 
 /** Where a browser logs in: its challenge's realm covers only this folder, so no other path gets the login from the browser. */
-export const LOGIN_PATH = '/auth/login';
+const LOGIN_PATH = '/auth/login';
 /** The login page's challenge: a browser shows its prompt and keeps the answer for `/auth/` only. */
 const LOGIN_CHALLENGE = 'Basic realm="Pigeonhole"';
 /**
@@ -90,7 +90,7 @@ export function createLogin(setting: LoginSetting | null, options: { now?: () =>
  * when it lets the request in. A login this address used before passes on a digest; otherwise
  * an address that failed too often is answered 429 before any comparison, and a failure counts.
  */
-export async function checkLogin(authorization: string | undefined, login: Login, address: string, challenge = API_CHALLENGE): Promise<LoginRefusal | null> {
+async function checkLogin(authorization: string | undefined, login: Login, address: string, challenge = API_CHALLENGE): Promise<LoginRefusal | null> {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
   if (!match) return loginRefusal(NO_LOGIN, challenge);
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
