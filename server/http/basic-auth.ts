@@ -6,6 +6,7 @@ import { OPEN_PATHS } from './browser-guard.ts';
 import { HttpError } from './errors.ts';
 import { LOGGED_IN_PAGE, SESSION_COOKIE, Sessions, sessionCookie, sessionToken } from './login-session.ts';
 import { LoginThrottle } from './login-throttle.ts';
+import { signedRead } from './signed-reads.ts';
 
 /** How the login is configured: `--auth USER:PASSWORD`, or the users of `--auth-file`. */
 export type LoginSetting = { readonly user: string; readonly password: string } | { readonly users: readonly AuthUser[] };
@@ -149,7 +150,7 @@ function loginApplies(path: string): boolean {
  */
 export function requireLogin(login: Login | null): Middleware {
   return async (ctx: Context, next: Next) => {
-    if (login === null || !loginApplies(ctx.path)) return next();
+    if (login === null || !loginApplies(ctx.path) || signedRead(ctx.path, ctx.URL.searchParams)) return next();
     if (ctx.path === LOGIN_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) return loginPage(ctx, login);
     const headers = { cookie: ctx.get('cookie') || undefined, authorization: ctx.get('authorization') || undefined };
     if (ctx.path === '/' && headers.authorization === undefined && !hasSession(headers.cookie, login)) {

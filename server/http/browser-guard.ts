@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import type { Context, Middleware, Next } from 'koa';
 import { HttpError } from './errors.ts';
+import { signedRead } from './signed-reads.ts';
 
 /**
  * Which hosts and origins browser requests may use: the defaults, `--host`, and
@@ -39,6 +40,8 @@ export interface BrowserRequest {
   /** `Sec-Fetch-Mode` and `Sec-Fetch-Dest`: a top-level navigation may open the inbox page cross-site. */
   secFetchMode?: string | undefined;
   secFetchDest?: string | undefined;
+  /** The path carries its own valid signature (an inline image of the preview: server/http/signed-reads.ts). */
+  signed?: boolean;
 }
 
 /** Why a request was refused: the header at fault and a sentence saying what allows it. */
@@ -77,12 +80,13 @@ const NAVIGABLE_PATHS: readonly string[] = ['/', '/auth/login'];
  * Whether a request says it comes from a page of another site (`Sec-Fetch-Site: cross-site`) and
  * is not one the resource isolation policy lets through: a top-level navigation to the inbox
  * page, `/v1` (its API key is a header no page can attach without CORS, which /v1 never
- * grants), the health probes, or a request whose `Origin` is an allowed one (CORS mode).
+ * grants), the health probes, a signed path (the preview's inline images), or a request whose
+ * `Origin` is an allowed one (CORS mode).
  */
 function crossSiteRead(request: BrowserRequest, policy: BrowserPolicy): boolean {
   if (lower(request.secFetchSite) !== 'cross-site') return false;
   const path = request.path ?? '';
-  if (path === '/v1' || path.startsWith('/v1/') || OPEN_PATHS.includes(path)) return false;
+  if (path === '/v1' || path.startsWith('/v1/') || OPEN_PATHS.includes(path) || request.signed === true) return false;
   if (request.origin !== undefined && isAllowedOrigin(request.origin, request.host, policy)) return false;
   const navigation = lower(request.secFetchMode) === 'navigate' && lower(request.secFetchDest) === 'document';
   return !(navigation && READ_METHODS.has(request.method) && NAVIGABLE_PATHS.includes(path));
@@ -240,7 +244,7 @@ export function browserGuard(policy: BrowserPolicy): Middleware {
     const sandboxApi = ctx.path === '/api' || ctx.path.startsWith('/api/');
     // No answer of the sandbox API is ever read as another type than it says (a script, say).
     if (sandboxApi) ctx.set('X-Content-Type-Options', 'nosniff');
-    const request = browserRequest(ctx.method, ctx.req.headers, false, ctx.path);
+    const request = { ...browserRequest(ctx.method, ctx.req.headers, false, ctx.path), signed: signedRead(ctx.path, ctx.URL.searchParams) };
     const refusal = checkBrowserRequest(request, policy);
     if (refusal) throw new HttpError(refusal.status, { detail: refusal.detail });
     if (!sandboxApi || request.origin === undefined) return next();

@@ -9,6 +9,7 @@ import { waitForMessage } from '../../domain/messages/message-wait.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { messageSummary } from '../../wire.ts';
 import { detail, notFound } from '../errors.ts';
+import { signedPath } from '../signed-reads.ts';
 import { detail as detailDoc, json, noContent, notFound as notFoundDoc } from '../openapi/docs.ts';
 import * as S from '../openapi/schemas.ts';
 import { captureId, oneOf, paging, present, requiredTrueFalse, sender, since, team, text, trueFalse, wholeNumber } from './fields.ts';
@@ -258,7 +259,8 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Referrer-Policy', 'no-referrer');
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = prepareHtml(html, record.attachments, (index) => attachmentUrl(record, index)).html;
+        // Signed: the sandboxed frame's image requests are cross-site and carry no session cookie.
+        ctx.body = prepareHtml(html, record.attachments, (index) => signedPath(attachmentUrl(record, index))).html;
       },
     }),
     route({

@@ -1,6 +1,9 @@
 import { describe, expect } from 'vitest';
 import { api, read } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
+import { createLogin } from '../../../server/http/basic-auth.ts';
+import { browserPolicy } from '../../../server/http/browser-guard.ts';
+import { signedPath } from '../../../server/http/signed-reads.ts';
 import { raw } from '../../support/raw.ts';
 
 /**
@@ -103,5 +106,36 @@ describe('GET /api/messages/:id/raw', () => {
       expect([res.status, res.headers['content-type'], res.headers['content-disposition']]).toEqual([200, 'message/rfc822', disposition]);
       expect([res.headers['x-content-type-options'], res.headers['content-security-policy']]).toEqual(['nosniff', "default-src 'none'; sandbox"]);
     }
+  });
+});
+
+describe("the preview's inline images (signed paths)", () => {
+  // The preview is a sandboxed frame (an opaque origin): its image requests are cross-site and carry no session cookie.
+  const fromPreview = { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'image' };
+
+  it('pass the resource isolation with their own signature only', async ({ app, sent }) => {
+    const id = await sent([
+      ['logo.png', 'image/png', 'png'],
+      ['other.png', 'image/png', 'other'],
+    ]);
+    const path = `/api/messages/${id}/attachments/0`;
+    const signed = await raw(app.url + signedPath(path), { headers: fromPreview });
+    expect([signed.status, signed.text, signed.headers['content-disposition']]).toEqual([200, 'png', 'inline; filename="logo.png"']);
+    const other = signedPath(path).replace('/attachments/0?', '/attachments/1?');
+    for (const url of [path, `${path}?sig=`, `${path}?sig=${'A'.repeat(43)}`, other]) {
+      expect([url, (await raw(app.url + url, { headers: fromPreview })).status]).toEqual([url, 403]);
+    }
+  });
+
+  it('with a login, a signed path is served without it; anything else still needs it', async ({ apps }) => {
+    const app = await apps.start({ access: { policy: browserPolicy(), login: createLogin({ user: 'team', password: 'secret' }) } });
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ recipient: 'a@example.com', subject: 'Logo', body: '<img src="cid:logo">' })) form.append(k, v);
+    form.append('attachment', new Blob(['png'], { type: 'image/png' }), 'logo.png');
+    const { id } = (await read(await api(app.url, 'test-key').multipart('/v1/email/send/', form))).body as { id: string };
+    const path = `/api/messages/${id}/attachments/0`;
+    expect((await raw(app.url + signedPath(path), { headers: fromPreview })).status).toBe(200);
+    expect((await raw(app.url + path)).status).toBe(401);
+    expect((await raw(`${app.url}/api/messages/${id}/html?sig=${signedPath(path).split('=')[1]}`)).status).toBe(401);
   });
 });
