@@ -89,7 +89,7 @@ function crossSiteRead(request: BrowserRequest, policy: BrowserPolicy): boolean 
   if (path === '/v1' || path.startsWith('/v1/') || OPEN_PATHS.includes(path) || request.signed === true) return false;
   if (request.origin !== undefined && isAllowedOrigin(request.origin, request.host, policy)) return false;
   const navigation = lower(request.secFetchMode) === 'navigate' && lower(request.secFetchDest) === 'document';
-  return !(navigation && READ_METHODS.has(request.method) && NAVIGABLE_PATHS.includes(path));
+  return !(navigation && (request.method === 'GET' || request.method === 'HEAD') && NAVIGABLE_PATHS.includes(path));
 }
 
 /**
