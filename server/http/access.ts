@@ -30,7 +30,7 @@ export interface UpgradeRefusal {
 /** The same checks as HTTP requests, for the live push's upgrade request: null lets it upgrade. */
 export function upgradeCheck(access: Access): (request: IncomingMessage) => Promise<UpgradeRefusal | null> {
   return async (request) => {
-    const refusal = checkBrowserRequest(browserRequest(request.method ?? 'GET', request.headers, true, request.url), access.policy);
+    const refusal = checkBrowserRequest(browserRequest(request.method ?? 'GET', request.headers, true, request.url?.split('?')[0]), access.policy);
     if (refusal) return { status: refusal.status, body: { detail: refusal.detail } };
     if (access.login === null) return null;
     const denied = await loggedIn(request.headers, access.login, request.socket.remoteAddress ?? '');
