@@ -96,7 +96,9 @@ async function checkLogin(authorization: string | undefined, login: Login, addre
   if (!match) return loginRefusal(NO_LOGIN, challenge);
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  // Keyed by address too: a guess of another address that happens to be right is not let in past its throttle.
+  // Keyed by address too: a guess of another address that happens to be right is not let in past
+  // its throttle. A set of SHA-256 digests: what a lookup's timing could tell is about a digest,
+  // which says nothing of the password.
   const key = digest(`${address}\0${decoded}`).toString('hex');
   if (login.verified.has(key)) return null;
   const wait = login.throttle.retryAfter(address);

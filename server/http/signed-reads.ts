@@ -18,7 +18,9 @@ export function signedPath(path: string): string {
 
 /** Whether a request's path carries its own valid signature (`?sig=`). */
 export function signedRead(path: string, search: URLSearchParams): boolean {
-  const given = Buffer.from(search.get(PARAM) ?? '', 'utf8');
+  const value = search.get(PARAM);
+  if (value === null) return false;
+  const given = Buffer.from(value, 'utf8');
   const expected = Buffer.from(signature(path), 'utf8');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
