@@ -5,11 +5,11 @@ import { extract } from '../../domain/mail/extract.ts';
 import { hasRemoteContent, prepareHtml } from '../../domain/mail/html-preview.ts';
 import { textView } from '../../domain/mail/text-view.ts';
 import type { MessageFilter } from '../../domain/messages/message-filter.ts';
-import { expectMessages } from '../../domain/messages/message-expect.ts';
-import { waitForMessage } from '../../domain/messages/message-wait.ts';
+import { expectMessages, waitForMessage } from '../../domain/messages/message-wait.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { messageSummary } from '../../wire.ts';
 import { detail, HttpError, notFound } from '../errors.ts';
+import { signedPath } from '../signed-reads.ts';
 import { detail as detailDoc, json, noContent, notFound as notFoundDoc } from '../openapi/docs.ts';
 import * as S from '../openapi/schemas.ts';
 import {
@@ -336,7 +336,8 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Referrer-Policy', 'no-referrer');
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = prepareHtml(html, record.attachments, (index) => attachmentUrl(record, index)).html;
+        // Signed: the sandboxed frame's image requests are cross-site and carry no session cookie.
+        ctx.body = prepareHtml(html, record.attachments, (index) => signedPath(attachmentUrl(record, index))).html;
       },
     }),
     route({
@@ -387,6 +388,9 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         const record = await find(ctx);
         ctx.type = 'message/rfc822';
         ctx.attachment(`${record.id}.eml`, { type: query.download ? 'attachment' : 'inline' });
+        // The sender's bytes: never sniffed as another type, never a document that runs anything.
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
         ctx.body = await messages.raw(record);
       },
     }),
@@ -396,7 +400,8 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       query: z.object({ download: present().describe('Present: save it.') }),
       doc: {
         summary: 'An attachment',
-        description: 'Its bytes; `?download` to save it.',
+        description:
+          'Its bytes, as a download (`Content-Disposition: attachment`); PNG, JPEG, GIF and WebP images are shown inline unless `?download`. A type that a browser could run or render as a document (HTML, XML, SVG, scripts) is served as application/octet-stream.',
         tags,
         params: { ...params, index: 'The attachment, from 0.' },
         responses: {
@@ -408,8 +413,11 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         const record = await find(ctx);
         const attachment = /^\d+$/.test(ctx.params.index!) ? record.attachments[Number(ctx.params.index)] : undefined;
         if (!attachment) throw notFound();
-        ctx.type = attachment.contentType;
-        ctx.attachment(attachment.filename, { type: query.download ? 'attachment' : 'inline' });
+        const type = servedType(attachment.contentType);
+        // The sender chose the bytes and the type: a download, unless an image a browser only decodes.
+        const inline = INLINE_IMAGES.has(type) && !query.download;
+        ctx.set('Content-Disposition', contentDisposition(inline ? 'inline' : 'attachment', attachment.filename || `attachment-${ctx.params.index}`));
+        ctx.type = type;
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
         ctx.body = await messages.attachment(record, attachment);
@@ -457,6 +465,29 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       },
     }),
   ];
+}
+
+/** Images served inline (the preview shows them): decoded by the browser, never run. SVG is not one: it can carry scripts. */
+const INLINE_IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+/** Types a browser may run or render as a document, whatever the disposition: never served under them. */
+const ACTIVE_TYPE = /script|html|xml|svg|xsl|css|x-mixed-replace/;
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
+
+/** An attachment's type as served: the sender's media type (no parameters) unless it is malformed or could run. */
+function servedType(contentType: string): string {
+  const essence = contentType.split(';')[0]!.trim().toLowerCase();
+  return MEDIA_TYPE.test(essence) && !ACTIVE_TYPE.test(essence) ? essence : 'application/octet-stream';
+}
+
+/**
+ * RFC 6266: `filename` in plain ASCII (other characters as `?`), and the name itself in
+ * `filename*` (UTF-8, percent-encoded) when it is not plain ASCII.
+ */
+function contentDisposition(type: 'inline' | 'attachment', filename: string): string {
+  const fallback = `"${filename.replace(/[^\x20-\x7e]/g, '?').replace(/[\\"]/g, '\\$&')}"`;
+  if (/^[\x20-\x7e]*$/.test(filename)) return `${type}; filename=${fallback}`;
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${type}; filename=${fallback}; filename*=UTF-8''${encoded}`;
 }
 
 /**
