@@ -54,7 +54,7 @@ def test_a_failed_test_reports_what_its_inbox_caught(pytester: pytest.Pytester, 
     result.stdout.fnmatch_lines(
         [
             "*TooFewMessages: expected 2 email(s), 1 matched (Expected 2 messages matching the filters within 200 ms; 1 matched.)*",
-            "*pigeonhole inbox expects-two-* (http://127.0.0.1:*)*",
+            "*pigeonhole inbox http://127.0.0.1:*/?namespace=expects-two-*",
             "* api  'Only one' to ada+expects-two-*@example.com",
         ]
     )

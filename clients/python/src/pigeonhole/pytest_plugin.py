@@ -95,4 +95,5 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         lines = [f"{m.created_at:%H:%M:%S} {m.id} {m.source:4} {m.subject!r} to {', '.join(m.recipients)}" for m in page]
         more = f"\n... and {page.total - len(page)} more" if page.total > len(page) else ""
         text = "\n".join(lines) + more if lines else "(no captures)"
-    report.sections.append((f"pigeonhole inbox {inbox.namespace} ({inbox.client.url})", text))
+    # The inbox page filtered to the namespace (docs/testing.md), to open while the sandbox runs.
+    report.sections.append((f"pigeonhole inbox {inbox.client.url}/?namespace={inbox.namespace}", text))
