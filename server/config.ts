@@ -23,6 +23,10 @@ export interface Options {
   readonly maxAgeMs: number;
   readonly smtpMaxSize: number;
   readonly smtpAuthRequired: boolean;
+  /** RCPT TO accepted per message; the next is refused with 452 4.5.3. */
+  readonly smtpMaxRecipients: number;
+  /** SMTP sessions at once; one more is refused with 421 and closed. */
+  readonly smtpMaxConnections: number;
   /** fdatasync every group commit: a 200 then means the data is on stable storage. */
   readonly fsync: boolean;
   /** Host names browsers may reach the server by, beyond the defaults (`.name` with subdomains, `*` any). */
@@ -102,6 +106,21 @@ const OPTIONS = {
   maxMessages: { flag: 'max-messages', default: '10000', help: 'captures kept, oldest pruned first (0: unlimited)', parse: wholeNumber },
   maxAgeMs: { flag: 'max-age', default: '0', help: 'prune captures older than this, e.g. 7d or 12h (0: never)', parse: maxAge },
   smtpMaxSize: { flag: 'smtp-max-size', default: String(25 * 1024 * 1024), help: 'largest SMTP message in bytes', parse: positiveInt },
+  // Postfix's smtpd_recipient_limit is 1000; a capture with more is a bug in the application.
+  smtpMaxRecipients: {
+    flag: 'smtp-max-recipients',
+    default: '1000',
+    help: 'recipients (RCPT TO) per SMTP message; more are refused with 452 4.5.3',
+    parse: positiveInt,
+  },
+  // Postfix runs at most 100 smtpd processes (default_process_limit); a test suite or a load
+  // benchmark uses a handful of connections.
+  smtpMaxConnections: {
+    flag: 'smtp-max-connections',
+    default: '100',
+    help: 'SMTP connections at once; one more is answered 421 and closed',
+    parse: positiveInt,
+  },
   smtpAuthRequired: { flag: 'smtp-auth-required', default: 'false', help: 'SMTP clients must log in with an API key', parse: bool, boolean: true },
   fsync: {
     flag: 'fsync',

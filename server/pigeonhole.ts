@@ -113,6 +113,8 @@ export async function createPigeonhole(config: Config, options: PigeonholeOption
     sandbox,
     maxSize: config.smtpMaxSize,
     authRequired: config.smtpAuthRequired,
+    maxRecipients: config.smtpMaxRecipients,
+    maxConnections: config.smtpMaxConnections,
     tls: options.smtpTls ?? (tls && { cert: tls.cert, key: tls.key, implicit: config.smtpTlsImplicit, required: config.smtpRequireTls }),
     logger,
     hooks: {

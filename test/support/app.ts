@@ -37,7 +37,7 @@ export interface TestServerOptions {
   now?: () => number;
   /** Where the domain reports failures of scheduled work (defaults to console.error). */
   log?: (message: string, error?: unknown) => void;
-  smtp?: { authRequired?: boolean; maxSize?: number; hooks?: SmtpHooks; tls?: SmtpTls };
+  smtp?: { authRequired?: boolean; maxSize?: number; maxRecipients?: number; maxConnections?: number; hooks?: SmtpHooks; tls?: SmtpTls };
   /** The browser guard's policy and the login, for the HTTP routes and the live push (the defaults without it). */
   access?: Access;
   realtime?: { heartbeatMs?: number; maxBufferedBytes?: number; onClients?: (count: number) => void };
@@ -50,7 +50,7 @@ export interface TestServerOptions {
  * directory: HTTP (with the WebSocket push at /api/events) and SMTP capture, each on a free port
  * of 127.0.0.1, no retention. Besides `url`, the result has `wsUrl`,
  * `smtpPort` (send with test/support/smtp.ts) and `realtime` (its `clients` count); options
- * `smtp` (authRequired, maxSize, hooks, tls), `realtime` (heartbeatMs, maxBufferedBytes) and
+ * `smtp` (authRequired, maxSize, maxRecipients, maxConnections, hooks, tls), `realtime` (heartbeatMs, maxBufferedBytes) and
  * `access` (allowed hosts and origins, login) tune them.
  */
 export async function startApp(options: TestServerOptions = {}): Promise<TestServer> {
@@ -63,6 +63,8 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
     maxBodySize: options.maxBodySize ?? base.maxBodySize,
     smtpMaxSize: options.smtp?.maxSize ?? base.smtpMaxSize,
     smtpAuthRequired: options.smtp?.authRequired ?? false,
+    smtpMaxRecipients: options.smtp?.maxRecipients ?? base.smtpMaxRecipients,
+    smtpMaxConnections: options.smtp?.maxConnections ?? base.smtpMaxConnections,
     spamassassin: options.spamassassin ?? null,
   };
   const pigeonhole = await createPigeonhole(config, {
