@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parseNetwork } from './domain/check/link-targets.ts';
 import { parseDuration } from './domain/flows/duration.ts';
 import { ConfigError, loadSandboxConfig, type SandboxConfig } from './domain/directory/sandbox-config.ts';
 
@@ -45,6 +46,10 @@ export interface Options {
   readonly smtpRequireTls: boolean;
   /** The SMTP port speaks TLS from the first byte (port 465 style) instead of offering STARTTLS. */
   readonly smtpTlsImplicit: boolean;
+  /** The link check may reach loopback, private and link-local addresses on a non-loopback listener. */
+  readonly linkCheckPrivate: boolean;
+  /** Networks (`10.1.0.0/16`, `fd00::/8`, one address) the link check may reach on a non-loopback listener. */
+  readonly linkCheckAllow: readonly string[];
   /** spamd's address for the message check's spam score; null leaves the spam check off. */
   readonly spamassassin: { readonly host: string; readonly port: number } | null;
 }
@@ -172,6 +177,20 @@ const OPTIONS = {
     help: 'TLS from the first byte on the SMTP port (port 465 style) instead of STARTTLS',
     parse: bool,
     boolean: true,
+  },
+  linkCheckPrivate: {
+    flag: 'link-check-private',
+    default: 'false',
+    help: 'let the link check reach loopback, private and link-local addresses when listening on a non-loopback --host',
+    parse: bool,
+    boolean: true,
+  },
+  linkCheckAllow: {
+    flag: 'link-check-allow',
+    default: '',
+    shown: 'none',
+    help: 'networks the link check may reach anyway when listening on a non-loopback --host, comma-separated (10.1.0.0/16, fd00::/8, 10.1.2.3)',
+    parse: networkList,
   },
   spamassassin: { flag: 'spamassassin', default: '', help: 'spamd HOST:PORT for the spam score of the message check (empty: off)', parse: hostPort },
 } satisfies Record<string, Omit<OptionSpec, 'env'>>;
@@ -408,6 +427,15 @@ function originList(value: string, source: string): string[] {
     if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/.test(trimmed)) return trimmed;
     throw new ConfigError(`${source}: "${origin}" is not an origin such as http://localhost:3000 or https://app.example.com (scheme and host, no path), or *`);
   });
+}
+
+/** A comma-separated list of IP networks (`10.0.0.0/8`, `fd00::/8`) or addresses. */
+function networkList(value: string, source: string): string[] {
+  const networks = list(value);
+  for (const network of networks)
+    if (parseNetwork(network) === null)
+      throw new ConfigError(`${source}: "${network}" is not an IP address or network such as 10.1.0.0/16, fd00::/8 or 10.1.2.3`);
+  return networks;
 }
 
 function list(value: string): string[] {

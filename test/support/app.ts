@@ -43,6 +43,10 @@ export interface TestServerOptions {
   realtime?: { heartbeatMs?: number; maxBufferedBytes?: number; onClients?: (count: number) => void };
   /** spamd for the message check (--spamassassin). */
   spamassassin?: { host: string; port: number };
+  /** The address to listen on (--host, default 127.0.0.1); the app is still reached on 127.0.0.1. */
+  host?: string;
+  /** --link-check-private and --link-check-allow. */
+  linkCheck?: { private?: boolean; allow?: string[] };
 }
 
 /**
@@ -56,7 +60,7 @@ export interface TestServerOptions {
 export async function startApp(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-test-')));
   // The configuration the server would read with these flags and no environment; no retention.
-  const base = loadConfig(['--data-dir', dataDir, '--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--max-messages', '0'], {});
+  const base = loadConfig(['--data-dir', dataDir, '--host', options.host ?? '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--max-messages', '0'], {});
   const config: Config = {
     ...base,
     sandbox: options.config ? parseSandboxConfig(options.config(structuredClone(base.sandbox) as SandboxConfig), 'test config') : base.sandbox,
@@ -66,6 +70,8 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
     smtpMaxRecipients: options.smtp?.maxRecipients ?? base.smtpMaxRecipients,
     smtpMaxConnections: options.smtp?.maxConnections ?? base.smtpMaxConnections,
     spamassassin: options.spamassassin ?? null,
+    linkCheckPrivate: options.linkCheck?.private ?? false,
+    linkCheckAllow: options.linkCheck?.allow ?? [],
   };
   const pigeonhole = await createPigeonhole(config, {
     store: options.store,
