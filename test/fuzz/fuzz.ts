@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import type fc from 'fast-check';
 
 /**
  * How the fuzz tests run (issue 19, item 5): fast-check properties over the parsers and filters
