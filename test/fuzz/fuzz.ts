@@ -12,10 +12,10 @@ import type fc from 'fast-check';
  * - Every input a run has found is kept in its property's `examples`, so it is tried first,
  *   whatever the seed (`FC_NO_EXAMPLES=1` leaves them out, to see what the search finds alone).
  */
-export const SEED = process.env.FC_SEED === undefined ? 19 : Number(process.env.FC_SEED);
+const SEED = process.env.FC_SEED === undefined ? 19 : Number(process.env.FC_SEED);
 
 /** The most one call may take. Generous (the inputs are at most ~120 KB), so it never flakes on a busy machine, yet a catastrophic backtrack (seconds to hours) fails it. */
-export const BUDGET_MS = 1000;
+const BUDGET_MS = 1000;
 
 /** fast-check's parameters: the seed, `runs` (or FC_RUNS) runs, the regression examples first. */
 export function fuzzParameters<T>(runs: number, examples: T[] = []): fc.Parameters<T> {
