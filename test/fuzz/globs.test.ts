@@ -18,14 +18,15 @@ const pathChar = fc.constantFrom('/', 'v', '1', 'e', 'a', '.', '%', '#', '-', 'A
  * an end that misses. At most 11 stars and 24 characters, so a backtracking matcher fails the
  * budget within seconds rather than hours.
  */
-const starry = (char: string) =>
+const starry = (char: string, ends: string[]) =>
   fc
-    .tuple(fc.array(fc.constantFrom('*', '*', '*', `*${char}`), { minLength: 5, maxLength: 11 }), fc.constantFrom('#', 'b', '', '?'))
+    .tuple(fc.array(fc.constantFrom('*', '*', '*', `*${char}`), { minLength: 5, maxLength: 11 }), fc.constantFrom(...ends))
     .map(([parts, end]) => parts.join('') + end);
 const repeated = (unit: string) => fc.integer({ min: 0, max: Math.floor(24 / unit.length) }).map((n) => unit.repeat(n));
 const pathGlob = fc.oneof(
   fc.array(fc.oneof({ arbitrary: fc.constant('*'), weight: 2 }, { arbitrary: pathChar, weight: 3 }), { maxLength: 14 }).map((a) => a.join('')),
-  starry('a'),
+  // No `?`: a logged path never has one (the query is apart), so what it means in a path glob is left open.
+  starry('a', ['#', 'b', '']),
 );
 const path = fc.oneof(
   fc.array(pathChar, { maxLength: 24 }).map((a) => a.join('')),
@@ -39,7 +40,7 @@ const recipientGlob = fc
     fc
       .array(fc.oneof({ arbitrary: fc.constantFrom('*', '?'), weight: 2 }, { arbitrary: addressChar, weight: 3 }), { minLength: 1, maxLength: 14 })
       .map((a) => a.join('')),
-    starry('a'),
+    starry('a', ['#', 'b', '', '?']),
   )
   // `/.../` is a regular expression, not a glob.
   .filter((p) => !/^\/.+\/[a-z]*$/.test(p));
