@@ -41,6 +41,8 @@ export interface MessageSummary {
   read: boolean;
   attachment_count: number;
   created_at: string;
+  /** The capture's namespace: the first `+tag` of its To, Cc, Bcc addresses, lower-case; null when none (docs/testing.md). */
+  namespace: string | null;
 }
 
 export interface Link {
@@ -61,6 +63,17 @@ export interface Capture extends MessageSummary, Extracted {
   /** True when `text` was rendered from the HTML because the capture has no plain part. */
   text_derived: boolean;
   url: string;
+}
+
+/** GET /api/messages/expect: how many captures matched, and the matches (newest first, at most 50). */
+export interface ExpectResult {
+  count: number;
+  messages: Capture[];
+}
+
+/** Its 409 (more matched than expected) and 408 (fewer by the end of `within`). */
+export interface ExpectFailure extends ExpectResult {
+  detail: string;
 }
 
 /** A search result: the summary, its links and codes, and where its bodies are. */
@@ -126,6 +139,8 @@ export interface MessageFilter {
   since?: Date | string;
   /** Only captures newer than the capture with this id. */
   after?: string;
+  /** Only captures of this namespace (the `+tag` of an address; any case). */
+  namespace?: string;
 }
 
 /** The inbox list's filters (GET /api/messages): the capture filters and the inbox's own. */
@@ -155,6 +170,8 @@ export type Removed = Record<string, number>;
 
 export interface ResetResult {
   team: string | null;
+  /** The namespace reset, or null (a team's or the whole sandbox's). */
+  namespace: string | null;
   restore_fixtures: boolean;
   removed: Removed;
 }
@@ -401,7 +418,7 @@ export type Frame =
   | { type: 'subscription.changed'; data: Subscription }
   | { type: 'subscription.removed'; data: { id: number } }
   | { type: 'clock.changed'; data: Clock }
-  | { type: 'sandbox.reset'; data: { team: string | null; removed: Removed } };
+  | { type: 'sandbox.reset'; data: { team: string | null; namespace: string | null; removed: Removed } };
 
 /** The data of each frame type. */
 export type FrameData<T extends Frame['type']> = Frame extends infer F
@@ -438,6 +455,50 @@ export class PigeonholeError extends Error {
     super(`Pigeonhole answered ${status}: ${JSON.stringify(body)}`);
     this.name = 'PigeonholeError';
   }
+}
+
+/**
+ * An exact expectation that failed (`expect`, `expectNone`): `count` captures matched instead of
+ * `expected`; `messages` are the matches (newest first, at most 50), `detail` the server's sentence.
+ */
+export class ExpectationFailed extends PigeonholeError {
+  readonly expected: number;
+  readonly count: number;
+  readonly messages: Capture[];
+  readonly detail: string;
+
+  constructor(status: number, body: ExpectFailure, expected: number) {
+    super(status, body);
+    this.name = 'ExpectationFailed';
+    this.message = body.detail;
+    this.expected = expected;
+    this.count = body.count;
+    this.messages = body.messages;
+    this.detail = body.detail;
+  }
+}
+
+/** More captures matched than expected (409): thrown as soon as the extra one is captured. */
+export class TooManyMessages extends ExpectationFailed {
+  constructor(body: ExpectFailure, expected: number) {
+    super(409, body, expected);
+    this.name = 'TooManyMessages';
+  }
+}
+
+/** Fewer captures matched than expected by the end of `within` (408). */
+export class TooFewMessages extends ExpectationFailed {
+  constructor(body: ExpectFailure, expected: number) {
+    super(408, body, expected);
+    this.name = 'TooFewMessages';
+  }
+}
+
+/** What expect takes beside the filter: `within` (ms, default 10000) and `settle` (ms, default 250). */
+export interface ExpectOptions {
+  within?: number;
+  settle?: number;
+  signal?: AbortSignal;
 }
 
 export interface ClientOptions {
@@ -478,6 +539,30 @@ export class PigeonholeClient {
   waitForMessage(filter: MessageFilter & { timeout?: number; signal?: AbortSignal } = {}): Promise<Capture> {
     const { signal, ...query } = filter;
     return this.call('GET', '/api/messages/wait', query, undefined, signal);
+  }
+
+  /**
+   * Resolves once exactly `count` captures match the filter (stored or arriving within `within`
+   * ms) and no further one arrives within `settle` ms; throws TooManyMessages as soon as more
+   * match, TooFewMessages when fewer did by the end. Scope it (`namespace`, `after`, `since`) so
+   * only this test's mail counts.
+   */
+  async expect(filter: MessageFilter & ExpectOptions & { count: number }): Promise<ExpectResult> {
+    const { signal, count, ...query } = filter;
+    try {
+      return await this.call<ExpectResult>('GET', '/api/messages/expect', { ...query, count }, undefined, signal);
+    } catch (error) {
+      if (error instanceof PigeonholeError && isExpectFailure(error.body)) {
+        if (error.status === 409) throw new TooManyMessages(error.body, count);
+        if (error.status === 408) throw new TooFewMessages(error.body, count);
+      }
+      throw error;
+    }
+  }
+
+  /** Resolves when no capture matching the filter is stored or arrives within `within` ms (default 10000); else throws TooManyMessages at once. */
+  async expectNone(filter: MessageFilter & Omit<ExpectOptions, 'settle'> = {}): Promise<void> {
+    await this.expect({ ...filter, count: 0 });
   }
 
   /** The newest capture matching the filter, or null. */
@@ -532,8 +617,9 @@ export class PigeonholeClient {
     return this.call('POST', '/api/check', undefined, { html: draft.html, text: draft.text, sender: draft.sender, platform: draft.platforms?.join(',') });
   }
 
-  reset(options: { team?: string; restoreFixtures?: boolean } = {}): Promise<ResetResult> {
-    return this.call('POST', '/api/reset', undefined, { team: options.team, restore_fixtures: options.restoreFixtures });
+  /** Resets the sandbox, one team, or (`namespace`) one namespace's captures and the records of its addresses. */
+  reset(options: { team?: string; namespace?: string; restoreFixtures?: boolean } = {}): Promise<ResetResult> {
+    return this.call('POST', '/api/reset', undefined, { team: options.team, namespace: options.namespace, restore_fixtures: options.restoreFixtures });
   }
 
   /** The configured senders with their API keys (for sendEmail). */
@@ -627,6 +713,10 @@ export class PigeonholeClient {
     if (!response.ok) throw new PigeonholeError(response.status, body);
     return body as T;
   }
+}
+
+function isExpectFailure(body: unknown): body is ExpectFailure {
+  return typeof body === 'object' && body !== null && typeof (body as ExpectFailure).count === 'number' && Array.isArray((body as ExpectFailure).messages);
 }
 
 /** An HTTP Basic header for "user:password" (UTF-8), in Node and in browsers alike. */

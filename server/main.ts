@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import { runCli } from './cli.ts';
-import type { Config } from './config.ts';
+import { SAMPLE_CONFIG, type Config } from './config.ts';
+import { loadSandboxConfig } from './domain/directory/sandbox-config.ts';
 import { boundHeapGrowth } from './memory.ts';
 import { createPigeonhole } from './pigeonhole.ts';
-import { plural, retentionLine, runningInContainer, startFailure } from './start-messages.ts';
+import { plural, retentionLine, runningInContainer, sampleKeysWarning, startFailure } from './start-messages.ts';
 
 /** How long requests in flight get to finish after SIGTERM before their connections are cut. */
 const DRAIN_MS = 5000;
@@ -41,8 +42,24 @@ async function serve(config: Config): Promise<void> {
   console.log(`  retention:      ${retentionLine(config.maxMessages, config.maxAgeMs)}`);
   console.log(`  configuration:  ${config.configFile}`);
   console.log(`  API keys:       ${keys.join(', ')}`);
+  const warning = sampleKeysWarning(config.host, activeKeys(config.sandbox), sampleKeys());
+  if (warning) console.error(warning);
 
   onStopSignals(() => pigeonhole.close({ drainMs: DRAIN_MS }));
+}
+
+/** The API keys a configuration's senders may use (revoked ones left out). */
+function activeKeys(sandbox: Config['sandbox']): string[] {
+  return sandbox.teams.flatMap((t) => t.senders.filter((s) => !s.revoked).map((s) => s.apiKey));
+}
+
+/** The sample configuration's keys, public in the README (none if its file is not shipped here). */
+function sampleKeys(): string[] {
+  try {
+    return activeKeys(loadSandboxConfig(SAMPLE_CONFIG));
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /** What the banner and the start-failure message need to know about the running process. */
@@ -88,4 +89,26 @@ export function startFailure(error: unknown, context: StartContext): string | nu
 function inside(dir: string, file: string): boolean {
   const relative = path.relative(dir, file);
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/** Whether an address to listen on is reachable from this machine only (a loopback address or localhost). */
+function loopbackOnly(host: string): boolean {
+  const name = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return name === 'localhost' || name === '::1' || (isIP(name) === 4 && name.startsWith('127.'));
+}
+
+/**
+ * The loud start-up warning when the API keys of the sample configuration (public: they are in
+ * the README) are served on an address other machines can reach, or null. A warning, not a
+ * refusal: the Docker image listens on 0.0.0.0 with the sample configuration by design, for a
+ * developer's own machine (docs/security.md, *A shared instance*).
+ */
+export function sampleKeysWarning(host: string, keys: readonly string[], sampleKeys: readonly string[]): string | null {
+  const exposed = keys.filter((key) => sampleKeys.includes(key));
+  if (loopbackOnly(host) || exposed.length === 0) return null;
+  return [
+    `WARNING: Pigeonhole listens on ${host}, which other machines can reach, with the sample configuration's public API keys: ${exposed.join(', ')}.`,
+    "  Anyone who can reach this port and knows them (they are in the README) reads and sends every team's mail through /v1, login or not.",
+    '  Give your own keys with --config FILE (PIGEONHOLE_CONFIG), or listen on this machine only: --host 127.0.0.1.',
+  ].join('\n');
 }

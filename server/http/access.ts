@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
-import { checkLogin, requireLogin, type Login } from './basic-auth.ts';
+import { loggedIn, requireLogin, type Login } from './basic-auth.ts';
 import { browserGuard, browserPolicy, browserRequest, checkBrowserRequest, type BrowserPolicy } from './browser-guard.ts';
 
 /** Who may use the HTTP port: the browser guard's policy and the optional login (docs/security.md). */
@@ -30,10 +30,10 @@ export interface UpgradeRefusal {
 /** The same checks as HTTP requests, for the live push's upgrade request: null lets it upgrade. */
 export function upgradeCheck(access: Access): (request: IncomingMessage) => Promise<UpgradeRefusal | null> {
   return async (request) => {
-    const refusal = checkBrowserRequest(browserRequest(request.method ?? 'GET', request.headers, true), access.policy);
+    const refusal = checkBrowserRequest(browserRequest(request.method ?? 'GET', request.headers, true, request.url?.split('?')[0]), access.policy);
     if (refusal) return { status: refusal.status, body: { detail: refusal.detail } };
     if (access.login === null) return null;
-    const denied = await checkLogin(request.headers.authorization, access.login);
+    const denied = await loggedIn(request.headers, access.login, request.socket.remoteAddress ?? '');
     return denied ? { status: denied.status, body: { detail: denied.detail }, headers: denied.headers } : null;
   };
 }

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import type { Context, Middleware, Next } from 'koa';
 import { HttpError } from './errors.ts';
+import { signedRead } from './signed-reads.ts';
 
 /**
  * Which hosts and origins browser requests may use: the defaults, `--host`, and
@@ -34,6 +35,13 @@ export interface BrowserRequest {
   preflightMethod?: string | undefined;
   /** A WebSocket upgrade: it needs an allowed Origin, like a request that changes state. */
   upgrade?: boolean;
+  /** The path, for the resource isolation of reads (absent: treated as a path that reveals state). */
+  path?: string | undefined;
+  /** `Sec-Fetch-Mode` and `Sec-Fetch-Dest`: a top-level navigation may open the inbox page cross-site. */
+  secFetchMode?: string | undefined;
+  secFetchDest?: string | undefined;
+  /** The path carries its own valid signature (an inline image of the preview: server/http/signed-reads.ts). */
+  signed?: boolean;
 }
 
 /** Why a request was refused: the header at fault and a sentence saying what allows it. */
@@ -48,15 +56,40 @@ export const OPEN_PATHS: readonly string[] = ['/livez', '/readyz'];
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function browserRequest(method: string, headers: IncomingHttpHeaders, upgrade = false): BrowserRequest {
+export function browserRequest(method: string, headers: IncomingHttpHeaders, upgrade = false, path?: string): BrowserRequest {
   return {
     method,
     host: headers.host,
     origin: one(headers.origin),
     secFetchSite: one(headers['sec-fetch-site']),
+    secFetchMode: one(headers['sec-fetch-mode']),
+    secFetchDest: one(headers['sec-fetch-dest']),
     preflightMethod: method === 'OPTIONS' ? one(headers['access-control-request-method']) : undefined,
     upgrade,
+    path,
   };
+}
+
+/**
+ * Pages a link from another site may open (a top-level navigation): the inbox page, and the
+ * login it sends a browser to first.
+ */
+const NAVIGABLE_PATHS: readonly string[] = ['/', '/auth/login'];
+
+/**
+ * Whether a request says it comes from a page of another site (`Sec-Fetch-Site: cross-site`) and
+ * is not one the resource isolation policy lets through: a top-level navigation to the inbox
+ * page, `/v1` (its API key is a header no page can attach without CORS, which /v1 never
+ * grants), the health probes, a signed path (the preview's inline images), or a request whose
+ * `Origin` is an allowed one (CORS mode).
+ */
+function crossSiteRead(request: BrowserRequest, policy: BrowserPolicy): boolean {
+  if (lower(request.secFetchSite) !== 'cross-site') return false;
+  const path = request.path ?? '';
+  if (path === '/v1' || path.startsWith('/v1/') || OPEN_PATHS.includes(path) || request.signed === true) return false;
+  if (request.origin !== undefined && isAllowedOrigin(request.origin, request.host, policy)) return false;
+  const navigation = lower(request.secFetchMode) === 'navigate' && lower(request.secFetchDest) === 'document';
+  return !(navigation && (request.method === 'GET' || request.method === 'HEAD') && NAVIGABLE_PATHS.includes(path));
 }
 
 /**
@@ -66,7 +99,9 @@ export function browserRequest(method: string, headers: IncomingHttpHeaders, upg
  * neither `Origin` nor `Sec-Fetch-*` (browsers send those only to secure origins), so only
  * the name tells it apart. Anything that changes state, a CORS preflight and the WebSocket
  * upgrade also need an allowed `Origin` when one is sent; `Origin: null` never is. Clients
- * that send no `Origin` (curl, SDKs, test suites) are not asked for one.
+ * that send no `Origin` (curl, SDKs, test suites) are not asked for one. A read that says it
+ * comes from another site (`Sec-Fetch-Site: cross-site`) is refused unless its `Origin` is an
+ * allowed one or it is a link to the inbox page (resource isolation).
  */
 export function checkBrowserRequest(request: BrowserRequest, policy: BrowserPolicy): Refusal | null {
   if (request.host !== undefined && request.host.trim() !== '' && !isAllowedHost(request.host, policy)) {
@@ -77,7 +112,7 @@ export function checkBrowserRequest(request: BrowserRequest, policy: BrowserPoli
     );
   }
   const needsOrigin = request.upgrade === true || !READ_METHODS.has(request.method) || request.preflightMethod !== undefined;
-  if (!needsOrigin) return null;
+  if (!needsOrigin) return crossSiteRead(request, policy) ? crossSiteRefusal(request) : null;
   const what = request.upgrade ? 'open the live push' : 'change anything';
   if (request.origin !== undefined) {
     if (request.origin.trim().toLowerCase() === 'null') {
@@ -104,6 +139,24 @@ export function checkBrowserRequest(request: BrowserRequest, policy: BrowserPoli
     );
   }
   return null;
+}
+
+/**
+ * The refusal of a read from another site: decided on the headers alone, before any route runs,
+ * so a capture that matches and one that does not are answered alike (issue 19).
+ */
+function crossSiteRefusal(request: BrowserRequest): Refusal {
+  if (request.origin !== undefined && request.origin.trim().toLowerCase() !== 'null') {
+    const origin = request.origin.trim();
+    return refuse(
+      'Origin',
+      `Origin ${JSON.stringify(origin)} may not read anything here. To allow pages from it, start Pigeonhole with --allowed-origins ${origin} (or PIGEONHOLE_ALLOWED_ORIGINS=${origin}).`,
+    );
+  }
+  return refuse(
+    'Sec-Fetch-Site',
+    'Sec-Fetch-Site "cross-site": a page on another site may not read anything here (an image, a frame or a fetch of it); no setting allows it without an Origin header. A link still opens the inbox; pages on an origin given to --allowed-origins read with fetch() in CORS mode, which sends their Origin.',
+  );
 }
 
 /** Names reserved for private use: no public DNS answers for them, so no page can be rebound to one. */
@@ -168,6 +221,10 @@ function refuse(header: Refusal['header'], detail: string): Refusal {
   return { status: 403, header, detail };
 }
 
+function lower(value: string | undefined): string | undefined {
+  return value?.trim().toLowerCase();
+}
+
 function one(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
@@ -184,10 +241,12 @@ const CORS_METHODS = 'GET, HEAD, POST, PATCH, DELETE';
 export function browserGuard(policy: BrowserPolicy): Middleware {
   return async (ctx: Context, next: Next) => {
     if (OPEN_PATHS.includes(ctx.path)) return next();
-    const request = browserRequest(ctx.method, ctx.req.headers);
+    const sandboxApi = ctx.path === '/api' || ctx.path.startsWith('/api/');
+    // No answer of the sandbox API is ever read as another type than it says (a script, say).
+    if (sandboxApi) ctx.set('X-Content-Type-Options', 'nosniff');
+    const request = { ...browserRequest(ctx.method, ctx.req.headers, false, ctx.path), signed: signedRead(ctx.path, ctx.URL.searchParams) };
     const refusal = checkBrowserRequest(request, policy);
     if (refusal) throw new HttpError(refusal.status, { detail: refusal.detail });
-    const sandboxApi = ctx.path === '/api' || ctx.path.startsWith('/api/');
     if (!sandboxApi || request.origin === undefined) return next();
     ctx.vary('Origin');
     if (!isAllowedOrigin(request.origin, request.host, policy)) return next();

@@ -37,6 +37,8 @@ const PAGE_CSP = [
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
+  // No other site may frame the inbox (clickjacking its buttons, "Clear all" say).
+  "frame-ancestors 'none'",
 ].join('; ');
 
 /**
@@ -61,8 +63,11 @@ export function homePage(sandbox: Sandbox, uiDir = UI_DIR) {
     }
     const index = await readFile(path.join(uiDir, 'index.html'), 'utf8').catch(() => null);
     ctx.set('Cache-Control', 'no-cache');
+    // Never in a frame of any page, built or not; X-Frame-Options for browsers without frame-ancestors.
+    ctx.set('X-Frame-Options', 'DENY');
     ctx.type = 'html';
     if (index === null) {
+      ctx.set('Content-Security-Policy', "frame-ancestors 'none'");
       ctx.body = notBuiltPage(sandbox, `${ctx.protocol}://${ctx.host}`, uiDir);
       return;
     }

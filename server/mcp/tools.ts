@@ -4,6 +4,7 @@ import { z } from 'zod';
 import {
   type PigeonholeClient,
   PigeonholeError,
+  ExpectationFailed,
   type Capture,
   type MessageDetail,
   type MessageFilter,
@@ -70,6 +71,7 @@ const filterShape = {
   status: z.enum(STATUSES).optional().describe('Delivery status.'),
   since: z.string().optional().describe('ISO-8601 time: only captures created at or after it.'),
   after: z.string().optional().describe('A capture id: only captures newer than it (to wait for new mail only).'),
+  namespace: z.string().optional().describe('Only captures of this namespace: the +tag of an address (ada+t7f3k@example.com is in t7f3k).'),
 };
 
 const bodyOptions = {
@@ -125,7 +127,7 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
         try {
           return result(await handler(args, extra.signal), kind.mail);
         } catch (error) {
-          return failure(error, client.baseUrl);
+          return failure(error, client.baseUrl, kind.mail);
         }
       }) as never,
     );
@@ -181,6 +183,30 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
       }),
     READS_MAIL,
   );
+  tool(
+    'expect_messages',
+    'Assert that exactly count emails match the filter (count 0: none), counting those stored and those captured within within_ms; scope it with namespace (the +tag of the addresses the test used) or after. Returns {count, messages} once exactly count matched and no further one arrived within settle_ms; an error with the count and the matches as soon as more match, or when fewer did by the end.',
+    {
+      ...filterShape,
+      count: z.number().int().min(0).max(1000).describe('How many must match; 0: none may.'),
+      within_ms: z.number().int().min(0).max(WAIT_MAX_MS).default(10_000).describe(`How long to wait for them, 0–${WAIT_MAX_MS} ms.`),
+      settle_ms: z.number().int().min(0).max(10_000).default(250).describe('Once exactly count match, how long no further one may arrive (at most within_ms).'),
+    },
+    async ({ within_ms, settle_ms, ...filter }, signal) => {
+      const listed = (messages: Capture[]) => messages.map((m) => ({ ...summary(m), links: m.links, codes: m.codes }));
+      try {
+        const found = await client.expect({ ...(filter as MessageFilter & { count: number }), within: within_ms, settle: settle_ms, signal });
+        return { count: found.count, messages: listed(found.messages) };
+      } catch (error) {
+        // The failure as the API gave it, with the matches cut to what an agent needs.
+        if (error instanceof ExpectationFailed)
+          throw new PigeonholeError(error.status, { detail: error.detail, count: error.count, messages: listed(error.messages) });
+        throw error;
+      }
+    },
+    READS_MAIL,
+  );
+
   tool(
     'extract_links_and_codes',
     'The links (href and visible text, in reading order) and one-time codes found in a captured email.',
@@ -281,12 +307,13 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
   );
   tool(
     'reset_sandbox',
-    'Clear the sandbox before a test: deletes captures, recipients, subscriptions, blocks, counters, the request log, added faults and the clock (or only one team).',
+    "Clear the sandbox before a test: deletes captures, recipients, subscriptions, blocks, counters, the request log, added faults and the clock (or only one team; or with namespace only that namespace's captures and the records of its addresses).",
     {
       team: z.string().optional().describe('Only this team.'),
+      namespace: z.string().optional().describe("Only this namespace's captures and the records of its addresses (the clock and the rest stay)."),
       restore_fixtures: z.boolean().default(true).describe('Bring back the configured blocks and fault rules.'),
     },
-    async ({ team, restore_fixtures }) => client.reset({ team, restoreFixtures: restore_fixtures }),
+    async ({ team, namespace, restore_fixtures }) => client.reset({ team, namespace, restoreFixtures: restore_fixtures }),
     DESTROYS,
   );
   const recent = async (suffix: string, mimeType: string) => ({
@@ -334,17 +361,35 @@ class ToolInputError extends Error {}
 function result(value: unknown, mail: boolean): CallToolResult {
   const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value: value ?? null };
   const json = JSON.stringify(structured);
-  const text = mail ? `${UNTRUSTED_LABEL}\n${UNTRUSTED_OPEN}\n${json.replace(/</g, '\\u003c')}\n${UNTRUSTED_CLOSE}` : json;
-  return { structuredContent: structured, content: [{ type: 'text', text }] };
+  return { structuredContent: structured, content: [{ type: 'text', text: mail ? untrusted(json) : json }] };
 }
 
-function failure(error: unknown, baseUrl: string): CallToolResult {
+/** JSON that carries captured mail, labelled and between the markers (no `<` left in it to close them). */
+function untrusted(json: string): string {
+  return `${UNTRUSTED_LABEL}\n${UNTRUSTED_OPEN}\n${json.replace(/</g, '\\u003c')}\n${UNTRUSTED_CLOSE}`;
+}
+
+/**
+ * A tool error. The sandbox's own refusals (`{"detail": ...}`) are plain text; a refusal of a
+ * tool that reads mail which carries more (expect_messages' matches) is captured mail: it
+ * comes wrapped like an answer, and as structured content.
+ */
+function failure(error: unknown, baseUrl: string, mail: boolean): CallToolResult {
+  if (error instanceof PigeonholeError) {
+    const body = error.body;
+    const json = JSON.stringify(body);
+    const carriesMail = mail && body !== null && typeof body === 'object' && Object.keys(body).some((key) => key !== 'detail');
+    if (!carriesMail) return { isError: true, content: [{ type: 'text', text: `Pigeonhole answered ${error.status}: ${json}` }] };
+    return {
+      isError: true,
+      structuredContent: body as Record<string, unknown>,
+      content: [{ type: 'text', text: `Pigeonhole answered ${error.status}:\n${untrusted(json)}` }],
+    };
+  }
   const text =
-    error instanceof PigeonholeError
-      ? `Pigeonhole answered ${error.status}: ${JSON.stringify(error.body)}`
-      : error instanceof ToolInputError
-        ? error.message
-        : `Cannot reach Pigeonhole at ${baseUrl}: ${reason(error as Error & { cause?: Error & { code?: string } })}`;
+    error instanceof ToolInputError
+      ? error.message
+      : `Cannot reach Pigeonhole at ${baseUrl}: ${reason(error as Error & { cause?: Error & { code?: string } })}`;
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
@@ -374,8 +419,46 @@ function bodies(html: string | null, text: string | null, derived: boolean, opti
 }
 
 function summary(m: MessageSummary): MessageSummary {
-  const { id, source, team, sender, from, recipient, to, cc, bcc, subject, snippet, status, blocked, redirected, read, attachment_count, created_at } = m;
-  return { id, source, team, sender, from, recipient, to, cc, bcc, subject, snippet, status, blocked, redirected, read, attachment_count, created_at };
+  const {
+    id,
+    source,
+    team,
+    sender,
+    from,
+    recipient,
+    to,
+    cc,
+    bcc,
+    subject,
+    snippet,
+    status,
+    blocked,
+    redirected,
+    read,
+    attachment_count,
+    created_at,
+    namespace,
+  } = m;
+  return {
+    id,
+    source,
+    team,
+    sender,
+    from,
+    recipient,
+    to,
+    cc,
+    bcc,
+    subject,
+    snippet,
+    status,
+    blocked,
+    redirected,
+    read,
+    attachment_count,
+    created_at,
+    namespace,
+  };
 }
 
 function resources(id: string, hasHtml: boolean) {

@@ -91,3 +91,42 @@ export function execForm(args: string): string[] {
   if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string')) throw new Error(`not an exec form: ${args}`);
   return parsed;
 }
+
+/**
+ * A `.dockerignore` as Docker reads it: `#` comments, `*`, `?` and `**` globs, `!` to bring a path
+ * back, the last matching line wins, and a line that matches a folder matches everything in it.
+ * Returns whether a path (relative to the build context, `/`-separated) is left out of the context.
+ */
+export function dockerignored(text: string): (file: string) => boolean {
+  const patterns = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const negate = line.startsWith('!');
+      const glob = (negate ? line.slice(1) : line).trim().replace(/^\/+|\/+$/g, '');
+      let source = '';
+      for (let i = 0; i < glob.length; i++) {
+        const c = glob[i]!;
+        if (glob.startsWith('**/', i)) {
+          source += '(?:.*/)?';
+          i += 2;
+        } else if (glob.startsWith('**', i)) {
+          source += '.*';
+          i += 1;
+        } else if (c === '*') source += '[^/]*';
+        else if (c === '?') source += '[^/]';
+        else source += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+      }
+      return { negate, regex: new RegExp(`^${source}$`) };
+    });
+  return (file) => {
+    const parts = file.split('/');
+    const prefixes = parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+    let excluded = false;
+    for (const { negate, regex } of patterns) {
+      if (prefixes.some((p) => regex.test(p))) excluded = !negate;
+    }
+    return excluded;
+  };
+}

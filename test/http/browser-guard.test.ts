@@ -60,6 +60,31 @@ const hostRefusal = (host: string, name: string) => ({
 const originRefusal = (origin: string) => ({
   detail: `Origin "${origin}" may not change anything here. To allow pages from it, start Pigeonhole with --allowed-origins ${origin} (or PIGEONHOLE_ALLOWED_ORIGINS=${origin}).`,
 });
+const readRefusal = (origin: string) => ({
+  detail: `Origin "${origin}" may not read anything here. To allow pages from it, start Pigeonhole with --allowed-origins ${origin} (or PIGEONHOLE_ALLOWED_ORIGINS=${origin}).`,
+});
+const CROSS_SITE_READ = {
+  detail:
+    'Sec-Fetch-Site "cross-site": a page on another site may not read anything here (an image, a frame or a fetch of it); no setting allows it without an Origin header. A link still opens the inbox; pages on an origin given to --allowed-origins read with fetch() in CORS mode, which sends their Origin.',
+};
+/** The fetch metadata Chromium sends from a page of another site (design.md), by what the page made. */
+const CROSS_SITE = {
+  image: {
+    'Sec-Fetch-Site': 'cross-site',
+    'Sec-Fetch-Mode': 'no-cors',
+    'Sec-Fetch-Dest': 'image',
+    Accept: 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8',
+  },
+  noCorsFetch: { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'empty' },
+  iframe: { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'iframe', 'Upgrade-Insecure-Requests': '1' },
+  link: {
+    'Sec-Fetch-Site': 'cross-site',
+    'Sec-Fetch-Mode': 'navigate',
+    'Sec-Fetch-Dest': 'document',
+    'Sec-Fetch-User': '?1',
+    'Upgrade-Insecure-Requests': '1',
+  },
+};
 const NULL_REFUSAL = {
   detail:
     'Origin "null" (a sandboxed frame, a file:// page or a redirect) may not change anything; no setting allows it. Serve the page from an http(s) origin and allow that with --allowed-origins.',
@@ -186,11 +211,13 @@ describe('cross-site requests from a page on another origin', () => {
     expect([preflight.status, preflight.body]).toEqual([403, originRefusal('https://evil.example')]);
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
     const read = await raw(`${app.url}/api/messages`, {
-      headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'cors' },
+      headers: { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Dest': 'empty' },
     });
-    expect(read.status).toBe(200);
+    expect([read.status, read.body]).toEqual([403, readRefusal('https://evil.example')]);
     expect(read.headers['access-control-allow-origin']).toBeUndefined();
-    expect(read.headers.vary).toBe('Origin');
+    // Without fetch metadata (a browser on a plain-HTTP LAN name) the read is answered, but with no CORS the page cannot see it.
+    const lan = await raw(`${app.url}/api/messages`, { headers: { Origin: 'https://evil.example' } });
+    expect([lan.status, lan.headers['access-control-allow-origin'], lan.headers.vary]).toEqual([200, undefined, 'Origin']);
   });
 
   it('the live push refuses a foreign Origin with a 403 before any frame', async ({ app }) => {
@@ -203,6 +230,74 @@ describe('cross-site requests from a page on another origin', () => {
     const fromNull = await tryUpgrade(app.wsUrl, {}, 'null');
     expect(fromNull).toMatchObject({ opened: false, status: 403, frames: [] });
     expect(app.realtime.clients).toBe(0);
+  });
+});
+
+describe('reads from a page on another site (fetch metadata, resource isolation)', () => {
+  it('an image, a no-cors fetch, a frame or a link to anything that reads state is refused at once, whatever matches', async ({ app, send }) => {
+    await send('reset@example.com');
+    // A wait that ran would hold the answer for its 120 s: answering at all says it never ran.
+    const paths = [
+      '/api/messages/wait?timeout=120000&q=reset@example.com',
+      '/api/messages/wait?timeout=120000&q=nobody-at-all',
+      '/api/messages/latest?q=reset@example.com',
+      '/api/messages/latest?q=nobody-at-all',
+      '/api/messages/search?q=reset',
+      '/api/messages',
+      '/api/requests',
+      '/api/openapi.json',
+      '/metrics',
+      '/mcp',
+      '/assets/index.js',
+      '/nowhere',
+    ];
+    for (const [kind, headers] of Object.entries(CROSS_SITE)) {
+      for (const path of paths) {
+        const res = await raw(app.url + path, { headers: { ...CHROMIUM_HEADERS, ...headers } });
+        expect([kind, path, res.status, res.text]).toEqual([kind, path, 403, JSON.stringify(CROSS_SITE_READ)]);
+        expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      }
+    }
+  });
+
+  it('a link from another site still opens the inbox page; /v1 and the health probes keep their own rules', async ({ app }) => {
+    const page = await raw(`${app.url}/`, { headers: { ...CHROMIUM_HEADERS, ...CROSS_SITE.link } });
+    expect([page.status, page.headers['content-type']]).toEqual([200, 'text/html; charset=utf-8']);
+    const framed = await raw(`${app.url}/`, { headers: { ...CHROMIUM_HEADERS, ...CROSS_SITE.iframe } });
+    expect([framed.status, framed.body]).toEqual([403, CROSS_SITE_READ]);
+    const v1 = await raw(`${app.url}/v1/email/list/`, { headers: { ...CHROMIUM_HEADERS, ...CROSS_SITE.image } });
+    expect([v1.status, v1.body]).toEqual([401, { detail: 'Authentication credentials were not provided.' }]);
+    for (const p of ['/livez', '/readyz']) expect((await raw(app.url + p, { headers: CROSS_SITE.noCorsFetch })).status).toBe(200);
+  });
+
+  it('serves reads with no fetch metadata, same-origin, same-site and none, and cross-site ones from an allowed Origin', async ({ app, team }) => {
+    for (const site of [undefined, 'same-origin', 'same-site', 'none']) {
+      const headers: Record<string, string> =
+        site === undefined ? {} : { ...CHROMIUM_HEADERS, 'Sec-Fetch-Site': site, 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'image' };
+      for (const path of ['/api/messages/latest', '/metrics', '/api/openapi.json']) {
+        expect([site, path, (await raw(app.url + path, { headers })).status]).toEqual([site, path, 200]);
+      }
+    }
+    const local = await raw(`${app.url}/api/messages/latest`, {
+      headers: { Origin: 'http://127.0.0.2:3000', 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Dest': 'empty' },
+    });
+    expect([local.status, local.headers['access-control-allow-origin']]).toEqual([200, 'http://127.0.0.2:3000']);
+    const allowed = await raw(`${team.url}/api/messages`, {
+      headers: { Origin: 'https://tests.example', 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Dest': 'empty' },
+    });
+    expect([allowed.status, allowed.headers['access-control-allow-origin']]).toEqual([200, 'https://tests.example']);
+    const other = await raw(`${team.url}/api/messages`, {
+      headers: { Origin: 'https://other.example', 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Dest': 'empty' },
+    });
+    expect([other.status, other.body]).toEqual([403, readRefusal('https://other.example')]);
+  });
+
+  it('every /api answer, refusals included, says nosniff', async ({ app }) => {
+    for (const headers of [{}, CROSS_SITE.image]) {
+      for (const path of ['/api/messages', '/api/nowhere', '/api/messages/latest?q=nobody-at-all']) {
+        expect([path, (await raw(app.url + path, { headers })).headers['x-content-type-options']]).toEqual([path, 'nosniff']);
+      }
+    }
   });
 });
 

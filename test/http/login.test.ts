@@ -15,12 +15,14 @@ import { raw, tryUpgrade } from '../support/raw.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const basic = (userPassword: string) => `Basic ${Buffer.from(userPassword).toString('base64')}`;
-const CHALLENGE = 'Basic realm="Pigeonhole"';
+/** Every path's challenge but the login page's: another realm, which a browser never answers with the login it keeps for the login page. */
+const CHALLENGE = 'Basic realm="Pigeonhole API"';
+const PAGE_CHALLENGE = 'Basic realm="Pigeonhole"';
 const NO_LOGIN = { detail: 'This Pigeonhole needs a user name and password (HTTP Basic, as set with --auth or --auth-file).' };
 const WRONG = { detail: 'Wrong user name or password.' };
 
-/** Every surface behind the login: the UI, its assets, the sandbox API, /metrics, unknown paths. */
-const PROTECTED = ['/', '/api/messages', '/api/openapi.json', '/api/clock', '/metrics', '/nowhere'];
+/** Every surface behind the login but the inbox page: its assets, the sandbox API, /metrics, unknown paths. */
+const PROTECTED = ['/assets/index.js', '/api/messages', '/api/openapi.json', '/api/clock', '/metrics', '/nowhere'];
 
 /** An app with the browser guard's defaults and this login, destroyed when the file is done. */
 async function appWithLogin(login: ReturnType<typeof createLogin>, onCleanup: (fn: () => Promise<void>) => void): Promise<TestServer> {
@@ -65,8 +67,18 @@ describe('--auth USER:PASSWORD', () => {
     expect((await raw(`${loginApp.url}/api/messages`, { headers: { Authorization: basic('team:wrong') } })).body).toEqual(WRONG);
   });
 
+  it('sends a browser without a session from the inbox page to the login page', async ({ loginApp }) => {
+    const res = await raw(`${loginApp.url}/`, { headers: { Accept: 'text/html' } });
+    expect([res.status, res.headers.location, res.headers['cache-control'], res.text]).toEqual([
+      303,
+      '/auth/login',
+      'no-store',
+      '{"detail":"Log in at /auth/login."}',
+    ]);
+  });
+
   it('serves every protected surface with the login (a password with a colon and non-ASCII letters)', async ({ loginApp }) => {
-    for (const p of PROTECTED.filter((x) => x !== '/nowhere')) {
+    for (const p of ['/', ...PROTECTED.filter((x) => x !== '/nowhere' && x !== '/assets/index.js')]) {
       const res = await raw(loginApp.url + p, { headers: { Authorization: basic('team:pa:ss wörd') } });
       expect([p, res.status]).toEqual([p, 200]);
     }
@@ -131,6 +143,85 @@ describe('--auth USER:PASSWORD', () => {
   });
 });
 
+describe('the login page and the inbox session (a browser)', () => {
+  it('asks with the Basic prompt, then sets a SameSite=Strict HttpOnly cookie and opens the inbox with a page, not a redirect', async ({ loginApp }) => {
+    const ask = await raw(`${loginApp.url}/auth/login`, { headers: { Accept: 'text/html' } });
+    expect([ask.status, ask.headers['www-authenticate'], ask.body]).toEqual([401, PAGE_CHALLENGE, NO_LOGIN]);
+    const wrong = await raw(`${loginApp.url}/auth/login`, { headers: { Authorization: basic('team:nope') } });
+    expect([wrong.status, wrong.headers['www-authenticate'], wrong.body]).toEqual([401, PAGE_CHALLENGE, WRONG]);
+    const res = await raw(`${loginApp.url}/auth/login`, { headers: { Authorization: basic('team:pa:ss wörd') } });
+    expect(res.status).toBe(200);
+    expect(res.headers['set-cookie']).toEqual([expect.stringMatching(/^pigeonhole_session=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict$/)]);
+    expect(res.headers).toMatchObject({ 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'content-type': 'text/html; charset=utf-8' });
+    expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'; script-src 'sha256-[\w+/=]+'; frame-ancestors 'none'$/);
+    expect(res.text).toContain('<meta http-equiv="refresh" content="1; url=/">');
+  });
+
+  it('the cookie lets in the inbox page, the API and the live push; a session that ended gets no Basic challenge (no prompt)', async ({ loginApp }) => {
+    const login = await raw(`${loginApp.url}/auth/login`, { headers: { Authorization: basic('team:pa:ss wörd') } });
+    const cookie = login.headers['set-cookie']![0]!.split(';')[0]!;
+    for (const p of ['/', '/api/messages', '/metrics'])
+      expect([p, (await raw(loginApp.url + p, { headers: { Cookie: `theme=dark; ${cookie}` } })).status]).toEqual([p, 200]);
+    const reset = await raw(`${loginApp.url}/api/clock/reset`, { method: 'POST', headers: { Cookie: cookie, Origin: loginApp.url } });
+    expect(reset.status).toBe(200);
+    const ws = await tryUpgrade(loginApp.wsUrl, { Cookie: cookie });
+    expect(ws.opened && JSON.parse(ws.frames[0]!).type).toBe('hello');
+
+    const ended = await raw(`${loginApp.url}/api/messages`, { headers: { Cookie: 'pigeonhole_session=gone' } });
+    expect([ended.status, ended.headers['www-authenticate'], ended.text]).toEqual([
+      401,
+      'Session realm="Pigeonhole", cookie="pigeonhole_session"',
+      '{"detail":"Your login session has ended (the server restarted, or too many sessions were opened). Open the inbox again to log in (a script: send HTTP Basic)."}',
+    ]);
+    const page = await raw(`${loginApp.url}/`, { headers: { Cookie: 'pigeonhole_session=gone' } });
+    expect([page.status, page.headers.location]).toEqual([303, '/auth/login']);
+    const closed = await tryUpgrade(loginApp.wsUrl, { Cookie: 'pigeonhole_session=gone' });
+    expect(closed).toMatchObject({ opened: false, status: 401, frames: [] });
+  });
+});
+
+describe('failed logins are throttled per client address', () => {
+  it('10 failures, then 429 with Retry-After before any comparison, even for the right password; one more try per 6 s', async ({ apps }) => {
+    let now = 1_000_000;
+    const app = await apps.start({ access: { policy: browserPolicy(), login: createLogin({ user: 'team', password: 'right' }, { now: () => now }) } });
+    const status = async (login: string) => {
+      const res = await raw(`${app.url}/api/messages`, { headers: { Authorization: basic(login) } });
+      return [res.status, res.headers['retry-after'], res.text];
+    };
+    for (let i = 0; i < 10; i++) expect(await status(`team:guess-${i}`)).toEqual([401, undefined, JSON.stringify(WRONG)]);
+    const throttled = [429, '6', '{"detail":"Too many failed logins from this address: try again in 6 seconds."}'];
+    expect(await status('team:guess-10')).toEqual(throttled);
+    expect(await status('team:right')).toEqual(throttled);
+    const page = await raw(`${app.url}/auth/login`, { headers: { Authorization: basic('team:right') } });
+    expect([page.status, page.headers['retry-after'], page.text]).toEqual(throttled);
+    // No login at all is not a failure: still the 401 that asks for one.
+    expect((await raw(`${app.url}/api/messages`)).status).toBe(401);
+    now += 3000;
+    expect(await status('team:right')).toEqual([429, '3', '{"detail":"Too many failed logins from this address: try again in 3 seconds."}']);
+    now += 3000;
+    expect(await status('team:right')).toEqual([200, undefined, expect.any(String)]);
+    expect(await status('team:guess-11')).toEqual([401, undefined, JSON.stringify(WRONG)]);
+    expect(await status('team:guess-12')).toEqual(throttled);
+    // A login this address used before passes on its digest while the address waits; a session too.
+    expect((await status('team:right'))[0]).toBe(200);
+  });
+
+  it('with --auth-file, a throttled address costs no bcrypt: the right password is refused before it is compared', async ({ apps }) => {
+    const now = 5_000_000;
+    const users = [{ user: 'alice', hash: bcrypt.hashSync('alice-secret', 4) }];
+    const app = await apps.start({ access: { policy: browserPolicy(), login: createLogin({ users }, { now: () => now }) } });
+    for (let i = 0; i < 10; i++) expect((await raw(`${app.url}/api/messages`, { headers: { Authorization: basic(`alice:no-${i}`) } })).status).toBe(401);
+    const res = await raw(`${app.url}/api/messages`, { headers: { Authorization: basic('alice:alice-secret') } });
+    expect([res.status, res.headers['retry-after']]).toEqual([429, '6']);
+    const ws = await tryUpgrade(app.wsUrl, { Authorization: basic('alice:alice-secret') });
+    expect(ws.opened === false && [ws.status, ws.headers['retry-after'], ws.text]).toEqual([
+      429,
+      '6',
+      '{"detail":"Too many failed logins from this address: try again in 6 seconds."}',
+    ]);
+  });
+});
+
 describe('--auth-file with bcrypt hashes', () => {
   it('lets each user in with their password, and nobody else', async ({ usersApp }) => {
     const status = async (login: string) => (await raw(`${usersApp.url}/api/messages`, { headers: { Authorization: basic(login) } })).status;
@@ -157,7 +248,9 @@ describe('--auth-file with bcrypt hashes', () => {
 
 describe('without a login (the default)', () => {
   it('serves every surface and the live push to anyone on an allowed host, as before', async ({ app }) => {
-    for (const p of PROTECTED.filter((x) => x !== '/nowhere')) expect([p, (await raw(app.url + p)).status]).toEqual([p, 200]);
+    for (const p of ['/', ...PROTECTED.filter((x) => x !== '/nowhere' && x !== '/assets/index.js')])
+      expect([p, (await raw(app.url + p)).status]).toEqual([p, 200]);
+    expect((await raw(`${app.url}/auth/login`)).status).toBe(404);
     expect((await tryUpgrade(app.wsUrl)).opened).toBe(true);
   });
 });

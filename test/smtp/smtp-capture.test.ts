@@ -3,6 +3,7 @@ import { describe, expect } from 'vitest';
 import { read } from '../support/app.ts';
 import { test } from '../support/fixtures.ts';
 import { capturedId, rawSmtp, smtpClient, trySend } from '../support/smtp.ts';
+import { signedPath } from '../../server/http/signed-reads.ts';
 
 /** `get(path)`: the sandbox API's JSON answer from the file's app. */
 const it = test.extend(
@@ -97,7 +98,8 @@ describe('SMTP capture', () => {
       { filename: 'logo.png', content_type: 'image/png', size: PNG.length, content_id: 'logo@acme', url: `/api/messages/${id}/attachments/0` },
     ]);
     const preview = await fetch(`${app.url}/api/messages/${id}/html`);
-    expect(await preview.text()).toBe(`<base target="_blank"><p>Logo: <img src="/api/messages/${id}/attachments/0" alt="logo"></p>`);
+    // Signed: the sandboxed preview's image requests are cross-site (docs/security.md).
+    expect(await preview.text()).toBe(`<base target="_blank"><p>Logo: <img src="${signedPath(`/api/messages/${id}/attachments/0`)}" alt="logo"></p>`);
     const image = await fetch(`${app.url}/api/messages/${id}/attachments/0`);
     expect(image.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await image.arrayBuffer()).equals(PNG)).toBe(true);

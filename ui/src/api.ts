@@ -40,6 +40,8 @@ async function request(path: string, init: RequestInit = {}): Promise<Response> 
     if (init.signal?.aborted) throw error;
     throw new SandboxUnreachable();
   }
+  // The login session ended (the server restarted): open the inbox again, which logs in anew.
+  if (response.headers.get('WWW-Authenticate')?.startsWith('Session ')) location.assign('/');
   if (!response.ok) throw new ApiError(response.status, response.statusText, detailOf(await response.text().catch(() => '')));
   return response;
 }
@@ -79,6 +81,7 @@ function query(params: Record<string, string | number | boolean | undefined>): s
 function filterParams(filter: MessageFilter): Record<string, string | boolean | undefined> {
   return {
     q: filter.q?.trim() || undefined,
+    namespace: filter.namespace,
     source: filter.source,
     status: filter.status,
     blocked: filter.blocked,

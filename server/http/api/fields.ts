@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isValidEmail } from '../../domain/email-address.ts';
 import { decodeId } from '../../domain/ids.ts';
+import { namespaceName } from '../../domain/entities.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { describedAs } from '../openapi/json-schema.ts';
 
@@ -49,6 +50,21 @@ export function wholeNumber(name: string, fallback: number, min: number, max: nu
       return value;
     }),
     { type: 'integer', minimum: min, ...(max < Number.MAX_SAFE_INTEGER ? { maximum: max } : {}), default: fallback },
+  );
+}
+
+/** A whole number from `min` to `max` that must be given. */
+export function requiredWholeNumber(name: string, min: number, max: number) {
+  const message = `${name} is required: a whole number from ${min} to ${max}.`;
+  // z.unknown() rather than text(): the OpenAPI document then lists the parameter as required.
+  return describedAs(
+    z.unknown().transform((raw, ctx) => {
+      const trimmed = typeof raw === 'string' ? raw.trim() : '';
+      const value = Number(trimmed);
+      if (!/^\d+$/.test(trimmed) || value < min || value > max) return refuse(ctx, message);
+      return value;
+    }),
+    { type: 'integer', minimum: min, maximum: max },
   );
 }
 
@@ -126,6 +142,17 @@ export function captureId(name: string) {
     if (value !== undefined && decodeId(value) === null) return refuse(ctx, `${name} must be a message id ("${value}" is not one).`);
     return value;
   });
+}
+
+/** A namespace (the `+tag` of an address, storage/namespace.ts), lower-cased; from a query or (`from`: bodyText) a body. */
+export function namespace(from: z.ZodType<string | undefined, unknown> = text()) {
+  return describedAs(
+    from.transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      return namespaceName(value) ?? refuse(ctx, 'namespace must be 1 to 64 letters, digits, "-" or "_".');
+    }),
+    { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+  );
 }
 
 /** A configured team's id, from the query string or (`from`: bodyText) a body. */

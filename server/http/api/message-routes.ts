@@ -1,21 +1,40 @@
 import { z } from 'zod';
-import type { Capture, MessageDetail, SearchPage } from '../../../client/pigeonhole-client.ts';
+import type { Capture, ExpectFailure, ExpectResult, MessageDetail, SearchPage } from '../../../client/pigeonhole-client.ts';
 import { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, type MessageRecord } from '../../domain/entities.ts';
 import { extract } from '../../domain/mail/extract.ts';
 import { hasRemoteContent, prepareHtml } from '../../domain/mail/html-preview.ts';
 import { textView } from '../../domain/mail/text-view.ts';
 import type { MessageFilter } from '../../domain/messages/message-filter.ts';
-import { waitForMessage } from '../../domain/messages/message-wait.ts';
+import { expectMessages, waitForMessage } from '../../domain/messages/message-wait.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { messageSummary } from '../../wire.ts';
-import { detail, notFound } from '../errors.ts';
+import { detail, HttpError, notFound } from '../errors.ts';
+import { signedPath } from '../signed-reads.ts';
 import { detail as detailDoc, json, noContent, notFound as notFoundDoc } from '../openapi/docs.ts';
 import * as S from '../openapi/schemas.ts';
-import { captureId, oneOf, paging, present, requiredTrueFalse, sender, since, team, text, trueFalse, wholeNumber } from './fields.ts';
+import {
+  captureId,
+  namespace,
+  oneOf,
+  paging,
+  present,
+  requiredTrueFalse,
+  requiredWholeNumber,
+  sender,
+  since,
+  team,
+  text,
+  trueFalse,
+  wholeNumber,
+} from './fields.ts';
 import { route, type ApiContext, type ApiRoute } from './route.ts';
 
 const WAIT_DEFAULT_MS = 10_000;
 const WAIT_MAX_MS = 120_000;
+/** expect: how long no further match may arrive once exactly `count` matched (capped by `within`). */
+const SETTLE_DEFAULT_MS = 250;
+const SETTLE_MAX_MS = 10_000;
+const EXPECT_MAX_COUNT = 1000;
 
 const tags = ['messages'];
 const params = { id: 'Message (capture) id.' };
@@ -28,6 +47,7 @@ function filters(sandbox: Sandbox) {
   return {
     since: since().describe('Only captures created at or after this ISO-8601 time.'),
     after: captureId('after').describe('Only captures after the capture with this id (newer).'),
+    namespace: namespace().describe('Only captures of this namespace: the `+tag` of an address (docs/testing.md), any case.'),
     recipient: text().describe('Any address on the capture: original recipient, To, Cc or Bcc (any case).'),
     subject: text().describe('Case-insensitive substring of the subject.'),
     q: text().describe('Words, each found in the subject, an address, the From, the sender id or the snippet.'),
@@ -45,10 +65,16 @@ const inboxFilters = {
   read: trueFalse('read', undefined).describe('true or false.'),
 };
 
-type FilterQuery = { since?: Date; after?: string; recipient?: string; subject?: string; q?: string; sender?: string; team?: string } & Pick<
-  MessageFilter,
-  'source' | 'status' | 'blocked' | 'redirected' | 'read'
->;
+type FilterQuery = {
+  since?: Date;
+  after?: string;
+  namespace?: string;
+  recipient?: string;
+  subject?: string;
+  q?: string;
+  sender?: string;
+  team?: string;
+} & Pick<MessageFilter, 'source' | 'status' | 'blocked' | 'redirected' | 'read'>;
 
 function messageFilter({ since: sinceDate, after, ...rest }: FilterQuery): MessageFilter {
   return { ...rest, since: sinceDate, afterId: after };
@@ -83,6 +109,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'DELETE',
       path: '/api/messages',
+      destructive: true,
       doc: { summary: 'Delete every capture', description: 'Captures and their files.', tags, responses: { 204: noContent() } },
       async handle(ctx) {
         await messages.clear();
@@ -116,6 +143,56 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
           throw detail(408, `No message matching the filters arrived within ${timeoutMs} ms.`);
         }
         ctx.body = await capture(sandbox, record);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/messages/expect',
+      query: z.object({
+        ...filters(sandbox),
+        count: requiredWholeNumber('count', 0, EXPECT_MAX_COUNT).describe(`Required: how many captures must match, 0–${EXPECT_MAX_COUNT} (0: none may).`),
+        within: wholeNumber('within', WAIT_DEFAULT_MS, 0, WAIT_MAX_MS).describe(`Milliseconds to wait for them, 0–${WAIT_MAX_MS}, default ${WAIT_DEFAULT_MS}.`),
+        settle: wholeNumber('settle', SETTLE_DEFAULT_MS, 0, SETTLE_MAX_MS).describe(
+          `Once exactly count match, milliseconds in which no further one may arrive, 0–${SETTLE_MAX_MS}, default ${SETTLE_DEFAULT_MS}, at most within.`,
+        ),
+      }),
+      doc: {
+        summary: 'Expect an exact number of captures',
+        description:
+          "Counts the captures matching the filters, those stored and those that arrive while it waits (no polling). 200 once exactly `count` match and no further one arrived within `settle` ms (count 0: none matched by the end of `within`); 409 as soon as more than `count` match; 408 when fewer than `count` matched by the end of `within`. Scope it with `namespace` (or `after`/`since`) so only this test's mail counts. Every answer lists the matches, newest first (at most 50), with bodies, links and codes.",
+        tags,
+        responses: {
+          200: json('Exactly count matched.', S.ExpectResult, { count: 0, messages: [] }),
+          400: detailDoc('A filter, count, within or settle has a bad value.', 'count is required: a whole number from 0 to 1000.'),
+          408: json('Fewer than count matched by the end of within.', S.ExpectFailure, {
+            detail: 'Expected 2 messages matching the filters within 10000 ms; 1 matched.',
+            count: 1,
+            messages: [],
+          }),
+          409: json('More than count matched.', S.ExpectFailure, { detail: 'Expected no message matching the filters; 1 matched.', count: 1, messages: [] }),
+        },
+      },
+      async handle(ctx, { query: { count, within, settle, ...filter } }) {
+        const gone = new AbortController();
+        ctx.res.once('close', () => gone.abort());
+        const result = await expectMessages(messages, sandbox.events, messageFilter(filter), {
+          count,
+          withinMs: within,
+          settleMs: settle,
+          signal: gone.signal,
+        });
+        if (!result) return;
+        const listed = await Promise.all(result.records.map((record) => capture(sandbox, record)));
+        if (result.outcome === 'exact') {
+          ctx.body = { count: result.count, messages: listed } satisfies ExpectResult;
+          return;
+        }
+        const expected = count === 0 ? 'no message' : `${count} message${count === 1 ? '' : 's'}`;
+        const message =
+          result.outcome === 'more'
+            ? `Expected ${expected} matching the filters; ${result.count} matched.`
+            : `Expected ${expected} matching the filters within ${within} ms; ${result.count} matched.`;
+        throw new HttpError(result.outcome === 'more' ? 409 : 408, { detail: message, count: result.count, messages: listed } satisfies ExpectFailure);
       },
     }),
     route({
@@ -225,6 +302,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'DELETE',
       path: '/api/messages/:id',
+      destructive: true,
       doc: { summary: 'Delete a capture', description: 'The capture and its files.', tags, params, responses: { 204: noContent(), 404: notFoundDoc() } },
       async handle(ctx) {
         const record = await find(ctx);
@@ -258,7 +336,8 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Referrer-Policy', 'no-referrer');
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = prepareHtml(html, record.attachments, (index) => attachmentUrl(record, index)).html;
+        // Signed: the sandboxed frame's image requests are cross-site and carry no session cookie.
+        ctx.body = prepareHtml(html, record.attachments, (index) => signedPath(attachmentUrl(record, index))).html;
       },
     }),
     route({
@@ -309,6 +388,9 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         const record = await find(ctx);
         ctx.type = 'message/rfc822';
         ctx.attachment(`${record.id}.eml`, { type: query.download ? 'attachment' : 'inline' });
+        // The sender's bytes: never sniffed as another type, never a document that runs anything.
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
         ctx.body = await messages.raw(record);
       },
     }),
@@ -318,7 +400,8 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       query: z.object({ download: present().describe('Present: save it.') }),
       doc: {
         summary: 'An attachment',
-        description: 'Its bytes; `?download` to save it.',
+        description:
+          'Its bytes, as a download (`Content-Disposition: attachment`); PNG, JPEG, GIF and WebP images are shown inline unless `?download`. A type that a browser could run or render as a document (HTML, XML, SVG, scripts) is served as application/octet-stream.',
         tags,
         params: { ...params, index: 'The attachment, from 0.' },
         responses: {
@@ -330,8 +413,11 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         const record = await find(ctx);
         const attachment = /^\d+$/.test(ctx.params.index!) ? record.attachments[Number(ctx.params.index)] : undefined;
         if (!attachment) throw notFound();
-        ctx.type = attachment.contentType;
-        ctx.attachment(attachment.filename, { type: query.download ? 'attachment' : 'inline' });
+        const type = servedType(attachment.contentType);
+        // The sender chose the bytes and the type: a download, unless an image a browser only decodes.
+        const inline = INLINE_IMAGES.has(type) && !query.download;
+        ctx.set('Content-Disposition', contentDisposition(inline ? 'inline' : 'attachment', attachment.filename || `attachment-${ctx.params.index}`));
+        ctx.type = type;
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
         ctx.body = await messages.attachment(record, attachment);
@@ -379,6 +465,29 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       },
     }),
   ];
+}
+
+/** Images served inline (the preview shows them): decoded by the browser, never run. SVG is not one: it can carry scripts. */
+const INLINE_IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+/** Types a browser may run or render as a document, whatever the disposition: never served under them. */
+const ACTIVE_TYPE = /script|html|xml|svg|xsl|css|x-mixed-replace/;
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
+
+/** An attachment's type as served: the sender's media type (no parameters) unless it is malformed or could run. */
+function servedType(contentType: string): string {
+  const essence = contentType.split(';')[0]!.trim().toLowerCase();
+  return MEDIA_TYPE.test(essence) && !ACTIVE_TYPE.test(essence) ? essence : 'application/octet-stream';
+}
+
+/**
+ * RFC 6266: `filename` in plain ASCII (other characters as `?`), and the name itself in
+ * `filename*` (UTF-8, percent-encoded) when it is not plain ASCII.
+ */
+function contentDisposition(type: 'inline' | 'attachment', filename: string): string {
+  const fallback = `"${filename.replace(/[^\x20-\x7e]/g, '?').replace(/[\\"]/g, '\\$&')}"`;
+  if (/^[\x20-\x7e]*$/.test(filename)) return `${type}; filename=${fallback}`;
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${type}; filename=${fallback}; filename*=UTF-8''${encoded}`;
 }
 
 /**

@@ -107,6 +107,7 @@ export const MessageSummary = wire<Wire.MessageSummary>()(
       read: z.boolean(),
       attachment_count: int(),
       created_at: time('Capture time.'),
+      namespace: z.string().nullable().describe('The first `+tag` of its To, Cc, Bcc addresses, lower-case; null when none (docs/testing.md).'),
     })
     .meta({ id: 'MessageSummary' }),
 );
@@ -125,6 +126,19 @@ export const Capture = wire<Wire.Capture>()(
   z
     .object({ ...MessageSummary.shape, ...Extracted.shape, ...bodies, url: z.string().describe('The full detail: GET this.') })
     .meta({ id: 'Capture', description: 'A capture with its bodies and what was extracted from them.' }),
+);
+export const ExpectResult = wire<Wire.ExpectResult>()(
+  z
+    .object({
+      count: int().describe('How many captures matched.'),
+      messages: z.array(Capture).describe('The matches, newest first, at most 50.'),
+    })
+    .meta({ id: 'ExpectResult' }),
+);
+export const ExpectFailure = wire<Wire.ExpectFailure>()(
+  z
+    .object({ detail: z.string(), ...ExpectResult.shape })
+    .meta({ id: 'ExpectFailure', description: 'More matched than expected (409), or fewer by the end (408).' }),
 );
 const SearchResult = wire<Wire.SearchResult>()(z.object({ ...MessageSummary.shape, ...Extracted.shape, url: z.string() }).meta({ id: 'SearchResult' }));
 export const CaptureSearch = wire<Wire.SearchPage>()(z.object({ ...page, messages: z.array(SearchResult) }).meta({ id: 'CaptureSearch' }));
@@ -298,6 +312,7 @@ export const SubscriptionList = wire<Wire.SubscriptionList>()(
 export const ResetResult = wire<Wire.ResetResult>()(
   z.object({
     team: z.string().nullable(),
+    namespace: z.string().nullable().describe('The namespace reset, or null.'),
     restore_fixtures: z.boolean(),
     removed: z
       .record(z.string(), int())

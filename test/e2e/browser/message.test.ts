@@ -37,7 +37,7 @@ describe('a message in Chromium', () => {
     const frame = await waitFor(async () => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
     await frame.locator('#logo').waitFor();
     const src = await frame.locator('#logo').getAttribute('src');
-    expect(src).toMatch(new RegExp(`/api/messages/${id}/attachments/\\d$`));
+    expect(src).toMatch(new RegExp(`/api/messages/${id}/attachments/\\d\\?sig=[\\w-]{43}$`));
     await waitFor(async () => ((await frame.locator('#logo').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)) === 2 ? true : undefined));
 
     // Arrow keys move between tabs.

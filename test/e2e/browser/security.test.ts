@@ -45,6 +45,35 @@ window.results = (async () => {
   return out;
 })();
 </script></body>`,
+  // A hostile page that reads (issue 19): an image, a no-cors fetch and a frame of the sandbox API, and a wait timed on a match and a miss.
+  '/reads': `<!doctype html><body><script>
+const target = new URLSearchParams(location.search).get('target');
+window.results = (async () => {
+  const out = {};
+  out.image = await new Promise((resolve) => {
+    const img = new Image();
+    img.onload = () => resolve('loaded ' + img.naturalWidth);
+    img.onerror = () => resolve('error');
+    img.src = target + '/api/messages/latest?q=ada';
+  });
+  const res = await fetch(target + '/api/messages?limit=1', { mode: 'no-cors' });
+  out.noCors = { type: res.type, status: res.status, body: await res.text() };
+  out.frame = await new Promise((resolve) => {
+    const frame = document.createElement('iframe');
+    frame.onload = () => resolve('loaded');
+    frame.src = target + '/api/messages';
+    document.body.append(frame);
+  });
+  const time = async (q) => {
+    const start = performance.now();
+    const answer = await fetch(target + '/api/messages/wait?timeout=60000&q=' + q, { mode: 'no-cors' });
+    return { type: answer.type, ms: performance.now() - start };
+  };
+  out.match = await time('ada');
+  out.miss = await time('nobody-at-all');
+  return out;
+})();
+</script><a id="inbox" href="">the inbox</a><script>document.getElementById('inbox').href = new URLSearchParams(location.search).get('target') + '/';</script></body>`,
   // A test page of the developer's own: reads the sandbox API across origins and watches the live push.
   '/app': `<!doctype html><body><script>
 const target = new URLSearchParams(location.search).get('target');
@@ -83,6 +112,16 @@ const it = test
     await new Promise<void>((resolve) => sites.listen(0, '127.0.0.1', resolve));
     onCleanup(() => new Promise<void>((resolve) => sites.close(() => resolve())));
     return (sites.address() as AddressInfo).port;
+  })
+  .extend('secondOrigin', { scope: 'file' }, async ({}, { onCleanup }) => {
+    // The same pages on 127.0.0.2: another site than 127.0.0.1, and both potentially trustworthy, so Chromium sends fetch metadata.
+    const sites: Server = createServer((req, res) => {
+      const page = PAGES[new URL(req.url ?? '/', 'http://x').pathname];
+      res.writeHead(page ? 200 : 404, { 'Content-Type': 'text/html' }).end(page ?? '');
+    });
+    await new Promise<void>((resolve) => sites.listen(0, '127.0.0.2', resolve));
+    onCleanup(() => new Promise<void>((resolve) => sites.close(() => resolve())));
+    return `http://127.0.0.2:${(sites.address() as AddressInfo).port}`;
   })
   .extend('allowing', { scope: 'file' }, ({ site }, { onCleanup }) =>
     appFor({ policy: browserPolicy({ origins: [`http://app.example:${site}`] }), login: null }, onCleanup),
@@ -125,11 +164,11 @@ describe('attacks from a hostile page', () => {
     await page.goto(`http://evil.example:${site}/attack?target=${encodeURIComponent(app.url)}`);
     const results = await page.evaluate(() => (window as unknown as { results: Promise<any> }).results);
     expect(results).toMatchObject({ form: 'sent', ws: { opened: false, code: 1006, frames: [] } });
-    // The read itself is answered (nothing changes) but without CORS the page cannot see it.
+    // The read is refused too (issue 19: a read from another site), and without CORS the page could not see it anyway.
     expect(results.read).toBe('blocked: TypeError');
     expect(app.sandbox.messages.count()).toBe(total);
     expect((await (await fetch(`${app.url}/api/clock`)).json()).offset_ms).toBe(0);
-    expect(await refusals(app)).toBe(before + 3);
+    expect(await refusals(app)).toBe(before + 4);
     expect(app.realtime.clients).toBe(0);
     await page.context().close();
   });
@@ -159,6 +198,100 @@ describe('attacks from a hostile page', () => {
     expect(outcome.v1).toBe(403);
     expect(outcome.ws).toBe('closed 1006');
     await plain.close();
+  });
+});
+
+describe('reads from a page on another site (issue 19)', () => {
+  it('an image, a no-cors fetch and a frame of /api get a 403 and nothing else; a wait that matches and one that misses are refused alike at once', async ({
+    app,
+    secondOrigin,
+    newPage,
+  }) => {
+    await send(app, 'Password reset');
+    const before = await refusals(app);
+    const page = await newPage();
+    await page.goto(`${secondOrigin}/reads?target=${encodeURIComponent(app.url)}`);
+    const results = await page.evaluate(() => (window as unknown as { results: Promise<any> }).results);
+    expect(results).toMatchObject({
+      image: 'error',
+      noCors: { type: 'opaque', status: 0, body: '' },
+      frame: 'loaded',
+      match: { type: 'opaque' },
+      miss: { type: 'opaque' },
+    });
+    // What the frame holds is the refusal, not the mail (Playwright may look into a frame of another origin; the page may not).
+    const frame = page.frames().find((f) => f.url() === `${app.url}/api/messages`)!;
+    expect(JSON.parse(await frame.evaluate(() => document.body.innerText))).toEqual({
+      detail:
+        'Sec-Fetch-Site "cross-site": a page on another site may not read anything here (an image, a frame or a fetch of it); no setting allows it without an Origin header. A link still opens the inbox; pages on an origin given to --allowed-origins read with fetch() in CORS mode, which sends their Origin.',
+    });
+    // A wait that ran would hold its miss for 60 s: both were answered long before, by the refusal.
+    expect(results.match.ms).toBeLessThan(10_000);
+    expect(results.miss.ms).toBeLessThan(10_000);
+    expect(await refusals(app)).toBe(before + 5);
+    await page.context().close();
+  });
+
+  it('a link on that page still opens the inbox, live', async ({ app, secondOrigin, newPage }) => {
+    const page = await newPage();
+    await page.goto(`${secondOrigin}/reads?target=${encodeURIComponent(app.url)}`);
+    await page.evaluate(() => (window as unknown as { results: Promise<unknown> }).results);
+    await page.click('#inbox');
+    await page.waitForURL(`${app.url}/`);
+    await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+    await page.context().close();
+  });
+});
+
+/**
+ * Current Chromium also keeps a login it was given apart per top-level site, so this shows the
+ * session works end to end and nothing leaks in Chromium; the login page's own folder and realm
+ * and the SameSite=Strict cookie are what hold in browsers that share one login cache across sites.
+ */
+describe('a shared instance on a LAN name (plain HTTP: browsers send no fetch metadata there) with a login', () => {
+  it('after the inbox login, another site can neither use the login nor the session: its image, fetch and frame get a 401 at once', async ({
+    site,
+    onTestFinished,
+  }) => {
+    const box = await startApp({
+      access: { policy: browserPolicy({ hosts: ['mailbox.example'] }), login: createLogin({ user: 'team', password: 'box-password' }) },
+    });
+    const chromium = await launchChromium(['--host-resolver-rules=MAP evil.example 127.0.0.1, MAP mailbox.example 127.0.0.1']);
+    onTestFinished(async () => {
+      await chromium.close();
+      await box.destroy();
+    });
+    await send(box, 'Password reset');
+    const inbox = `http://mailbox.example:${new URL(box.url).port}`;
+    const page = await (await chromium.newContext()).newPage();
+    page.setDefaultTimeout(5000);
+    // The developer logs in (the URL's login answers the prompt, and Chromium keeps it as it keeps a typed one), and the inbox opens.
+    await page.goto(`http://team:box-password@mailbox.example:${new URL(box.url).port}/auth/login`);
+    await page.waitForURL(`${inbox}/`);
+    await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+    const cookies = await page.context().cookies(inbox);
+    expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite, c.path])).toEqual([['pigeonhole_session', true, 'Strict', '/']]);
+
+    const basic = { Authorization: `Basic ${Buffer.from('team:box-password').toString('base64')}` };
+    const unauthorized = async () => {
+      const text = await (await fetch(`${box.url}/metrics`, { headers: basic })).text();
+      return [...text.matchAll(/^pigeonhole_http_requests_total\{[^}]*status="401"[^}]*\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    };
+    const before = await unauthorized();
+    // Then, in the same browser, a page of another site reads the inbox's name.
+    const evil = await page.context().newPage();
+    await evil.goto(`http://evil.example:${site}/reads?target=${encodeURIComponent(inbox)}`);
+    const results = await evil.evaluate(() => (window as unknown as { results: Promise<any> }).results);
+    expect(results).toMatchObject({ image: 'error', noCors: { type: 'opaque', status: 0 }, frame: 'loaded' });
+    const frame = evil.frames().find((f) => f.url() === `${inbox}/api/messages`)!;
+    expect(JSON.parse(await frame.evaluate(() => document.body.innerText))).toEqual({
+      detail: 'This Pigeonhole needs a user name and password (HTTP Basic, as set with --auth or --auth-file).',
+    });
+    expect(results.miss.ms).toBeLessThan(10_000);
+    expect(await unauthorized()).toBe(before + 5);
+    // The inbox itself still works in that browser.
+    await page.reload();
+    await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
   });
 });
 

@@ -15,6 +15,9 @@ describe('serving the built UI', () => {
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('no-cache');
     expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+    // No other site may frame it (clickjacking).
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
     const html = await response.text();
     expect(html).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
   });
@@ -55,6 +58,7 @@ describe('serving the built UI', () => {
       const response = await fetch(`${base}/`);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect([response.headers.get('content-security-policy'), response.headers.get('x-frame-options')]).toEqual(["frame-ancestors 'none'", 'DENY']);
       const html = await response.text();
       expect(html).toContain('The inbox UI is not built.');
       expect(html).toContain('<code>npm run build</code>');

@@ -1,0 +1,55 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+// .ci/summary.mjs prints the one line the landing reads. It must never count a run as green that
+// skipped a test, failed outside a test, ran nothing, or whose gate failed.
+const SUMMARY = path.resolve(import.meta.dirname, '../../.ci/summary.mjs');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A Vitest JSON report with files of the given test statuses. */
+function report(...files: { status?: string; tests: string[] }[]): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pigeonhole-summary-'));
+  dirs.push(dir);
+  const file = path.join(dir, 'vitest.json');
+  const testResults = files.map((f) => ({ status: f.status ?? 'passed', assertionResults: f.tests.map((status) => ({ status })) }));
+  writeFileSync(file, JSON.stringify({ testResults }));
+  return file;
+}
+
+function summary(...args: string[]) {
+  const result = spawnSync(process.execPath, [SUMMARY, ...args], { encoding: 'utf8' });
+  return { line: result.stdout, status: result.status };
+}
+
+describe('the CI summary (.ci/summary.mjs)', () => {
+  it('adds up the runs and passes when every test of every run passed', () => {
+    const a = report({ tests: ['passed', 'passed'] });
+    const b = report({ tests: ['passed'] }, { tests: ['passed'] });
+    expect(summary('--gate', '0', '--vitest', `${a}:0`, '--vitest', `${b}:0`)).toEqual({ line: '4 passed, 0 failed\n', status: 0 });
+  });
+
+  it('counts skipped and todo tests as failed', () => {
+    const a = report({ tests: ['passed', 'skipped', 'todo'] });
+    expect(summary('--gate', '0', '--vitest', `${a}:0`)).toEqual({ line: '1 passed, 2 failed\n', status: 1 });
+  });
+
+  it('counts a failed gate, a file that did not load, a run that failed outside its tests and a missing report', () => {
+    const a = report({ tests: ['passed'] }, { status: 'failed', tests: [] });
+    const b = report({ tests: ['passed'] });
+    const missing = path.join(tmpdir(), 'pigeonhole-summary-none', 'vitest.json');
+    expect(summary('--gate', '1', '--vitest', `${a}:1`, '--vitest', `${b}:1`, '--vitest', `${missing}:1`)).toEqual({
+      line: '2 passed, 4 failed\n',
+      status: 1,
+    });
+  });
+
+  it('fails a run that ran nothing, even with exit status 0', () => {
+    expect(summary('--gate', '0', '--vitest', `${report()}:0`)).toEqual({ line: '0 passed, 1 failed\n', status: 1 });
+  });
+});
