@@ -51,8 +51,10 @@ const recipient = fc.oneof(
   repeated('ab'),
 );
 
-/** Inputs these properties found on the backtracking globs (each took seconds to answer). */
-const PATH_EXAMPLES: [string, string][] = [['***********#', '/v1/email/send/abcde']];
+/** Inputs these properties found on the backtracking globs (each took 2 to 12 s to answer, depending on the machine's load). */
+const PATH_EXAMPLES: [string, string][] = [['************#', '/v1/email/send/abcde']];
+// The same regular expression runs faster once V8 has compiled it (the path property runs it first), so one star more.
+const ROUTE_EXAMPLES: [string, string][] = [['*************#', '/v1/email/send/abcde']];
 const RECIPIENT_EXAMPLES: [string, string][] = [
   ['***********?#', 'abababababababababababab'],
   // FC_SEED=19, run 45: 2 s.
@@ -142,7 +144,7 @@ describe('fault rule patterns', () => {
           }
         },
       ),
-      fuzzParameters(300, PATH_EXAMPLES),
+      fuzzParameters(300, ROUTE_EXAMPLES),
     );
   });
 });
