@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { packageVersion } from './cli.ts';
+import type { LinkTargetPolicy } from './domain/check/link-targets.ts';
 import type { SpamdTarget } from './domain/check/spamd.ts';
 import type { Sandbox } from './domain/sandbox.ts';
 import { blockRoutes } from './http/api/block-routes.ts';
@@ -47,6 +48,8 @@ export interface AppDeps {
   access?: Access;
   /** spamd for the message check's spam score (--spamassassin); absent or null: off. */
   spamassassin?: SpamdTarget | null;
+  /** The addresses the link check may reach (docs/security.md); absent: any. */
+  linkTargets?: LinkTargetPolicy;
 }
 
 /** The HTTP application: the emulated /v1 API, the sandbox's /api, and the inbox page. */
@@ -73,7 +76,7 @@ export function createApp(deps: AppDeps): Koa {
 }
 
 /** The two APIs' route tables, one per resource: the emulated service (docs/api-contract.md) and the sandbox's own. */
-export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | null }): { v1: Endpoint[][]; api: ApiRoute[][] } {
+export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | null; linkTargets?: LinkTargetPolicy }): { v1: Endpoint[][]; api: ApiRoute[][] } {
   return {
     v1: [emailRoutes(sandbox), flowRoutes(sandbox), v1RecipientRoutes(sandbox)],
     api: [
@@ -96,13 +99,13 @@ export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
  * app's request handler, which /mcp's tools call in-process.
  */
 export function createRouter(
-  { sandbox, maxBodySize, uploadDir, readiness = new Readiness(), metrics, spamassassin = null }: AppDeps,
+  { sandbox, maxBodySize, uploadDir, readiness = new Readiness(), metrics, spamassassin = null, linkTargets }: AppDeps,
   self: () => RequestListener,
 ): Router {
   const router = new Router({ strict: true });
   const parseBody = bodyParser({ limit: maxBodySize, uploadDir });
 
-  const { v1, api } = routeTables(sandbox, { spamd: spamassassin });
+  const { v1, api } = routeTables(sandbox, { spamd: spamassassin, linkTargets });
   mountV1(router, v1, { directory: sandbox.directory, parseBody, beforeHandle: [injectFaults(sandbox.faults)] });
   mountApi(router, api, parseBody);
   mountMcp(router, { dispatch: self, maxBodySize, version: packageVersion() });

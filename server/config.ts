@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parseNetwork } from './domain/check/link-targets.ts';
 import { parseDuration } from './domain/flows/duration.ts';
 import { ConfigError, loadSandboxConfig, type SandboxConfig } from './domain/directory/sandbox-config.ts';
 
@@ -23,6 +24,10 @@ export interface Options {
   readonly maxAgeMs: number;
   readonly smtpMaxSize: number;
   readonly smtpAuthRequired: boolean;
+  /** RCPT TO accepted per message; the next is refused with 452 4.5.3. */
+  readonly smtpMaxRecipients: number;
+  /** SMTP sessions at once; one more is refused with 421 and closed. */
+  readonly smtpMaxConnections: number;
   /** fdatasync every group commit: a 200 then means the data is on stable storage. */
   readonly fsync: boolean;
   /** Host names browsers may reach the server by, beyond the defaults (`.name` with subdomains, `*` any). */
@@ -41,6 +46,10 @@ export interface Options {
   readonly smtpRequireTls: boolean;
   /** The SMTP port speaks TLS from the first byte (port 465 style) instead of offering STARTTLS. */
   readonly smtpTlsImplicit: boolean;
+  /** The link check may reach loopback, private and link-local addresses on a non-loopback listener. */
+  readonly linkCheckPrivate: boolean;
+  /** Networks (`10.1.0.0/16`, `fd00::/8`, one address) the link check may reach on a non-loopback listener. */
+  readonly linkCheckAllow: readonly string[];
   /** spamd's address for the message check's spam score; null leaves the spam check off. */
   readonly spamassassin: { readonly host: string; readonly port: number } | null;
 }
@@ -102,6 +111,21 @@ const OPTIONS = {
   maxMessages: { flag: 'max-messages', default: '10000', help: 'captures kept, oldest pruned first (0: unlimited)', parse: wholeNumber },
   maxAgeMs: { flag: 'max-age', default: '0', help: 'prune captures older than this, e.g. 7d or 12h (0: never)', parse: maxAge },
   smtpMaxSize: { flag: 'smtp-max-size', default: String(25 * 1024 * 1024), help: 'largest SMTP message in bytes', parse: positiveInt },
+  // Postfix's smtpd_recipient_limit is 1000; a capture with more is a bug in the application.
+  smtpMaxRecipients: {
+    flag: 'smtp-max-recipients',
+    default: '1000',
+    help: 'recipients (RCPT TO) per SMTP message; more are refused with 452 4.5.3',
+    parse: positiveInt,
+  },
+  // Postfix runs at most 100 smtpd processes (default_process_limit); a test suite or a load
+  // benchmark uses a handful of connections.
+  smtpMaxConnections: {
+    flag: 'smtp-max-connections',
+    default: '100',
+    help: 'SMTP connections at once; one more is answered 421 and closed',
+    parse: positiveInt,
+  },
   smtpAuthRequired: { flag: 'smtp-auth-required', default: 'false', help: 'SMTP clients must log in with an API key', parse: bool, boolean: true },
   fsync: {
     flag: 'fsync',
@@ -153,6 +177,20 @@ const OPTIONS = {
     help: 'TLS from the first byte on the SMTP port (port 465 style) instead of STARTTLS',
     parse: bool,
     boolean: true,
+  },
+  linkCheckPrivate: {
+    flag: 'link-check-private',
+    default: 'false',
+    help: 'let the link check reach loopback, private and link-local addresses when listening on a non-loopback --host',
+    parse: bool,
+    boolean: true,
+  },
+  linkCheckAllow: {
+    flag: 'link-check-allow',
+    default: '',
+    shown: 'none',
+    help: 'networks the link check may reach anyway when listening on a non-loopback --host, comma-separated (10.1.0.0/16, fd00::/8, 10.1.2.3)',
+    parse: networkList,
   },
   spamassassin: { flag: 'spamassassin', default: '', help: 'spamd HOST:PORT for the spam score of the message check (empty: off)', parse: hostPort },
 } satisfies Record<string, Omit<OptionSpec, 'env'>>;
@@ -389,6 +427,15 @@ function originList(value: string, source: string): string[] {
     if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/.test(trimmed)) return trimmed;
     throw new ConfigError(`${source}: "${origin}" is not an origin such as http://localhost:3000 or https://app.example.com (scheme and host, no path), or *`);
   });
+}
+
+/** A comma-separated list of IP networks (`10.0.0.0/8`, `fd00::/8`) or addresses. */
+function networkList(value: string, source: string): string[] {
+  const networks = list(value);
+  for (const network of networks)
+    if (parseNetwork(network) === null)
+      throw new ConfigError(`${source}: "${network}" is not an IP address or network such as 10.1.0.0/16, fd00::/8 or 10.1.2.3`);
+  return networks;
 }
 
 function list(value: string): string[] {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createApp } from './app.ts';
 import type { Config } from './config.ts';
+import { linkTargetPolicy } from './domain/check/link-targets.ts';
 import { SandboxClock } from './domain/flows/clock.ts';
 import { startRetention, type Retention } from './domain/messages/retention.ts';
 import { createSandbox, type Sandbox } from './domain/sandbox.ts';
@@ -96,6 +97,7 @@ export async function createPigeonhole(config: Config, options: PigeonholeOption
     metrics,
     access,
     spamassassin: config.spamassassin,
+    linkTargets: linkTargetPolicy({ listenHost: config.host, allowPrivate: config.linkCheckPrivate, allow: config.linkCheckAllow }),
   });
   const server = createServer(app.callback());
   const realtime = attachRealtime(server, sandbox.events, {
@@ -113,6 +115,8 @@ export async function createPigeonhole(config: Config, options: PigeonholeOption
     sandbox,
     maxSize: config.smtpMaxSize,
     authRequired: config.smtpAuthRequired,
+    maxRecipients: config.smtpMaxRecipients,
+    maxConnections: config.smtpMaxConnections,
     tls: options.smtpTls ?? (tls && { cert: tls.cert, key: tls.key, implicit: config.smtpTlsImplicit, required: config.smtpRequireTls }),
     logger,
     hooks: {

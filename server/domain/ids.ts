@@ -13,7 +13,8 @@ export function encodeId(seq: number): string {
 export function decodeId(id: string): number | null {
   if (!/^[A-Za-z0-9]{1,32}$/.test(id)) return null;
   const [seq, ...rest] = sqids.decode(id);
-  if (seq === undefined || rest.length > 0 || encodeId(seq) !== id) return null;
+  // A long string decodes to a number past 2^53, which the encoder refuses (it throws).
+  if (seq === undefined || rest.length > 0 || !Number.isSafeInteger(seq) || encodeId(seq) !== id) return null;
   return seq;
 }
 

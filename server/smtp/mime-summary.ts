@@ -60,6 +60,9 @@ function readPart(raw: Buffer, start: number, end: number, root: boolean, all: P
   // The header block ends at the first empty line; a part with no header block starts with one.
   let bodyAt: number;
   let headerText: string;
+  // A message that starts with an empty line has no headers at all (all of it is body, as
+  // mailparser reads it): rare enough to leave to mailparser.
+  if (root && raw[start] === CR && raw[start + 1] === LF) return null;
   if (!root && raw[start] === CR && raw[start + 1] === LF) {
     headerText = '';
     bodyAt = start + 2;
@@ -123,6 +126,8 @@ function readPart(raw: Buffer, start: number, end: number, root: boolean, all: P
     return part;
   }
   if (contentType.startsWith('message/')) return null;
+  // mailsplit splits any part with a boundary parameter, whatever its type says.
+  if (params.boundary !== undefined) return null;
   // As mailparser's createNode decides what is a body and what is an attachment.
   let kind = String(disposition.value ?? '')
     .toLowerCase()

@@ -9,7 +9,7 @@ import type { MessageRecord } from '../domain/entities.ts';
 import { quickSummary } from './mime-summary.ts';
 import { readMessageHeaders } from './parse-message.ts';
 
-export type SmtpRejection = 'auth_failed' | 'auth_required' | 'tls_required' | 'daily_limit' | 'size' | 'fault' | 'storage' | 'error';
+export type SmtpRejection = 'auth_failed' | 'auth_required' | 'tls_required' | 'daily_limit' | 'size' | 'recipients' | 'fault' | 'storage' | 'error';
 
 /** SMTP TLS: a certificate and key (PEM), and how they are used. */
 export interface SmtpTls {
@@ -35,6 +35,10 @@ export interface SmtpDeps {
   maxSize: number;
   /** Refuse MAIL FROM until the client has logged in with an API key. */
   authRequired: boolean;
+  /** RCPT TO accepted per message; the next one gets 452 4.5.3 (default 1000, as Postfix). */
+  maxRecipients?: number;
+  /** Sessions at once; one more is answered 421 and closed (default 100). */
+  maxConnections?: number;
   /** STARTTLS (or implicit TLS) with this certificate; without it no TLS is offered. */
   tls?: SmtpTls | null;
   logger: { error(message: string, error?: unknown): void };
@@ -57,7 +61,17 @@ export interface SmtpCapture {
  * SMTP capture: every message goes through the one ingestion path with source `smtp`.
  * AUTH (PLAIN or LOGIN) takes an API key as the password, and that sender's rules apply.
  */
-export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, logger, hooks = {}, closeTimeoutMs = 5000 }: SmtpDeps): SmtpCapture {
+export function createSmtpServer({
+  sandbox,
+  maxSize,
+  authRequired,
+  maxRecipients = 1000,
+  maxConnections = 100,
+  tls = null,
+  logger,
+  hooks = {},
+  closeTimeoutMs = 5000,
+}: SmtpDeps): SmtpCapture {
   const { directory, messages, faults } = sandbox;
   const inFlight = new Set<Promise<unknown>>();
 
@@ -118,6 +132,9 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
     // With TLS required, AUTH (an API key) waits for STARTTLS too: 538 before it.
     allowInsecureAuth: !tls?.required,
     size: maxSize,
+    // One session more than this is answered `421 pigeonhole Too many connected clients, try
+    // again in a moment` and closed (RFC 5321 §3.8: a 421 names the server and closes).
+    maxClients: maxConnections,
     logger: false,
     closeTimeout: closeTimeoutMs,
     // A reverse DNS lookup per connection can hold a client for seconds (Docker's resolver);
@@ -140,6 +157,12 @@ export function createSmtpServer({ sandbox, maxSize, authRequired, tls = null, l
       afterFault('mail', session, undefined, callback, () => callback());
     },
     onRcptTo(address, session, callback) {
+      // RFC 5321 §4.5.3.1.10: a server may refuse recipients beyond its limit with 452 and the
+      // client sends the rest in another transaction. A repeated address replaces its first
+      // RCPT TO (the library keeps one entry per address), so it never counts twice.
+      const listed = session.envelope.rcptTo;
+      if (listed.length >= maxRecipients && !listed.some((r) => r.address.toLowerCase() === address.address.toLowerCase()))
+        return callback(refuse('recipients', 452, '4.5.3 Too many recipients'));
       afterFault('rcpt', session, address.address, callback, () => callback());
     },
     onData(stream, session, callback) {

@@ -320,6 +320,15 @@ export class MessageIndex {
  * `\x01address\x01`.
  */
 export function searchText(record: MessageRecord): string {
-  const addresses = [record.recipient, ...record.to, ...record.cc, ...record.bcc].map((a) => a.trim()).join(ADDRESS_MARK);
-  return `${ADDRESS_MARK}${addresses}${ADDRESS_MARK}${FIELD_MARK}${record.subject}${FIELD_MARK}${record.from}${FIELD_MARK}${record.sender ?? ''}${FIELD_MARK}${record.snippet ?? ''}`.toLowerCase();
+  const addresses = [record.recipient, ...record.to, ...record.cc, ...record.bcc].map((a) => unmarked(a.trim())).join(ADDRESS_MARK);
+  const fields = [record.subject, record.from, record.sender ?? '', record.snippet ?? ''].map(unmarked);
+  return `${ADDRESS_MARK}${addresses}${ADDRESS_MARK}${FIELD_MARK}${fields.join(FIELD_MARK)}`.toLowerCase();
+}
+
+/**
+ * The text with the separators written as spaces: a sender may put them in a subject or an
+ * address, where they would end the field early. Filters read their own text the same way.
+ */
+export function unmarked(text: string): string {
+  return text.replaceAll(ADDRESS_MARK, ' ').replaceAll(FIELD_MARK, ' ');
 }

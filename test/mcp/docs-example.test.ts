@@ -69,9 +69,13 @@ const it = test
     await agent.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`)));
     onCleanup(() => agent.close());
     return async (name: string, args: Record<string, unknown>) => {
-      const result = (await agent.callTool({ name, arguments: args })) as { content: { text: string }[]; isError?: boolean };
+      const result = (await agent.callTool({ name, arguments: args })) as {
+        content: { text: string }[];
+        structuredContent: Record<string, any>;
+        isError?: boolean;
+      };
       expect(result.isError, result.content[0]!.text).toBeFalsy();
-      return JSON.parse(result.content[0]!.text);
+      return result.structuredContent;
     };
   });
 

@@ -73,6 +73,8 @@ const composed: [string, Mail][] = [
 const written: [string, Buffer][] = [
   ['no Content-Type', crlf('From: a@example.com\nSubject: x\n\nJust text\n')],
   ['no header block', crlf('\nJust text\n')],
+  ['an empty line before the headers', crlf('\nFrom: a@example.com\nContent-Type: text/plain\n\nbody\n')],
+  ['a boundary on a type that is not multipart', crlf('Content-Type: text/plain; boundary=b\n\n--b\nContent-Type: text/html\n\n<p>hi</p>\n--b--\n')],
   ['no body', crlf('From: a@example.com\nSubject: x\n')],
   ['single-part HTML, 7bit', crlf('From: a@example.com\nContent-Type: text/html; charset=utf-8\n\n<p>Hi</p>\n\n')],
   [
@@ -244,6 +246,8 @@ describe('the quick MIME summary', () => {
     // that mailparser would also turn into HTML, and anything it cannot place for sure.
     expect(corpus.map(([name]) => name).filter((name) => !read.includes(name))).toEqual([
       'no header block',
+      'an empty line before the headers',
+      'a boundary on a type that is not multipart',
       'no body',
       'text and HTML siblings in mixed',
       'a delimiter-like line that is not one',

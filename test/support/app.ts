@@ -37,12 +37,16 @@ export interface TestServerOptions {
   now?: () => number;
   /** Where the domain reports failures of scheduled work (defaults to console.error). */
   log?: (message: string, error?: unknown) => void;
-  smtp?: { authRequired?: boolean; maxSize?: number; hooks?: SmtpHooks; tls?: SmtpTls };
+  smtp?: { authRequired?: boolean; maxSize?: number; maxRecipients?: number; maxConnections?: number; hooks?: SmtpHooks; tls?: SmtpTls };
   /** The browser guard's policy and the login, for the HTTP routes and the live push (the defaults without it). */
   access?: Access;
   realtime?: { heartbeatMs?: number; maxBufferedBytes?: number; onClients?: (count: number) => void };
   /** spamd for the message check (--spamassassin). */
   spamassassin?: { host: string; port: number };
+  /** The address to listen on (--host, default 127.0.0.1); the app is still reached on 127.0.0.1. */
+  host?: string;
+  /** --link-check-private and --link-check-allow. */
+  linkCheck?: { private?: boolean; allow?: string[] };
 }
 
 /**
@@ -50,20 +54,24 @@ export interface TestServerOptions {
  * directory: HTTP (with the WebSocket push at /api/events) and SMTP capture, each on a free port
  * of 127.0.0.1, no retention. Besides `url`, the result has `wsUrl`,
  * `smtpPort` (send with test/support/smtp.ts) and `realtime` (its `clients` count); options
- * `smtp` (authRequired, maxSize, hooks, tls), `realtime` (heartbeatMs, maxBufferedBytes) and
+ * `smtp` (authRequired, maxSize, maxRecipients, maxConnections, hooks, tls), `realtime` (heartbeatMs, maxBufferedBytes) and
  * `access` (allowed hosts and origins, login) tune them.
  */
 export async function startApp(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-test-')));
   // The configuration the server would read with these flags and no environment; no retention.
-  const base = loadConfig(['--data-dir', dataDir, '--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--max-messages', '0'], {});
+  const base = loadConfig(['--data-dir', dataDir, '--host', options.host ?? '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--max-messages', '0'], {});
   const config: Config = {
     ...base,
     sandbox: options.config ? parseSandboxConfig(options.config(structuredClone(base.sandbox) as SandboxConfig), 'test config') : base.sandbox,
     maxBodySize: options.maxBodySize ?? base.maxBodySize,
     smtpMaxSize: options.smtp?.maxSize ?? base.smtpMaxSize,
     smtpAuthRequired: options.smtp?.authRequired ?? false,
+    smtpMaxRecipients: options.smtp?.maxRecipients ?? base.smtpMaxRecipients,
+    smtpMaxConnections: options.smtp?.maxConnections ?? base.smtpMaxConnections,
     spamassassin: options.spamassassin ?? null,
+    linkCheckPrivate: options.linkCheck?.private ?? false,
+    linkCheckAllow: options.linkCheck?.allow ?? [],
   };
   const pigeonhole = await createPigeonhole(config, {
     store: options.store,

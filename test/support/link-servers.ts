@@ -13,7 +13,8 @@ export interface LinkSite {
   close(): Promise<void>;
 }
 
-export async function startLinkSite(): Promise<LinkSite> {
+/** The site on `host` (default 127.0.0.1; any 127.x address is this machine too). */
+export async function startLinkSite(host = '127.0.0.1'): Promise<LinkSite> {
   const site = { requests: [] as { method: string; path: string }[], maxInFlight: 0 } as LinkSite;
   let inFlight = 0;
   const hanging = new Set<ServerResponse>();
@@ -34,6 +35,7 @@ export async function startLinkSite(): Promise<LinkSite> {
     if (path === '/see-other') return redirect(res, 303, '/ok');
     if (path.startsWith('/loop/')) return redirect(res, 302, `/loop/${Number(path.slice(6)) + 1}`);
     if (path === '/to-ftp') return redirect(res, 302, 'ftp://files.example/x');
+    if (path.startsWith('/to?')) return redirect(res, 302, decodeURIComponent(path.slice(4)));
     if (path === '/missing') {
       res.statusCode = 404;
       return res.end('not here');
@@ -57,8 +59,8 @@ export async function startLinkSite(): Promise<LinkSite> {
     res.statusCode = 500;
     res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  site.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  site.url = `http://${host}:${(server.address() as AddressInfo).port}`;
   site.close = async () => {
     for (const res of hanging) res.destroy();
     server.closeAllConnections();

@@ -53,14 +53,17 @@ export async function rawSmtp(port: number) {
     }
   };
   socket.setEncoding('utf8');
+  const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   socket.on('data', (chunk: string) => {
     buffer += chunk;
     check();
   });
+  let failing: ((error: Error) => void) | undefined;
+  socket.on('error', (error) => failing?.(error));
   const next = () =>
     new Promise<string>((resolve, reject) => {
       waiting = resolve;
-      socket.once('error', reject);
+      failing = reject;
       check();
     });
   const greeting = await next();
@@ -73,6 +76,8 @@ export async function rawSmtp(port: number) {
       return reply;
     },
     close: () => new Promise<void>((resolve) => socket.end(resolve)),
+    /** Resolves once the connection is closed, by either side. */
+    ended,
     /** Writes what is given (no line end) and drops the connection, like a crashed client. */
     destroy(partial = '') {
       socket.write(partial, () => socket.destroy());

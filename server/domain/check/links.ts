@@ -1,4 +1,9 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
 import type { ScannedHtml } from './html-scan.ts';
+import { ANY_TARGET, type LinkTargetPolicy } from './link-targets.ts';
 
 export interface LinkTarget {
   url: string;
@@ -24,6 +29,8 @@ export interface LinkCheckOptions {
   timeoutMs?: number;
   concurrency?: number;
   maxRedirects?: number;
+  /** Which addresses may be reached (default any); each hop of a redirect is judged too. */
+  policy?: LinkTargetPolicy;
 }
 
 export const LINK_DEFAULTS = { timeoutMs: 10_000, concurrency: 5, maxRedirects: 5 } as const;
@@ -64,7 +71,7 @@ const HEAD_REFUSED = new Set([405, 501]);
 
 /** One link: HEAD (GET when HEAD is refused), following up to `maxRedirects` redirects by hand. */
 export async function checkLink(target: LinkTarget, options: LinkCheckOptions = {}): Promise<LinkResult> {
-  const { timeoutMs, maxRedirects } = { ...LINK_DEFAULTS, ...options };
+  const { timeoutMs, maxRedirects, policy = ANY_TARGET } = { ...LINK_DEFAULTS, ...options };
   const started = performance.now();
   const signal = AbortSignal.timeout(timeoutMs);
   let url = target.url;
@@ -82,14 +89,12 @@ export async function checkLink(target: LinkTarget, options: LinkCheckOptions = 
   });
   try {
     for (;;) {
-      let response = await fetch(url, { method, redirect: 'manual', signal, headers: { 'User-Agent': 'Pigeonhole link check' } });
+      let response = await ask(new URL(url), method, signal, policy);
       if (method === 'HEAD' && HEAD_REFUSED.has(response.status)) {
-        await response.body?.cancel();
         method = 'GET';
-        response = await fetch(url, { method, redirect: 'manual', signal, headers: { 'User-Agent': 'Pigeonhole link check' } });
+        response = await ask(new URL(url), method, signal, policy);
       }
-      await response.body?.cancel().catch(() => undefined);
-      const location = response.headers.get('location');
+      const { location } = response;
       if (!REDIRECT.has(response.status) || location === null) return done(response.status, null);
       if (redirects >= maxRedirects) return done(response.status, `More than ${maxRedirects} redirects.`);
       const next = new URL(location, url);
@@ -102,10 +107,57 @@ export async function checkLink(target: LinkTarget, options: LinkCheckOptions = 
       if (response.status === 303) method = 'GET';
     }
   } catch (error) {
+    if (error instanceof TargetRefused) return done(null, `Not requested: ${error.message}. ${policy.note}`);
     if (signal.aborted) return done(null, `No answer within ${timeoutMs / 1000} s.`);
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return done(null, cause?.code ?? cause?.message ?? (error as Error).message);
+    const e = error as NodeJS.ErrnoException;
+    return done(null, e.code ?? e.message);
   }
+}
+
+/** An address the policy refuses: nothing was sent to it. */
+class TargetRefused extends Error {}
+
+/**
+ * One request, its status and Location. The host name is resolved once, every address judged by
+ * the policy, and the connection made to an address that passed (the URL's name stays the Host
+ * header and the TLS server name): a name that answers differently the second time (DNS
+ * rebinding) cannot slip past the check.
+ */
+function ask(url: URL, method: 'HEAD' | 'GET', signal: AbortSignal, policy: LinkTargetPolicy): Promise<{ status: number; location: string | null }> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0) {
+    const kind = policy.refused(host);
+    if (kind !== null) return Promise.reject(new TargetRefused(`${host} is ${kind}`));
+  }
+  return new Promise((resolve, reject) => {
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+      url,
+      { method, signal, agent: false, lookup: guardedLookup(policy), headers: { 'User-Agent': 'Pigeonhole link check' } },
+      (response) => {
+        resolve({ status: response.statusCode ?? 0, location: response.headers.location ?? null });
+        // Only the status matters: the body is never read.
+        response.destroy();
+      },
+    );
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+/** A DNS lookup that answers only with the addresses the policy lets the link check reach. */
+function guardedLookup(policy: LinkTargetPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { family: options.family, hints: options.hints, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const allowed = addresses.filter((a) => policy.refused(a.address) === null);
+      if (allowed.length === 0) {
+        const first = addresses[0]!;
+        return callback(new TargetRefused(`${hostname} resolves to ${first.address}, ${policy.refused(first.address)}`), '', 0);
+      }
+      if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, allowed);
+      callback(null, allowed[0]!.address, allowed[0]!.family);
+    });
+  };
 }
 
 /** Checks every target, `concurrency` at a time; yields each result as soon as it is known. */

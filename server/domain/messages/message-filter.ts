@@ -1,4 +1,4 @@
-import { ADDRESS_MARK, FIELD_MARK, type MessageIndex } from '../../storage/message-index.ts';
+import { ADDRESS_MARK, FIELD_MARK, type MessageIndex, unmarked } from '../../storage/message-index.ts';
 import type { DeliveryStatus, Source } from '../entities.ts';
 import { emailKey } from '../email-address.ts';
 import { decodeId } from '../ids.ts';
@@ -41,15 +41,15 @@ export interface MessageFilter {
 export function compileFilter(filter: MessageFilter, index: MessageIndex): (slot: number) => boolean {
   const tests: ((slot: number) => boolean)[] = [];
   if (filter.recipient !== undefined) {
-    const wanted = `${ADDRESS_MARK}${emailKey(filter.recipient)}${ADDRESS_MARK}`;
+    const wanted = `${ADDRESS_MARK}${unmarked(emailKey(filter.recipient))}${ADDRESS_MARK}`;
     tests.push((slot) => index.text(slot).includes(wanted));
   }
   if (filter.q !== undefined) {
-    const words = filter.q.toLowerCase().replaceAll(ADDRESS_MARK, ' ').replaceAll(FIELD_MARK, ' ').split(/\s+/).filter(Boolean);
+    const words = unmarked(filter.q.toLowerCase()).split(/\s+/).filter(Boolean);
     if (words.length > 0) tests.push((slot) => words.every((word) => index.text(slot).includes(word)));
   }
   if (filter.subject !== undefined) {
-    const wanted = filter.subject.toLowerCase();
+    const wanted = unmarked(filter.subject.toLowerCase());
     tests.push((slot) => subjectOf(index.text(slot)).includes(wanted));
   }
   if (filter.namespace !== undefined) {
@@ -78,7 +78,7 @@ export function compileFilter(filter: MessageFilter, index: MessageIndex): (slot
 
 /** A /v1 list's filter: the team's API and flow records, optionally sent to one address (docs/api-contract.md §3). */
 export function compileTeamFilter(team: string, recipient: string | undefined, index: MessageIndex): (slot: number) => boolean {
-  const prefix = recipient === undefined ? undefined : `${ADDRESS_MARK}${emailKey(recipient)}${ADDRESS_MARK}`;
+  const prefix = recipient === undefined ? undefined : `${ADDRESS_MARK}${unmarked(emailKey(recipient))}${ADDRESS_MARK}`;
   return (slot) => index.team(slot) === team && index.source(slot) !== 'smtp' && (prefix === undefined || index.text(slot).startsWith(prefix));
 }
 

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { CheckReport, LinkCheck, LinkEvent } from '../../../client/pigeonhole-client.ts';
+import type { LinkTargetPolicy } from '../../domain/check/link-targets.ts';
 import { LINK_DEFAULTS, type LinkResult } from '../../domain/check/links.ts';
 import { PLATFORMS, type Platform } from '../../domain/check/platforms.ts';
 import type { SpamdTarget } from '../../domain/check/spamd.ts';
@@ -60,7 +61,7 @@ const linkTimeout = describedAs(
  * and spam score (GET, cached), its links (POST, on request only: the one thing that makes
  * the sandbox reach out), and the same checks on a draft (POST /api/check).
  */
-export function checkRoutes(sandbox: Sandbox, options: { spamd: SpamdTarget | null }): ApiRoute[] {
+export function checkRoutes(sandbox: Sandbox, options: { spamd: SpamdTarget | null; linkTargets?: LinkTargetPolicy }): ApiRoute[] {
   // The checks' data and validators load with the first check, not with the server.
   const engine = lazy(() => import('../../domain/check/check.ts'));
   const messageChecks = lazy(async () => {
@@ -102,7 +103,7 @@ export function checkRoutes(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
       doc: {
         summary: 'Check the links and images of a capture',
         description:
-          'Every absolute http(s) link and image (localhost too), HEAD then GET when HEAD is refused, up to 5 redirects, 5 at a time, a timeout per link; other schemes are never requested. The only request in Pigeonhole that reaches out, and only when asked. With `Accept: application/x-ndjson` the results stream as JSON lines: {"type":"start",total,skipped}, one {"type":"link",...} per link as it is checked, {"type":"done",total,broken,skipped}. `timeout_ms` may also be given in the query string.',
+          'Every absolute http(s) link and image (localhost too on a server listening on loopback; on any other address loopback, private and link-local targets, and redirects into them, are refused with the reason unless --link-check-private or --link-check-allow lets them), HEAD then GET when HEAD is refused, up to 5 redirects, 5 at a time, a timeout per link; other schemes are never requested. The only request in Pigeonhole that reaches out, and only when asked. With `Accept: application/x-ndjson` the results stream as JSON lines: {"type":"start",total,skipped}, one {"type":"link",...} per link as it is checked, {"type":"done",total,broken,skipped}. `timeout_ms` may also be given in the query string.',
         tags,
         params,
         bodyOptional: true,
@@ -120,7 +121,7 @@ export function checkRoutes(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
         const record = await find(ctx);
         const checks = await messageChecks();
         const { targets, skipped } = await checks.linkTargets(record);
-        const results = checks.checkLinks(targets, { timeoutMs: body.timeout_ms });
+        const results = checks.checkLinks(targets, { timeoutMs: body.timeout_ms, policy: options.linkTargets });
         if (wantsStream(ctx)) {
           ctx.type = NDJSON;
           ctx.set('Cache-Control', 'no-store');
