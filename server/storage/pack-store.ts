@@ -336,6 +336,12 @@ export class PackStore implements Participant {
     if (pack === this.active) this.active = this.newPack(pack.no + 1);
   }
 
+  /** @internal Its file could not be deleted: the dead pack is kept, sealed, for the next write to try again. */
+  keepDead(pack: Pack): void {
+    pack.sealed = true;
+    this.packs.set(pack.no, pack);
+  }
+
   private rotate(): void {
     this.active.sealed = true;
     this.active = this.newPack(this.active.no + 1);
@@ -487,10 +493,17 @@ class PackBatch implements Batch {
     const { fs } = this.store.options_();
     for (const pack of this.dead) {
       if (pack.live > 0 || pack.queuedBytes > 0 || pack.inflightBytes > 0) continue;
-      await fs.unlink(pack.file).catch(ignoreMissing);
+      // Forgotten before the first await: a part added while the file goes (a capture stored
+      // meanwhile, when this was the active pack) must land in the next pack, not in this one.
+      this.store.dropPack(pack);
+      try {
+        await fs.unlink(pack.file).catch(ignoreMissing);
+      } catch (error) {
+        this.store.keepDead(pack);
+        throw error;
+      }
       await pack.handle?.close().catch(() => undefined);
       pack.handle = null;
-      this.store.dropPack(pack);
     }
     for (const [at, name] of this.doomedFiles.entries()) {
       try {

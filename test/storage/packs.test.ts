@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { DamagedContent } from '../../server/storage/errors.ts';
+import { nodeFs } from '../../server/storage/fs.ts';
 import { ENTRY_HEADER, PART } from '../../server/storage/pack-store.ts';
 import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
 import { api, read, type TestServer } from '../support/app.ts';
@@ -51,6 +52,67 @@ describe('pack files', () => {
     const files = await packFiles(store.dataDir);
     expect(files.length).toBeGreaterThanOrEqual(5);
     for (const file of files) expect((await stat(path.join(store.dataDir, 'packs', file))).size).toBeLessThanOrEqual(4096);
+  });
+
+  it('a part added while the last dead pack is being deleted lands in the next pack, not the deleted one', async ({ open }) => {
+    // The deletion of a dead pack waits on the file system; a capture stored meanwhile (other
+    // captures deleted by a namespace reset while a test sends) used to be appended to that pack
+    // when it was the active one, and was lost with it: its parts read "the pack holding this part
+    // is missing" (a 410).
+    let unlinking: () => void = () => undefined;
+    const entered = new Promise<void>((resolve) => {
+      unlinking = resolve;
+    });
+    let finish: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    let armed = false;
+    const fs = {
+      ...nodeFs,
+      unlink: async (file: string) => {
+        if (armed && file.endsWith('.pack')) {
+          unlinking();
+          await gate;
+        }
+        return nodeFs.unlink(file);
+      },
+    };
+    const store = await open({ fs });
+    const first = store.packs.add(1, PART.html, Buffer.from('<p>deleted</p>'));
+    await store.flush();
+    store.packs.release(first);
+    armed = true;
+    const deleting = store.flush();
+    await entered;
+    const data = Buffer.from('<p>stored while the pack was being deleted</p>');
+    const second = store.packs.add(2, PART.html, data);
+    finish();
+    await deleting;
+    await store.flush();
+    expect((await store.packs.read(second, 2)).equals(data)).toBe(true);
+    expect(await packFiles(store.dataDir)).toEqual(['000002.pack']);
+  });
+
+  it('a dead pack whose file could not be deleted is deleted by the next write', async ({ open }) => {
+    let failures = 1;
+    const fs = {
+      ...nodeFs,
+      unlink: async (file: string) => {
+        if (file.endsWith('.pack') && failures-- > 0) throw Object.assign(new Error('EIO: i/o error, unlink'), { code: 'EIO' });
+        return nodeFs.unlink(file);
+      },
+    };
+    const store = await open({ fs });
+    const first = store.packs.add(1, PART.html, Buffer.from('<p>deleted</p>'));
+    await store.flush();
+    store.packs.release(first);
+    await expect(store.flush()).rejects.toThrow(/i\/o error/);
+    expect(await packFiles(store.dataDir)).toEqual(['000001.pack']);
+    const kept = store.packs.add(2, PART.html, Buffer.from('<p>kept</p>'));
+    await store.flush();
+    expect(await packFiles(store.dataDir)).toEqual(['000002.pack']);
+    expect((await store.packs.read(kept, 2)).toString()).toBe('<p>kept</p>');
   });
 
   it('a flipped byte fails the checksum: the part reads as damaged, and start-up sets the entry aside', async ({ open }) => {
