@@ -11,7 +11,9 @@ mode=${1:?own or shared}
 report=${2:?the JUnit report file}
 python=/usr/bin/python3
 
-"$python" -m pip install --quiet --break-system-packages --no-build-isolation --no-index . || exit 1
+# Into the system's site-packages as root (CI), into the user's otherwise.
+user=(); [ "$(id -u)" = 0 ] || user=(--user)
+"$python" -m pip install --quiet --break-system-packages --no-build-isolation --no-index "${user[@]}" . || exit 1
 pytest=("$python" -m pytest -n 4 -p no:cacheprovider -rfEs "--junitxml=$report")
 case "$mode" in
   own) env -u PIGEONHOLE_URL -u PIGEONHOLE_SMTP_PORT "${pytest[@]}" ;;
