@@ -41,6 +41,8 @@ export interface MessageSummary {
   read: boolean;
   attachment_count: number;
   created_at: string;
+  /** The capture's namespace: the first `+tag` of its To, Cc, Bcc addresses, lower-case; null when none (docs/testing.md). */
+  namespace: string | null;
 }
 
 export interface Link {
@@ -126,6 +128,8 @@ export interface MessageFilter {
   since?: Date | string;
   /** Only captures newer than the capture with this id. */
   after?: string;
+  /** Only captures of this namespace (the `+tag` of an address; any case). */
+  namespace?: string;
 }
 
 /** The inbox list's filters (GET /api/messages): the capture filters and the inbox's own. */
@@ -155,6 +159,8 @@ export type Removed = Record<string, number>;
 
 export interface ResetResult {
   team: string | null;
+  /** The namespace reset, or null (a team's or the whole sandbox's). */
+  namespace: string | null;
   restore_fixtures: boolean;
   removed: Removed;
 }
@@ -401,7 +407,7 @@ export type Frame =
   | { type: 'subscription.changed'; data: Subscription }
   | { type: 'subscription.removed'; data: { id: number } }
   | { type: 'clock.changed'; data: Clock }
-  | { type: 'sandbox.reset'; data: { team: string | null; removed: Removed } };
+  | { type: 'sandbox.reset'; data: { team: string | null; namespace: string | null; removed: Removed } };
 
 /** The data of each frame type. */
 export type FrameData<T extends Frame['type']> = Frame extends infer F
@@ -532,8 +538,9 @@ export class PigeonholeClient {
     return this.call('POST', '/api/check', undefined, { html: draft.html, text: draft.text, sender: draft.sender, platform: draft.platforms?.join(',') });
   }
 
-  reset(options: { team?: string; restoreFixtures?: boolean } = {}): Promise<ResetResult> {
-    return this.call('POST', '/api/reset', undefined, { team: options.team, restore_fixtures: options.restoreFixtures });
+  /** Resets the sandbox, one team, or (`namespace`) one namespace's captures and the records of its addresses. */
+  reset(options: { team?: string; namespace?: string; restoreFixtures?: boolean } = {}): Promise<ResetResult> {
+    return this.call('POST', '/api/reset', undefined, { team: options.team, namespace: options.namespace, restore_fixtures: options.restoreFixtures });
   }
 
   /** The configured senders with their API keys (for sendEmail). */

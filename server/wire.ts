@@ -46,6 +46,7 @@ export function messageSummary(m: MessageRecord) {
     read: m.read,
     attachment_count: m.attachments.length,
     created_at: wireTime(m.createdAt),
+    namespace: m.namespace ?? null,
   } satisfies MessageSummary;
 }
 

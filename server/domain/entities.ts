@@ -19,6 +19,9 @@ export type {
   SubscriptionStatus,
 } from '../storage/records.ts';
 
+/** The namespace rule (docs/testing.md): one definition, in storage, so records stored before it are read the same way. */
+export { namespaceName } from '../storage/namespace.ts';
+
 /** How a capture arrived. */
 export const SOURCES = ['api', 'smtp', 'flow'] as const satisfies readonly Source[];
 /** A capture's delivery status (docs/api-contract.md §6). */

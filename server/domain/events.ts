@@ -15,7 +15,7 @@ export interface DomainEvents {
   'subscription.changed': [SubscriptionRecord];
   'subscription.removed': [SubscriptionRecord];
   /** The sandbox was reset (one team or all): what each part removed. */
-  'sandbox.reset': [{ team: string | null; removed: Record<string, number> }];
+  'sandbox.reset': [{ team: string | null; namespace: string | null; removed: Record<string, number> }];
   /** The sandbox clock was advanced, set or reset (after what fell due has run). */
   'clock.changed': [ClockState];
 }

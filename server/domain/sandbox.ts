@@ -10,7 +10,7 @@ import { Faults } from './toolkit/faults.ts';
 import { Messages, type RawParser } from './messages/messages.ts';
 import { Recipients } from './directory/recipients.ts';
 import { RequestLog } from './toolkit/request-log.ts';
-import { Reset, standardParts } from './toolkit/reset.ts';
+import { everything, Reset, standardParts } from './toolkit/reset.ts';
 import { FlowEngine } from './flows/flow-engine.ts';
 import { Scheduler } from './flows/scheduler.ts';
 import { Subscriptions } from './flows/subscriptions.ts';
@@ -67,11 +67,11 @@ export function createSandbox({ store, config, clock, log = (m, e) => console.er
   const faults = new Faults(directory, config.faults, clock);
   const requestLog = new RequestLog(store);
   const reset = new Reset(standardParts({ store, messages, recipients, subscriptions, blocks, requestLog, faults }), directory, store, events);
-  // A whole reset also returns the sandbox clock to real time; a team's reset leaves the shared clock.
+  // A whole reset also returns the sandbox clock to real time; a team's or a namespace's reset leaves the shared clock.
   reset.register({
     name: 'clock',
     reset: async (scope) => {
-      if (scope.team !== undefined || time.read().realTime) return 0;
+      if (!everything(scope) || time.read().realTime) return 0;
       await time.reset();
       return 1;
     },

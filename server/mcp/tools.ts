@@ -42,6 +42,7 @@ const filterShape = {
   status: z.enum(STATUSES).optional().describe('Delivery status.'),
   since: z.string().optional().describe('ISO-8601 time: only captures created at or after it.'),
   after: z.string().optional().describe('A capture id: only captures newer than it (to wait for new mail only).'),
+  namespace: z.string().optional().describe('Only captures of this namespace: the +tag of an address (ada+t7f3k@example.com is in t7f3k).'),
 };
 
 const bodyOptions = {
@@ -253,9 +254,10 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
     'Clear the sandbox before a test: captures, recipients, subscriptions, blocks, counters, the request log, added faults and the clock (or only one team).',
     {
       team: z.string().optional().describe('Only this team.'),
+      namespace: z.string().optional().describe("Only this namespace's captures and the records of its addresses (the clock and the rest stay)."),
       restore_fixtures: z.boolean().default(true).describe('Bring back the configured blocks and fault rules.'),
     },
-    async ({ team, restore_fixtures }) => client.reset({ team, restoreFixtures: restore_fixtures }),
+    async ({ team, namespace, restore_fixtures }) => client.reset({ team, namespace, restoreFixtures: restore_fixtures }),
   );
 
   const recent = async (suffix: string, mimeType: string) => ({
@@ -327,8 +329,46 @@ function bodies(html: string | null, text: string | null, derived: boolean, opti
 }
 
 function summary(m: MessageSummary): MessageSummary {
-  const { id, source, team, sender, from, recipient, to, cc, bcc, subject, snippet, status, blocked, redirected, read, attachment_count, created_at } = m;
-  return { id, source, team, sender, from, recipient, to, cc, bcc, subject, snippet, status, blocked, redirected, read, attachment_count, created_at };
+  const {
+    id,
+    source,
+    team,
+    sender,
+    from,
+    recipient,
+    to,
+    cc,
+    bcc,
+    subject,
+    snippet,
+    status,
+    blocked,
+    redirected,
+    read,
+    attachment_count,
+    created_at,
+    namespace,
+  } = m;
+  return {
+    id,
+    source,
+    team,
+    sender,
+    from,
+    recipient,
+    to,
+    cc,
+    bcc,
+    subject,
+    snippet,
+    status,
+    blocked,
+    redirected,
+    read,
+    attachment_count,
+    created_at,
+    namespace,
+  };
 }
 
 function resources(id: string, hasHtml: boolean) {

@@ -1,3 +1,4 @@
+import { recordNamespace } from './namespace.ts';
 import type { DeliveryStatus, FlowMark, MessageRecord, Source } from './records.ts';
 
 const SOURCES: readonly Source[] = ['api', 'smtp', 'flow'];
@@ -31,12 +32,17 @@ export class MessageIndex {
   private teams = new Uint16Array(1024);
   private senders = new Uint16Array(1024);
   private packs = new Uint32Array(1024);
+  /** Each capture's namespace, interned (many per run: one per test); 0 is none. */
+  private spaces = new Uint32Array(1024);
   private texts: string[] = [];
   private used = 0;
   private liveCount = 0;
   /** Team and sender ids, interned: a handful per configuration. Index 0 is null. */
   private readonly names: (string | null)[] = [null];
   private readonly nameIds = new Map<string, number>();
+  /** Namespaces, interned apart from the names (they are many, and filtered by equality). */
+  private readonly spaceNames: (string | null)[] = [null];
+  private readonly spaceIds = new Map<string, number>();
   /** Flow captures' marks: the flow engine's proof that a step was sent (few captures have one). */
   private readonly flowMarks = new Map<number, FlowMark>();
   /** Whether captures are being loaded at start-up (see pendingDeliveries and unparsedCaptures). */
@@ -68,6 +74,7 @@ export class MessageIndex {
     this.teams[slot] = this.nameId(record.team);
     this.senders[slot] = this.nameId(record.sender);
     this.packs[slot] = pack;
+    this.spaces[slot] = this.spaceId(recordNamespace(record));
     this.texts[slot] = searchText(record);
     if (record.flow) this.flowMarks.set(record.seq, record.flow);
     if (record.source !== 'smtp') this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 0) + 1);
@@ -117,6 +124,8 @@ export class MessageIndex {
     this.flowMarks.clear();
     this.teamRecords.clear();
     this.deliveries.clear();
+    this.spaceNames.length = 1;
+    this.spaceIds.clear();
     this.grow(1024);
   }
 
@@ -171,6 +180,10 @@ export class MessageIndex {
   }
   pack(slot: number): number {
     return this.packs[slot]!;
+  }
+  /** The capture's namespace (storage/namespace.ts), or null. */
+  namespace(slot: number): string | null {
+    return this.spaceNames[this.spaces[slot]!]!;
   }
   /** The lowercased search text (see searchText). */
   text(slot: number): string {
@@ -244,6 +257,7 @@ export class MessageIndex {
       this.teams[to] = this.teams[from]!;
       this.senders[to] = this.senders[from]!;
       this.packs[to] = this.packs[from]!;
+      this.spaces[to] = this.spaces[from]!;
       this.texts[to] = this.texts[from]!;
       to++;
     }
@@ -264,6 +278,18 @@ export class MessageIndex {
     this.teams = copy(this.teams, (n) => new Uint16Array(n));
     this.senders = copy(this.senders, (n) => new Uint16Array(n));
     this.packs = copy(this.packs, (n) => new Uint32Array(n));
+    this.spaces = copy(this.spaces, (n) => new Uint32Array(n));
+  }
+
+  private spaceId(namespace: string | null): number {
+    if (namespace === null) return 0;
+    let id = this.spaceIds.get(namespace);
+    if (id === undefined) {
+      id = this.spaceNames.length;
+      this.spaceNames.push(namespace);
+      this.spaceIds.set(namespace, id);
+    }
+    return id;
   }
 
   private nameId(name: string | null): number {

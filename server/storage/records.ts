@@ -39,6 +39,11 @@ export interface MessageRecord {
   redirected: boolean;
   /** Every address the sender asked for, when Development Mode redirected them (X-Original-To). */
   originalTo?: string[];
+  /**
+   * The capture's namespace (storage/namespace.ts): the first `+tag` among the addresses it was
+   * sent to; null when none. Absent on captures stored before namespaces (derived when loaded).
+   */
+  namespace?: string | null;
   blocked: boolean;
   status: DeliveryStatus;
   /** When a pending status turns into its outcome (sandbox clock). */

@@ -100,3 +100,36 @@ describe('the compact message index', () => {
     expect(index.maxSeq()).toBe(20_001);
   });
 });
+
+describe('namespaces in the index', () => {
+  it('keeps each capture’s namespace, derives it for records stored before namespaces, and keeps it through compaction', () => {
+    const index = new MessageIndex();
+    index.add(record(1, { namespace: 'stored' }), 0);
+    // Older records have no field: derived from To, Cc, Bcc (the original addresses after a redirect).
+    index.add(record(2, { to: ['a@example.com'], cc: ['b+Legacy@example.com'] }), 0);
+    index.add(record(3, { redirected: true, to: ['dev@example.com'], originalTo: ['ada+Original@example.com'] }), 0);
+    index.add(record(4, { namespace: null, to: ['ada+ignored@example.com'] }), 0);
+    const namespaces = () => {
+      const out: [number, string | null][] = [];
+      index.scanNewestFirst(
+        () => true,
+        (slot) => void out.push([index.seq(slot), index.namespace(slot)]),
+      );
+      return out;
+    };
+    expect(namespaces()).toEqual([
+      [4, null],
+      [3, 'original'],
+      [2, 'legacy'],
+      [1, 'stored'],
+    ]);
+    for (let seq = 5; seq < 5000; seq++) index.add(record(seq, { namespace: `n${seq % 3}` }), 0);
+    for (let seq = 5; seq < 5000; seq++) index.remove(seq);
+    expect(namespaces()).toEqual([
+      [4, null],
+      [3, 'original'],
+      [2, 'legacy'],
+      [1, 'stored'],
+    ]);
+  });
+});

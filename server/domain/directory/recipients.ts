@@ -2,6 +2,7 @@ import type { Collection } from '../../storage/collection.ts';
 import type { RecipientRecord } from '../entities.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Clock } from '../flows/clock.ts';
+import { addressTag } from '../../storage/namespace.ts';
 import { emailKey } from '../email-address.ts';
 import { NotFound } from '../errors.ts';
 import { addFlags } from './flags.ts';
@@ -111,9 +112,11 @@ export class Recipients {
     return record;
   }
 
-  /** Removes every recipient, or one team's (a reset); returns how many. */
-  removeAll(team?: string): RecipientRecord[] {
-    const doomed = this.collection.all().filter((r) => team === undefined || r.team === team);
+  /** Removes every recipient, or one team's, or those of one namespace's addresses (a reset); returns them. */
+  removeAll(team?: string, namespace?: string): RecipientRecord[] {
+    const doomed = this.collection
+      .all()
+      .filter((r) => (team === undefined || r.team === team) && (namespace === undefined || addressTag(r.email) === namespace));
     for (const record of doomed) {
       this.collection.remove(record.seq);
       this.index.delete(key(record.team, record.email));

@@ -2,6 +2,7 @@ import type { SubscriptionRecord } from '../entities.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Clock } from './clock.ts';
 import type { Directory } from '../directory/directory.ts';
+import { addressTag } from '../../storage/namespace.ts';
 import { emailKey } from '../email-address.ts';
 import { AlreadySubscribed, FlowHasNoSteps, FlowNotFound, NotFound, NotSubscribed } from '../errors.ts';
 import type { Events } from '../events.ts';
@@ -158,12 +159,15 @@ export class Subscriptions {
   }
 
   /**
-   * Removes every subscription, or one team's (the sandbox reset), between two steps, announcing
-   * each; the engine then reads what is left, so nothing removed ever runs. Returns how many.
+   * Removes every subscription, or one team's, or those of one namespace's addresses (the sandbox
+   * reset), between two steps, announcing each; the engine then reads what is left, so nothing
+   * removed ever runs. Returns how many.
    */
-  removeAll(team?: string): Promise<number> {
+  removeAll(team?: string, namespace?: string): Promise<number> {
     return this.engine.between(async () => {
-      const doomed = this.store.subscriptions.all().filter((s) => team === undefined || s.team === team);
+      const doomed = this.store.subscriptions
+        .all()
+        .filter((s) => (team === undefined || s.team === team) && (namespace === undefined || addressTag(s.email) === namespace));
       for (const record of doomed) {
         this.store.subscriptions.remove(record.seq);
         this.events.emit('subscription.removed', record);

@@ -29,6 +29,8 @@ export interface MessageFilter {
   since?: Date;
   /** Captured after the capture with this id. */
   afterId?: string;
+  /** The capture's namespace (a `+tag` of its addresses, storage/namespace.ts), lower-case. */
+  namespace?: string;
 }
 
 /**
@@ -49,6 +51,10 @@ export function compileFilter(filter: MessageFilter, index: MessageIndex): (slot
   if (filter.subject !== undefined) {
     const wanted = filter.subject.toLowerCase();
     tests.push((slot) => subjectOf(index.text(slot)).includes(wanted));
+  }
+  if (filter.namespace !== undefined) {
+    const wanted = filter.namespace;
+    tests.push((slot) => index.namespace(slot) === wanted);
   }
   if (filter.sender !== undefined) tests.push((slot) => index.sender(slot) === filter.sender);
   if (filter.team !== undefined) tests.push((slot) => index.team(slot) === filter.team);

@@ -1,4 +1,5 @@
 import { searchText, type MessageIndex } from '../../storage/message-index.ts';
+import { namespaceOf, recordNamespace } from '../../storage/namespace.ts';
 import { PART, type ContentRef } from '../../storage/pack-store.ts';
 import type { AttachmentRecord, DeliveryStatus, FlowMark, MessageRecord, Source } from '../entities.ts';
 import { contentRefs, type Store } from '../../storage/store.ts';
@@ -213,6 +214,8 @@ export class Messages {
         usedTemplate: html !== null && template !== null,
         redirected,
         ...(redirected ? { originalTo: originals } : {}),
+        // From the addresses as the sender gave them, so a Development Mode redirect keeps it.
+        namespace: namespaceOf([...originalTo, ...(email.cc ?? []), ...(email.bcc ?? []), email.recipient]),
         blocked,
         status: settled ? outcome : 'pending',
         deliverAt: settled ? null : new Date(now.getTime() + this.deliveryDelayMs).toISOString(),
@@ -326,9 +329,13 @@ export class Messages {
     return ms === null ? null : new Date(ms);
   }
 
-  /** The captures of one team (a team's reset). */
-  ofTeam(team: string): number[] {
-    return this.index.oldest(Number.MAX_SAFE_INTEGER, (slot) => this.index.team(slot) === team);
+  /** The captures of one team, one namespace, or both (a partial reset). */
+  within(scope: { team?: string; namespace?: string }): number[] {
+    const { team, namespace } = scope;
+    return this.index.oldest(
+      Number.MAX_SAFE_INTEGER,
+      (slot) => (team === undefined || this.index.team(slot) === team) && (namespace === undefined || this.index.namespace(slot) === namespace),
+    );
   }
 
   /**
@@ -612,6 +619,8 @@ export class Messages {
     } else {
       record = await this.store.messages.log.read(seq);
       if (!record) return undefined;
+      // Stored before namespaces: derived as the index did when it was loaded.
+      if (record.namespace === undefined) record.namespace = recordNamespace(record);
       // Another read may have cached it meanwhile: one object per capture.
       record = this.cache.get(seq) ?? record;
       this.remember(record);

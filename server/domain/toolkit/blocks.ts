@@ -2,6 +2,7 @@ import type { BlockRecord } from '../entities.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Clock } from '../flows/clock.ts';
 import type { Directory } from '../directory/directory.ts';
+import { addressTag } from '../../storage/namespace.ts';
 import { emailKey } from '../email-address.ts';
 
 /** Why a recipient is blocked: `config` for the team's list in the configuration file. */
@@ -77,6 +78,22 @@ export class Blocks {
     this.keys.delete(k);
     this.store.touchBlocks();
     return true;
+  }
+
+  /**
+   * Removes the blocks added since start-up (bounces, complaints, the sandbox API) of one
+   * namespace's addresses, of one team or all; configured blocks stay as they are. Returns how
+   * many were removed.
+   */
+  resetNamespace(team: string | undefined, namespace: string): number {
+    const data = this.store.blocks;
+    const kept = data.blocks.filter((b) => (team !== undefined && b.team !== team) || addressTag(b.email) !== namespace);
+    const removed = data.blocks.length - kept.length;
+    if (removed === 0) return 0;
+    data.blocks = kept;
+    this.rebuild();
+    this.store.touchBlocks();
+    return removed;
   }
 
   /** Every block in force, configured ones first. */

@@ -8,10 +8,15 @@ import type { Recipients } from '../directory/recipients.ts';
 import type { RequestLog } from './request-log.ts';
 import type { Subscriptions } from '../flows/subscriptions.ts';
 
-/** What a reset covers: one team or everything, and whether the configured fixtures return. */
-interface ResetScope {
+/** What a reset covers: one team, one namespace, or everything, and whether the configured fixtures return. */
+export interface ResetScope {
   /** Undefined: everything, including captures that belong to no team (anonymous SMTP). */
   team?: string;
+  /**
+   * Only this namespace's captures, and the recipients, subscriptions and added blocks of its
+   * addresses; every other part (counters, request log, faults, clock) is left alone.
+   */
+  namespace?: string;
   restoreFixtures: boolean;
   /** The team's sender ids (every sender when no team is given). */
   senders: ReadonlySet<string>;
@@ -51,13 +56,13 @@ export class Reset {
     return this.parts.map((p) => p.name);
   }
 
-  async run(options: { team?: string; restoreFixtures: boolean }): Promise<ResetReport> {
+  async run(options: { team?: string; namespace?: string; restoreFixtures: boolean }): Promise<ResetReport> {
     const teams = this.directory.config.teams.filter((t) => options.team === undefined || t.id === options.team);
     const scope: ResetScope = { ...options, senders: new Set(teams.flatMap((t) => t.senders.map((s) => s.id))) };
     const report: ResetReport = {};
     for (const part of this.parts) report[part.name] = await part.reset(scope);
     await this.store.flush();
-    this.events.emit('sandbox.reset', { team: options.team ?? null, removed: report });
+    this.events.emit('sandbox.reset', { team: options.team ?? null, namespace: options.namespace ?? null, removed: report });
     return report;
   }
 }
@@ -76,16 +81,20 @@ export interface ResetDeps {
 export function standardParts(deps: ResetDeps): ResettablePart[] {
   const { store, messages, recipients, subscriptions, blocks, requestLog, faults } = deps;
   return [
-    { name: 'subscriptions', reset: (scope) => subscriptions.removeAll(scope.team) },
+    { name: 'subscriptions', reset: (scope) => subscriptions.removeAll(scope.team, scope.namespace) },
     {
       name: 'messages',
-      reset: async (scope) => (scope.team === undefined ? messages.clear() : (await messages.remove(messages.ofTeam(scope.team))).length),
+      reset: async (scope) => (everything(scope) ? messages.clear() : (await messages.remove(messages.within(scope))).length),
     },
-    { name: 'recipients', reset: (scope) => recipients.removeAll(scope.team).length },
-    { name: 'blocks', reset: (scope) => blocks.reset(scope.team, scope.restoreFixtures) },
+    { name: 'recipients', reset: (scope) => recipients.removeAll(scope.team, scope.namespace).length },
+    {
+      name: 'blocks',
+      reset: (scope) => (scope.namespace === undefined ? blocks.reset(scope.team, scope.restoreFixtures) : blocks.resetNamespace(scope.team, scope.namespace)),
+    },
     {
       name: 'daily_counters',
       reset: (scope) => {
+        if (scope.namespace !== undefined) return 0;
         const counts = store.meta.daily.bySender;
         let removed = 0;
         for (const sender of Object.keys(counts)) {
@@ -97,10 +106,21 @@ export function standardParts(deps: ResetDeps): ResettablePart[] {
         return removed;
       },
     },
-    { name: 'requests', reset: (scope) => requestLog.clear(scope.team === undefined ? undefined : scope.senders) },
+    {
+      name: 'requests',
+      reset: (scope) => (scope.namespace !== undefined ? 0 : requestLog.clear(scope.team === undefined ? undefined : scope.senders)),
+    },
     {
       name: 'faults',
-      reset: (scope) => faults.reset({ senders: scope.team === undefined ? undefined : scope.senders, restoreConfigured: scope.restoreFixtures }),
+      reset: (scope) =>
+        scope.namespace !== undefined
+          ? 0
+          : faults.reset({ senders: scope.team === undefined ? undefined : scope.senders, restoreConfigured: scope.restoreFixtures }),
     },
   ];
+}
+
+/** A reset of the whole sandbox (neither a team's nor a namespace's). */
+export function everything(scope: ResetScope): boolean {
+  return scope.team === undefined && scope.namespace === undefined;
 }

@@ -50,6 +50,7 @@ export function blockRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'DELETE',
       path: '/api/blocks',
+      destructive: true,
       body: blockTarget(sandbox),
       bodyFromQuery: ['team', 'email'],
       doc: {

@@ -112,6 +112,7 @@ export function clockRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'POST',
       path: '/api/clock/reset',
+      destructive: true,
       doc: { summary: 'Back to real time', tags, responses: { 200: clock } },
       async handle(ctx) {
         ctx.body = clockBody(await time.reset());

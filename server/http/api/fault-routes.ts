@@ -48,6 +48,7 @@ export function faultRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'DELETE',
       path: '/api/faults',
+      destructive: true,
       doc: { summary: 'Remove every fault rule', description: 'Configured rules too, until a reset restores them.', tags, responses: { 204: noContent() } },
       handle(ctx) {
         faults.reset({ restoreConfigured: false });
@@ -67,6 +68,7 @@ export function faultRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'DELETE',
       path: '/api/faults/:id',
+      destructive: true,
       doc: { summary: 'Remove a fault rule', tags, params, responses: { 204: noContent(), 404: noRule } },
       handle(ctx) {
         if (!faults.remove(ctx.params.id!)) throw notFound();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isValidEmail } from '../../domain/email-address.ts';
 import { decodeId } from '../../domain/ids.ts';
+import { namespaceName } from '../../domain/entities.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { describedAs } from '../openapi/json-schema.ts';
 
@@ -126,6 +127,17 @@ export function captureId(name: string) {
     if (value !== undefined && decodeId(value) === null) return refuse(ctx, `${name} must be a message id ("${value}" is not one).`);
     return value;
   });
+}
+
+/** A namespace (the `+tag` of an address, storage/namespace.ts), lower-cased; from a query or (`from`: bodyText) a body. */
+export function namespace(from: z.ZodType<string | undefined, unknown> = text()) {
+  return describedAs(
+    from.transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      return namespaceName(value) ?? refuse(ctx, 'namespace must be 1 to 64 letters, digits, "-" or "_".');
+    }),
+    { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+  );
 }
 
 /** A configured team's id, from the query string or (`from`: bodyText) a body. */

@@ -11,7 +11,7 @@ import { messageSummary } from '../../wire.ts';
 import { detail, notFound } from '../errors.ts';
 import { detail as detailDoc, json, noContent, notFound as notFoundDoc } from '../openapi/docs.ts';
 import * as S from '../openapi/schemas.ts';
-import { captureId, oneOf, paging, present, requiredTrueFalse, sender, since, team, text, trueFalse, wholeNumber } from './fields.ts';
+import { captureId, namespace, oneOf, paging, present, requiredTrueFalse, sender, since, team, text, trueFalse, wholeNumber } from './fields.ts';
 import { route, type ApiContext, type ApiRoute } from './route.ts';
 
 const WAIT_DEFAULT_MS = 10_000;
@@ -28,6 +28,7 @@ function filters(sandbox: Sandbox) {
   return {
     since: since().describe('Only captures created at or after this ISO-8601 time.'),
     after: captureId('after').describe('Only captures after the capture with this id (newer).'),
+    namespace: namespace().describe('Only captures of this namespace: the `+tag` of an address (docs/testing.md), any case.'),
     recipient: text().describe('Any address on the capture: original recipient, To, Cc or Bcc (any case).'),
     subject: text().describe('Case-insensitive substring of the subject.'),
     q: text().describe('Words, each found in the subject, an address, the From, the sender id or the snippet.'),
@@ -45,10 +46,16 @@ const inboxFilters = {
   read: trueFalse('read', undefined).describe('true or false.'),
 };
 
-type FilterQuery = { since?: Date; after?: string; recipient?: string; subject?: string; q?: string; sender?: string; team?: string } & Pick<
-  MessageFilter,
-  'source' | 'status' | 'blocked' | 'redirected' | 'read'
->;
+type FilterQuery = {
+  since?: Date;
+  after?: string;
+  namespace?: string;
+  recipient?: string;
+  subject?: string;
+  q?: string;
+  sender?: string;
+  team?: string;
+} & Pick<MessageFilter, 'source' | 'status' | 'blocked' | 'redirected' | 'read'>;
 
 function messageFilter({ since: sinceDate, after, ...rest }: FilterQuery): MessageFilter {
   return { ...rest, since: sinceDate, afterId: after };
@@ -83,6 +90,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'DELETE',
       path: '/api/messages',
+      destructive: true,
       doc: { summary: 'Delete every capture', description: 'Captures and their files.', tags, responses: { 204: noContent() } },
       async handle(ctx) {
         await messages.clear();
@@ -225,6 +233,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'DELETE',
       path: '/api/messages/:id',
+      destructive: true,
       doc: { summary: 'Delete a capture', description: 'The capture and its files.', tags, params, responses: { 204: noContent(), 404: notFoundDoc() } },
       async handle(ctx) {
         const record = await find(ctx);

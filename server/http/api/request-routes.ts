@@ -54,6 +54,7 @@ export function requestRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'DELETE',
       path: '/api/requests',
+      destructive: true,
       doc: { summary: 'Clear the request log', tags, responses: { 204: noContent() } },
       async handle(ctx) {
         await requestLog.clear();

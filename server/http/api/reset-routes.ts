@@ -3,7 +3,7 @@ import type { ResetResult } from '../../../client/pigeonhole-client.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { detail, json } from '../openapi/docs.ts';
 import * as S from '../openapi/schemas.ts';
-import { bodyText, team, trueFalse } from './fields.ts';
+import { bodyText, namespace, team, trueFalse } from './fields.ts';
 import { route, type ApiRoute } from './route.ts';
 
 /** Reset: what a test suite calls between tests. */
@@ -12,8 +12,12 @@ export function resetRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'POST',
       path: '/api/reset',
-      body: z.object({
+      destructive: true,
+      body: z.strictObject({
         team: team(sandbox, bodyText('team')).describe('Only this team.'),
+        namespace: namespace(bodyText('namespace')).describe(
+          "Only this namespace's captures, and the recipients, subscriptions and added blocks of its addresses (with `team`: of that team).",
+        ),
         restore_fixtures: trueFalse('restore_fixtures', true).describe('Bring back the configured blocks and fault rules (default true).'),
       }),
       doc: {
@@ -29,12 +33,12 @@ export function resetRoutes(sandbox: Sandbox): ApiRoute[] {
             restore_fixtures: true,
             removed: { subscriptions: 0, messages: 3, recipients: 2, blocks: 0, daily_counters: 1, requests: 4, faults: 0, clock: 0 },
           }),
-          400: detail('Unknown team or bad value.', 'team "nope" is not a configured team.'),
+          400: detail('Unknown team, bad value, or a field this route does not take.', 'team "nope" is not a configured team.'),
         },
       },
       async handle(ctx, { body }) {
-        const removed = await sandbox.reset.run({ team: body.team, restoreFixtures: body.restore_fixtures });
-        ctx.body = { team: body.team ?? null, restore_fixtures: body.restore_fixtures, removed } satisfies ResetResult;
+        const removed = await sandbox.reset.run({ team: body.team, namespace: body.namespace, restoreFixtures: body.restore_fixtures });
+        ctx.body = { team: body.team ?? null, namespace: body.namespace ?? null, restore_fixtures: body.restore_fixtures, removed } satisfies ResetResult;
       },
     }),
   ];

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ParsedBody } from '../body.ts';
 import { detail, HttpError } from '../errors.ts';
 import type { RouteDoc } from '../openapi/docs.ts';
@@ -22,6 +22,11 @@ export interface ApiRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType =
   body?: B;
   /** Body fields that may be given in the query string instead (taken from there when the body lacks them). */
   bodyFromQuery?: readonly string[];
+  /**
+   * A route that removes or resets something: a query parameter or body field it does not take
+   * is refused (400 naming it) before anything runs, so a typo never widens what is removed.
+   */
+  destructive?: boolean;
   /** How a failed check reads (default: its message, which names the field). */
   issue?(issue: z.core.$ZodIssue): string;
   doc: RouteDoc;
@@ -45,7 +50,8 @@ export function mountApi(router: Router, tables: ApiRoute[][], parseBody: Middle
     const run: Middleware = async (ctx) => {
       await r.handle(ctx as ApiContext, validate(r, ctx));
     };
-    router.register(r.path, [r.method], r.body ? [parseApiBody, run] : [run]);
+    // A destructive route reads its body even without a schema, to refuse fields it does not take.
+    router.register(r.path, [r.method], r.body || r.destructive ? [parseApiBody, run] : [run]);
   }
 }
 
@@ -56,6 +62,7 @@ export function mountApi(router: Router, tables: ApiRoute[][], parseBody: Middle
  */
 function validate<Q extends z.ZodType, B extends z.ZodType>(r: ApiRoute<Q, B>, ctx: Context): { query: z.output<Q>; body: z.output<B> } {
   const query = lastValues(ctx.URL.searchParams);
+  if (r.destructive) refuseUnknown(r, query, (ctx.state.body as ParsedBody).data);
   const render = r.issue ?? ((issue: z.core.$ZodIssue) => issue.message);
   const check = <S extends z.ZodType>(schema: S | undefined, input: unknown): z.output<S> => {
     if (!schema) return undefined as z.output<S>;
@@ -74,6 +81,31 @@ function validate<Q extends z.ZodType, B extends z.ZodType>(r: ApiRoute<Q, B>, c
     }
   }
   return { query: parsedQuery, body: check(r.body, body) };
+}
+
+/**
+ * A destructive route's refusal of what it does not take (docs/sandbox-api.md): every unknown
+ * query parameter and body field, named, with the fields it does take.
+ */
+function refuseUnknown(r: ApiRoute, query: Record<string, unknown>, body: Record<string, unknown>): void {
+  const queryNames = new Set([...fieldNames(r.query), ...(r.bodyFromQuery ?? [])]);
+  const bodyNames = new Set(fieldNames(r.body));
+  const unknown = [...new Set([...Object.keys(query).filter((name) => !queryNames.has(name)), ...Object.keys(body).filter((name) => !bodyNames.has(name))])];
+  if (unknown.length > 0) throw detail(400, unknownFields(unknown, r));
+}
+
+/** `Unknown field "tema" (this route takes team, namespace, restore_fixtures).` */
+export function unknownFields(unknown: readonly string[], r: Pick<ApiRoute, 'query' | 'body' | 'bodyFromQuery'>): string {
+  const taken = [...new Set([...fieldNames(r.query), ...(r.bodyFromQuery ?? []), ...fieldNames(r.body)])];
+  const names = unknown.map((name) => JSON.stringify(name)).join(', ');
+  return `Unknown field${unknown.length === 1 ? '' : 's'} ${names} (this route takes ${taken.length === 0 ? 'none' : taken.join(', ')}).`;
+}
+
+/** The field names of an object schema (also under a transform). */
+function fieldNames(schema: z.ZodType | undefined): string[] {
+  if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
+  if (schema instanceof z.ZodPipe) return fieldNames(schema.in as z.ZodType);
+  return [];
 }
 
 /** Each name once, with its last value (a form field's values arrive as a list). */

@@ -107,6 +107,7 @@ export const MessageSummary = wire<Wire.MessageSummary>()(
       read: z.boolean(),
       attachment_count: int(),
       created_at: time('Capture time.'),
+      namespace: z.string().nullable().describe('The first `+tag` of its To, Cc, Bcc addresses, lower-case; null when none (docs/testing.md).'),
     })
     .meta({ id: 'MessageSummary' }),
 );
@@ -298,6 +299,7 @@ export const SubscriptionList = wire<Wire.SubscriptionList>()(
 export const ResetResult = wire<Wire.ResetResult>()(
   z.object({
     team: z.string().nullable(),
+    namespace: z.string().nullable().describe('The namespace reset, or null.'),
     restore_fixtures: z.boolean(),
     removed: z
       .record(z.string(), int())

@@ -62,6 +62,7 @@ describe('POST /api/reset', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       team: 'initech',
+      namespace: null,
       restore_fixtures: true,
       removed: { subscriptions: 0, messages: 2, recipients: 3, blocks: 2, daily_counters: 1, requests: 4, faults: 1, clock: 0 },
     });
@@ -108,13 +109,16 @@ describe('POST /api/reset', () => {
     const seen: unknown[] = [];
     app.sandbox.events.once('sandbox.reset', (e) => seen.push(e));
     await post('/api/reset', { team: 'acme' });
-    expect(seen).toEqual([{ team: 'acme', removed: expect.objectContaining({ messages: 0 }) }]);
+    expect(seen).toEqual([{ team: 'acme', namespace: null, removed: expect.objectContaining({ messages: 0 }) }]);
     const bare = await read(await fetch(`${app.url}/api/reset`, { method: 'POST' }));
     expect(bare.body).toMatchObject({ team: null, restore_fixtures: true });
     for (const [body, message] of [
       [{ team: 'nope' }, 'team "nope" is not a configured team.'],
       [{ team: 5 }, 'team must be a string.'],
       [{ restore_fixtures: 'maybe' }, 'restore_fixtures must be true or false.'],
+      [{ tema: 'acme' }, 'Unknown field "tema" (this route takes team, namespace, restore_fixtures).'],
+      [{ team: 'acme', all: true, force: 1 }, 'Unknown fields "all", "force" (this route takes team, namespace, restore_fixtures).'],
+      [{ namespace: 'a.b' }, 'namespace must be 1 to 64 letters, digits, "-" or "_".'],
     ] as const) {
       const res = await post('/api/reset', body);
       expect(res.status).toBe(400);
