@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -38,4 +39,11 @@ export async function freshProject(tarball: string, prefix: string): Promise<str
   await writeFile(path.join(dir, 'package.json'), `${JSON.stringify({ name: 'fresh-project', private: true, type: 'module' }, null, 2)}\n`);
   await npmInstall(dir, [tarball]);
   return dir;
+}
+
+/** This repository's TypeScript compiler, run as `tsc -p .` in a project: what a user's type check reports. */
+export async function typeCheck(cwd: string): Promise<CommandResult> {
+  const packageJson = fileURLToPath(import.meta.resolve('typescript/package.json'));
+  const { bin } = JSON.parse(await readFile(packageJson, 'utf8')) as { bin: { tsc: string } };
+  return command('node', [path.join(path.dirname(packageJson), bin.tsc), '-p', '.'], { cwd, timeout: 120_000 });
 }

@@ -1,15 +1,14 @@
-import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { command, freshProject } from './consumer.ts';
+import { command, freshProject, typeCheck } from './consumer.ts';
 
 /**
  * The package as a user gets it: `npm run build` and `npm pack` (test/package/pack.ts), then
  * `npm install <tarball>` in a new, empty project, which imports `pigeonhole` by its name.
  */
 
-const TYPESCRIPT = fileURLToPath(import.meta.resolve('typescript/package.json'));
 let project: string;
 
 beforeAll(async () => {
@@ -43,8 +42,7 @@ describe('the packed package in a fresh project', () => {
       path.join(project, 'tsconfig.json'),
       JSON.stringify({ compilerOptions: { module: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, types: [] }, files: ['typed.ts'] }),
     );
-    const bin = (JSON.parse(await readFile(TYPESCRIPT, 'utf8')) as { bin: { tsc: string } }).bin.tsc;
-    const result = await command('node', [path.join(path.dirname(TYPESCRIPT), bin), '-p', '.'], { cwd: project, timeout: 60_000 });
+    const result = await typeCheck(project);
     expect(result.stdout + result.stderr).toBe('');
     expect(result.code).toBe(0);
   });

@@ -1,0 +1,26 @@
+/**
+ * Stands for your application: it sends through the email API that Pigeonhole emulates. Yours
+ * would read the API's base URL from its configuration; here the test passes it in.
+ */
+export async function sendEmail(apiUrl: string, message: { recipient: string; subject: string; body: string }): Promise<void> {
+  const response = await fetch(`${apiUrl}/v1/email/send/`, {
+    method: 'POST',
+    headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+    body: JSON.stringify(message),
+  });
+  if (!response.ok) throw new Error(`the email API answered ${response.status}: ${await response.text()}`);
+}
+
+export function signUp(apiUrl: string, email: string): Promise<void> {
+  const code = String(100000 + Math.floor(Math.random() * 900000));
+  return sendEmail(apiUrl, { recipient: email, subject: 'Confirm your email', body: `<p>Your confirmation code is <b>${code}</b>.</p>` });
+}
+
+export function resetPassword(apiUrl: string, email: string): Promise<void> {
+  const token = Math.random().toString(36).slice(2);
+  return sendEmail(apiUrl, {
+    recipient: email,
+    subject: 'Reset your password',
+    body: `<p><a href="https://app.example/reset?token=${token}">Choose a new password</a></p>`,
+  });
+}
