@@ -65,6 +65,17 @@ export interface Capture extends MessageSummary, Extracted {
   url: string;
 }
 
+/** GET /api/messages/expect: how many captures matched, and the matches (newest first, at most 50). */
+export interface ExpectResult {
+  count: number;
+  messages: Capture[];
+}
+
+/** Its 409 (more matched than expected) and 408 (fewer by the end of `within`). */
+export interface ExpectFailure extends ExpectResult {
+  detail: string;
+}
+
 /** A search result: the summary, its links and codes, and where its bodies are. */
 export interface SearchResult extends MessageSummary, Extracted {
   url: string;
@@ -446,6 +457,50 @@ export class PigeonholeError extends Error {
   }
 }
 
+/**
+ * An exact expectation that failed (`expect`, `expectNone`): `count` captures matched instead of
+ * `expected`; `messages` are the matches (newest first, at most 50), `detail` the server's sentence.
+ */
+export class ExpectationFailed extends PigeonholeError {
+  readonly expected: number;
+  readonly count: number;
+  readonly messages: Capture[];
+  readonly detail: string;
+
+  constructor(status: number, body: ExpectFailure, expected: number) {
+    super(status, body);
+    this.name = 'ExpectationFailed';
+    this.message = body.detail;
+    this.expected = expected;
+    this.count = body.count;
+    this.messages = body.messages;
+    this.detail = body.detail;
+  }
+}
+
+/** More captures matched than expected (409): thrown as soon as the extra one is captured. */
+export class TooManyMessages extends ExpectationFailed {
+  constructor(body: ExpectFailure, expected: number) {
+    super(409, body, expected);
+    this.name = 'TooManyMessages';
+  }
+}
+
+/** Fewer captures matched than expected by the end of `within` (408). */
+export class TooFewMessages extends ExpectationFailed {
+  constructor(body: ExpectFailure, expected: number) {
+    super(408, body, expected);
+    this.name = 'TooFewMessages';
+  }
+}
+
+/** What expect takes beside the filter: `within` (ms, default 10000) and `settle` (ms, default 250). */
+export interface ExpectOptions {
+  within?: number;
+  settle?: number;
+  signal?: AbortSignal;
+}
+
 export interface ClientOptions {
   /** Default http://localhost:8025. A `user:password@` in it is used as `auth`. */
   baseUrl?: string;
@@ -484,6 +539,30 @@ export class PigeonholeClient {
   waitForMessage(filter: MessageFilter & { timeout?: number; signal?: AbortSignal } = {}): Promise<Capture> {
     const { signal, ...query } = filter;
     return this.call('GET', '/api/messages/wait', query, undefined, signal);
+  }
+
+  /**
+   * Resolves once exactly `count` captures match the filter (stored or arriving within `within`
+   * ms) and no further one arrives within `settle` ms; throws TooManyMessages as soon as more
+   * match, TooFewMessages when fewer did by the end. Scope it (`namespace`, `after`, `since`) so
+   * only this test's mail counts.
+   */
+  async expect(filter: MessageFilter & ExpectOptions & { count: number }): Promise<ExpectResult> {
+    const { signal, count, ...query } = filter;
+    try {
+      return await this.call<ExpectResult>('GET', '/api/messages/expect', { ...query, count }, undefined, signal);
+    } catch (error) {
+      if (error instanceof PigeonholeError && isExpectFailure(error.body)) {
+        if (error.status === 409) throw new TooManyMessages(error.body, count);
+        if (error.status === 408) throw new TooFewMessages(error.body, count);
+      }
+      throw error;
+    }
+  }
+
+  /** Resolves when no capture matching the filter is stored or arrives within `within` ms (default 10000); else throws TooManyMessages at once. */
+  async expectNone(filter: MessageFilter & Omit<ExpectOptions, 'settle'> = {}): Promise<void> {
+    await this.expect({ ...filter, count: 0 });
   }
 
   /** The newest capture matching the filter, or null. */
@@ -634,6 +713,10 @@ export class PigeonholeClient {
     if (!response.ok) throw new PigeonholeError(response.status, body);
     return body as T;
   }
+}
+
+function isExpectFailure(body: unknown): body is ExpectFailure {
+  return typeof body === 'object' && body !== null && typeof (body as ExpectFailure).count === 'number' && Array.isArray((body as ExpectFailure).messages);
 }
 
 /** An HTTP Basic header for "user:password" (UTF-8), in Node and in browsers alike. */

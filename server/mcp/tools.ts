@@ -4,6 +4,7 @@ import { z } from 'zod';
 import {
   type PigeonholeClient,
   PigeonholeError,
+  ExpectationFailed,
   type Capture,
   type MessageDetail,
   type MessageFilter,
@@ -146,6 +147,30 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
         max_text_chars,
         max_html_chars,
       }),
+    true,
+  );
+
+  tool(
+    'expect_messages',
+    'Assert that exactly count emails match the filter (count 0: none), counting those stored and those captured within within_ms; scope it with namespace (the +tag of the addresses the test used) or after. Returns {count, messages} once exactly count matched and no further one arrived within settle_ms; an error with the count and the matches as soon as more match, or when fewer did by the end.',
+    {
+      ...filterShape,
+      count: z.number().int().min(0).max(1000).describe('How many must match; 0: none may.'),
+      within_ms: z.number().int().min(0).max(WAIT_MAX_MS).default(10_000).describe(`How long to wait for them, 0–${WAIT_MAX_MS} ms.`),
+      settle_ms: z.number().int().min(0).max(10_000).default(250).describe('Once exactly count match, how long no further one may arrive (at most within_ms).'),
+    },
+    async ({ within_ms, settle_ms, ...filter }, signal) => {
+      const listed = (messages: Capture[]) => messages.map((m) => ({ ...summary(m), links: m.links, codes: m.codes }));
+      try {
+        const found = await client.expect({ ...(filter as MessageFilter & { count: number }), within: within_ms, settle: settle_ms, signal });
+        return { count: found.count, messages: listed(found.messages) };
+      } catch (error) {
+        // The failure as the API gave it, with the matches cut to what an agent needs.
+        if (error instanceof ExpectationFailed)
+          throw new PigeonholeError(error.status, { detail: error.detail, count: error.count, messages: listed(error.messages) });
+        throw error;
+      }
+    },
     true,
   );
 

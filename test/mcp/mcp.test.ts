@@ -14,6 +14,7 @@ const TOOLS = [
   'add_fault',
   'advance_clock',
   'check_message',
+  'expect_messages',
   'extract_links_and_codes',
   'get_clock',
   'get_message',

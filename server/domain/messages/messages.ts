@@ -303,6 +303,18 @@ export class Messages {
     return this.pageWhere(compileFilter(filter, this.index), offset, limit, unfiltered ? this.index.size : undefined);
   }
 
+  /** The sequence numbers of every capture matching the filter, newest first (numbers only: nothing is read). */
+  matching(filter: MessageFilter): number[] {
+    const seqs: number[] = [];
+    this.index.scanNewestFirst(compileFilter(filter, this.index), (slot) => void seqs.push(this.index.seq(slot)));
+    return seqs;
+  }
+
+  /** The live captures with these sequence numbers (those deleted meanwhile left out). */
+  async records(seqs: readonly number[]): Promise<MessageRecord[]> {
+    return (await Promise.all(seqs.map((seq) => this.load(seq)))).filter((r): r is MessageRecord => r !== undefined);
+  }
+
   /** A test for captures that arrive later (wait-for): whether one matches the filter. */
   matcher(filter: MessageFilter): (record: MessageRecord) => boolean {
     const match = compileFilter(filter, this.index);

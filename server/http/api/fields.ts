@@ -53,6 +53,19 @@ export function wholeNumber(name: string, fallback: number, min: number, max: nu
   );
 }
 
+/** A whole number from `min` to `max` that must be given. */
+export function requiredWholeNumber(name: string, min: number, max: number) {
+  const message = `${name} is required: a whole number from ${min} to ${max}.`;
+  return describedAs(
+    text().transform((raw, ctx) => {
+      const value = Number(raw);
+      if (raw === undefined || !/^\d+$/.test(raw) || value < min || value > max) return refuse(ctx, message);
+      return value;
+    }),
+    { type: 'integer', minimum: min, maximum: max },
+  );
+}
+
 /** limit (1–500, default 50) and offset (from 0): the paging of every /api list. */
 export function paging() {
   return {

@@ -1,21 +1,40 @@
 import { z } from 'zod';
-import type { Capture, MessageDetail, SearchPage } from '../../../client/pigeonhole-client.ts';
+import type { Capture, ExpectFailure, ExpectResult, MessageDetail, SearchPage } from '../../../client/pigeonhole-client.ts';
 import { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, type MessageRecord } from '../../domain/entities.ts';
 import { extract } from '../../domain/mail/extract.ts';
 import { hasRemoteContent, prepareHtml } from '../../domain/mail/html-preview.ts';
 import { textView } from '../../domain/mail/text-view.ts';
 import type { MessageFilter } from '../../domain/messages/message-filter.ts';
+import { expectMessages } from '../../domain/messages/message-expect.ts';
 import { waitForMessage } from '../../domain/messages/message-wait.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { messageSummary } from '../../wire.ts';
-import { detail, notFound } from '../errors.ts';
+import { detail, HttpError, notFound } from '../errors.ts';
 import { detail as detailDoc, json, noContent, notFound as notFoundDoc } from '../openapi/docs.ts';
 import * as S from '../openapi/schemas.ts';
-import { captureId, namespace, oneOf, paging, present, requiredTrueFalse, sender, since, team, text, trueFalse, wholeNumber } from './fields.ts';
+import {
+  captureId,
+  namespace,
+  oneOf,
+  paging,
+  present,
+  requiredTrueFalse,
+  requiredWholeNumber,
+  sender,
+  since,
+  team,
+  text,
+  trueFalse,
+  wholeNumber,
+} from './fields.ts';
 import { route, type ApiContext, type ApiRoute } from './route.ts';
 
 const WAIT_DEFAULT_MS = 10_000;
 const WAIT_MAX_MS = 120_000;
+/** expect: how long no further match may arrive once exactly `count` matched (capped by `within`). */
+const SETTLE_DEFAULT_MS = 250;
+const SETTLE_MAX_MS = 10_000;
+const EXPECT_MAX_COUNT = 1000;
 
 const tags = ['messages'];
 const params = { id: 'Message (capture) id.' };
@@ -124,6 +143,56 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
           throw detail(408, `No message matching the filters arrived within ${timeoutMs} ms.`);
         }
         ctx.body = await capture(sandbox, record);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/messages/expect',
+      query: z.object({
+        ...filters(sandbox),
+        count: requiredWholeNumber('count', 0, EXPECT_MAX_COUNT).describe(`Required: how many captures must match, 0–${EXPECT_MAX_COUNT} (0: none may).`),
+        within: wholeNumber('within', WAIT_DEFAULT_MS, 0, WAIT_MAX_MS).describe(`Milliseconds to wait for them, 0–${WAIT_MAX_MS}, default ${WAIT_DEFAULT_MS}.`),
+        settle: wholeNumber('settle', SETTLE_DEFAULT_MS, 0, SETTLE_MAX_MS).describe(
+          `Once exactly count match, milliseconds in which no further one may arrive, 0–${SETTLE_MAX_MS}, default ${SETTLE_DEFAULT_MS}, at most within.`,
+        ),
+      }),
+      doc: {
+        summary: 'Expect an exact number of captures',
+        description:
+          "Counts the captures matching the filters, those stored and those that arrive while it waits (no polling). 200 once exactly `count` match and no further one arrived within `settle` ms (count 0: none matched by the end of `within`); 409 as soon as more than `count` match; 408 when fewer than `count` matched by the end of `within`. Scope it with `namespace` (or `after`/`since`) so only this test's mail counts. Every answer lists the matches, newest first (at most 50), with bodies, links and codes.",
+        tags,
+        responses: {
+          200: json('Exactly count matched.', S.ExpectResult, { count: 0, messages: [] }),
+          400: detailDoc('A filter, count, within or settle has a bad value.', 'count is required: a whole number from 0 to 1000.'),
+          408: json('Fewer than count matched by the end of within.', S.ExpectFailure, {
+            detail: 'Expected 2 messages matching the filters within 10000 ms; 1 matched.',
+            count: 1,
+            messages: [],
+          }),
+          409: json('More than count matched.', S.ExpectFailure, { detail: 'Expected no message matching the filters; 1 matched.', count: 1, messages: [] }),
+        },
+      },
+      async handle(ctx, { query: { count, within, settle, ...filter } }) {
+        const gone = new AbortController();
+        ctx.res.once('close', () => gone.abort());
+        const result = await expectMessages(messages, sandbox.events, messageFilter(filter), {
+          count,
+          withinMs: within,
+          settleMs: settle,
+          signal: gone.signal,
+        });
+        if (!result) return;
+        const listed = await Promise.all(result.records.map((record) => capture(sandbox, record)));
+        if (result.outcome === 'exact') {
+          ctx.body = { count: result.count, messages: listed } satisfies ExpectResult;
+          return;
+        }
+        const expected = count === 0 ? 'no message' : `${count} message${count === 1 ? '' : 's'}`;
+        const message =
+          result.outcome === 'more'
+            ? `Expected ${expected} matching the filters; ${result.count} matched.`
+            : `Expected ${expected} matching the filters within ${within} ms; ${result.count} matched.`;
+        throw new HttpError(result.outcome === 'more' ? 409 : 408, { detail: message, count: result.count, messages: listed } satisfies ExpectFailure);
       },
     }),
     route({

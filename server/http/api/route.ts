@@ -3,7 +3,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { z } from 'zod';
 import type { ParsedBody } from '../body.ts';
 import { detail, HttpError } from '../errors.ts';
-import type { RouteDoc } from '../openapi/docs.ts';
+import { detail as detailDoc, type RouteDoc } from '../openapi/docs.ts';
 
 type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -33,8 +33,9 @@ export interface ApiRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType =
   handle(ctx: ApiContext, input: { query: z.output<Q>; body: z.output<B> }): unknown;
 }
 
-/** A route with its input typed from its schemas. */
+/** A route with its input typed from its schemas (a destructive one documents its refusal of unknown fields). */
 export function route<Q extends z.ZodType = z.ZodType<undefined>, B extends z.ZodType = z.ZodType<undefined>>(r: ApiRoute<Q, B>): ApiRoute {
+  if (r.destructive) r.doc.responses[400] ??= detailDoc('A query parameter or body field this route does not take.', unknownFields(['force'], r));
   return r as unknown as ApiRoute;
 }
 
@@ -95,7 +96,7 @@ function refuseUnknown(r: ApiRoute, query: Record<string, unknown>, body: Record
 }
 
 /** `Unknown field "tema" (this route takes team, namespace, restore_fixtures).` */
-export function unknownFields(unknown: readonly string[], r: Pick<ApiRoute, 'query' | 'body' | 'bodyFromQuery'>): string {
+function unknownFields(unknown: readonly string[], r: Pick<ApiRoute, 'query' | 'body' | 'bodyFromQuery'>): string {
   const taken = [...new Set([...fieldNames(r.query), ...(r.bodyFromQuery ?? []), ...fieldNames(r.body)])];
   const names = unknown.map((name) => JSON.stringify(name)).join(', ');
   return `Unknown field${unknown.length === 1 ? '' : 's'} ${names} (this route takes ${taken.length === 0 ? 'none' : taken.join(', ')}).`;

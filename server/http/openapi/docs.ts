@@ -35,8 +35,6 @@ export interface DocumentedRoute {
   body?: z.ZodType;
   /** Body fields that may also come in the query string. */
   bodyFromQuery?: readonly string[];
-  /** Refuses query parameters and body fields it does not take (a 400 naming them). */
-  destructive?: boolean;
   doc: RouteDoc;
 }
 

@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
-import { unknownFields, type ApiRoute } from '../api/route.ts';
+import type { ApiRoute } from '../api/route.ts';
 import { invalidPage, PAGE_PARAMETER, V1_BODY_TYPES, v1BodyResponses, v1Responses } from '../v1/docs.ts';
 import type { Endpoint } from '../v1/endpoints.ts';
-import { detail, type DocumentedRoute, type ResponseDoc } from './docs.ts';
+import type { DocumentedRoute, ResponseDoc } from './docs.ts';
 import { toJsonSchema, type JsonSchema } from './json-schema.ts';
 import { mcpDocs } from './mcp.ts';
 import { operationDocs } from './operations.ts';
@@ -88,7 +88,6 @@ function operation(route: DocumentedRoute, components: Record<string, JsonSchema
     });
 
   const responses: Record<string, ResponseDoc> = { ...doc.responses };
-  if (route.destructive) responses[400] ??= detail('A query parameter or body field this route does not take.', unknownFields(['force'], route));
   if (v1) {
     if (doc.paginated) responses[404] ??= invalidPage;
     if (body) Object.assign(responses, v1BodyResponses);

@@ -127,6 +127,19 @@ export const Capture = wire<Wire.Capture>()(
     .object({ ...MessageSummary.shape, ...Extracted.shape, ...bodies, url: z.string().describe('The full detail: GET this.') })
     .meta({ id: 'Capture', description: 'A capture with its bodies and what was extracted from them.' }),
 );
+export const ExpectResult = wire<Wire.ExpectResult>()(
+  z
+    .object({
+      count: int().describe('How many captures matched.'),
+      messages: z.array(Capture).describe('The matches, newest first, at most 50.'),
+    })
+    .meta({ id: 'ExpectResult' }),
+);
+export const ExpectFailure = wire<Wire.ExpectFailure>()(
+  z
+    .object({ detail: z.string(), ...ExpectResult.shape })
+    .meta({ id: 'ExpectFailure', description: 'More matched than expected (409), or fewer by the end (408).' }),
+);
 const SearchResult = wire<Wire.SearchResult>()(z.object({ ...MessageSummary.shape, ...Extracted.shape, url: z.string() }).meta({ id: 'SearchResult' }));
 export const CaptureSearch = wire<Wire.SearchPage>()(z.object({ ...page, messages: z.array(SearchResult) }).meta({ id: 'CaptureSearch' }));
 export const MessageDetail = wire<Wire.MessageDetail>()(
