@@ -15,6 +15,10 @@ export function newInbox() {
     address: (user, domain = 'example.com') => `${user}+${namespace}@${domain}`,
     /** The newest capture of this namespace matching the filter, waiting for it if need be. */
     wait: (filter = {}) => client.waitForMessage({ timeout: 5000, ...filter, namespace }),
+    /** Exactly `count` captures of this namespace match (waiting up to 5 s); throws TooManyMessages or TooFewMessages otherwise. */
+    expect: (count, filter = {}) => client.expect({ within: 5000, ...filter, namespace, count }),
+    /** No capture of this namespace matches, and none arrives within `within` ms. */
+    expectNone: (filter = {}) => client.expectNone({ within: 500, ...filter, namespace }),
     /** Removes this namespace's captures (and nothing else). */
     clear: () => client.reset({ namespace }),
   };

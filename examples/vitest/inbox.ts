@@ -1,4 +1,4 @@
-import { type Capture, type MessageFilter, PigeonholeClient } from 'pigeonhole/client';
+import { type Capture, type ExpectResult, type MessageFilter, PigeonholeClient } from 'pigeonhole/client';
 import { test as base, inject } from 'vitest';
 
 /** One test's own inbox: a namespace nobody else sends to, removed after the test. */
@@ -8,6 +8,10 @@ export interface Inbox {
   address(user: string, domain?: string): string;
   /** The newest capture of this namespace matching the filter, waiting for it if need be. */
   wait(filter?: MessageFilter & { timeout?: number }): Promise<Capture>;
+  /** Exactly `count` captures of this namespace match (waiting up to 5 s for them); throws TooManyMessages or TooFewMessages otherwise. */
+  expect(count: number, filter?: MessageFilter): Promise<ExpectResult>;
+  /** No capture of this namespace matches, and none arrives within `within` ms. */
+  expectNone(filter?: MessageFilter & { within?: number }): Promise<void>;
   /** The sandbox's typed client (for checks, faults, the clock, ...). */
   readonly client: PigeonholeClient;
 }
@@ -23,6 +27,8 @@ export const test = base.extend<{ inbox: Inbox }>({
       client,
       address: (user, domain = 'example.com') => `${user}+${namespace}@${domain}`,
       wait: (filter = {}) => client.waitForMessage({ timeout: 5000, ...filter, namespace }),
+      expect: (count, filter = {}) => client.expect({ within: 5000, ...filter, namespace, count }),
+      expectNone: (filter = {}) => client.expectNone({ within: 500, ...filter, namespace }),
     });
     // After the test (like afterEach): this namespace's captures go, every other test's stay.
     await client.reset({ namespace });

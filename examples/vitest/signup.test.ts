@@ -11,11 +11,10 @@ test('a new user gets a confirmation code', async ({ inbox }) => {
   expect(mail.codes[0]).toMatch(/^\d{6}$/);
 });
 
-test('signing up twice sends two codes to the same address', async ({ inbox }) => {
+test('signing up twice sends exactly two codes', async ({ inbox }) => {
   await signUp(api, inbox.address('ada'));
   await signUp(api, inbox.address('ada'));
-  // The other file's tests use ada too, at the same time: their mail is in their own namespaces.
-  await inbox.wait({ subject: 'Confirm' });
-  const { messages } = await inbox.client.list({ namespace: inbox.namespace });
-  expect(messages.map((m) => m.recipient)).toEqual([inbox.address('ada'), inbox.address('ada')]);
+  // The other file's tests sign ada up too, at the same time: their mail is in their own namespaces.
+  const { messages } = await inbox.expect(2, { subject: 'Confirm' });
+  expect(new Set(messages.map((m) => m.codes[0])).size).toBe(2);
 });

@@ -1,6 +1,6 @@
 import { test as base } from '@playwright/test';
 import { type RunningPigeonhole, startPigeonhole } from 'pigeonhole';
-import type { Capture, MessageFilter } from 'pigeonhole/client';
+import type { Capture, ExpectResult, MessageFilter } from 'pigeonhole/client';
 import { type App, startApp } from './app';
 
 /** One test's own inbox: a namespace nobody else sends to, removed after the test. */
@@ -10,6 +10,8 @@ export interface Inbox {
   address(user: string, domain?: string): string;
   /** The newest capture of this namespace matching the filter, waiting for it if need be. */
   wait(filter?: MessageFilter & { timeout?: number }): Promise<Capture>;
+  /** Exactly `count` captures of this namespace match (waiting up to 5 s); throws TooManyMessages or TooFewMessages otherwise. */
+  expect(count: number, filter?: MessageFilter): Promise<ExpectResult>;
 }
 
 export const test = base.extend<{ inbox: Inbox }, { pigeonhole: RunningPigeonhole; app: App }>({
@@ -39,6 +41,7 @@ export const test = base.extend<{ inbox: Inbox }, { pigeonhole: RunningPigeonhol
       namespace,
       address: (user, domain = 'example.com') => `${user}+${namespace}@${domain}`,
       wait: (filter = {}) => pigeonhole.client.waitForMessage({ timeout: 5000, ...filter, namespace }),
+      expect: (count, filter = {}) => pigeonhole.client.expect({ within: 5000, ...filter, namespace, count }),
     });
     await pigeonhole.client.reset({ namespace });
   },
