@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PigeonholeClient } from '../client/pigeonhole-client.ts';
-import { loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
 import { parseSandboxConfig } from './domain/directory/sandbox-config.ts';
 import { createPigeonhole } from './pigeonhole.ts';
 
@@ -25,7 +25,7 @@ export interface StartPigeonholeOptions {
   dataDir?: string;
   /** The teams, senders and flows: a JSON file's path, or the configuration itself (default: the sample configuration, API key `test-key`). */
   config?: string | object;
-  /** Any other command-line option of `pigeonhole --help`, e.g. `['--smtp-auth-required', '--max-messages', '100']`. */
+  /** Any other command-line option of `pigeonhole --help`, e.g. `['--smtp-auth-required', '--max-messages', '100']` (not the ones above). */
   flags?: string[];
   /** Receives internal errors (default console.error). Nothing else is printed: no banner, no request log. */
   logger?: PigeonholeLogger;
@@ -47,6 +47,15 @@ export interface RunningPigeonhole {
    */
   stop(): Promise<void>;
 }
+
+/** The command-line options that startPigeonhole takes as its own options. */
+const OWN_OPTIONS: Record<string, string> = {
+  '--http-port': 'httpPort',
+  '--smtp-port': 'smtpPort',
+  '--host': 'host',
+  '--data-dir': 'dataDir',
+  '--config': 'config',
+};
 
 /** How long requests and SMTP sessions still in flight get at `stop()`: a test run is ending. */
 const STOP_DRAIN_MS = 1000;
@@ -97,6 +106,11 @@ export async function startPigeonhole(options: StartPigeonholeOptions = {}): Pro
 
 /** The configuration the `pigeonhole` command would run with these flags and no PIGEONHOLE_* environment. */
 function configOf(options: StartPigeonholeOptions, dataDir: string): Config {
+  for (const flag of options.flags ?? []) {
+    const option = OWN_OPTIONS[flag.replace(/=.*$/, '')];
+    // Given as a flag, the handle would report the other port or directory (and stop() would delete the wrong one).
+    if (option) throw new ConfigError(`flags: ${flag}: give it as the option ${option} instead`);
+  }
   const file = typeof options.config === 'string' ? ['--config', options.config] : [];
   const argv = [
     '--http-port',
