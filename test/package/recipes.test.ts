@@ -77,6 +77,11 @@ function jestLike(report: unknown): Counts {
   return { passed: r.numPassedTests, failed: r.numFailedTests + r.numPendingTests + r.numTodoTests };
 }
 
+/** This environment without what the Vitest running this file set for its own workers. */
+function userEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST')));
+}
+
 const projects: string[] = [];
 
 afterAll(async () => {
@@ -107,7 +112,7 @@ describe.concurrent('the test-runner recipes, from the packed package', () => {
       await mkdir(tmp);
       const result = await command('npm', ['test', '--', ...recipe.reportArgs], {
         cwd: dir,
-        env: { ...process.env, ...recipe.reportEnv, TMPDIR: tmp, CI: '1' },
+        env: { ...userEnv(), ...recipe.reportEnv, TMPDIR: tmp, CI: '1' },
         timeout: 180_000,
       });
       const output = `exit ${result.code}\n${result.stdout}\n${result.stderr}`;
