@@ -44,8 +44,8 @@ export default defineConfig({
           include: [PACKAGE_TESTS],
           globalSetup: ['test/package/pack.ts'],
           // npm installs and whole test runs in fresh projects.
-          testTimeout: 240_000,
-          hookTimeout: 240_000,
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
           sequence: { groupOrder: 3 },
         },
       },
