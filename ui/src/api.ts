@@ -79,6 +79,7 @@ function query(params: Record<string, string | number | boolean | undefined>): s
 function filterParams(filter: MessageFilter): Record<string, string | boolean | undefined> {
   return {
     q: filter.q?.trim() || undefined,
+    namespace: filter.namespace,
     source: filter.source,
     status: filter.status,
     blocked: filter.blocked,

@@ -23,4 +23,4 @@ export type {
 import type { ListFilter } from '../../client/pigeonhole-client.ts';
 
 /** The inbox list's filters (the query of GET /api/messages). */
-export type MessageFilter = Pick<ListFilter, 'q' | 'source' | 'status' | 'blocked' | 'redirected' | 'read'>;
+export type MessageFilter = Pick<ListFilter, 'q' | 'source' | 'status' | 'blocked' | 'redirected' | 'read' | 'namespace'>;

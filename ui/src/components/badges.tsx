@@ -25,6 +25,11 @@ export function MessageBadges({ message }: { message: MessageSummary }) {
   return (
     <span class="badges">
       <SourceBadge source={message.source} />
+      {message.namespace ? (
+        <span class="badge tone-info namespace-badge" title={`Namespace ${message.namespace} (the +tag of an address)`}>
+          +{message.namespace}
+        </span>
+      ) : null}
       {message.blocked ? <span class="badge tone-bad">blocked</span> : null}
       {message.redirected ? (
         <span class="badge tone-info" title="Redirected by Development Mode">

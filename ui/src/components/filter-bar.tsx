@@ -1,4 +1,5 @@
 import type { Ref } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 import type { DeliveryStatus, MessageFilter, Source } from '../types.ts';
 
 interface Props {
@@ -10,11 +11,17 @@ interface Props {
 }
 
 const STATUSES: DeliveryStatus[] = ['pending', 'delivered', 'bounced', 'complained', 'failed'];
+/** What a namespace can be (docs/testing.md): the server refuses anything else. */
+const NAMESPACE = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Search box and the filters the server applies (source, status, blocked, redirected, unread). */
+/** Search box and the filters the server applies (namespace, source, status, blocked, redirected, unread). */
 export function FilterBar({ search, onSearch, filter, onFilter, searchRef }: Props) {
   const set = (patch: Partial<MessageFilter>) => onFilter({ ...filter, ...patch });
-  const active = filter.source || filter.status || filter.blocked || filter.redirected || filter.read === false;
+  // What is typed; the filter changes only when it is a namespace (or emptied).
+  const [namespace, setNamespace] = useState(filter.namespace ?? '');
+  useEffect(() => setNamespace((typed) => (typed.trim() === (filter.namespace ?? '') ? typed : (filter.namespace ?? ''))), [filter.namespace]);
+  const namespaceValid = namespace.trim() === '' || NAMESPACE.test(namespace.trim());
+  const active = filter.source || filter.status || filter.blocked || filter.redirected || filter.read === false || filter.namespace;
   return (
     <div class="filter-bar">
       <div class="search">
@@ -44,6 +51,22 @@ export function FilterBar({ search, onSearch, filter, onFilter, searchRef }: Pro
         </kbd>
       </div>
       <div class="filters" role="group" aria-label="Filters">
+        <input
+          class={`namespace-filter${filter.namespace ? ' is-set' : ''}`}
+          type="text"
+          placeholder="Namespace"
+          aria-label="Namespace"
+          title="Only captures of this namespace: the +tag of an address (ada+t7f3k@example.com is in t7f3k)"
+          spellcheck={false}
+          autoComplete="off"
+          aria-invalid={!namespaceValid}
+          value={namespace}
+          onInput={(e) => {
+            const typed = (e.target as HTMLInputElement).value;
+            setNamespace(typed);
+            if (typed.trim() === '' || NAMESPACE.test(typed.trim())) set({ namespace: typed.trim().toLowerCase() || undefined });
+          }}
+        />
         <select
           aria-label="Source"
           value={filter.source ?? ''}

@@ -4,7 +4,7 @@ import { plural } from '../format.ts';
 import { useDebounced, useSubscription } from '../state/hooks.ts';
 import type { Inbox } from '../state/inbox.ts';
 import { PREVIEW_WIDTH_KEY, remembered } from '../state/remembered.ts';
-import { messageHref, navigate, openMessageId } from '../state/route.ts';
+import { messageHref, namespaceFromUrl, navigate, openMessageId, showNamespaceInUrl } from '../state/route.ts';
 import type { MessageFilter } from '../types.ts';
 import { ConfirmDialog } from './confirm-dialog.tsx';
 import { FilterBar } from './filter-bar.tsx';
@@ -21,7 +21,10 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
   const subscribe = useCallback((listener: () => void) => list.subscribe(listener), [list]);
   useSubscription(subscribe);
   const [search, setSearch] = useState('');
-  const [filter, setFilter] = useState<MessageFilter>({});
+  const [filter, setFilter] = useState<MessageFilter>(() => {
+    const namespace = namespaceFromUrl();
+    return namespace === undefined ? {} : { namespace };
+  });
   // Searched once typing pauses for 120 ms: a burst of keys costs one request, and the first
   // match still shows well within 300 ms of the last one (bench/search.ts).
   const q = useDebounced(search, 120);
@@ -42,6 +45,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
   };
 
   useEffect(() => inbox.setFilter({ ...filter, q }), [inbox, filter, q]);
+  useEffect(() => showNamespaceInUrl(filter.namespace?.trim() || undefined), [filter.namespace]);
 
   // The open message is the selected row.
   useEffect(() => {

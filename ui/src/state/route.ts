@@ -23,6 +23,20 @@ export function messageHref(id: string): string {
   return `#/m/${encodeURIComponent(id)}`;
 }
 
+/** The namespace the page was opened on (`/?namespace=t7f3k`: a test can print that link), or undefined. */
+export function namespaceFromUrl(): string | undefined {
+  return new URLSearchParams(location.search).get('namespace')?.trim() || undefined;
+}
+
+/** Keeps the namespace filter in the URL's query (the view stays in the hash), without a new history entry. */
+export function showNamespaceInUrl(namespace: string | undefined): void {
+  const url = new URL(location.href);
+  if ((url.searchParams.get('namespace') ?? undefined) === namespace) return;
+  if (namespace === undefined) url.searchParams.delete('namespace');
+  else url.searchParams.set('namespace', namespace);
+  history.replaceState(history.state, '', url);
+}
+
 export function navigate(href: string): void {
   if (location.hash !== href) location.hash = href;
 }

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../support/poll.ts';
+import { row, useBrowser } from './browser.ts';
+
+const b = useBrowser();
+
+describe('the namespace filter in Chromium', () => {
+  it('opens on the namespace of the URL, filters as one is typed, keeps it in the URL, and shows live mail of it only', async () => {
+    const first = await b.send({ recipient: 'ada+brw-one@example.com', subject: 'In one', body: '<p>1</p>' });
+    const second = await b.send({ recipient: 'ada+brw-two@example.com', subject: 'In two', body: '<p>2</p>' });
+    const plain = await b.send({ recipient: 'ada@example.com', subject: 'In none', body: '<p>0</p>' });
+    const { page, errors } = await b.open({ hash: '?namespace=brw-one' });
+    const field = page.getByRole('textbox', { name: 'Namespace' });
+    await expect(field.inputValue()).resolves.toBe('brw-one');
+    await row(page, first).waitFor();
+    await expect(row(page, first).innerText()).resolves.toContain('+brw-one');
+    await expect(row(page, second).count()).resolves.toBe(0);
+    await expect(row(page, plain).count()).resolves.toBe(0);
+
+    await field.fill('BRW-two');
+    await row(page, second).waitFor();
+    await waitFor(async () => ((await row(page, first).count()) === 0 ? true : undefined));
+    expect(new URL(page.url()).searchParams.get('namespace')).toBe('brw-two');
+
+    const live = await b.send({ recipient: 'bob+brw-two@example.com', subject: 'Live in two', body: '<p>2</p>' });
+    const elsewhere = await b.send({ recipient: 'bob+brw-one@example.com', subject: 'Live in one', body: '<p>1</p>' });
+    await row(page, live).waitFor({ timeout: 3000 });
+    await expect(row(page, elsewhere).count()).resolves.toBe(0);
+
+    // Something that cannot be a namespace is marked, and the list stays as it was.
+    await field.fill('brw two');
+    await expect(field.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(row(page, live).count()).resolves.toBe(1);
+
+    await field.fill('');
+    await row(page, plain).waitFor();
+    await row(page, elsewhere).waitFor();
+    expect(new URL(page.url()).searchParams.has('namespace')).toBe(false);
+    expect(errors).toEqual([]);
+  });
+});
