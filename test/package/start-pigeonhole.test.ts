@@ -130,7 +130,9 @@ describe('startPigeonhole', () => {
   it('rejects a bad configuration with the message the command prints, leaving no temporary directory', async () => {
     await expect(startPigeonhole({ config: { teams: 'none' } })).rejects.toThrow(/Invalid configuration file options\.config:\n {2}teams: /);
     await expect(startPigeonhole({ flags: ['--max-age', 'soon'] })).rejects.toThrow('--max-age: "soon" is not a duration');
-    await expect(startPigeonhole({ flags: ['--data-dir=/tmp/elsewhere'] })).rejects.toThrow('flags: --data-dir=/tmp/elsewhere: give it as the option dataDir instead');
+    await expect(startPigeonhole({ flags: ['--data-dir=/tmp/elsewhere'] })).rejects.toThrow(
+      'flags: --data-dir=/tmp/elsewhere: give it as the option dataDir instead',
+    );
     expect(await readdir(privateTmp)).toEqual([]);
   });
 
