@@ -80,7 +80,12 @@ describe('startPigeonhole', () => {
   });
 
   it('runs two sandboxes in one process that never see each other', async () => {
+    const events = ['SIGTERM', 'SIGINT', 'exit', 'beforeExit', 'uncaughtException', 'unhandledRejection'] as const;
+    const listeners = () => events.map((event) => `${event} ${process.listenerCount(event)}`);
+    const before = listeners();
     const [a, b] = await Promise.all([start(), start()]);
+    // Nothing process-wide: the test runner's own handlers are the only ones.
+    expect(listeners()).toEqual(before);
     expect(new Set([portOf(a.url), portOf(b.url), a.smtp.port, b.smtp.port]).size).toBe(4);
     expect(a.dataDir).not.toBe(b.dataDir);
 
