@@ -6,7 +6,8 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { parseSandboxConfig } from './domain/directory/sandbox-config.ts';
 import { createPigeonhole } from './pigeonhole.ts';
 
-export { PigeonholeClient, PigeonholeError } from '../client/pigeonhole-client.ts';
+// The typed client and its types, also from the root: one import for a test runner's setup.
+export * from '../client/pigeonhole-client.ts';
 
 /** Where a started sandbox reports what went wrong inside it (an internal error, a damaged file set aside). */
 export interface PigeonholeLogger {

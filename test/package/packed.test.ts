@@ -33,6 +33,7 @@ describe('the packed package in a fresh project', () => {
       running: { ports: ['open', 'open', 'open', 'open'], dirs: [true, true] },
       stopped: { ports: ['refused', 'refused', 'refused', 'refused'], dirs: [false, false] },
       distinctPorts: 4,
+      sameClient: true,
     });
   });
 
@@ -50,7 +51,7 @@ describe('the packed package in a fresh project', () => {
 
 /** Uses every exported type; the one deliberate mistake must be reported (`@ts-expect-error`). */
 const TYPED_CONSUMER = `
-import { type PigeonholeLogger, type RunningPigeonhole, type StartPigeonholeOptions, startPigeonhole } from 'pigeonhole';
+import { type ExpectResult, type PigeonholeLogger, type RunningPigeonhole, type StartPigeonholeOptions, startPigeonhole, TooManyMessages } from 'pigeonhole';
 import { type Capture, PigeonholeClient } from 'pigeonhole/client';
 
 const logger: PigeonholeLogger = { error: (message) => void message };
@@ -61,6 +62,8 @@ const mail: Capture = await client.waitForMessage({ recipient: 'ada@example.com'
 const port: number = sandbox.smtp.port;
 // @ts-expect-error a subject is a string
 const wrong: number = mail.subject;
+// The root re-exports the client's classes and types.
+const expected: ExpectResult | null = await client.expect({ count: 1 }).catch((error: unknown) => (error instanceof TooManyMessages ? null : Promise.reject(error)));
 await sandbox.stop();
-export { port, wrong };
+export { expected, port, wrong };
 `;
