@@ -276,7 +276,7 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
 
   tool(
     'reset_sandbox',
-    'Clear the sandbox before a test: captures, recipients, subscriptions, blocks, counters, the request log, added faults and the clock (or only one team).',
+    "Clear the sandbox before a test: captures, recipients, subscriptions, blocks, counters, the request log, added faults and the clock (or only one team; or with namespace only that namespace's captures and the records of its addresses).",
     {
       team: z.string().optional().describe('Only this team.'),
       namespace: z.string().optional().describe("Only this namespace's captures and the records of its addresses (the clock and the rest stay)."),

@@ -264,6 +264,15 @@ export class MessageIndex {
     this.used = to;
     this.texts.length = to;
     this.grow(Math.max(1024, to * 2));
+    this.reinternSpaces();
+  }
+
+  /** Forgets the namespaces no live capture has any more (one per test adds up over a long run). */
+  private reinternSpaces(): void {
+    const names = this.spaceNames.slice();
+    this.spaceNames.length = 1;
+    this.spaceIds.clear();
+    for (let slot = 0; slot < this.used; slot++) this.spaces[slot] = this.spaceId(names[this.spaces[slot]!]!);
   }
 
   private grow(capacity: number): void {

@@ -56,10 +56,12 @@ export function wholeNumber(name: string, fallback: number, min: number, max: nu
 /** A whole number from `min` to `max` that must be given. */
 export function requiredWholeNumber(name: string, min: number, max: number) {
   const message = `${name} is required: a whole number from ${min} to ${max}.`;
+  // z.unknown() rather than text(): the OpenAPI document then lists the parameter as required.
   return describedAs(
-    text().transform((raw, ctx) => {
-      const value = Number(raw);
-      if (raw === undefined || !/^\d+$/.test(raw) || value < min || value > max) return refuse(ctx, message);
+    z.unknown().transform((raw, ctx) => {
+      const trimmed = typeof raw === 'string' ? raw.trim() : '';
+      const value = Number(trimmed);
+      if (!/^\d+$/.test(trimmed) || value < min || value > max) return refuse(ctx, message);
       return value;
     }),
     { type: 'integer', minimum: min, maximum: max },

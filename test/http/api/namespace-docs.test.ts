@@ -21,7 +21,7 @@ async function example(heading: string, language: string): Promise<string> {
 
 describe('docs/testing.md: namespaces and expect', () => {
   it('the curl example prints what the page says', async ({ app }) => {
-    const env = { ...process.env, PIGEONHOLE_URL: app.url };
+    const env: NodeJS.ProcessEnv = { ...process.env, PIGEONHOLE_URL: app.url };
     delete env.PIGEONHOLE_AUTH;
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', await example('## Exact counts: expect', 'sh')], { env });
     expect(stdout).toBe('1\n409\n1\n');
