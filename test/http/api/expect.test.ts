@@ -157,6 +157,16 @@ describe('GET /api/messages/expect', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('describes expect with its required count, and the namespace filter on every capture lookup', async ({ get }) => {
+    const doc = (await get('/api/openapi.json')).body as { paths: Record<string, Record<string, { parameters: { name: string; required: boolean }[] }>> };
+    const params = (path: string) => Object.fromEntries(doc.paths[path]!.get!.parameters.map((p) => [p.name, p.required]));
+    expect(params('/api/messages/expect')).toMatchObject({ count: true, within: false, settle: false, namespace: false });
+    for (const path of ['/api/messages', '/api/messages/wait', '/api/messages/latest', '/api/messages/search'])
+      expect(params(path), path).toHaveProperty('namespace', false);
+  });
+});
+
 describe('the typed client: expect and expectNone', () => {
   it('resolves with the matches, throws TooManyMessages and TooFewMessages carrying the count and the matches', async ({ app, send, capture }) => {
     const ph = new PigeonholeClient({ baseUrl: app.url });
