@@ -4,6 +4,8 @@ const BROWSER_TESTS = 'test/e2e/browser/**/*.test.ts';
 // These run the real `npm run build`, which empties and rewrites dist/ui: never beside the
 // browser tests that serve it.
 const BUILD_TESTS = 'test/cli/dockerfile.test.ts';
+// These build and pack the package (test/package/pack.ts) and install it in fresh projects.
+const PACKAGE_TESTS = 'test/package/{packed,recipes}.test.ts';
 
 export default defineConfig({
   test: {
@@ -17,7 +19,7 @@ export default defineConfig({
         test: {
           name: 'node',
           include: ['test/**/*.test.ts'],
-          exclude: [BROWSER_TESTS, BUILD_TESTS],
+          exclude: [BROWSER_TESTS, BUILD_TESTS, PACKAGE_TESTS],
           sequence: { groupOrder: 0 },
           // Vitest's default is one file at a time on 2 cores (CPUs - 1); most node test files
           // wait on sockets, child processes and disks, so two at a time finish sooner.
@@ -35,6 +37,18 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'build', include: [BUILD_TESTS], sequence: { groupOrder: 2 } } },
+      {
+        extends: true,
+        test: {
+          name: 'package',
+          include: [PACKAGE_TESTS],
+          globalSetup: ['test/package/pack.ts'],
+          // npm installs and whole test runs in fresh projects.
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          sequence: { groupOrder: 3 },
+        },
+      },
     ],
   },
 });

@@ -77,6 +77,19 @@ describe('README: Catching mail in tests', () => {
   });
 });
 
+describe('README: In your test suite', () => {
+  const README = ['README.md', '## In your test suite'] as const;
+
+  it('the TypeScript example starts the sandbox from the root export and calls only methods its client has', async () => {
+    const code = await example(...README, 'ts');
+    expect(code).toContain("import { startPigeonhole } from 'pigeonhole';");
+    const root = (await import('../../../server/start-pigeonhole.ts')) as Record<string, unknown>;
+    expect(typeof root.startPigeonhole).toBe('function');
+    await expectClientMethods(code.replaceAll('sandbox.client.', 'pigeonhole.'));
+    expect(code).toContain('sandbox.client.expectNone(');
+  });
+});
+
 describe('docs/testing.md', () => {
   const PAGE = 'docs/testing.md';
 
