@@ -1,4 +1,4 @@
-import { Parser } from 'htmlparser2';
+import { HtmlParser } from '../mail/html-parser.ts';
 
 /** One element of the email, as the checks see it: its name, attributes and where it starts. */
 export interface ScannedElement {
@@ -52,7 +52,7 @@ export function scanHtml(html: string): ScannedHtml {
   let style: ScannedStyle | null = null;
   let link: { href: string; text: string[]; line: number; depth: number } | null = null;
 
-  const parser = new Parser(
+  const parser: HtmlParser = new HtmlParser(
     {
       onopentag(name, attribs) {
         const line = lineOf(parser.startIndex);
