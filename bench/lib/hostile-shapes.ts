@@ -92,5 +92,13 @@ export const HOSTILE_SHAPES: readonly HostileShape[] = [
   { name: 'meta-open', about: '`<meta name=color-scheme` repeated, never closed', part: 'html', make: (b) => repeat('<meta name=color-scheme ', b) },
   { name: 'cid-references', about: '`cid:` references repeated', part: 'html', make: (b) => `<img src="${repeat('cid:a', b)}">` },
   { name: 'entities', about: 'entity starts never finished', part: 'html', make: (b) => `<p>${repeat('&#x&amp', b)}</p>` },
+  { name: 'wide-table', about: 'one table row of many cells', part: 'html', make: (b) => `<table><tr>${repeat('<td>a b</td>', b)}</tr></table>` },
+  { name: 'long-table', about: 'a table of many rows', part: 'html', make: (b) => `<table>${repeat('<tr><td>a</td><td>b</td></tr>', b)}</table>` },
+  {
+    name: 'nested-tables',
+    about: 'tables nested 200 deep, repeated',
+    part: 'html',
+    make: (b) => repeat(`${'<table><tr><td>'.repeat(200)}x${'</td></tr></table>'.repeat(200)}`, b),
+  },
   { name: 'svg-nesting', about: 'svg (foreign content) nested, self-closing children', part: 'html', make: (b) => repeat('<svg><p/>', b) },
 ];

@@ -87,3 +87,23 @@ class TopFirst<T> {
     return this.items.slice().reverse();
   }
 }
+
+/** How deep the HTML nests elements and how many table cells it has, in one linear pass. */
+export function htmlShape(html: string): { depth: number; cells: number } {
+  let depth = 0;
+  let deepest = 0;
+  let cells = 0;
+  new HtmlParser(
+    {
+      onopentag(name) {
+        deepest = Math.max(deepest, ++depth);
+        if (name === 'td' || name === 'th') cells++;
+      },
+      onclosetag() {
+        depth--;
+      },
+    },
+    { decodeEntities: false, lowerCaseTags: true },
+  ).end(html);
+  return { depth: deepest, cells };
+}
