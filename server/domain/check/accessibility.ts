@@ -1,3 +1,4 @@
+import { collapseSpaces } from '../mail/whitespace.ts';
 import { HtmlValidate } from 'html-validate';
 import { parseDeclarations } from './css-scan.ts';
 import type { ScannedElement, ScannedHtml } from './html-scan.ts';
@@ -165,11 +166,7 @@ function emailRules(scan: ScannedHtml): AccessibilityIssue[] {
   });
   for (const link of scan.links) {
     if (/^(mailto|tel):/i.test(link.href)) continue;
-    const words = link.text
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s]/gu, ' ')
-      .replace(/\s+/g, ' ')
-      .trim();
+    const words = collapseSpaces(link.text.toLowerCase().replace(/[^\p{L}\p{N}\s]/gu, ' ')).trim();
     if (link.text === '')
       push('link-text', 'error', link.line, `A link to ${shorten(link.href)} has no text (and no image with alt text): screen readers read the URL.`);
     else if (VAGUE.has(words)) push('link-text', 'warning', link.line, `Link text "${link.text}" says nothing out of context: name where it goes.`);

@@ -1,3 +1,4 @@
+import { collapseSpaces } from '../mail/whitespace.ts';
 import { HtmlParser } from '../mail/html-parser.ts';
 
 /** One element of the email, as the checks see it: its name, attributes and where it starts. */
@@ -80,7 +81,7 @@ export function scanHtml(html: string): ScannedHtml {
           style = null;
         }
         if (name === 'a' && link !== null && stack.length <= link.depth) {
-          links.push({ href: link.href, text: link.text.join('').replace(/\s+/g, ' ').trim(), line: link.line });
+          links.push({ href: link.href, text: collapseSpaces(link.text.join('')).trim(), line: link.line });
           link = null;
         }
       },

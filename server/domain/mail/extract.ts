@@ -1,3 +1,4 @@
+import { collapseSpaces } from './whitespace.ts';
 import * as linkify from 'linkifyjs';
 import { HtmlParser } from './html-parser.ts';
 
@@ -140,7 +141,7 @@ export function readHtml(html: string): VisibleHtml {
       },
       ontext(data) {
         if (hiddenDepth > 0) return;
-        append(preDepth > 0 || !tagged ? data : data.replace(/\s+/g, ' '));
+        append(preDepth > 0 || !tagged ? data : collapseSpaces(data));
       },
       onclosetag(name) {
         const open = stack.pop();
@@ -220,10 +221,37 @@ function addressesIn(text: string): Found[] {
   const out: Found[] = [];
   let at = 0;
   for (const line of text.split('\n')) {
-    if (MAYBE_ADDRESS.test(line)) for (const match of linkify.find(line)) out.push({ ...match, start: match.start + at, end: match.end + at });
+    if (MAYBE_ADDRESS.test(line))
+      for (const match of linkify.find(withoutHugeWords(line))) out.push({ ...match, start: match.start + at, end: match.end + at });
     at += line.length + 1;
   }
   return out;
+}
+
+/** Longer than this, a run of characters without whitespace is not read for URLs. */
+const MAX_WORD = 16 * 1024;
+
+/**
+ * The line with every run of non-whitespace longer than MAX_WORD blanked (same length, so
+ * positions stay): linkifyjs's time grows faster than the length of one token (a 1 MB URL took
+ * 5-7× the time of a 256 KB one), and no one follows a 16 KB URL written as text.
+ */
+function withoutHugeWords(line: string): string {
+  if (line.length <= MAX_WORD) return line;
+  const parts: string[] = [];
+  let from = 0;
+  let run = 0;
+  for (let i = 0; i <= line.length; i++) {
+    if (i < line.length && !/\s/.test(line[i]!)) continue;
+    if (i - run > MAX_WORD) {
+      parts.push(line.slice(from, run), ' '.repeat(i - run));
+      from = i;
+    }
+    run = i + 1;
+  }
+  if (from === 0) return line;
+  parts.push(line.slice(from));
+  return parts.join('');
 }
 
 /**
@@ -338,5 +366,5 @@ function isYear(before: string, after: string): boolean {
 }
 
 function collapse(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return collapseSpaces(text).trim();
 }

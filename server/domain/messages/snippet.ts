@@ -1,3 +1,5 @@
+import { collapseSpaces } from '../mail/whitespace.ts';
+
 /** Characters of body text kept on each capture for the list preview and for search. */
 const SNIPPET_LENGTH = 200;
 
@@ -7,7 +9,7 @@ const SNIPPET_LENGTH = 200;
  */
 export function textSnippet(text: string | null, html: string | null): string {
   const source = text !== null && text.trim() !== '' ? text : html !== null ? htmlToText(html) : '';
-  return source.replace(/\s+/g, ' ').trim().slice(0, SNIPPET_LENGTH);
+  return collapseSpaces(source).trim().slice(0, SNIPPET_LENGTH);
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
