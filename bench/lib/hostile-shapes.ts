@@ -78,10 +78,10 @@ export const HOSTILE_SHAPES: readonly HostileShape[] = [
   { name: 'one-line', about: 'one huge line of words, a few with dots', part: 'text', make: (b) => repeat('word a.b code 123456 ', b) },
   {
     name: 'dark-rules',
-    about: 'light backgrounds restyled by many dark-mode rules',
+    about: 'light backgrounds, each restyled by the last of many dark rules of its class',
     part: 'html',
     make: (b) =>
-      `<style>@media (prefers-color-scheme: dark){${numbered(b / 2, (n) => `.x.y${n}{background:#000 !important}`)}}</style>${repeat('<td class="x" style="background:#fff">x</td>', b / 2)}`,
+      `<style>@media (prefers-color-scheme: dark){${numbered(b / 2, (n) => `.x.y${n}{background:#000 !important}`)}.x{background:#000 !important}}</style>${repeat('<td class="x" style="background:#fff">x</td>', b / 2)}`,
   },
   {
     name: 'hidden-scripts',
