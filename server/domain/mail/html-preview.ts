@@ -80,7 +80,7 @@ function withoutScriptLinks(html: string): string {
 }
 
 /** Where the document's head content goes (see headPosition). */
-export interface HeadPosition {
+interface HeadPosition {
   /** Just after the real `<head ...>` tag, else after `<html ...>` or the doctype, else 0. */
   at: number;
   /** A real `<head>` start tag was found (not one in a comment, an attribute or later text). */
@@ -99,7 +99,7 @@ const SPACE = new Set([' ', '\t', '\n', '\f', '\r']);
  * comment, an attribute or after the content starts is never taken (issue 19). One pass over
  * the start of the document only.
  */
-export function headPosition(source: string): HeadPosition {
+function headPosition(source: string): HeadPosition {
   let i = 0;
   let at = 0;
   let html = false;

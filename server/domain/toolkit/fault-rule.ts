@@ -108,7 +108,7 @@ export function compilePattern(pattern: string): Matcher | null {
 }
 
 /** Why a recipient pattern cannot be used, or null when it can. */
-export function patternProblem(pattern: string): string | null {
+function patternProblem(pattern: string): string | null {
   try {
     compileOrThrow(pattern);
     return null;
