@@ -56,9 +56,9 @@ const not =
 
 /** Compiles `source` with `flags` (already checked by `new RegExp`); throws UnsupportedRegex. */
 export function linearRegex(source: string, flags: string): Matcher {
-  const parser = new Parser(source, flags.includes('s'));
+  const parser = new Parser(source, flags.includes('s'), flags.includes('i'));
   const tree = parser.parse();
-  const program = compile(tree, flags.includes('i'));
+  const program = compile(tree);
   return { test: (text) => run(program, text, flags.includes('m')) };
 }
 
@@ -68,7 +68,20 @@ class Parser {
   constructor(
     private readonly source: string,
     private readonly dotAll: boolean,
+    private readonly ignoreCase: boolean,
   ) {}
+
+  /** With the i flag, a test of characters as written also takes their other case. */
+  private fold(test: Test): Test {
+    if (!this.ignoreCase) return test;
+    return (c) => {
+      if (test(c)) return true;
+      const ch = String.fromCharCode(c);
+      const lower = ch.toLowerCase();
+      const upper = ch.toUpperCase();
+      return (lower.length === 1 && test(lower.charCodeAt(0))) || (upper.length === 1 && test(upper.charCodeAt(0)));
+    };
+  }
 
   parse(): Node {
     const node = this.alternation();
@@ -92,8 +105,9 @@ class Parser {
       for (;;) {
         const quantifier = this.quantifier();
         if (!quantifier) break;
-        if (item.kind === 'assert') throw new UnsupportedRegex('a quantifier after an assertion');
-        item = { kind: 'repeat', item, ...quantifier };
+        // A repeated assertion (`(\b)*`) holds once or may be skipped: it reads nothing.
+        if (item.kind === 'assert') item = quantifier.min === 0 ? { kind: 'seq', items: [] } : item;
+        else item = { kind: 'repeat', item, ...quantifier };
       }
       items.push(item);
     }
@@ -128,7 +142,7 @@ class Parser {
     if (c === '\\') return this.escape();
     if (c === '*' || c === '+' || c === '?') throw new UnsupportedRegex(`nothing to repeat before "${c}"`);
     const code = c.charCodeAt(0);
-    return { kind: 'char', test: (x) => x === code };
+    return { kind: 'char', test: this.fold((x) => x === code) };
   }
 
   private group(): Node {
@@ -170,7 +184,7 @@ class Parser {
         return not(SPACE);
     }
     const code = this.escapedCode(c, inClass);
-    return (x) => x === code;
+    return this.fold((x) => x === code);
   }
 
   private escapedCode(c: string, inClass: boolean): number {
@@ -202,7 +216,8 @@ class Parser {
     }
     if (this.source[this.at] !== ']') throw new UnsupportedRegex('an unclosed character class');
     this.at++;
-    const any: Test = tests.length === 0 ? NEVER : (x) => tests.some((test) => test(x));
+    // Case is folded before the class is negated: /[^a]/i takes neither a nor A.
+    const any = this.fold(tests.length === 0 ? NEVER : (x) => tests.some((test) => test(x)));
     return negated ? not(any) : any;
   }
 
@@ -218,27 +233,17 @@ class Parser {
 }
 
 /** Thompson's construction: a list of states, the start state first. */
-function compile(tree: Node, ignoreCase: boolean): State[] {
+function compile(tree: Node): State[] {
   const states: State[] = [];
   const add = (state: State): number => {
     if (states.length >= MAX_STATES) throw new UnsupportedRegex(`the pattern is too large (over ${MAX_STATES} states once its repeats are expanded)`);
     return states.push(state) - 1;
   };
-  const caseless = (test: Test): Test => {
-    if (!ignoreCase) return test;
-    return (c) => {
-      if (test(c)) return true;
-      const ch = String.fromCharCode(c);
-      const lower = ch.toLowerCase();
-      const upper = ch.toUpperCase();
-      return (lower.length === 1 && test(lower.charCodeAt(0))) || (upper.length === 1 && test(upper.charCodeAt(0)));
-    };
-  };
   /** Emits `node` so that it continues at `next`; returns its entry state. */
   const emit = (node: Node, next: number): number => {
     switch (node.kind) {
       case 'char':
-        return add({ kind: 'char', test: caseless(node.test), out: next });
+        return add({ kind: 'char', test: node.test, out: next });
       case 'assert':
         return add({ kind: 'assert', what: node.what, out: next });
       case 'seq': {

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect } from 'vitest';
 import { compilePattern, glob } from '../../../server/domain/toolkit/fault-rule.ts';
 import { globMatcher } from '../../../server/domain/toolkit/glob.ts';
+import { linearRegex } from '../../../server/domain/toolkit/linear-regex.ts';
 import { read } from '../../support/app.ts';
 import { test as it } from '../../support/fixtures.ts';
 import { longestHold, scaling } from '../../support/scale.ts';
@@ -89,6 +91,25 @@ describe('fault-rule patterns', () => {
     expect(compilePattern('/(a+)+b$/')!.test(`${'a'.repeat(50_000)}b`)).toBe(true);
     expect(compilePattern('/^(a+)+$/')!.test(`${'a'.repeat(50_000)}b`)).toBe(false);
     expect(compilePattern('/(?=a)/')).toBeNull();
+  });
+
+  it("answers as JavaScript's engine does on generated patterns and texts", () => {
+    const atom = fc.constantFrom('a', 'b', '.', '[ab]', '[^a]', '[A-b]', '[^\\d_]', '\\d', '\\W', '\\S', '\\s', '\\b', '\\B', '^', '$', 'A', '(?:a|)');
+    const quantifier = fc.constantFrom('', '', '*', '+', '?', '{1,2}', '{2}', '*?');
+    const piece = fc.tuple(atom, quantifier).map(([a, q]) => (/^[\^$]|\\[bB]/.test(a) ? a : a + q));
+    const sequence = fc.array(piece, { minLength: 1, maxLength: 5 }).map((p) => p.join(''));
+    const pattern = fc.oneof(
+      sequence,
+      fc.tuple(sequence, sequence).map(([x, y]) => `${x}|${y}`),
+      fc.tuple(sequence, fc.constantFrom('*', '+', '?', '{0,2}'), sequence).map(([x, q, y]) => `(${x})${q}${y}`),
+    );
+    const text = fc.array(fc.constantFrom('a', 'b', 'A', '1', ' ', '\n', '_'), { maxLength: 12 }).map((c) => c.join(''));
+    fc.assert(
+      fc.property(pattern, fc.constantFrom('', 'i', 'm', 's', 'im', 'is'), text, (source, flags, input) => {
+        expect(linearRegex(source, flags).test(input), `/${source}/${flags} on ${JSON.stringify(input)}`).toBe(new RegExp(source, flags).test(input));
+      }),
+      { numRuns: 5000, seed: 19 },
+    );
   });
 
   it('scales linearly: a glob of many ? and * and a nested regex, on 4× the text', async () => {
