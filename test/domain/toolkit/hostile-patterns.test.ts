@@ -56,6 +56,30 @@ describe('request-log path globs', () => {
     expect(ratio).toBeLessThan(5);
   });
 
+  it('means what the old regular expression meant, on generated globs and paths', () => {
+    const asRegex = (glob: string, questionMark: boolean, ignoreCase: boolean) =>
+      new RegExp(
+        `^${glob
+          .replace(questionMark ? /[.+^${}()|[\]\\]/g : /[.+?^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(questionMark ? /\?/g : /(?!)/g, '.')}$`,
+        ignoreCase ? 'i' : '',
+      );
+    const chars = (from: string[], max: number) => fc.array(fc.constantFrom(...from), { maxLength: max }).map((c) => c.join(''));
+    fc.assert(
+      fc.property(
+        chars(['a', 'B', '*', '?', '.', '/'], 8),
+        chars(['a', 'b', 'A', 'B', '?', '.', '/'], 10),
+        fc.boolean(),
+        fc.boolean(),
+        (glob, text, questionMark, ignoreCase) => {
+          expect(globMatcher(glob, { ignoreCase, questionMark }).test(text), `${glob} ${text}`).toBe(asRegex(glob, questionMark, ignoreCase).test(text));
+        },
+      ),
+      { numRuns: 5000, seed: 19 },
+    );
+  });
+
   it('means what the old regular expression meant', () => {
     const cases: [string, string, boolean][] = [
       ['/v1/email/*', '/v1/email/send/', true],
