@@ -1,3 +1,4 @@
+import { collapseSpaces } from '../mail/whitespace.ts';
 import { HtmlValidate } from 'html-validate';
 import { parseDeclarations } from './css-scan.ts';
 import type { ScannedElement, ScannedHtml } from './html-scan.ts';
@@ -40,8 +41,15 @@ const VAGUE = new Set([
 const COVERED = new Set(['wcag/h37', 'heading-level']);
 /** Inline text smaller than this (CSS px) is reported. */
 const MIN_FONT_PX = 14;
-/** Past this, html-validate (about 1 ms per KB here) is not run: it would hold the server for seconds. */
-const MAX_VALIDATED_BYTES = 1024 * 1024;
+/**
+ * Past this, html-validate (about 1 ms per KB here, more on hostile markup) is not run: it would
+ * hold the server for a second or more (issue 19). Gmail clips at 102 KB; real mail is smaller.
+ */
+const MAX_VALIDATED_BYTES = 256 * 1024;
+/** Nested deeper than this, html-validate is not run either: it walks its tree recursively. */
+const MAX_VALIDATED_DEPTH = 256;
+/** Nor past this many elements: its a11y rules cost about 0.1 ms per element. */
+const MAX_VALIDATED_ELEMENTS = 5000;
 
 let validator: HtmlValidate | null = null;
 
@@ -63,18 +71,22 @@ export function accessibilityReport(html: string | null, text: string | null, sc
   }
   if (html === null || scan === null) return { issues };
   issues.push(...emailRules(scan));
-  if (html.length > MAX_VALIDATED_BYTES) {
-    issues.push({
-      rule: 'not-validated',
-      severity: 'warning',
-      line: null,
-      source: 'pigeonhole',
-      message: `The HTML is over ${MAX_VALIDATED_BYTES / 1024 / 1024} MB: html-validate's accessibility rules were not run (Gmail clips at 102 KB anyway).`,
-    });
+  const skipped =
+    html.length > MAX_VALIDATED_BYTES
+      ? `The HTML is over ${MAX_VALIDATED_BYTES / 1024} KB: html-validate's accessibility rules were not run (Gmail clips at 102 KB anyway).`
+      : scan.elements.length > MAX_VALIDATED_ELEMENTS
+        ? `The HTML has over ${MAX_VALIDATED_ELEMENTS.toLocaleString('en')} elements: html-validate's accessibility rules were not run.`
+        : deepest(scan) > MAX_VALIDATED_DEPTH
+          ? `The HTML nests elements over ${MAX_VALIDATED_DEPTH} deep: html-validate's accessibility rules were not run.`
+          : null;
+  if (skipped !== null) {
+    issues.push({ rule: 'not-validated', severity: 'warning', line: null, source: 'pigeonhole', message: skipped });
     return { issues: byLine(issues) };
   }
   validator ??= new HtmlValidate({ extends: ['html-validate:a11y'] });
-  const result = validator.validateStringSync(html);
+  // Runs of spaces and tabs collapsed (lines stay where they are): html-validate's lexer takes
+  // time quadratic in such a run (64 KB of spaces in a paragraph took 3.5 s, issue 19).
+  const result = validator.validateStringSync(html.replace(/[ \t\f\r]{2,}/g, ' '));
   for (const m of result.results[0]?.messages ?? []) {
     if (COVERED.has(m.ruleId)) continue;
     issues.push({
@@ -154,11 +166,7 @@ function emailRules(scan: ScannedHtml): AccessibilityIssue[] {
   });
   for (const link of scan.links) {
     if (/^(mailto|tel):/i.test(link.href)) continue;
-    const words = link.text
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s]/gu, ' ')
-      .replace(/\s+/g, ' ')
-      .trim();
+    const words = collapseSpaces(link.text.toLowerCase().replace(/[^\p{L}\p{N}\s]/gu, ' ')).trim();
     if (link.text === '')
       push('link-text', 'error', link.line, `A link to ${shorten(link.href)} has no text (and no image with alt text): screen readers read the URL.`);
     else if (VAGUE.has(words)) push('link-text', 'warning', link.line, `Link text "${link.text}" says nothing out of context: name where it goes.`);
@@ -168,6 +176,17 @@ function emailRules(scan: ScannedHtml): AccessibilityIssue[] {
   return issues;
 }
 
+/** The deepest nesting of the scanned elements (parents come before their children). */
+function deepest(scan: ScannedHtml): number {
+  const depths = new Int32Array(scan.elements.length);
+  let max = 0;
+  scan.elements.forEach((e, i) => {
+    depths[i] = e.parent < 0 ? 1 : depths[e.parent]! + 1;
+    if (depths[i]! > max) max = depths[i]!;
+  });
+  return max;
+}
+
 function ancestor(elements: ScannedElement[], element: ScannedElement, name: string): number {
   for (let at = element.parent; at >= 0; at = elements[at]!.parent) if (elements[at]!.name === name) return at;
   return -1;
@@ -175,7 +194,8 @@ function ancestor(elements: ScannedElement[], element: ScannedElement, name: str
 
 /** A font size in CSS pixels (px, pt); null for relative units, which depend on the client. */
 function cssPixels(value: string): number | null {
-  const match = /^(\d*\.?\d+)\s*(px|pt)?$/i.exec(value.replace(/!important/i, '').trim());
+  // `\d+(?:\.\d+)?|\.\d+`, not `\d*\.?\d+`: that splits a run of digits every way (issue 19).
+  const match = /^(\d+(?:\.\d+)?|\.\d+)\s*(px|pt)?$/i.exec(value.replace(/!important/i, '').trim());
   if (!match) return null;
   const n = Number(match[1]);
   return match[2]?.toLowerCase() === 'pt' ? (n * 4) / 3 : n;

@@ -8,13 +8,23 @@ export interface CssDeclaration {
   offset: number;
 }
 
+/** A grouping at-rule's block (`@media ... {`), with the one it is nested in. */
+export interface CssBlock {
+  prelude: string;
+  parent: CssBlock | null;
+}
+
 interface CssRule {
   /** The selector list as written (`a:hover, .btn`). */
   selector: string;
   offset: number;
   declarations: CssDeclaration[];
-  /** The at-rule preludes this rule is nested in (`@media (prefers-color-scheme: dark)`). */
-  within: string[];
+  /**
+   * The innermost at-rule block this rule is nested in (`@media (prefers-color-scheme: dark)`),
+   * whose parents are the outer ones; null at the top. A chain, not a list per rule: a list
+   * would copy every outer prelude at every level of a deep nesting.
+   */
+  within: CssBlock | null;
 }
 
 interface CssAtRule {
@@ -37,23 +47,28 @@ const GROUPING = new Set(['media', 'supports', 'document', 'layer', 'container',
 /**
  * Parses a style sheet into rules, at-rules and declarations, each with its offset. Comments
  * are blanked first (offsets stay right); unbalanced input ends where it ends, never throws.
+ * One pass, without recursion: a grouping block (`@media {`) is read as it comes and ends at its
+ * `}`; reading each block to its end before reading inside it cost the depth times the length,
+ * and 100,000 nested blocks overflowed the stack (issue 19).
  */
 export function parseCss(source: string): ParsedCss {
   const css = blankComments(source);
-  const result: ParsedCss = { rules: [], atRules: [], declarations: [] };
-  parseBlock(css, 0, css.length, [], result);
-  return result;
-}
-
-function parseBlock(css: string, from: number, to: number, within: string[], out: ParsedCss): void {
-  let at = from;
+  const out: ParsedCss = { rules: [], atRules: [], declarations: [] };
+  /** The open grouping blocks, innermost last; `rules` false inside keyframes (their rules are not rules). */
+  const open: { block: CssBlock; rules: boolean }[] = [];
+  const to = css.length;
+  let at = 0;
   while (at < to) {
     while (at < to && /\s/.test(css[at]!)) at++;
-    if (at >= to) return;
+    if (at >= to) break;
     const start = at;
     const stop = findAny(css, at, to, '{;}');
     const prelude = css.slice(start, stop).trim();
-    if (stop >= to || css[stop] === '}') {
+    const inner = open[open.length - 1];
+    if (stop >= to) break;
+    if (css[stop] === '}') {
+      // The end of the innermost block (a stray one at the top is skipped).
+      open.pop();
       at = stop + 1;
       continue;
     }
@@ -62,19 +77,28 @@ function parseBlock(css: string, from: number, to: number, within: string[], out
       at = stop + 1;
       continue;
     }
-    const close = matching(css, stop, to);
+    const within = inner?.block ?? null;
+    const keepRules = inner?.rules ?? true;
     if (prelude.startsWith('@')) {
       const rule = atRule(prelude, start);
       out.atRules.push(rule);
-      if (GROUPING.has(rule.name)) parseBlock(css, stop + 1, close, [...within, prelude], out);
-      else if (rule.name.endsWith('keyframes')) parseBlock(css, stop + 1, close, [...within, prelude], { ...out, rules: [] });
-      else out.declarations.push(...parseDeclarations(css.slice(stop + 1, close), stop + 1));
+      const keyframes = rule.name.endsWith('keyframes');
+      if (GROUPING.has(rule.name) || keyframes) {
+        open.push({ block: { prelude, parent: within }, rules: keepRules && !keyframes });
+        at = stop + 1;
+        continue;
+      }
+      const close = matching(css, stop, to);
+      for (const d of parseDeclarations(css.slice(stop + 1, close), stop + 1)) out.declarations.push(d);
+      at = close + 1;
     } else {
+      const close = matching(css, stop, to);
       const declarations = parseDeclarations(css.slice(stop + 1, close), stop + 1);
-      out.rules.push({ selector: prelude, offset: start, declarations, within });
+      if (keepRules) out.rules.push({ selector: prelude, offset: start, declarations, within });
+      at = close + 1;
     }
-    at = close + 1;
   }
+  return out;
 }
 
 function atRule(prelude: string, offset: number): CssAtRule {
@@ -135,6 +159,37 @@ function matching(text: string, open: number, to: number): number {
     else if (c === '}' && --depth === 0) return at;
   }
   return to;
+}
+
+/**
+ * A selector without its pseudo-classes and pseudo-elements (`a:hover` → `a`, `:not(.x)` →
+ * ``): what `/::?[a-z-]+(\([^)]*\))?/gi` removed, in one pass (that expression searched to the
+ * end of the text for every `(` left open).
+ */
+export function withoutPseudos(compound: string): string {
+  let out = '';
+  let at = 0;
+  let close = -2;
+  while (at < compound.length) {
+    const colon = compound.indexOf(':', at);
+    if (colon < 0) break;
+    let end = colon + (compound[colon + 1] === ':' ? 2 : 1);
+    const nameStart = end;
+    while (end < compound.length && /[a-z-]/i.test(compound[end]!)) end++;
+    if (end === nameStart) {
+      out += compound.slice(at, colon + 1);
+      at = colon + 1;
+      continue;
+    }
+    if (compound[end] === '(') {
+      // The next `)`, looked up again only once passed (-1: there is none ahead).
+      if (close !== -1 && close < end) close = compound.indexOf(')', end);
+      if (close >= 0) end = close + 1;
+    }
+    out += compound.slice(at, colon);
+    at = end;
+  }
+  return out + compound.slice(at);
 }
 
 function blankComments(css: string): string {

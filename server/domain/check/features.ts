@@ -1,4 +1,5 @@
-import { parseCss, parseDeclarations, type CssDeclaration } from './css-scan.ts';
+import { parseCss, parseDeclarations, withoutPseudos, type CssDeclaration } from './css-scan.ts';
+import { replaceGroups } from './groups.ts';
 import type { ScannedElement, ScannedHtml } from './html-scan.ts';
 
 /**
@@ -154,7 +155,9 @@ const UNITS: Record<string, string> = {
   pc: 'css-unit-pc',
   '%': 'css-unit-percent',
 };
-const UNIT = /(?<![\w#.-])-?(?:\d+\.?\d*|\.\d+)(px|rem|em|ex|ch|vh|vw|vmin|vmax|cm|mm|in|pt|pc|%)(?![\w-])/gi;
+// `\d+(?:\.\d*)?`, not `\d+\.?\d*`: the latter splits a run of digits every way before failing
+// (a 100 KB number in a <style> took 14 s, issue 19).
+const UNIT = /(?<![\w#.-])-?(?:\d+(?:\.\d*)?|\.\d+)(px|rem|em|ex|ch|vh|vw|vmin|vmax|cm|mm|in|pt|pc|%)(?![\w-])/gi;
 
 const PSEUDO_ELEMENTS: Record<string, string> = {
   before: 'css-pseudo-element-before',
@@ -282,7 +285,14 @@ function atRuleFeatures(name: string, prelude: string, line: number, add: Add): 
 }
 
 function selectorFeatures(selectorList: string, line: number, add: Add): void {
-  const selectors = splitTop(selectorList.replace(/\[[^\]]*\]/g, '[]').replace(/\([^)]*\)/g, (group) => group.replace(/[\s>+~,]/g, '')));
+  const selectors = splitTop(
+    replaceGroups(
+      replaceGroups(selectorList, '[', ']', () => '[]'),
+      '(',
+      ')',
+      (group) => group.replace(/[\s>+~,]/g, ''),
+    ),
+  );
   if (selectors.length > 1) add('css-selector-grouping', line);
   for (const selector of selectors) {
     if (selector.includes('&')) add('css-nesting', line);
@@ -292,7 +302,7 @@ function selectorFeatures(selectorList: string, line: number, add: Add): void {
       if (element && (match[0].startsWith('::') || ['before', 'after', 'first-letter', 'first-line'].includes(name))) add(element, line);
       else if (!match[0].startsWith('::')) add(`css-pseudo-class-${name}`, line);
     }
-    const plain = selector.replace(/::?[a-z-]+(\([^)]*\))?/gi, '');
+    const plain = withoutPseudos(selector);
     if (plain.includes('>')) add('css-selector-child', line);
     if (plain.includes('+')) add('css-selector-adjacent-sibling', line);
     if (plain.includes('~')) add('css-selector-general-sibling', line);

@@ -1,5 +1,6 @@
 import { isValidEmail } from '../email-address.ts';
 import type { HeaderField } from '../mail/headers.ts';
+import { replaceGroups } from './groups.ts';
 
 type HeaderStatus = 'ok' | 'warning' | 'error';
 
@@ -124,9 +125,11 @@ export function headersReport(fields: readonly HeaderField[], options: { source:
 
 /** The addresses of an address-list header: `Name <a@b>, c@d`. */
 function addressesOf(value: string): string[] {
-  const withoutQuoted = value.replace(/"(?:[^"\\]|\\.)*"/g, '""').replace(/\([^)]*\)/g, '');
+  // Comments and angle brackets found in one pass each (`/\([^)]*\)/g` searched to the end again
+  // for every `(` left open: quadratic on a hostile header, issue 19).
+  const withoutQuoted = replaceGroups(value.replace(/"(?:[^"\\]|\\.)*"/g, '""'), '(', ')', () => '');
   return withoutQuoted
     .split(',')
-    .map((part) => (/<([^>]*)>/.exec(part)?.[1] ?? part).trim())
+    .map((part) => (/<([^<>]*)>/.exec(part)?.[1] ?? part).trim())
     .filter(Boolean);
 }

@@ -1,4 +1,5 @@
-import { Parser } from 'htmlparser2';
+import { collapseSpaces } from '../mail/whitespace.ts';
+import { HtmlParser } from '../mail/html-parser.ts';
 
 /** One element of the email, as the checks see it: its name, attributes and where it starts. */
 export interface ScannedElement {
@@ -52,7 +53,7 @@ export function scanHtml(html: string): ScannedHtml {
   let style: ScannedStyle | null = null;
   let link: { href: string; text: string[]; line: number; depth: number } | null = null;
 
-  const parser = new Parser(
+  const parser: HtmlParser = new HtmlParser(
     {
       onopentag(name, attribs) {
         const line = lineOf(parser.startIndex);
@@ -80,7 +81,7 @@ export function scanHtml(html: string): ScannedHtml {
           style = null;
         }
         if (name === 'a' && link !== null && stack.length <= link.depth) {
-          links.push({ href: link.href, text: link.text.join('').replace(/\s+/g, ' ').trim(), line: link.line });
+          links.push({ href: link.href, text: collapseSpaces(link.text.join('')).trim(), line: link.line });
           link = null;
         }
       },

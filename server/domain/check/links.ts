@@ -55,7 +55,9 @@ export function linkTargets(scan: ScannedHtml): { targets: LinkTarget[]; skipped
     }
     const known = byUrl.get(normal);
     if (known) {
-      if (!known.lines.includes(line)) known.lines.push(line);
+      // Elements come in document order, so a line already there is the last one (a search
+      // of the whole list per occurrence was quadratic in the anchors to one URL, issue 19).
+      if (known.lines[known.lines.length - 1] !== line) known.lines.push(line);
     } else byUrl.set(normal, { url: normal, kind, lines: [line] });
   };
   for (const e of scan.elements) {

@@ -1,5 +1,6 @@
-import { Parser } from 'htmlparser2';
+import { collapseSpaces } from './whitespace.ts';
 import * as linkify from 'linkifyjs';
+import { HtmlParser } from './html-parser.ts';
 
 /**
  * Links and one-time codes found in a captured email, so a test can follow the sign-up link or
@@ -97,19 +98,31 @@ const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s
 
 /** Reads an HTML body the way a reader sees it (see VisibleHtml). */
 export function readHtml(html: string): VisibleHtml {
-  let out = '';
+  // The text is kept as a list of pieces (with its length and last character) rather than one
+  // growing string: an anchor's text is then joined from its own pieces, where slicing the
+  // whole text at every `</a>` cost the length of everything before it (20,000 anchors were
+  // quadratic, issue 19).
+  const pieces: string[] = [];
+  let length = 0;
+  let last = '';
+  const append = (piece: string) => {
+    if (piece === '') return;
+    pieces.push(piece);
+    length += piece.length;
+    last = piece[piece.length - 1]!;
+  };
   let tagged = false;
   /** Per open element: whether it hides its content, and whether it is a `<pre>`. */
   const stack: { hidden: boolean; pre: boolean }[] = [];
   let hiddenDepth = 0;
   let preDepth = 0;
   const anchors: VisibleHtml['anchors'] = [];
-  let anchor: { href: string | null; start: number; alt: string[] } | null = null;
+  let anchor: { href: string | null; start: number; piece: number; alt: string[] } | null = null;
   let anchorDepth = -1;
   const newline = () => {
-    if (out !== '' && !out.endsWith('\n')) out += '\n';
+    if (length > 0 && last !== '\n') append('\n');
   };
-  const parser = new Parser(
+  const parser = new HtmlParser(
     {
       onopentag(name, attributes) {
         tagged = true;
@@ -119,16 +132,16 @@ export function readHtml(html: string): VisibleHtml {
         if (name === 'pre') preDepth++;
         if (hiddenDepth > 0) return;
         if (BLOCKS.has(name)) newline();
-        if (name === 'br') out += '\n';
+        if (name === 'br') append('\n');
         if (name === 'img' && anchor && attributes.alt) anchor.alt.push(attributes.alt);
         if (name === 'a' && anchor === null) {
-          anchor = { href: attributes.href?.trim() ?? null, start: out.length, alt: [] };
+          anchor = { href: attributes.href?.trim() ?? null, start: length, piece: pieces.length, alt: [] };
           anchorDepth = stack.length;
         }
       },
       ontext(data) {
         if (hiddenDepth > 0) return;
-        out += preDepth > 0 || !tagged ? data : data.replace(/\s+/g, ' ');
+        append(preDepth > 0 || !tagged ? data : collapseSpaces(data));
       },
       onclosetag(name) {
         const open = stack.pop();
@@ -136,8 +149,8 @@ export function readHtml(html: string): VisibleHtml {
         if (open?.pre) preDepth--;
         if (hiddenDepth > 0 || !open || open.hidden) return;
         if (anchor && name === 'a' && stack.length === anchorDepth - 1) {
-          const text = collapse(out.slice(anchor.start)) || collapse(anchor.alt.join(' '));
-          if (anchor.href) anchors.push({ href: anchor.href, text, start: anchor.start, end: out.length });
+          const text = collapse(pieces.slice(anchor.piece).join('')) || collapse(anchor.alt.join(' '));
+          if (anchor.href) anchors.push({ href: anchor.href, text, start: anchor.start, end: length });
           anchor = null;
         }
         if (BLOCKS.has(name)) newline();
@@ -147,7 +160,7 @@ export function readHtml(html: string): VisibleHtml {
   );
   parser.write(html);
   parser.end();
-  return { text: out, anchors, tagged };
+  return { text: pieces.join(''), anchors, tagged };
 }
 
 /**
@@ -160,17 +173,42 @@ function htmlLinks(visible: VisibleHtml, addresses: Found[]): ExtractedLink[] {
   for (const a of visible.anchors) {
     if (isFollowable(a.href)) found.push({ at: a.start, link: { href: a.href, text: a.text } });
   }
+  // Anchors never overlap and come in reading order, as do the URLs: one walk over both finds
+  // the anchor each URL sits in (a search per URL was quadratic, issue 19).
+  const anchors = visible.anchors;
+  let next = 0;
   for (const url of urlsIn(addresses)) {
-    const inside = visible.anchors.find((a) => url.start >= a.start && url.end <= a.end);
+    while (next < anchors.length && anchors[next]!.end < url.end) next++;
+    const around = anchors[next];
+    const inside = around !== undefined && url.start >= around.start && url.end <= around.end ? around : undefined;
     if (inside && inside.href === url.href) continue;
     found.push({ at: url.start, link: { href: url.href, text: url.text } });
   }
   return found.sort((a, b) => a.at - b.at).map((f) => f.link);
 }
 
+/** Whether a link goes somewhere: not empty, not a fragment, not a script or data URL. */
 function isFollowable(href: string): boolean {
-  return href !== '' && !href.startsWith('#') && !/^\s*(?:javascript|vbscript|data):/i.test(href);
+  const url = asBrowsersRead(href);
+  return url !== '' && !url.startsWith('#') && !isScriptUrl(href);
 }
+
+/**
+ * Whether a URL runs a script or shows inline data when followed (`javascript:`, `vbscript:`,
+ * `data:`), read as a browser reads it (the URL standard): entities already decoded (the HTML
+ * parser did), leading control characters and spaces dropped, tabs and line breaks anywhere
+ * removed, so `java&#9;script:` and `jav&#x0A;ascript:` are scripts too (issue 19).
+ */
+export function isScriptUrl(href: string): boolean {
+  return /^(?:javascript|vbscript|data):/i.test(asBrowsersRead(href));
+}
+
+function asBrowsersRead(href: string): string {
+  return href.replace(/[\t\n\r]/g, '').replace(LEADING_CONTROLS, '');
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the URL standard strips C0 controls and spaces
+const LEADING_CONTROLS = /^[\x00-\x20]+/;
 
 /** A URL or an email address linkifyjs found, at its place in the text. */
 type Found = ReturnType<typeof linkify.find>[number];
@@ -183,10 +221,37 @@ function addressesIn(text: string): Found[] {
   const out: Found[] = [];
   let at = 0;
   for (const line of text.split('\n')) {
-    if (MAYBE_ADDRESS.test(line)) for (const match of linkify.find(line)) out.push({ ...match, start: match.start + at, end: match.end + at });
+    if (MAYBE_ADDRESS.test(line))
+      for (const match of linkify.find(withoutHugeWords(line))) out.push({ ...match, start: match.start + at, end: match.end + at });
     at += line.length + 1;
   }
   return out;
+}
+
+/** Longer than this, a run of characters without whitespace is not read for URLs. */
+const MAX_WORD = 16 * 1024;
+
+/**
+ * The line with every run of non-whitespace longer than MAX_WORD blanked (same length, so
+ * positions stay): linkifyjs's time grows faster than the length of one token (a 1 MB URL took
+ * 5-7× the time of a 256 KB one), and no one follows a 16 KB URL written as text.
+ */
+function withoutHugeWords(line: string): string {
+  if (line.length <= MAX_WORD) return line;
+  const parts: string[] = [];
+  let from = 0;
+  let run = 0;
+  for (let i = 0; i <= line.length; i++) {
+    if (i < line.length && !/\s/.test(line[i]!)) continue;
+    if (i - run > MAX_WORD) {
+      parts.push(line.slice(from, run), ' '.repeat(i - run));
+      from = i;
+    }
+    run = i + 1;
+  }
+  if (from === 0) return line;
+  parts.push(line.slice(from));
+  return parts.join('');
 }
 
 /**
@@ -199,13 +264,20 @@ function urlsIn(addresses: Found[]): { href: string; text: string; start: number
   const out: { href: string; text: string; start: number; end: number }[] = [];
   for (const match of addresses) {
     if (match.type !== 'url') continue;
-    const written = match.value.replace(/[.,;:!?'"*]+$/, '');
+    const written = withoutTrailing(match.value, `.,;:!?'"*`);
     const schemed = /^[a-z][a-z0-9+.-]*:/i.test(written);
     if (!schemed && !/^www\./i.test(written) && !/^[^/?#]+[/?#]./.test(written)) continue;
     const href = schemed ? written : `http://${written}`;
     out.push({ href, text: written, start: match.start, end: match.start + written.length });
   }
   return out;
+}
+
+/** The text without its trailing characters from `chars` (a loop: `/[.,]+$/` retries from every run, issue 19). */
+function withoutTrailing(text: string, chars: string): string {
+  let end = text.length;
+  while (end > 0 && chars.includes(text[end - 1]!)) end--;
+  return text.slice(0, end);
 }
 
 const KEYWORD = /\b(?:codes?|otp|pin|passcode|pass code|verification|verify|verifying|one[- ]time|2fa|security|confirmation|token)\b/i;
@@ -258,12 +330,20 @@ function withoutAddresses(text: string, addresses: Found[]): string {
   return out + text.slice(at);
 }
 
+/**
+ * How much of the text around a candidate the tests below read. Lines are collapsed (one space
+ * between words), so the longest thing they look for ("reservation number #", "September 12th,")
+ * is well inside; reading the whole sentence before each candidate made a sentence of N tokens
+ * cost N² (issue 19).
+ */
+const CONTEXT = 64;
+
 function candidates(sentence: string): string[] {
   const out: string[] = [];
   for (const match of sentence.matchAll(CANDIDATE)) {
     const token = match[0];
-    const before = sentence.slice(0, match.index);
-    const after = sentence.slice(match.index + token.length);
+    const before = sentence.slice(Math.max(0, match.index - CONTEXT), match.index);
+    const after = sentence.slice(match.index + token.length, match.index + token.length + CONTEXT);
     if (/[$€£¥#]\s*$|\d[.,:]$|[./]$/.test(before) || /^(?:[.,:/]\d|\s*%|[.,]?\s*(?:usd|eur|gbp)\b)/i.test(after)) continue;
     if (IDENTIFIER_BEFORE.test(before)) continue;
     const code = /^\d{3,4}[ -]\d{3,4}$/.test(token) ? token.replace(/[ -]/, '') : token;
@@ -286,5 +366,5 @@ function isYear(before: string, after: string): boolean {
 }
 
 function collapse(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return collapseSpaces(text).trim();
 }

@@ -1,6 +1,7 @@
 import type { HtmlToTextOptions } from 'html-to-text';
 import { lazy } from '../lazy.ts';
 import { readHtml } from './extract.ts';
+import { htmlShape } from './html-parser.ts';
 
 /**
  * The text of a capture as a reader of a text-only mail client would get it: the plain part
@@ -26,6 +27,17 @@ const OPTIONS: HtmlToTextOptions = {
   ],
 };
 
+/**
+ * Deeper than this, or with more table cells, the HTML is read by our own linear reader
+ * (readHtml: blocks on their own lines, no table layout) instead of html-to-text (issue 19):
+ * html-to-text builds its tree with htmlparser2's Parser, whose cost grows with the depth at
+ * every element, and walks it recursively (100,000 nested elements overflowed the stack); its
+ * table layout grows faster than the cells (250 KB of cells took 1.5 s). Real mail nests a few
+ * dozen deep and has at most a few hundred cells.
+ */
+const MAX_RENDERED_DEPTH = 256;
+const MAX_RENDERED_CELLS = 2000;
+
 const renderer = lazy(async () => (await import('html-to-text')).convert);
 
 export async function textView(html: string | null, text: string | null): Promise<TextView> {
@@ -33,6 +45,8 @@ export async function textView(html: string | null, text: string | null): Promis
   if (html === null || html.trim() === '') return { text, derived: false };
   // Plain text posted into an HTML field (a Django backend's `body`): its lines are its layout.
   if (!/<[a-z!/?]/i.test(html)) return { text: readHtml(html).text, derived: true };
+  const shape = htmlShape(html);
+  if (shape.depth > MAX_RENDERED_DEPTH || shape.cells > MAX_RENDERED_CELLS) return { text: readHtml(html).text, derived: true };
   const convert = await renderer();
   return { text: convert(html, OPTIONS), derived: true };
 }

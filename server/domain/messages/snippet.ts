@@ -1,3 +1,5 @@
+import { collapseSpaces } from '../mail/whitespace.ts';
+
 /** Characters of body text kept on each capture for the list preview and for search. */
 const SNIPPET_LENGTH = 200;
 
@@ -7,23 +9,115 @@ const SNIPPET_LENGTH = 200;
  */
 export function textSnippet(text: string | null, html: string | null): string {
   const source = text !== null && text.trim() !== '' ? text : html !== null ? htmlToText(html) : '';
-  return source.replace(/\s+/g, ' ').trim().slice(0, SNIPPET_LENGTH);
+  return collapseSpaces(source).trim().slice(0, SNIPPET_LENGTH);
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
 function htmlToText(html: string): string {
   // Only the start is needed; bounding the input keeps a huge body from costing a full pass.
-  return html
-    .slice(0, 64 * 1024)
-    .replace(/<(head|style|script|title)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
-      if (name[0] === '#') {
-        const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  // Each step is one pass: the regular expressions they replace (`<[^>]*>`, `<!--[\s\S]*?-->`,
+  // `<(head|style|script|title)\b[\s\S]*?<\/\1\s*>`) searched to the end of the text again
+  // for every opening left unclosed, which a body of `<head <head ...` made quadratic (issue 19).
+  const start = html.slice(0, 64 * 1024);
+  return withoutTags(withoutComments(withoutHiddenBlocks(start))).replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+    if (name[0] === '#') {
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return ENTITIES[name.toLowerCase()] ?? whole;
+  });
+}
+
+/** Where a span opens (`at`) and from where its end is looked for; its end's start and the index after it. */
+type Opening = { at: number; endFrom: number; kind: string };
+type Ending = { start: number; after: number };
+
+/**
+ * The text with each span, from an opening to the first end of its kind after it, replaced by a
+ * space, leftmost first, as a global replace does. An end once found serves every later opening
+ * before it, and a kind with no end ahead is never looked for again: each character is read a
+ * bounded number of times.
+ */
+function replaceSpans(text: string, open: (from: number) => Opening | null, end: (kind: string, from: number) => Ending | null): string {
+  const out: string[] = [];
+  const known = new Map<string, Ending | null>();
+  let at = 0;
+  for (let found = open(0); found !== null; found = open(at)) {
+    let ending = known.get(found.kind);
+    if (ending === undefined || (ending !== null && ending.start < found.endFrom)) {
+      ending = end(found.kind, found.endFrom);
+      known.set(found.kind, ending);
+    }
+    if (ending === null) {
+      // No end of this kind ahead: this opening is text; look past it.
+      out.push(text.slice(at, found.at + 1));
+      at = found.at + 1;
+      continue;
+    }
+    out.push(text.slice(at, found.at), ' ');
+    at = ending.after;
+  }
+  out.push(text.slice(at));
+  return out.join('');
+}
+
+const nextOf = (text: string, marker: string, from: number) => {
+  const at = text.indexOf(marker, from);
+  return at < 0 ? null : at;
+};
+
+function withoutTags(text: string): string {
+  return replaceSpans(
+    text,
+    (from) => {
+      const at = nextOf(text, '<', from);
+      return at === null ? null : { at, endFrom: at + 1, kind: '>' };
+    },
+    (_, from) => {
+      const start = nextOf(text, '>', from);
+      return start === null ? null : { start, after: start + 1 };
+    },
+  );
+}
+
+function withoutComments(text: string): string {
+  return replaceSpans(
+    text,
+    (from) => {
+      const at = nextOf(text, '<!--', from);
+      return at === null ? null : { at, endFrom: at + 4, kind: '-->' };
+    },
+    (_, from) => {
+      const start = nextOf(text, '-->', from);
+      return start === null ? null : { start, after: start + 3 };
+    },
+  );
+}
+
+const HIDDEN_BLOCKS = ['head', 'style', 'script', 'title'];
+
+/** `<head>`, `<style>`, `<script>` and `<title>` blocks, each to its first closing tag (any case). */
+function withoutHiddenBlocks(text: string): string {
+  // ASCII letters lowered only, so indices stay those of `text`.
+  const lower = text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+  return replaceSpans(
+    text,
+    (from) => {
+      for (let at = lower.indexOf('<', from); at >= 0; at = lower.indexOf('<', at + 1)) {
+        for (const name of HIDDEN_BLOCKS) {
+          if (lower.startsWith(name, at + 1) && !/\w/.test(lower[at + name.length + 1] ?? '')) return { at, endFrom: at + name.length + 1, kind: name };
+        }
       }
-      return ENTITIES[name.toLowerCase()] ?? whole;
-    });
+      return null;
+    },
+    (name, from) => {
+      for (let start = lower.indexOf(`</${name}`, from); start >= 0; start = lower.indexOf(`</${name}`, start + 1)) {
+        let after = start + name.length + 2;
+        while (/\s/.test(lower[after] ?? '')) after++;
+        if (lower[after] === '>') return { start, after: after + 1 };
+      }
+      return null;
+    },
+  );
 }

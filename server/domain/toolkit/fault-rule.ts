@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { globMatcher, type Matcher } from './glob.ts';
+import { linearRegex, UnsupportedRegex } from './linear-regex.ts';
 
 /**
  * What a fault rule is, as written in the configuration file or posted to /api/faults: its schema
@@ -41,12 +43,16 @@ const action = z.discriminatedUnion(
   { error: (issue) => (issue.code === 'invalid_union' ? 'must be status, delay, drop, smtp_reply or rate_limit' : undefined) },
 );
 
+/** The longest route or recipient pattern: matching costs up to its length per character tested. */
+const MAX_PATTERN = 256;
+const pattern = z.string().min(1).max(MAX_PATTERN, `at most ${MAX_PATTERN} characters`);
+
 const match = z
   .object({
-    route: z.string().min(1).optional(),
+    route: pattern.optional(),
     method: z.enum(['GET', 'POST', 'DELETE']).optional(),
     sender: z.string().min(1).optional(),
-    recipient: z.string().min(1).optional(),
+    recipient: pattern.optional(),
     stage: z.enum(SMTP_STAGES).optional(),
   })
   .strict();
@@ -76,7 +82,8 @@ export const faultRuleSchema = z
       if (rule.match.method !== undefined) refuse(['match', 'method'], 'method is for http rules');
       if (rule.action.type === 'status') refuse(['action', 'type'], 'status is for http rules (use smtp_reply)');
     }
-    if (rule.match.recipient !== undefined && compilePattern(rule.match.recipient) === null) refuse(['match', 'recipient'], 'not a valid /regular expression/');
+    const problem = rule.match.recipient === undefined ? null : patternProblem(rule.match.recipient);
+    if (problem !== null) refuse(['match', 'recipient'], problem);
     if (rule.seed !== undefined && rule.probability === undefined) refuse(['seed'], 'seed needs a probability');
     if (rule.action.type === 'rate_limit') {
       if (rule.times !== undefined) refuse(['times'], 'a rate_limit rule throttles for as long as it exists (remove it to stop)');
@@ -89,22 +96,37 @@ export type FaultAction = FaultRuleSpec['action'];
 export type RateLimitAction = Extract<FaultAction, { type: 'rate_limit' }>;
 /**
  * A recipient pattern: `/regex/flags`, or a glob where `*` is any run of characters and `?`
- * one character, compared without regard to case. Null when a regex does not compile.
+ * one character, compared without regard to case. Null when a regex does not compile or uses
+ * what the linear engine does not run (see linear-regex.ts and patternProblem).
  */
-export function compilePattern(pattern: string): RegExp | null {
-  const regex = /^\/(.+)\/([a-z]*)$/.exec(pattern);
-  if (!regex) return glob(pattern, true);
+export function compilePattern(pattern: string): Matcher | null {
   try {
-    return new RegExp(regex[1]!, regex[2]!.replace(/[gy]/g, ''));
+    return compileOrThrow(pattern);
   } catch {
     return null;
   }
 }
 
-export function glob(pattern: string, ignoreCase: boolean): RegExp {
-  const source = pattern
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${source}$`, ignoreCase ? 'i' : '');
+/** Why a recipient pattern cannot be used, or null when it can. */
+function patternProblem(pattern: string): string | null {
+  try {
+    compileOrThrow(pattern);
+    return null;
+  } catch (error) {
+    if (error instanceof UnsupportedRegex) return `not supported in a /regular expression/: ${error.message} (patterns run in linear time)`;
+    return 'not a valid /regular expression/';
+  }
+}
+
+function compileOrThrow(pattern: string): Matcher {
+  const regex = /^\/(.+)\/([a-z]*)$/s.exec(pattern);
+  if (!regex) return glob(pattern, true);
+  // The JavaScript engine checks the syntax (and throws on a bad one); the linear engine runs it.
+  new RegExp(regex[1]!, regex[2]!);
+  return linearRegex(regex[1]!, regex[2]!);
+}
+
+/** A glob where `*` is any run of characters and `?` one character (linear, see glob.ts). */
+export function glob(pattern: string, ignoreCase: boolean): Matcher {
+  return globMatcher(pattern, { ignoreCase, questionMark: true });
 }

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Clock } from '../flows/clock.ts';
 import type { Directory } from '../directory/directory.ts';
+import type { Matcher } from './glob.ts';
 import { compilePattern, faultRuleSchema, glob, type FaultAction, type FaultRuleSpec, type RateLimitAction, type SmtpStage } from './fault-rule.ts';
 
 /**
@@ -58,8 +59,8 @@ export class InvalidFaultRule extends Error {}
 interface Live {
   rule: FaultRule;
   next: (() => number) | null;
-  route: RegExp | null;
-  recipient: RegExp | null;
+  route: Matcher | null;
+  recipient: Matcher | null;
   /** rate_limit rules: one bucket per API key (sender id; "" for anonymous SMTP). */
   buckets: Map<string, TokenBucket> | null;
 }

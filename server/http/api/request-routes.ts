@@ -9,6 +9,8 @@ import { route, type ApiRoute } from './route.ts';
 
 const tags = ['toolkit'];
 const METHODS = ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS'] as const;
+/** The longest path filter (a logged path is at most what an HTTP request line holds). */
+const MAX_PATH_FILTER = 2048;
 const STATUS = /^(?:[1-5]\d\d|[1-5]xx|dropped)$/i;
 
 /** The /v1 request log, newest first (the last 10,000 requests are kept). */
@@ -32,7 +34,9 @@ export function requestRoutes(sandbox: Sandbox): ApiRoute[] {
           }),
           { type: 'string', enum: [...METHODS] },
         ).describe('GET, POST, DELETE, ... (any case).'),
-        path: text().describe('Exact path, or a glob with * ("/v1/email/*").'),
+        path: text()
+          .refine((path) => path === undefined || path.length <= MAX_PATH_FILTER, { error: `path must be at most ${MAX_PATH_FILTER} characters.` })
+          .describe('Exact path, or a glob with * ("/v1/email/*"), matched in linear time.'),
         sender: sender(sandbox).describe('Sender id or API key.'),
         team: team(sandbox).describe('Team id.'),
         fault: trueFalse('fault', undefined).describe('true: only requests a fault rule answered or delayed; false: only the others.'),

@@ -56,13 +56,27 @@ describe('accessibility', () => {
     expect(rules('font-size:14px')).toEqual([]);
   });
 
-  it('runs html-validate up to 1 MB of HTML and says so past it, still running the email rules', () => {
+  it('runs html-validate up to 256 KB of HTML and says so past it, still running the email rules', () => {
     const big = `<html lang="en"><body>${'<p>filler text for a long email</p>\n'.repeat(30_000)}<img src="x.png"></body></html>`;
-    expect(big.length).toBeGreaterThan(1024 * 1024);
+    expect(big.length).toBeGreaterThan(256 * 1024);
     const started = performance.now();
     const issues = checkHtml(big, { text: 'x' }).accessibility.issues;
     expect(performance.now() - started).toBeLessThan(5000);
     expect(issues.map((i) => i.rule)).toEqual(['not-validated', 'img-alt']);
-    expect(issues[0]!.message).toBe("The HTML is over 1 MB: html-validate's accessibility rules were not run (Gmail clips at 102 KB anyway).");
+    expect(issues[0]!.message).toBe("The HTML is over 256 KB: html-validate's accessibility rules were not run (Gmail clips at 102 KB anyway).");
+  });
+
+  it('does not run html-validate on over 5,000 elements, and says so', () => {
+    const many = `<html lang="en"><body>${'<p>x</p>'.repeat(5001)}<img src="x.png"></body></html>`;
+    const issues = checkHtml(many, { text: 'x' }).accessibility.issues;
+    expect(issues.map((i) => i.rule)).toEqual(['not-validated', 'img-alt']);
+    expect(issues[0]!.message).toBe("The HTML has over 5,000 elements: html-validate's accessibility rules were not run.");
+  });
+
+  it('does not run html-validate on elements nested over 256 deep (it walks them recursively), and says so', () => {
+    const deep = `<html lang="en"><body>${'<div>'.repeat(300)}<img src="x.png">${'</div>'.repeat(300)}</body></html>`;
+    const issues = checkHtml(deep, { text: 'x' }).accessibility.issues;
+    expect(issues.map((i) => i.rule)).toEqual(['not-validated', 'img-alt']);
+    expect(issues[0]!.message).toBe("The HTML nests elements over 256 deep: html-validate's accessibility rules were not run.");
   });
 });

@@ -35,15 +35,125 @@ export function colorModeDocument(html: string, mode: ColorMode, policy: string)
   } else if (mode === 'styles') {
     out = out.replace(/prefers-color-scheme\s*:\s*dark/gi, 'min-width: 0px').replace(/prefers-color-scheme\s*:\s*light/gi, 'max-width: 0px');
     // A client that honours color-scheme gives the email a dark canvas and default text.
-    if (/<meta[^>]+name=["']?color-scheme["']?[^>]*content=["'][^"']*dark/i.test(html) || /color-scheme\s*:\s*[^;}"']*dark/i.test(html))
-      extra += '<style data-pigeonhole-dark>:root { color-scheme: dark; } html { background-color: #1c1c1e; }</style>';
+    if (offersDark(html)) extra += '<style data-pigeonhole-dark>:root { color-scheme: dark; } html { background-color: #1c1c1e; }</style>';
   }
   if (mode === 'invert') extra += INVERT;
-  const head = /<head\b[^>]*>/i.exec(out);
-  if (head) return `${out.slice(0, head.index + head[0].length)}${extra}${out.slice(head.index + head[0].length)}`;
-  const root = /<html\b[^>]*>/i.exec(out);
-  if (root) return `${out.slice(0, root.index + root[0].length)}<head>${extra}</head>${out.slice(root.index + root[0].length)}`;
+  // The policy must land in the real head: a `<head` in a comment or an attribute is not it, and
+  // a meta policy outside the head is ignored by the browser (issue 19).
+  const head = headPosition(out);
+  if (head.head) return `${out.slice(0, head.at)}${extra}${out.slice(head.at)}`;
+  if (head.html) return `${out.slice(0, head.at)}<head>${extra}</head>${out.slice(head.at)}`;
   return `<!DOCTYPE html><html><head>${extra}</head><body>${out}</body></html>`;
+}
+
+/**
+ * The email offers dark: `<meta name="color-scheme" content="... dark">`, or a `color-scheme`
+ * property with dark. Each tag and each declaration is read once (the regular expressions this
+ * replaces searched to the end of the text for every `<meta` left open: quadratic).
+ */
+function offersDark(html: string): boolean {
+  for (let at = html.search(/<meta/i); at >= 0; ) {
+    const end = html.indexOf('>', at);
+    if (end < 0) break;
+    const tag = html.slice(at, end);
+    if (/name=["']?color-scheme["']?/i.test(tag) && /content=["'][^"']*dark/i.test(tag.slice(tag.search(/content=/i)))) return true;
+    const next = html.slice(end).search(/<meta/i);
+    at = next < 0 ? -1 : end + next;
+  }
+  for (const match of html.matchAll(/color-scheme\s*:\s*([^;}"']*)/gi)) if (/dark/i.test(match[1]!)) return true;
+  return false;
+}
+
+const SPACE = new Set([' ', '\t', '\n', '\f', '\r']);
+
+/**
+ * Where the document's head content goes, found as an HTML parser finds it before the body
+ * begins: whitespace, comments, the doctype, `<?...>` and ignored end tags are skipped;
+ * `<html ...>` is read (quoted attribute values may hold `>`); a `<head ...>` start tag is the
+ * head; anything else means the head is implied before it. `at` is just after the head tag, else
+ * after `<html ...>` or the doctype, else 0. One pass over the start of the document only
+ * (the server's server/domain/mail/html-preview.ts finds its head the same way).
+ */
+function headPosition(source: string): { at: number; head: boolean; html: boolean } {
+  let i = 0;
+  let at = 0;
+  let html = false;
+  const n = source.length;
+  while (i < n) {
+    while (i < n && SPACE.has(source[i]!)) i++;
+    if (i >= n || source[i] !== '<') break;
+    const next = source[i + 1] ?? '';
+    if (source.startsWith('<!--', i)) {
+      // `<!-->` and `<!--->` are whole (empty) comments.
+      if (source.startsWith('>', i + 4) || source.startsWith('->', i + 4)) {
+        i = source.indexOf('>', i + 4) + 1;
+        continue;
+      }
+      const end = source.indexOf('-->', i + 4);
+      if (end < 0) break;
+      i = end + 3;
+    } else if (next === '!' || next === '?') {
+      const end = source.indexOf('>', i + 2);
+      if (end < 0) break;
+      const doctype = /^<!doctype/i.test(source.slice(i, i + 9));
+      i = end + 1;
+      if (doctype) at = i;
+    } else if (next === '/') {
+      if (source[i + 2] === '>') {
+        i += 3;
+        continue;
+      }
+      if (!/[A-Za-z]/.test(source[i + 2] ?? '')) {
+        const end = source.indexOf('>', i + 2);
+        if (end < 0) break;
+        i = end + 1;
+        continue;
+      }
+      const name = tagName(source, i + 2);
+      // These end tags imply the head; the parser ignores the others here.
+      if (name === 'head' || name === 'body' || name === 'html' || name === 'br') break;
+      const end = tagEnd(source, i + 2 + name.length);
+      if (end < 0) break;
+      i = end;
+    } else if (/[A-Za-z]/.test(next)) {
+      const name = tagName(source, i + 1);
+      const end = tagEnd(source, i + 1 + name.length);
+      if (end < 0 || (name !== 'html' && name !== 'head')) break;
+      if (name === 'head') return { at: end, head: true, html };
+      html = true;
+      at = end;
+      i = end;
+    } else break;
+  }
+  return { at, head: false, html };
+}
+
+function tagName(source: string, from: number): string {
+  let end = from;
+  while (end < source.length && !SPACE.has(source[end]!) && source[end] !== '/' && source[end] !== '>') end++;
+  return source.slice(from, end).toLowerCase();
+}
+
+/** The index just after the `>` ending the tag whose attributes start at `from`, or -1 at the end. */
+function tagEnd(source: string, from: number): number {
+  let i = from;
+  while (i < source.length) {
+    const c = source[i]!;
+    if (c === '>') return i + 1;
+    if (c === '=') {
+      i++;
+      while (i < source.length && SPACE.has(source[i]!)) i++;
+      const quote = source[i];
+      if (quote === '"' || quote === "'") {
+        const close = source.indexOf(quote, i + 1);
+        if (close < 0) return -1;
+        i = close + 1;
+      }
+      continue;
+    }
+    i++;
+  }
+  return -1;
 }
 
 /** The preview's policy for a srcdoc frame (as the server's for /html): no scripts; remote content only when asked. */

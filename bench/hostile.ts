@@ -1,0 +1,96 @@
+/**
+ * Hostile mail (issue 19): every read of a capture on every shape of bench/lib/hostile-shapes.ts,
+ * at 250 KB and at 1 MB, in this process. Prints the time of one read at each size (CPU time
+ * of this process, the lowest of `--runs`, after one unmeasured warm-up read) and their ratio:
+ * linear work gives about 4, quadratic 16. A read that takes more than `--give-up` seconds at
+ * 250 KB is not run at 1 MB.
+ *
+ *   extract   links and codes (what /extract, wait, latest and search answer)
+ *   html      the preview's rewrites and the remote-content scan (/html)
+ *   check     the whole check but spam (/check)
+ *   text      the text view (/text, `text` of a capture)
+ *   snippet   the list preview, computed when the mail is captured
+ *   dark      the inbox's dark-mode preview document (ui/src/components/dark-preview.ts)
+ *
+ *   npm run bench:hostile [-- --runs 3 --only deep-div,anchors --give-up 10]
+ */
+import { parseArgs } from 'node:util';
+import { analyse } from '../server/domain/check/check.ts';
+import { extract } from '../server/domain/mail/extract.ts';
+import { prepareHtml } from '../server/domain/mail/html-preview.ts';
+import { textView } from '../server/domain/mail/text-view.ts';
+import { textSnippet } from '../server/domain/messages/snippet.ts';
+import { colorModeDocument } from '../ui/src/components/dark-preview.ts';
+import { HOSTILE_SHAPES, type HostileShape } from './lib/hostile-shapes.ts';
+
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '3' }, only: { type: 'string' }, 'give-up': { type: 'string', default: '10' } },
+});
+const runs = Number(values.runs);
+const giveUpMs = Number(values['give-up']) * 1000;
+const only = values.only?.split(',');
+
+type Read = (body: string, shape: HostileShape) => unknown;
+const READS: Record<string, Read> = {
+  extract: (body, shape) => (shape.part === 'html' ? extract(body, null) : extract(null, body)),
+  html: (body, shape) => shape.part === 'html' && prepareHtml(body, [], (index) => `/a/${index}`),
+  check: (body, shape) =>
+    analyse({
+      html: shape.part === 'html' ? body : null,
+      text: shape.part === 'text' ? body : null,
+      headers: null,
+      messageBytes: null,
+      attachmentSizes: [],
+      source: 'api',
+    }),
+  text: (body, shape) => (shape.part === 'html' ? textView(body, null) : textView(null, body)),
+  snippet: (body, shape) => (shape.part === 'html' ? textSnippet(null, body) : textSnippet(body, null)),
+  dark: (body, shape) => shape.part === 'html' && ['light', 'styles', 'invert'].map((mode) => colorModeDocument(body, mode as 'light', "default-src 'none'")),
+};
+
+/** With --expose-gc (the npm script), a full collection before each read: the last read's garbage is not this one's cost. */
+const collect = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+
+async function cpuMs(work: () => unknown): Promise<number> {
+  collect();
+  const before = process.cpuUsage();
+  await work();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+
+async function best(work: () => unknown): Promise<number> {
+  let min = Infinity;
+  for (let i = 0; i < runs; i++) {
+    min = Math.min(min, await cpuMs(work));
+    if (min > giveUpMs) break;
+  }
+  return min;
+}
+
+const KB = 1024;
+const cell = (ms: number) => (ms < 10 ? ms.toFixed(1) : ms.toFixed(0)).padStart(8);
+console.log(`Node ${process.version}; ms of CPU per read (lowest of ${runs}), 250 KB → 1 MB, and the ratio (linear ≈ 4)`);
+console.log(
+  `${'shape'.padEnd(20)}${Object.keys(READS)
+    .map((read) => `${read.padStart(8)}${''.padStart(8)}${''.padStart(6)}`)
+    .join(' | ')}`,
+);
+let worst = 0;
+for (const shape of HOSTILE_SHAPES) {
+  if (only && !only.includes(shape.name)) continue;
+  const small = shape.make(250 * KB);
+  const large = shape.make(1000 * KB);
+  const cells: string[] = [];
+  for (const read of Object.values(READS)) {
+    await read(small, shape);
+    const a = await best(() => read(small, shape));
+    const b = a > giveUpMs ? Infinity : await best(() => read(large, shape));
+    const ratio = b / Math.max(a, 0.05);
+    // Reads of a few milliseconds are too short for their ratio to say much.
+    if (Number.isFinite(ratio) && b >= 20) worst = Math.max(worst, ratio);
+    cells.push(`${cell(a)}${Number.isFinite(b) ? cell(b) : '  (gave up)'.padStart(8)}${(Number.isFinite(ratio) ? `${ratio.toFixed(1)}x` : '').padStart(6)}`);
+  }
+  console.log(`${shape.name.padEnd(20)}${cells.join(' | ')}`);
+}
+console.log(`worst ratio among reads of 20 ms or more at 1 MB: ${worst.toFixed(1)}x`);
