@@ -4,6 +4,7 @@ import { Blocks } from './toolkit/blocks.ts';
 import type { SandboxClock } from './flows/clock.ts';
 import { ClockControl } from './flows/clock-control.ts';
 import { Directory } from './directory/directory.ts';
+import { StorageError } from './errors.ts';
 import { parseDuration } from './flows/duration.ts';
 import { Events } from './events.ts';
 import { Faults } from './toolkit/faults.ts';
@@ -100,7 +101,10 @@ export function createSandbox({ store, config, clock, log = (m, e) => console.er
       await scheduler.close();
       await messages.close();
       requestLog.close();
-      await store.flush();
+      // A write that fails now is the store's to report at its close (what stayed unsaved).
+      await store.flush().catch((error: unknown) => {
+        if (!(error instanceof StorageError)) throw error;
+      });
     },
   };
 }

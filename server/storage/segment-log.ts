@@ -125,6 +125,11 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     return n;
   }
 
+  /** Records changed in memory and not written yet (a write failed, or none was made yet). */
+  get unsaved(): number {
+    return this.pendingBySeq.size;
+  }
+
   /** Queues the record's current state for the next write. */
   put(record: T, options: { volatile?: boolean; onCommit?: () => void } = {}): void {
     this.queue({ seq: record.seq, record, volatile: options.volatile === true, onCommit: options.onCommit });
