@@ -321,10 +321,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
             unsavedNote(failed.reason, {
               meta: meta.unsavedFields(),
               blocks: blocks.unsavedFields(),
-              messages: messageLog.unsaved,
-              recipients: recipients.storage.unsaved,
-              subscriptions: subscriptions.storage.unsaved,
-              requests: requestLog.unsaved,
+              messages: await messageLog.unsaved(),
+              recipients: await recipients.storage.unsaved(),
+              subscriptions: await subscriptions.storage.unsaved(),
+              requests: await requestLog.unsaved(),
               packBytes: packs.unsavedBytes,
             }),
           );
