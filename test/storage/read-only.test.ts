@@ -72,8 +72,21 @@ const fix = (dataDir: string) =>
 
 const send = async (server: ServerProcess, i: number) =>
   read(await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: `ro${i}@example.com`, subject: `Read-only ${i}`, body: `<p>body ${i}</p>` }));
+/** A multipart send with an attachment: its upload is written to the data directory's tmp folder first. */
+const sendWithAttachment = async (server: ServerProcess, i: number) => {
+  const form = new FormData();
+  form.set('recipient', `ro${i}@example.com`);
+  form.set('subject', `Read-only ${i}`);
+  form.set('body', `<p>body ${i}</p>`);
+  form.set('attachment', new Blob(['attached bytes']), 'notes.txt');
+  return read(await fetch(`${server.url}/v1/email/send/`, { method: 'POST', headers: { Authorization: 'Api-Key bulk-key' }, body: form }));
+};
 const get = async (server: ServerProcess, p: string) => read(await fetch(`${server.url}${p}`));
-const lines = (server: ServerProcess, pattern: RegExp) => server.output().split('\n').filter((line) => pattern.test(line));
+const lines = (server: ServerProcess, pattern: RegExp) =>
+  server
+    .output()
+    .split('\n')
+    .filter((line) => pattern.test(line));
 
 describe('an empty read-only data directory', () => {
   it('stops start-up with one line that names the folder and the way out: exit 1, no stack trace', async ({ mounts }) => {
@@ -137,7 +150,17 @@ describe('a read-only data directory that holds captures', () => {
         `{"detail":"Not stored: the file system is read-only (${dataDir}/packs). Make the data directory writable; Pigeonhole picks it up by itself."}`,
       );
     }
-    const mark = await fetch(`${server.url}/api/messages/${ids[1]}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: '{"read":true}' });
+    // An upload too (it is written to tmp/ first, which this copy lacks and cannot make).
+    const upload = await sendWithAttachment(server, 15);
+    expect(upload.status).toBe(507);
+    expect(upload.text).toBe(
+      `{"detail":"Not stored: the file system is read-only (${dataDir}/tmp). Make the data directory writable; Pigeonhole picks it up by itself."}`,
+    );
+    const mark = await fetch(`${server.url}/api/messages/${ids[1]}`, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"read":true}',
+    });
     expect(mark.status).toBe(507);
     expect(await mark.text()).toBe(
       `{"detail":"Not stored: the file system is read-only (${dataDir}/messages). Make the data directory writable; Pigeonhole picks it up by itself."}`,
@@ -167,12 +190,19 @@ describe('a read-only data directory that holds captures', () => {
     ]);
     const stored = await send(again, 21);
     expect(stored.status).toBe(200);
+    const attached = await sendWithAttachment(again, 22);
+    expect(attached.status).toBe(200);
     expect(await again.stop('SIGTERM')).toBe(0);
     expect(again.output()).not.toContain('stopped without saving');
 
     const restarted = await serverProcess.spawn({ dataDir });
     expect(lines(restarted, cause)).toEqual([]);
     expect((await get(restarted, '/readyz')).status).toBe(200);
-    expect((await allMessages(restarted.url)).messages.map((m) => m.id)).toEqual([(stored.body as { id: string }).id, smtpId, ...[...ids].reverse()]);
+    expect((await allMessages(restarted.url)).messages.map((m) => m.id)).toEqual([
+      (attached.body as { id: string }).id,
+      (stored.body as { id: string }).id,
+      smtpId,
+      ...[...ids].reverse(),
+    ]);
   });
 });
