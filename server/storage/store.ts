@@ -191,7 +191,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const error = storageError(readOnly, dataDir);
     health.failed(
       error,
-      `pigeonhole: the data directory ${dataDir} cannot be written: ${error.reason} (${readOnly.syscall} ${readOnly.path}). Serving what it holds read-only: /readyz is not ready and every write is refused (HTTP 507, SMTP 452) until it is writable again, which Pigeonhole picks up by itself`,
+      `pigeonhole: the data directory ${dataDir} cannot be written: ${readOnly.code === 'EROFS' ? 'read-only file system' : 'permission denied'} (${readOnly.syscall} ${readOnly.path}). Serving what it holds read-only: /readyz is not ready and every write is refused (HTTP 507, SMTP 452) until it is writable again, which Pigeonhole picks up by itself`,
     );
   }
   const reserve = new Reserve(path.join(dataDir, 'reserve'), settings.reserveSize, fs);

@@ -128,7 +128,7 @@ describe('a read-only data directory that holds captures', () => {
     const server = await serverProcess.spawn({ dataDir });
     const cause = /read-only|cannot be written|writes fail/;
     expect(lines(server, cause)).toEqual([
-      `pigeonhole: the data directory ${dataDir} cannot be written: the file system is read-only (open ${dataDir}/.probe). Serving what it holds read-only: /readyz is not ready and every write is refused (HTTP 507, SMTP 452) until it is writable again, which Pigeonhole picks up by itself`,
+      `pigeonhole: the data directory ${dataDir} cannot be written: read-only file system (open ${dataDir}/.probe). Serving what it holds read-only: /readyz is not ready and every write is refused (HTTP 507, SMTP 452) until it is writable again, which Pigeonhole picks up by itself`,
     ]);
     await expect.poll(() => server.output()).toContain(`  data directory: ${dataDir} (4 captures)\n`);
     const ready = await get(server, '/readyz');
