@@ -10,6 +10,8 @@ export class StorageHealth {
   private current: StorageError | null = null;
   /** Writes refused since the current cause began. */
   private refused = 0;
+  /** Closing: the store's close says in one line what a failed write left unsaved. */
+  private quiet = false;
   private readonly listeners = new Set<(error: StorageError) => void>();
   readonly failures: Record<StorageProblem, number> = { full: 0, 'read-only': 0, missing: 0, error: 0 };
 
@@ -35,7 +37,7 @@ export class StorageHealth {
     this.current = error;
     this.refused = known ? this.refused + 1 : 1;
     this.failures[error.problem]++;
-    if (!known) this.log(line ?? refusalLine(error));
+    if (!known && !this.quiet) this.log(line ?? refusalLine(error));
     for (const listener of this.listeners) listener(error);
   }
 
@@ -44,6 +46,11 @@ export class StorageHealth {
     if (!was) return;
     this.current = null;
     this.log(`pigeonhole: writes work again (${plural(this.refused, 'write')} failed while ${was.reason}, ${was.path}); storing as usual`);
+  }
+
+  /** From now on failures are counted, not logged (the store is closing and reports them itself). */
+  silence(): void {
+    this.quiet = true;
   }
 
   /** Called with every failed write (metrics). Returns an unsubscribe function. */

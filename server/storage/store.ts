@@ -13,7 +13,7 @@ import { Quarantine, type DamageReport } from './quarantine.ts';
 import type { BlocksData, MessageRecord, MetaData, RecipientRecord, RequestLogRecord, RequestSummary, SubscriptionRecord } from './records.ts';
 import { SegmentLog } from './segment-log.ts';
 import { unsavedNote } from './unsaved.ts';
-import { holdsStore, notWritable } from './writable.ts';
+import { deniesWrites, holdsStore, notWritable } from './writable.ts';
 
 export interface StoreOptions {
   dataDir: string;
@@ -105,7 +105,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const fsync = options.fsync ?? false;
   const settings = { ...DEFAULTS, ...definedOnly(options) };
   const log = options.log ?? ((line: string) => console.error(line));
-  const readOnly = await notWritable(options.fs ?? nodeFs, dataDir);
+  const unwritable = await notWritable(options.fs ?? nodeFs, dataDir);
+  const readOnly = unwritable && deniesWrites(unwritable) ? unwritable : null;
   if (readOnly && !(await holdsStore(options.fs ?? nodeFs, dataDir))) throw new DataDirNotWritable(dataDir, readOnly, 'empty');
   // Read-only, a folder the store has not made yet is read as empty (and made once it can be).
   let opening = true;
@@ -193,6 +194,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       error,
       `pigeonhole: the data directory ${dataDir} cannot be written: ${readOnly.code === 'EROFS' ? 'read-only file system' : 'permission denied'} (${readOnly.syscall} ${readOnly.path}). Serving what it holds read-only: /readyz is not ready and every write is refused (HTTP 507, SMTP 452) until it is writable again, which Pigeonhole picks up by itself`,
     );
+  } else if (unwritable) {
+    // A full disk (or an I/O error) is no reason not to start: not ready until the probe can write.
+    health.failed(storageError(unwritable, dataDir));
   }
   const reserve = new Reserve(path.join(dataDir, 'reserve'), settings.reserveSize, fs);
   await reserve.ensure();
@@ -311,6 +315,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       clearInterval(timer);
       if (lazyTimer) clearTimeout(lazyTimer);
       meta.force();
+      health.silence();
       try {
         const results = await Promise.allSettled([flusher.flush(), logFlusher.flush()]);
         const failed = results.find((result) => result.status === 'rejected');

@@ -6,10 +6,16 @@ import type { Fs } from './fs.ts';
 /** Codes that say this process may not write the data directory (a read-only mount, permissions). */
 const NOT_WRITABLE = new Set(['EROFS', 'EACCES', 'EPERM']);
 
+/** Whether an error code says this process may not write there (rather than, say, a full disk). */
+export function deniesWrites(error: NodeJS.ErrnoException): boolean {
+  return NOT_WRITABLE.has(error.code ?? '');
+}
+
 /**
  * Start-up's check that the data directory takes writes: makes it (if needed), then creates and
  * removes an empty file in it. Resolves null when it can be written, or the error that says why
- * not (EROFS, EACCES, EPERM, with the operation and the path). Anything else is thrown.
+ * not, with the operation and the path: EROFS, EACCES or EPERM (deniesWrites), or what else the
+ * probe file met (a full disk). A folder that cannot be made for another reason is thrown.
  *
  * A recursive mkdir on a read-only mount fails with ENOENT rather than EROFS (Node walks up the
  * path and reports the first error it met), which would read as a missing folder: the nearest
@@ -31,8 +37,8 @@ export async function notWritable(fs: Fs, dataDir: string): Promise<NodeJS.Errno
     await fs.writeFile(probe, '');
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
-    if (NOT_WRITABLE.has(e.code ?? '')) return Object.assign(e, { syscall: e.syscall ?? 'open', path: e.path ?? probe });
-    throw error;
+    if (typeof e.code !== 'string') throw error;
+    return Object.assign(e, { syscall: e.syscall ?? 'open', path: e.path ?? probe });
   }
   await fs.unlink(probe).catch(() => undefined);
   return null;
