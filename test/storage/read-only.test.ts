@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rm } from 'node:fs/promises';
+import { chmod, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
@@ -204,5 +204,32 @@ describe('a read-only data directory that holds captures', () => {
       smtpId,
       ...[...ids].reverse(),
     ]);
+  });
+});
+
+describe('a data directory another user owns', () => {
+  it('is served read-only too when it holds captures (permission denied): not ready, writes 507, exits 0', async ({ serverProcess }) => {
+    const dataDir = await serverProcess.tempDir('pigeonhole-ro-owner-');
+    const first = await serverProcess.spawn({ dataDir });
+    const id = ((await send(first, 0)).body as { id: string }).id;
+    expect(await first.stop('SIGTERM')).toBe(0);
+    // Root's folder, readable by all, as a host folder bind-mounted into a container run as uid 1000 is.
+    await chmod(dataDir, 0o755);
+
+    const server = await serverProcess.spawn({ dataDir, asUser: 1000 });
+    expect(lines(server, /cannot be written|writes fail/)).toEqual([
+      `pigeonhole: the data directory ${dataDir} cannot be written: permission denied (open ${dataDir}/.probe). Serving what it holds read-only: /readyz is not ready and every write is refused (HTTP 507, SMTP 452) until it is writable again, which Pigeonhole picks up by itself`,
+    ]);
+    expect((await get(server, '/readyz')).text).toBe(
+      '{"status":"not ready","detail":"Not ready: storage read-only.","checks":{"storage":"read-only","http":"ok","smtp":"ok"}}',
+    );
+    expect((await allMessages(server.url)).messages.map((m) => m.id)).toEqual([id]);
+    const refused = await send(server, 1);
+    expect(refused.status).toBe(507);
+    expect(refused.text).toBe(
+      `{"detail":"Not stored: the data directory is not writable (permission denied) (${dataDir}/packs). Make the data directory writable; Pigeonhole picks it up by itself."}`,
+    );
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(lines(server, /stopped without saving/)).toHaveLength(1);
   });
 });
