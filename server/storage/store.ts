@@ -105,21 +105,19 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const fsync = options.fsync ?? false;
   const settings = { ...DEFAULTS, ...definedOnly(options) };
   const log = options.log ?? ((line: string) => console.error(line));
-  const unwritable = await notWritable(options.fs ?? nodeFs, dataDir);
+  const given = options.fs ?? nodeFs;
+  const unwritable = await notWritable(given, dataDir);
   const readOnly = unwritable && deniesWrites(unwritable) ? unwritable : null;
-  if (readOnly && !(await holdsStore(options.fs ?? nodeFs, dataDir))) throw new DataDirNotWritable(dataDir, readOnly, 'empty');
-  // Read-only, a folder the store has not made yet is read as empty (and made once it can be).
-  let opening = true;
-  const fs: Fs =
-    readOnly === null
-      ? (options.fs ?? nodeFs)
-      : {
-          ...(options.fs ?? nodeFs),
-          mkdir: (dir) =>
-            (options.fs ?? nodeFs).mkdir(dir).catch((error: unknown) => {
-              if (!opening) throw error;
-            }),
-        };
+  if (readOnly && !(await holdsStore(given, dataDir))) throw new DataDirNotWritable(dataDir, readOnly, 'empty');
+  // Opening read-only, a folder the store lacks reads as empty (the probe makes it once it can).
+  let opening = readOnly !== null;
+  const fs: Fs = {
+    ...given,
+    mkdir: (dir) =>
+      given.mkdir(dir).catch((error: unknown) => {
+        if (!opening) throw error;
+      }),
+  };
   const quarantine = new Quarantine(dataDir, fs, log);
   const dirs = {
     packs: path.join(dataDir, 'packs'),
@@ -189,10 +187,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   opening = false;
   const health = new StorageHealth(log);
   if (readOnly) {
-    const error = storageError(readOnly, dataDir);
+    const why = readOnly.code === 'EROFS' ? 'read-only file system' : 'permission denied';
     health.failed(
-      error,
-      `pigeonhole: the data directory ${dataDir} cannot be written: ${readOnly.code === 'EROFS' ? 'read-only file system' : 'permission denied'} (${readOnly.syscall} ${readOnly.path}). Serving what it holds read-only: /readyz is not ready and every write is refused (HTTP 507, SMTP 452) until it is writable again, which Pigeonhole picks up by itself`,
+      storageError(readOnly, dataDir),
+      `pigeonhole: the data directory ${dataDir} cannot be written: ${why} (${readOnly.syscall} ${readOnly.path}). Serving what it holds read-only: /readyz is not ready and every write is refused (HTTP 507, SMTP 452) until it is writable again, which Pigeonhole picks up by itself`,
     );
   } else if (unwritable) {
     // A full disk (or an I/O error) is no reason not to start: not ready until the probe can write.
