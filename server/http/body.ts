@@ -89,7 +89,7 @@ export function bodyParser(options: BodyOptions) {
     try {
       await forms(ctx, async () => undefined);
     } catch (error) {
-      if (typeof (error as NodeJS.ErrnoException).code === 'string') throw await uploadFailure(error, options.uploadDir);
+      if (DISK_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw await uploadFailure(error, options.uploadDir);
       throw formError(error, ctx.is('multipart') !== false, tooLarge);
     }
     const files = collectFiles(ctx.request.files);
@@ -108,6 +108,9 @@ export function bodyParser(options: BodyOptions) {
     }
   };
 }
+
+/** Codes of an upload's file that could not be written (not a client that went away: ECONNRESET stays a parse error). */
+const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'ENOENT', 'EIO']);
 
 /**
  * An upload that could not be written to the data directory's tmp folder: the store's 507 (a
