@@ -9,7 +9,7 @@ import { outcomeBlock, simulatedOutcome } from '../toolkit/delivery.ts';
 import type { Caller } from '../directory/directory.ts';
 import { emailKey } from '../email-address.ts';
 import { unseal } from './encryption.ts';
-import { DailyLimitReached, InvalidEncryptionKey } from '../errors.ts';
+import { DailyLimitReached, InvalidEncryptionKey, StorageError } from '../errors.ts';
 import type { Events } from '../events.ts';
 import { normaliseFlags } from '../directory/flags.ts';
 import { parseHeaders, type HeaderField } from '../mail/headers.ts';
@@ -697,7 +697,11 @@ export class Messages {
     delete current.unparsed;
     this.index.setText(seq, searchText(current));
     this.save(current);
-    await this.store.flush();
+    // Parts are derived from the raw message already stored: a store that cannot write (a
+    // read-only data directory) still shows them, and keeps them queued until it can.
+    await this.store.flush().catch((error: unknown) => {
+      if (!(error instanceof StorageError)) throw error;
+    });
     this.events.emit('message.created', current);
     return this.settle(current);
   }
