@@ -51,7 +51,12 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-export function createSandbox({ store, config, clock, log = (m, e) => console.error(m, e ?? ''), parseRaw }: DomainDeps): Sandbox {
+export function createSandbox({ store, config, clock, log: given = (m, e) => console.error(m, e ?? ''), parseRaw }: DomainDeps): Sandbox {
+  // Background work refused by a store that cannot write (read-only, full) is not logged job by
+  // job: the store logs the cause once (docs/storage.md).
+  const log = (message: string, error?: unknown) => {
+    if (!(error instanceof StorageError)) given(message, error);
+  };
   const events = new Events();
   // Every waiting request (GET /api/messages/wait) listens for captures while it waits.
   events.setMaxListeners(0);

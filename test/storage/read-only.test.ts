@@ -131,7 +131,8 @@ describe('a read-only data directory that holds captures', () => {
     await rm(path.join(dataDir, 'tmp'), { recursive: true });
     mounts.bindReadOnly(dataDir);
 
-    const server = await serverProcess.spawn({ dataDir });
+    // Retention would prune one capture: it cannot, and says nothing more about it than the cause.
+    const server = await serverProcess.spawn({ dataDir, args: ['--max-messages', '3'] });
     const cause = /read-only|cannot be written|writes fail/;
     expect(lines(server, cause)).toEqual([
       `pigeonhole: the data directory ${dataDir} cannot be written: read-only file system (open ${dataDir}/.probe). Serving what it holds read-only: /readyz is not ready and every write is refused (HTTP 507, SMTP 452) until it is writable again, which Pigeonhole picks up by itself`,
