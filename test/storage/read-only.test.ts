@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
@@ -103,6 +103,19 @@ describe('an empty read-only data directory', () => {
     expect(missing.code).toBe(1);
     expect(missing.output).toBe(
       `pigeonhole: the data directory ${dataDir} is on a read-only file system (mkdir ${dataDir}) and holds no captures to show. ${fix(dataDir)}\n`,
+    );
+  });
+});
+
+describe("a read-only data directory in Pigeonhole 0.1's layout", () => {
+  it('stops start-up with one line: it must be moved to the current layout first, which is a write', async ({ serverProcess, mounts }) => {
+    const dataDir = await serverProcess.tempDir('pigeonhole-ro-v1-');
+    await cp(fileURLToPath(new URL('../../fixtures/legacy-data-v1', import.meta.url)), dataDir, { recursive: true });
+    mounts.bindReadOnly(dataDir);
+    const { code, output } = await runToExit(['--data-dir', dataDir]);
+    expect(code).toBe(1);
+    expect(output).toBe(
+      `pigeonhole: the data directory ${dataDir} is on a read-only file system (open ${dataDir}/.probe): it holds Pigeonhole 0.1's layout, which must be moved to the current one (a write) before it can be shown. ${fix(dataDir)}\n`,
     );
   });
 });
