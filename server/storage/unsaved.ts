@@ -31,7 +31,7 @@ export function unsavedNote(error: StorageError, unsaved: Unsaved): string {
   const items = [
     ...unsaved.meta.map((field) => META_FIELDS[field] ?? `meta.json's ${field}`),
     ...(unsaved.blocks.length > 0 ? ['changes to the block list'] : []),
-    ...count(unsaved.messages, 'change to a capture (its status, read mark or parsed parts)', 'changes to captures (statuses, read marks, parsed parts)'),
+    ...count(unsaved.messages, 'change to a capture (its delivery status or parsed parts)', 'changes to captures (delivery statuses, parsed parts)'),
     ...count(unsaved.recipients, 'change to a recipient', 'changes to recipients'),
     ...count(unsaved.subscriptions, 'change to a flow subscription', 'changes to flow subscriptions'),
     ...count(unsaved.requests, 'request-log entry', 'request-log entries'),

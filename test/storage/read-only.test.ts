@@ -195,7 +195,7 @@ describe('a read-only data directory that holds captures', () => {
     // SIGTERM: nothing it may write, nothing acknowledged to lose: exit 0 and one line on what stayed in memory.
     expect(await server.stop('SIGTERM')).toBe(0);
     expect(lines(server, /stopped without saving/)).toEqual([
-      `pigeonhole: stopped without saving the id counters (start-up derives them again), 1 change to a capture (its status, read mark or parsed parts) and 5 changes to recipients, because the file system is read-only (${dataDir}/messages); nothing that was acknowledged is lost`,
+      `pigeonhole: stopped without saving the id counters (start-up derives them again), 1 change to a capture (its delivery status or parsed parts) and 5 changes to recipients, because the file system is read-only (${dataDir}/messages); nothing that was acknowledged is lost`,
     ]);
     expect(server.output()).not.toMatch(/failed to stop cleanly|\n\s+at /);
 
