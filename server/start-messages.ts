@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { DataDirNotWritable } from './storage/errors.ts';
 
 /** What the banner and the start-failure message need to know about the running process. */
 export interface StartContext {
@@ -69,15 +70,24 @@ export function startFailure(error: unknown, context: StartContext): string | nu
   const dataDir = context.dataDir;
   if (!PERMISSION.has(e.code) || typeof e.path !== 'string' || dataDir === undefined || !inside(dataDir, e.path)) return null;
 
-  const what = e.code === 'EROFS' ? 'read-only file system' : 'permission denied';
+  const where = `(${e.syscall ?? 'open'} ${e.path})`;
+  if (e.code === 'EROFS') {
+    // One line: what, where, why it cannot start, the way out.
+    const why =
+      error instanceof DataDirNotWritable
+        ? error.why === 'empty'
+          ? ' and holds no captures to show'
+          : ": it holds Pigeonhole 0.1's layout, which must be moved to the current one (a write) before it can be shown"
+        : '';
+    const fix = context.inContainer
+      ? `Mount a writable volume or host folder at that path (docker run -v DIR:${dataDir}, without :ro)`
+      : 'Remount it read-write, or pick a writable folder: --data-dir PATH';
+    return `pigeonhole: the data directory ${dataDir} is on a read-only file system ${where}${why}. ${fix}.`;
+  }
   const who = context.uid === undefined ? 'this process' : `this process (uid ${context.uid})`;
   const owner = context.uid === undefined ? '' : `${context.uid}:${context.gid ?? context.uid}`;
-  const lines = [`pigeonhole: the data directory ${dataDir} is not writable by ${who}: ${what} (${e.syscall ?? 'open'} ${e.path}).`];
-  if (e.code === 'EROFS') {
-    lines.push(
-      context.inContainer ? '  Mount a writable volume or host folder at that path (docker run -v ...).' : '  Pick a writable folder: --data-dir PATH.',
-    );
-  } else if (context.inContainer) {
+  const lines = [`pigeonhole: the data directory ${dataDir} is not writable by ${who}: permission denied ${where}.`];
+  if (context.inContainer) {
     lines.push(`  Give it to that user: chown -R ${owner || 'UID:GID'} the host folder mounted as ${dataDir},`);
     lines.push('  or run the container as the folder\'s owner: docker run --user "$(id -u):$(id -g)" ...');
   } else {

@@ -54,4 +54,4 @@ export class ClockCannotMoveBack extends DomainError {
 /** An instant past what the clock can represent on the wire (year 9999). */
 export class ClockOutOfRange extends DomainError {}
 
-export { DamagedContent, StorageError } from '../storage/errors.ts';
+export { DamagedContent, StorageError, storageError } from '../storage/errors.ts';

@@ -4,6 +4,7 @@ import { Blocks } from './toolkit/blocks.ts';
 import type { SandboxClock } from './flows/clock.ts';
 import { ClockControl } from './flows/clock-control.ts';
 import { Directory } from './directory/directory.ts';
+import { StorageError } from './errors.ts';
 import { parseDuration } from './flows/duration.ts';
 import { Events } from './events.ts';
 import { Faults } from './toolkit/faults.ts';
@@ -50,7 +51,12 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-export function createSandbox({ store, config, clock, log = (m, e) => console.error(m, e ?? ''), parseRaw }: DomainDeps): Sandbox {
+export function createSandbox({ store, config, clock, log: given = (m, e) => console.error(m, e ?? ''), parseRaw }: DomainDeps): Sandbox {
+  // Background work refused by a store that cannot write (read-only, full) is not logged job by
+  // job: the store logs the cause once (docs/storage.md).
+  const log = (message: string, error?: unknown) => {
+    if (!(error instanceof StorageError)) given(message, error);
+  };
   const events = new Events();
   // Every waiting request (GET /api/messages/wait) listens for captures while it waits.
   events.setMaxListeners(0);
@@ -100,7 +106,10 @@ export function createSandbox({ store, config, clock, log = (m, e) => console.er
       await scheduler.close();
       await messages.close();
       requestLog.close();
-      await store.flush();
+      // A write that fails now is the store's to report at its close (what stayed unsaved).
+      await store.flush().catch((error: unknown) => {
+        if (!(error instanceof StorageError)) throw error;
+      });
     },
   };
 }

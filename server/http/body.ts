@@ -1,8 +1,11 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import path from 'node:path';
 import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
+import { storageError, type StorageError } from '../domain/errors.ts';
 import { detail, HttpError } from './errors.ts';
 
 export interface UploadedFile {
@@ -78,15 +81,25 @@ export function bodyParser(options: BodyOptions) {
       return next();
     }
     if (!ctx.is('urlencoded', 'multipart')) throw detail(415, `Unsupported media type "${ctx.get('content-type')}" in request.`);
-    await (uploadDirReady ??= mkdir(options.uploadDir, { recursive: true }));
+    // Not kept when it fails (a read-only data directory): made once it can be.
+    await (uploadDirReady ??= mkdir(options.uploadDir, { recursive: true }).catch(async (error: unknown) => {
+      uploadDirReady = undefined;
+      throw await uploadFailure(error, options.uploadDir);
+    }));
     try {
       await forms(ctx, async () => undefined);
     } catch (error) {
+      if (DISK_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw await uploadFailure(error, options.uploadDir);
       throw formError(error, ctx.is('multipart') !== false, tooLarge);
     }
     const files = collectFiles(ctx.request.files);
     // formidable creates no file for an empty upload; an empty attachment is still one.
-    await Promise.all(files.map((file) => writeFile(file.path, '', { flag: 'a' })));
+    try {
+      await Promise.all(files.map((file) => writeFile(file.path, '', { flag: 'a' })));
+    } catch (error) {
+      await Promise.all(files.map((file) => rm(file.path, { force: true }).catch(() => undefined)));
+      throw await uploadFailure(error, options.uploadDir);
+    }
     ctx.state.body = { data: { ...(ctx.request.body as Record<string, unknown>) }, form: true, files };
     try {
       await next();
@@ -94,6 +107,23 @@ export function bodyParser(options: BodyOptions) {
       await Promise.all(files.map((file) => rm(file.path, { force: true })));
     }
   };
+}
+
+/** Codes of an upload's file that could not be written (not a client that went away: ECONNRESET stays a parse error). */
+const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'ENOENT', 'EIO']);
+
+/**
+ * An upload that could not be written to the data directory's tmp folder: the store's 507 (a
+ * full or read-only disk), not a 500. A recursive mkdir on a read-only mount says ENOENT: the
+ * data directory is asked (access W_OK) for the real reason.
+ */
+async function uploadFailure(error: unknown, uploadDir: string): Promise<StorageError> {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return storageError(error, uploadDir);
+  const real = await access(path.dirname(uploadDir), constants.W_OK).then(
+    () => error,
+    (denied: unknown) => denied,
+  );
+  return storageError(real, uploadDir);
 }
 
 function hasBody(req: IncomingMessage): boolean {

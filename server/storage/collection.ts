@@ -70,6 +70,17 @@ export class Collection<T extends Sequenced> {
     this.log.put(record);
   }
 
+  /**
+   * Takes back a record inserted but never written (the write that carried it was refused):
+   * nothing is written for it, not even a tombstone (which would count as a deletion, one that
+   * may use a full disk's reserve).
+   */
+  discard(seq: number): void {
+    if (!this.bySeq.delete(seq)) return;
+    this.orderStale = true;
+    this.log.forget(seq);
+  }
+
   remove(seq: number): T | undefined {
     const record = this.bySeq.get(seq);
     if (!record) return undefined;

@@ -48,3 +48,25 @@ export function storageError(error: unknown, path: string): StorageError {
       return new StorageError('error', path, code, `${code ?? 'write'} error: ${(error as Error).message ?? String(error)}`);
   }
 }
+
+/**
+ * Start-up cannot go on: the data directory may not be written and there is nothing a read-only
+ * start could show (it is empty, or holds Pigeonhole 0.1's layout, which must be moved first).
+ * Carries the failed operation's code, syscall and path, for the start-failure message.
+ */
+export class DataDirNotWritable extends Error {
+  readonly code: string;
+  readonly syscall: string;
+  readonly path: string;
+
+  constructor(
+    readonly dataDir: string,
+    cause: NodeJS.ErrnoException,
+    readonly why: 'empty' | 'older layout',
+  ) {
+    super(`the data directory ${dataDir} is not writable (${cause.code})`);
+    this.code = cause.code ?? 'EROFS';
+    this.syscall = cause.syscall ?? 'open';
+    this.path = cause.path ?? dataDir;
+  }
+}

@@ -54,11 +54,15 @@ class AtomicJsonAdapter<T> implements Adapter<T> {
 export class JsonFile<T> implements Participant {
   private dirty = false;
   private lazy = false;
+  /** Each top-level field as last read or written (JSON), to say what a failed write left unsaved. */
+  private saved: Record<string, string>;
 
   private constructor(
     private readonly db: Low<T>,
     readonly file: string,
-  ) {}
+  ) {
+    this.saved = fields(db.data);
+  }
 
   static async open<T>(file: string, initial: T, options: { fs: Fs; fsync: boolean; quarantine: Quarantine }): Promise<JsonFile<T>> {
     const db = new Low<T>(new AtomicJsonAdapter<T>(file, options.fs, options.fsync, options.quarantine), initial);
@@ -93,11 +97,17 @@ export class JsonFile<T> implements Participant {
     const wasLazy = this.lazy;
     this.dirty = false;
     this.lazy = false;
+    let written: Record<string, string> | null = null;
     return {
       path: this.file,
-      write: () => this.db.write(),
+      write: async () => {
+        written = fields(this.db.data);
+        await this.db.write();
+      },
       revert: async () => undefined,
-      commit: () => undefined,
+      commit: () => {
+        if (written) this.saved = written;
+      },
       abort: () => {
         this.dirty = true;
         this.lazy ||= wasLazy;
@@ -109,4 +119,16 @@ export class JsonFile<T> implements Participant {
   force(): void {
     if (this.lazy) this.dirty = true;
   }
+
+  /** The top-level fields that differ from what the file holds (a write of them failed, or none was made yet). */
+  unsavedFields(): string[] {
+    const now = fields(this.db.data);
+    return [...new Set([...Object.keys(now), ...Object.keys(this.saved)])].filter((key) => now[key] !== this.saved[key]);
+  }
+}
+
+function fields(data: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries((data ?? {}) as Record<string, unknown>)) out[key] = JSON.stringify(value);
+  return out;
 }

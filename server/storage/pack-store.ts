@@ -153,6 +153,13 @@ export class PackStore implements Participant {
     return { f: name, n: data.length };
   }
 
+  /** Bytes queued and not written yet (a write failed, or none was made yet). */
+  get unsavedBytes(): number {
+    let bytes = 0;
+    for (const pack of this.packs.values()) bytes += pack.queuedBytes;
+    return bytes;
+  }
+
   /** Whether a part of this size is kept as a file of its own. */
   isLarge(size: number): boolean {
     return size >= this.options.largePartSize;

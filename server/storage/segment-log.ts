@@ -125,6 +125,26 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     return n;
   }
 
+  /**
+   * Records whose state in memory differs from the file (their write failed, or none was made
+   * yet). A line queued only to write the stored state back (a refused change undone) is not one.
+   */
+  async unsaved(): Promise<number> {
+    let n = 0;
+    for (const [seq, line] of this.pendingBySeq) {
+      const segment = this.segments.get(this.indexOf(seq));
+      const slot = seq % this.options.segmentSize;
+      const length = segment?.lengths[slot] ?? 0;
+      if (line.record === null) {
+        if (length > 0) n++;
+        continue;
+      }
+      const stored = length > 0 && segment?.handle ? await this.options.fs.readAt(segment.handle, segment.offsets[slot]!, length).catch(() => null) : null;
+      if (stored === null || stored.toString('utf8') !== JSON.stringify(line.record)) n++;
+    }
+    return n;
+  }
+
   /** Queues the record's current state for the next write. */
   put(record: T, options: { volatile?: boolean; onCommit?: () => void } = {}): void {
     this.queue({ seq: record.seq, record, volatile: options.volatile === true, onCommit: options.onCommit });

@@ -1,7 +1,7 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { Collection } from './collection.ts';
-import { storageError, type StorageError } from './errors.ts';
+import { DataDirNotWritable, StorageError, storageError } from './errors.ts';
 import { Flusher } from './flusher.ts';
 import { nodeFs, type Fs } from './fs.ts';
 import { StorageHealth } from './health.ts';
@@ -12,6 +12,8 @@ import { PackStore, type ContentRef } from './pack-store.ts';
 import { Quarantine, type DamageReport } from './quarantine.ts';
 import type { BlocksData, MessageRecord, MetaData, RecipientRecord, RequestLogRecord, RequestSummary, SubscriptionRecord } from './records.ts';
 import { SegmentLog } from './segment-log.ts';
+import { unsavedNote } from './unsaved.ts';
+import { deniesWrites, holdsStore, notWritable } from './writable.ts';
 
 export interface StoreOptions {
   dataDir: string;
@@ -92,14 +94,30 @@ const DEFAULTS = {
   probeIntervalMs: 500,
 };
 
-/** Opens (creating if needed, migrating an older layout) the data directory and loads it. */
+/**
+ * Opens (creating if needed, migrating an older layout) the data directory and loads it. One
+ * this process may not write (a read-only mount, another owner's folder) opens read-only when
+ * it holds a store: what it holds is served, /readyz is not ready and every write is refused
+ * until it is writable again (the probe notices). An empty one is refused (DataDirNotWritable).
+ */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const dataDir = path.resolve(options.dataDir);
-  const fs = options.fs ?? nodeFs;
   const fsync = options.fsync ?? false;
   const settings = { ...DEFAULTS, ...definedOnly(options) };
   const log = options.log ?? ((line: string) => console.error(line));
-  await fs.mkdir(dataDir);
+  const given = options.fs ?? nodeFs;
+  const unwritable = await notWritable(given, dataDir);
+  const readOnly = unwritable && deniesWrites(unwritable) ? unwritable : null;
+  if (readOnly && !(await holdsStore(given, dataDir))) throw new DataDirNotWritable(dataDir, readOnly, 'empty');
+  // Opening read-only, a folder the store lacks reads as empty (the probe makes it once it can).
+  let opening = readOnly !== null;
+  const fs: Fs = {
+    ...given,
+    mkdir: (dir) =>
+      given.mkdir(dir).catch((error: unknown) => {
+        if (!opening) throw error;
+      }),
+  };
   const quarantine = new Quarantine(dataDir, fs, log);
   const dirs = {
     packs: path.join(dataDir, 'packs'),
@@ -110,7 +128,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     tmp: path.join(dataDir, 'tmp'),
   };
   const common = { fs, fsync, quarantine };
-  if (await isV1(dataDir, fs))
+  const v1 = await isV1(dataDir, fs);
+  if (v1 && readOnly) throw new DataDirNotWritable(dataDir, readOnly, 'older layout');
+  if (v1)
     await migrateFromV1({
       dataDir,
       dirs,
@@ -164,7 +184,18 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   counters.subscription = Math.max(counters.subscription, subscriptions.maxSeq());
   counters.request = Math.max(counters.request ?? 0, requestLog.maxSeq);
 
-  const health = new StorageHealth();
+  opening = false;
+  const health = new StorageHealth(log);
+  if (readOnly) {
+    const why = readOnly.code === 'EROFS' ? 'read-only file system' : 'permission denied';
+    health.failed(
+      storageError(readOnly, dataDir),
+      `pigeonhole: the data directory ${dataDir} cannot be written: ${why} (${readOnly.syscall} ${readOnly.path}). Serving what it holds read-only: /readyz is not ready and every write is refused (HTTP 507, SMTP 452) until it is writable again, which Pigeonhole picks up by itself`,
+    );
+  } else if (unwritable) {
+    // A full disk (or an I/O error) is no reason not to start: not ready until the probe can write.
+    health.failed(storageError(unwritable, dataDir));
+  }
   const reserve = new Reserve(path.join(dataDir, 'reserve'), settings.reserveSize, fs);
   await reserve.ensure();
 
@@ -223,6 +254,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       if (lost) await restore();
       if (health.problem) {
         await probeWrite(fs, dataDir);
+        await watched.makeMissing();
         await reserve.ensure();
         await flusher.flush();
         await logFlusher.flush();
@@ -281,8 +313,25 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       clearInterval(timer);
       if (lazyTimer) clearTimeout(lazyTimer);
       meta.force();
+      health.silence();
       try {
-        await Promise.all([flusher.flush(), logFlusher.flush()]);
+        const results = await Promise.allSettled([flusher.flush(), logFlusher.flush()]);
+        const failed = results.find((result) => result.status === 'rejected');
+        if (failed) {
+          // What was acknowledged is on disk already; say what was not, and stop cleanly.
+          if (!(failed.reason instanceof StorageError)) throw failed.reason;
+          log(
+            unsavedNote(failed.reason, {
+              meta: meta.unsavedFields(),
+              blocks: blocks.unsavedFields(),
+              messages: await messageLog.unsaved(),
+              recipients: await recipients.storage.unsaved(),
+              subscriptions: await subscriptions.storage.unsaved(),
+              requests: await requestLog.unsaved(),
+              packBytes: packs.unsavedBytes,
+            }),
+          );
+        }
       } finally {
         await Promise.all([packs.close(), messageLog.close(), recipients.storage.close(), subscriptions.storage.close(), requestLog.close()]);
       }
@@ -380,12 +429,25 @@ class FolderWatch {
     }
   }
 
+  /** Whether a folder known was removed or replaced (one never made, on a read-only start, is not). */
   async changed(): Promise<boolean> {
     for (const dir of this.dirs) {
       const s = await this.fs.stat(dir);
-      if (!s || this.known.get(dir) !== `${s.dev}:${s.ino}`) return true;
+      const known = this.known.get(dir);
+      if (!s && known === undefined) continue;
+      if (!s || known !== `${s.dev}:${s.ino}`) return true;
     }
     return false;
+  }
+
+  /** Makes the folders a read-only start could not (once it can write). */
+  async makeMissing(): Promise<void> {
+    for (const dir of this.dirs) {
+      if (this.known.has(dir)) continue;
+      await this.fs.mkdir(dir);
+      const s = await this.fs.stat(dir);
+      if (s) this.known.set(dir, `${s.dev}:${s.ino}`);
+    }
   }
 }
 

@@ -72,7 +72,9 @@ describe('a start failure the user can fix', () => {
     const { code, output } = await runToExit(['--data-dir', dataDir, '--http-port', '0', '--smtp-port', '0'], root ? 1000 : undefined);
     const uid = root ? 1000 : process.getuid?.();
     expect(code).toBe(1);
-    expect(output).toContain(`pigeonhole: the data directory ${dataDir} is not writable by this process (uid ${uid}): permission denied (mkdir ${dataDir}/`);
+    expect(output).toContain(
+      `pigeonhole: the data directory ${dataDir} is not writable by this process (uid ${uid}): permission denied (open ${dataDir}/.probe).`,
+    );
     expect(output).toMatch(/chown -R \d+:\d+ /);
     expect(output).not.toMatch(/\n\s+at /);
   });

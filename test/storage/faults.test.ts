@@ -230,7 +230,8 @@ describe('a read-only data directory', () => {
           execFileSync('mount', ['-o', 'remount,ro', disk]);
           server = await serverProcess.spawn({ dataDir });
           sandbox = server;
-          expect((await get(sandbox, '/readyz')).status).toBe(200);
+          // Start-up finds out (it probes a write), not the first send (test/storage/read-only.test.ts).
+          expect((await get(sandbox, '/readyz')).status).toBe(503);
         };
         makeWritable = async () => void execFileSync('mount', ['-o', 'remount,rw', disk]);
       } else {
@@ -244,7 +245,7 @@ describe('a read-only data directory', () => {
       const before = await send(sandbox, 1, 100);
       expect(before.status).toBe(200);
       await makeReadOnly();
-      // Everything stored reads back; the first write finds out.
+      // Everything stored reads back; a write is refused (found out by start-up or by the write itself).
       expect((await allMessages(sandbox.url)).total).toBe(1);
       const refused = await send(sandbox, 2, 100);
       expect(refused.status).toBe(507);

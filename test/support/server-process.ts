@@ -22,6 +22,8 @@ export interface SpawnOptions {
   env?: Record<string, string>;
   /** Run the built dist/server/main.js (what `npm start` runs) instead of the sources through tsx. */
   compiled?: boolean;
+  /** Run as this uid and gid (root only: `setpriv`), as a container run as uid 1000 does. */
+  asUser?: number;
 }
 
 /**
@@ -33,7 +35,11 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
   // SMTP on a free port too, so servers started side by side never fight over 1025.
   const args = [...entry, '--http-port', '0', '--smtp-port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])];
   if (options.configFile) args.push('--config', options.configFile);
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const command =
+    options.asUser === undefined
+      ? [process.execPath, ...args]
+      : ['setpriv', `--reuid=${options.asUser}`, `--regid=${options.asUser}`, '--clear-groups', process.execPath, ...args];
+  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

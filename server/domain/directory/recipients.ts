@@ -31,6 +31,8 @@ export interface RecipientSearch {
 /** Recipients per team, keyed by address without regard to case (docs/api-contract.md §5). */
 export class Recipients {
   private readonly index = new Map<string, RecipientRecord>();
+  /** How many times each recipient was changed in this process: an undo applies only to the latest change. */
+  private readonly changes = new WeakMap<RecipientRecord, number>();
   private readonly collection: Collection<RecipientRecord>;
 
   constructor(
@@ -90,8 +92,37 @@ export class Recipients {
     if (change.sent) record.hasBeenSentEmail = true;
     record.updatedAt = now;
     if (!created) this.collection.touch(record);
+    this.changes.set(record, (this.changes.get(record) ?? 0) + 1);
     this.onChange(record);
     return { record, created };
+  }
+
+  /**
+   * `apply`, and a function that puts the recipient back as it was (removed again if this made
+   * it), for a caller whose write was refused: a send answered 507 keeps nothing.
+   */
+  applyUndoably(team: string, email: string, change: RecipientChange): () => void {
+    const before = this.find(team, email);
+    const was = before && {
+      firstName: before.firstName,
+      lastName: before.lastName,
+      flags: [...before.flags],
+      hasBeenSentEmail: before.hasBeenSentEmail,
+      updatedAt: before.updatedAt,
+    };
+    const { record, created } = this.apply(team, email, change);
+    const mine = this.changes.get(record);
+    return () => {
+      // Changed again since (another send, the API): that change stands.
+      if (this.changes.get(record) !== mine || this.collection.get(record.seq) !== record) return;
+      if (created) {
+        this.collection.discard(record.seq);
+        this.index.delete(key(team, email));
+        return;
+      }
+      Object.assign(record, was);
+      this.collection.touch(record);
+    };
   }
 
   async clearFlags(team: string, email: string, flags: readonly string[]): Promise<RecipientRecord> {
@@ -108,6 +139,7 @@ export class Recipients {
     record.flags = record.flags.filter((flag) => !flags.includes(flag));
     record.updatedAt = this.clock.now().toISOString();
     this.collection.touch(record);
+    this.changes.set(record, (this.changes.get(record) ?? 0) + 1);
     this.onChange(record);
     return record;
   }

@@ -9,7 +9,7 @@ import { outcomeBlock, simulatedOutcome } from '../toolkit/delivery.ts';
 import type { Caller } from '../directory/directory.ts';
 import { emailKey } from '../email-address.ts';
 import { unseal } from './encryption.ts';
-import { DailyLimitReached, InvalidEncryptionKey } from '../errors.ts';
+import { DailyLimitReached, InvalidEncryptionKey, StorageError } from '../errors.ts';
 import type { Events } from '../events.ts';
 import { normaliseFlags } from '../directory/flags.ts';
 import { parseHeaders, type HeaderField } from '../mail/headers.ts';
@@ -172,6 +172,7 @@ export class Messages {
     const deferred = email.partsFromRaw === true && email.raw !== undefined && summary === undefined && this.options.parseRaw !== undefined;
     const now = this.clock.now();
     let releaseLimit: () => void = () => undefined;
+    const undoRecipients: (() => void)[] = [];
     let seq = 0;
     let captured: MessageRecord;
     try {
@@ -183,8 +184,8 @@ export class Messages {
       const blocked = team !== null && originals.some((address) => this.blocks.isBlocked(team, address));
       const flags = normaliseFlags(email.flags);
       if (team !== null && !blocked) {
-        this.recipients.apply(team, email.recipient, { firstName: email.firstName, lastName: email.lastName, flags, sent: true });
-        for (const address of originals.slice(1)) this.recipients.apply(team, address, { sent: true });
+        undoRecipients.push(this.recipients.applyUndoably(team, email.recipient, { firstName: email.firstName, lastName: email.lastName, flags, sent: true }));
+        for (const address of originals.slice(1)) undoRecipients.push(this.recipients.applyUndoably(team, address, { sent: true }));
       }
       const redirected = sender?.developmentMode === true && sender.developmentRecipient !== null;
       // Development Mode sends everything to one address: Cc and Bcc are redirected too.
@@ -257,8 +258,10 @@ export class Messages {
       await this.store.flush({ gather: email.source === 'smtp' });
       captured = record;
     } catch (error) {
-      // Not stored: the capture never existed (its id is not handed out again).
+      // Not stored: the capture never existed (its id is not handed out again), and the
+      // recipients it made or changed are as they were.
       releaseLimit();
+      for (const undo of undoRecipients.reverse()) undo();
       if (seq > 0) this.forget(seq);
       for (const ref of preparedFiles(prepared)) this.store.packs.release(ref);
       throw error;
@@ -697,7 +700,11 @@ export class Messages {
     delete current.unparsed;
     this.index.setText(seq, searchText(current));
     this.save(current);
-    await this.store.flush();
+    // Parts are derived from the raw message already stored: a store that cannot write (a
+    // read-only data directory) still shows them, and keeps them queued until it can.
+    await this.store.flush().catch((error: unknown) => {
+      if (!(error instanceof StorageError)) throw error;
+    });
     this.events.emit('message.created', current);
     return this.settle(current);
   }

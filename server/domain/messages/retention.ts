@@ -1,3 +1,4 @@
+import { StorageError } from '../errors.ts';
 import type { Clock } from '../flows/clock.ts';
 import type { Events } from '../events.ts';
 import type { Messages } from './messages.ts';
@@ -111,5 +112,7 @@ export function startRetention(options: RetentionOptions): Retention {
 }
 
 function logFailure(error: unknown): void {
+  // A store that cannot write (read-only, full) logs that once itself; pruning tries again later.
+  if (error instanceof StorageError) return;
   console.error('pigeonhole: pruning old captures failed', error);
 }
