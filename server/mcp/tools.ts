@@ -418,47 +418,30 @@ function bodies(html: string | null, text: string | null, derived: boolean, opti
   };
 }
 
+/** The fields of a summary an agent is given, in this order (a capture has more). */
+const SUMMARY_FIELDS = [
+  'id',
+  'source',
+  'team',
+  'sender',
+  'from',
+  'recipient',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'snippet',
+  'status',
+  'blocked',
+  'redirected',
+  'read',
+  'attachment_count',
+  'created_at',
+  'namespace',
+] as const satisfies readonly (keyof MessageSummary)[];
+
 function summary(m: MessageSummary): MessageSummary {
-  const {
-    id,
-    source,
-    team,
-    sender,
-    from,
-    recipient,
-    to,
-    cc,
-    bcc,
-    subject,
-    snippet,
-    status,
-    blocked,
-    redirected,
-    read,
-    attachment_count,
-    created_at,
-    namespace,
-  } = m;
-  return {
-    id,
-    source,
-    team,
-    sender,
-    from,
-    recipient,
-    to,
-    cc,
-    bcc,
-    subject,
-    snippet,
-    status,
-    blocked,
-    redirected,
-    read,
-    attachment_count,
-    created_at,
-    namespace,
-  };
+  return Object.fromEntries(SUMMARY_FIELDS.map((key) => [key, m[key]])) as unknown as MessageSummary;
 }
 
 function resources(id: string, hasHtml: boolean) {
