@@ -330,10 +330,9 @@ export class PackStore implements Participant {
     }
   }
 
-  /** @internal */
+  /** @internal A dead, sealed pack whose file is deleted. */
   dropPack(pack: Pack): void {
     this.packs.delete(pack.no);
-    if (pack === this.active) this.active = this.newPack(pack.no + 1);
   }
 
   private rotate(): void {
@@ -487,6 +486,12 @@ class PackBatch implements Batch {
     const { fs } = this.store.options_();
     for (const pack of this.dead) {
       if (pack.live > 0 || pack.queuedBytes > 0 || pack.inflightBytes > 0) continue;
+      // Out of service before the first await: the pack may be the one being appended to (dead
+      // when every capture in it was deleted), and a send arriving while its file is deleted
+      // would add its parts to it, to be dropped with it: answered 200, never written, its
+      // capture reading as 'the pack holding this part is missing'. Sealed, it takes no new
+      // part (only the active pack does), so it stays dead until it is dropped.
+      this.store.seal(pack.no);
       await fs.unlink(pack.file).catch(ignoreMissing);
       await pack.handle?.close().catch(() => undefined);
       pack.handle = null;
