@@ -124,6 +124,32 @@ describe('reclaiming packs under concurrent sends and deletions', () => {
     }
   });
 
+  it('a capture deleted while its pack is compacted stays deleted after a restart, and the others read back', async ({ apps }) => {
+    const server = await apps.start({ store: { reserveSize: 0 } });
+    const v1 = api(server.url, 'bulk-key');
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const sent = await read(
+        await v1.post('/v1/email/send/', { recipient: `c${i}@example.com`, subject: `C ${i}`, body: `<p>${String(i % 10).repeat(3000)}</p>` }),
+      );
+      ids.push((sent.body as { id: string }).id);
+    }
+    const messages = server.sandbox.messages;
+    const seqs = await Promise.all(ids.map(async (id) => (await messages.get(id))!.seq));
+    // Nine in ten deleted: the pack (180 KB, a tenth live) is worth compacting.
+    await messages.remove(seqs.filter((_, i) => i % 10 !== 0));
+    const kept = seqs.filter((_, i) => i % 10 === 0);
+    // Three of the live ones are deleted while the compaction copies them forward.
+    await Promise.all([messages.compact(), messages.remove(kept.slice(0, 3))]);
+    const dataDir = server.dataDir;
+    await server.close();
+    const again = await apps.start({ dataDir, store: { reserveSize: 0 } });
+    const list = (await read(await fetch(`${again.url}/api/messages?limit=100`))).body as { messages: { id: string }[] };
+    const expected = kept.slice(3).map((seq) => ids[seqs.indexOf(seq)]!);
+    expect(list.messages.map((m) => m.id).sort()).toEqual([...expected].sort());
+    for (const id of expected) expect([id, (await fetch(`${again.url}/api/messages/${id}/html`)).status]).toEqual([id, 200]);
+  });
+
   for (const how of ['delete', 'reset'] as const) {
     it(`every capture not yet deleted reads back, and no pack a live capture points into goes (${how})`, { timeout: 120_000 }, async ({ apps }) => {
       // Small packs, so they fill, seal and are reclaimed many times in one run.
