@@ -337,16 +337,9 @@ export class PackStore implements Participant {
     }
   }
 
-  /** @internal */
+  /** @internal A dead, sealed pack whose file is deleted. */
   dropPack(pack: Pack): void {
     this.packs.delete(pack.no);
-    if (pack === this.active) this.active = this.newPack(pack.no + 1);
-  }
-
-  /** @internal Its file could not be deleted: the dead pack is kept, sealed, for the next write to try again. */
-  keepDead(pack: Pack): void {
-    pack.sealed = true;
-    this.packs.set(pack.no, pack);
   }
 
   private rotate(): void {
@@ -500,17 +493,16 @@ class PackBatch implements Batch {
     const { fs } = this.store.options_();
     for (const pack of this.dead) {
       if (pack.live > 0 || pack.queuedBytes > 0 || pack.inflightBytes > 0) continue;
-      // Forgotten before the first await: a part added while the file goes (a capture stored
-      // meanwhile, when this was the active pack) must land in the next pack, not in this one.
-      this.store.dropPack(pack);
-      try {
-        await fs.unlink(pack.file).catch(ignoreMissing);
-      } catch (error) {
-        this.store.keepDead(pack);
-        throw error;
-      }
+      // Out of service before the first await: the pack may be the one being appended to (dead
+      // when every capture in it was deleted), and a send arriving while its file is deleted
+      // would add its parts to it, to be dropped with it: answered 200, never written, its
+      // capture reading as 'the pack holding this part is missing'. Sealed, it takes no new
+      // part (only the active pack does), so it stays dead until it is dropped.
+      this.store.seal(pack.no);
+      await fs.unlink(pack.file).catch(ignoreMissing);
       await pack.handle?.close().catch(() => undefined);
       pack.handle = null;
+      this.store.dropPack(pack);
     }
     for (const [at, name] of this.doomedFiles.entries()) {
       try {

@@ -126,6 +126,8 @@ export class Messages {
   private toParseBytes = 0;
   /** SMTP messages recently taken apart for a read (a preview, then its text, then its attachments). */
   private readonly partsCache = new Map<number, Promise<MessageParts>>();
+  /** Captures whose tombstones are queued or being written (still in the index until they are on disk). */
+  private readonly deleting = new Set<number>();
 
   constructor(
     private readonly store: Store,
@@ -456,8 +458,15 @@ export class Messages {
     if (records.length === 0) return [];
     // The tombstones first: if they cannot be written, the captures stay as they were (a
     // refused deletion never half happens).
-    for (const record of records) this.store.messages.log.delete(record.seq, { volatile: true });
-    await this.store.flush({ freesSpace: true });
+    for (const record of records) {
+      this.store.messages.log.delete(record.seq, { volatile: true });
+      this.deleting.add(record.seq);
+    }
+    try {
+      await this.store.flush({ freesSpace: true });
+    } finally {
+      for (const record of records) this.deleting.delete(record.seq);
+    }
     const removed: MessageRecord[] = [];
     let released = false;
     for (const record of records) {
@@ -581,9 +590,16 @@ export class Messages {
         const attachments = await Promise.all(
           record.attachments.map(async (a, i) => (a.content ? { ...a, content: (await move(a.content, PART.attachment + i))! } : a)),
         );
-        if (moved.length === 0 || !this.index.has(seq)) continue;
+        if (moved.length === 0) continue;
         // The same object the rest of the domain holds: later changes keep the new places.
         const current = (await this.load(seq)) ?? record;
+        // Deleted meanwhile, or being deleted (checked with no await before the put): its record
+        // must not be written after its tombstone (the last line wins: it would come back at the
+        // next start, its copies counted nowhere and deleted), and the copies are dead bytes.
+        if (!this.index.has(seq) || this.deleting.has(seq)) {
+          for (const [, copy] of moved) this.store.packs.release(copy);
+          continue;
+        }
         current.content = content;
         current.attachments = attachments;
         this.index.setPack(seq, packOf(current));
