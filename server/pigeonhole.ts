@@ -100,6 +100,12 @@ export async function createPigeonhole(config: Config, options: PigeonholeOption
     linkTargets: linkTargetPolicy({ listenHost: config.host, allowPrivate: config.linkCheckPrivate, allow: config.linkCheckAllow }),
   });
   const server = createServer(app.callback());
+  // An idle keep-alive connection is closed by the client first, never under a request it is
+  // sending: Node's 5 s default races clients that keep sockets ~4 s (undici) or ignore the hint
+  // (urllib3), and a client whose own event loop was busy past 5 s gets ECONNRESET on its next
+  // request. Shutdown closes idle connections itself, so a longer timeout never delays a stop.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const realtime = attachRealtime(server, sandbox.events, {
     hello: helloFrame(sandbox, () => smtp.port),
     frames: domainFrames(sandbox),

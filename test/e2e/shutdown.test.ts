@@ -1,4 +1,4 @@
-import { request, type ClientRequest } from 'node:http';
+import { Agent, request, type ClientRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { read } from '../support/app.ts';
 import { waitFor } from '../support/poll.ts';
@@ -126,5 +126,27 @@ describe('SIGTERM', () => {
     expect(performance.now() - signalled).toBeLessThan(3000);
     expect(server.output()).toContain('Pigeonhole: SIGINT again, exiting without finishing');
     stuck.req.destroy();
+  });
+
+  it('closes an idle kept-alive connection at once, though idle ones are otherwise kept 65 s', async () => {
+    const dataDir = await tracker.tempDir('pigeonhole-shutdown-');
+    const server = await tracker.spawn({ dataDir });
+    const agent = new Agent({ keepAlive: true });
+    const res = await new Promise<{ keepAlive: string | undefined; socket: import('node:net').Socket }>((resolve, reject) => {
+      const req = request(`${server.url}/livez`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ keepAlive: res.headers['keep-alive'], socket: req.socket! }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    // The server outlives a client's own keep-alive (undici keeps sockets ~4 s), so the client closes first.
+    expect(res.keepAlive).toBe('timeout=65');
+    const closed = new Promise<void>((resolve) => res.socket.once('close', () => resolve()));
+    const exited = exitOf(server);
+    server.child.kill('SIGTERM');
+    await closed;
+    expect(await exited).toBe(0);
+    agent.destroy();
   });
 });
