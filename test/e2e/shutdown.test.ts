@@ -135,7 +135,7 @@ describe('SIGTERM', () => {
     const res = await new Promise<{ keepAlive: string | undefined; socket: import('node:net').Socket }>((resolve, reject) => {
       const req = request(`${server.url}/livez`, { agent }, (res) => {
         res.resume();
-        res.on('end', () => resolve({ keepAlive: res.headers['keep-alive'], socket: req.socket! }));
+        res.on('end', () => resolve({ keepAlive: res.headers['keep-alive']?.toString(), socket: req.socket! }));
       });
       req.on('error', reject);
       req.end();
