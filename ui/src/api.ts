@@ -98,6 +98,8 @@ export const api = {
   setRead: (id: string, read: boolean) => call<MessageSummary>('PATCH', `/api/messages/${encodeURIComponent(id)}`, { read }),
   remove: (id: string) => call<void>('DELETE', `/api/messages/${encodeURIComponent(id)}`),
   clear: () => call<void>('DELETE', '/api/messages'),
+  /** One namespace's captures and the recipient records of its addresses (POST /api/reset). */
+  clearNamespace: (namespace: string) => call<unknown>('POST', '/api/reset', { namespace }),
   raw: async (id: string, signal?: AbortSignal) => (await request(`/api/messages/${encodeURIComponent(id)}/raw`, { signal })).text(),
   /** The HTML body as the preview frame gets it (for a colour mode the frame cannot ask for). */
   html: async (id: string, remote: boolean, signal?: AbortSignal) => (await request(htmlUrl(id, remote), { signal })).text(),

@@ -38,4 +38,31 @@ describe('the namespace filter in Chromium', () => {
     expect(new URL(page.url()).searchParams.has('namespace')).toBe(false);
     expect(errors).toEqual([]);
   });
+
+  it('with a namespace filter, "Clear" deletes that namespace only, and says so', async () => {
+    const mine = await b.send({ recipient: 'ada+brw-clear@example.com', subject: 'Mine', body: '<p>1</p>' });
+    const theirs = await b.send({ recipient: 'ada+brw-keep@example.com', subject: 'Theirs', body: '<p>2</p>' });
+    const { page, errors, screenshot } = await b.open({ hash: '?namespace=brw-clear' });
+    await row(page, mine).waitFor();
+    await page.getByRole('button', { name: 'Clear brw-clear' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete namespace brw-clear?' });
+    await expect(dialog.innerText()).resolves.toContain('Other namespaces stay.');
+    await screenshot('clear-namespace-dialog');
+    await dialog.getByRole('button', { name: 'Delete namespace' }).click();
+    await waitFor(async () => ((await row(page, mine).count()) === 0 ? true : undefined));
+    const left = (await (await fetch(`${b.server.url}/api/messages?limit=500`)).json()) as { messages: { id: string }[] };
+    const ids = left.messages.map((m) => m.id);
+    expect(ids).not.toContain(mine);
+    expect(ids).toContain(theirs);
+
+    // A search shows some captures, but "Clear all" deletes every one: the dialog says so.
+    await page.getByRole('textbox', { name: 'Namespace' }).fill('');
+    await page.getByRole('searchbox', { name: 'Search messages' }).fill('Theirs');
+    await page.getByText(/^\d+ match(es)?$/).waitFor();
+    await page.getByRole('button', { name: 'Clear all' }).click();
+    const every = page.getByRole('dialog', { name: 'Delete every message?' });
+    await expect(every.innerText()).resolves.toContain('not only the ones this search shows');
+    await every.getByRole('button', { name: 'Cancel' }).click();
+    expect(errors).toEqual([]);
+  });
 });

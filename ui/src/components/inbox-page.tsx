@@ -73,10 +73,13 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
     }
     list.invalidate();
   };
+  // With a namespace filter, "Clear" empties that namespace only (a test's own mail); otherwise
+  // it deletes every capture, and says so when a search or filter shows only some of them.
+  const namespace = filter.namespace;
   const clearAll = async () => {
     setConfirmClear(false);
     try {
-      await api.clear();
+      await (namespace ? api.clearNamespace(namespace) : api.clear());
       notices.succeeded('clear');
       navigate('#/');
     } catch (error) {
@@ -138,7 +141,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
         <div class="list-meta">
           <span aria-live="polite">{list.loaded ? (filtered ? `${plural(list.total, 'match', 'matches')}` : plural(list.total, 'message')) : 'Loading…'}</span>
           <button type="button" class="link-button danger" onClick={() => setConfirmClear(true)} disabled={list.total === 0 && !filtered}>
-            Clear all
+            {namespace ? `Clear ${namespace}` : 'Clear all'}
           </button>
         </div>
         {listError ? (
@@ -176,9 +179,15 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
       </section>
       <ConfirmDialog
         open={confirmClear}
-        title="Delete every message?"
-        message={`All ${plural(list.total, 'captured message')} will be deleted from the sandbox, including their files. This cannot be undone.`}
-        confirmLabel="Delete all"
+        title={namespace ? `Delete namespace ${namespace}?` : 'Delete every message?'}
+        message={
+          namespace
+            ? `The ${plural(list.total, 'captured message')} of namespace ${namespace} and the recipient records of its addresses will be deleted, including their files. Other namespaces stay. This cannot be undone.`
+            : filtered
+              ? 'Every captured message in the sandbox will be deleted, including their files, not only the ones this search shows. This cannot be undone.'
+              : `All ${plural(list.total, 'captured message')} will be deleted from the sandbox, including their files. This cannot be undone.`
+        }
+        confirmLabel={namespace ? 'Delete namespace' : 'Delete all'}
         onConfirm={() => void clearAll()}
         onCancel={() => setConfirmClear(false)}
       />
