@@ -96,13 +96,13 @@ describe('the inbox in Chromium', () => {
     await content.locator('#visible').waitFor();
     // The image's error and the body's load have happened once the frame has loaded.
     await content.waitForLoadState('load');
-    // The click has been handled once Chromium reports the javascript: link blocked (by the preview's CSP).
-    const blocked = page.waitForEvent('console', { predicate: (m) => m.type() === 'error' && /JavaScript URL .*has been blocked/s.test(m.text()) });
+    // The server strips the javascript: link's href (issue 19), so the click has nothing to run,
+    // and the preview's CSP would block it anyway.
+    expect(await content.locator('a').getAttribute('href')).toBeNull();
     await content
       .locator('a')
       .click({ noWaitAfter: true })
       .catch(() => undefined);
-    await blocked;
     expect(await content.locator('body').innerText()).not.toContain('SCRIPT RAN');
     expect(await page.evaluate(() => (window as unknown as { pwned?: string }).pwned)).toBeUndefined();
     expect(await page.title()).toMatch(/^(\(\d+\) )?Pigeonhole$/);
