@@ -110,8 +110,10 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
         setSelected(next);
         if (openNow) open(next);
       };
-      if (event.key === 'j' || event.key === 'ArrowDown') move(1);
-      else if (event.key === 'k' || event.key === 'ArrowUp') move(-1);
+      // In the message's panel (focusable so a keyboard can scroll it) the arrows scroll; j and k still move.
+      const scrolling = target.closest('[role="tabpanel"]') !== null;
+      if (event.key === 'j' || (event.key === 'ArrowDown' && !scrolling)) move(1);
+      else if (event.key === 'k' || (event.key === 'ArrowUp' && !scrolling)) move(-1);
       else if (event.key === 'Enter' && selectedRef.current >= 0 && target.tagName !== 'BUTTON' && target.tagName !== 'A') {
         event.preventDefault();
         open(selectedRef.current);

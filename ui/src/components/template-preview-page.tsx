@@ -102,7 +102,8 @@ export function TemplatePreviewPage() {
           </label>
           <LiveCheck report={check.report} pending={check.body !== html} error={check.error} />
         </div>
-        <div class={`tp-previews layout-${layout}`} aria-live="off">
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls and the frames in it take no focus; a keyboard scrolls it once it is focused (axe: scrollable-region-focusable). */}
+        <div class={`tp-previews layout-${layout}`} aria-live="off" role="region" aria-label="Previews" tabIndex={0}>
           {problem ? (
             <p class="banner error" role="alert">
               Preview failed: {problem}

@@ -1,0 +1,158 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { capturedId, smtpClient } from '../../support/smtp.ts';
+import { useBrowser } from './browser.ts';
+
+const b = useBrowser();
+
+// axe-core's browser build. It is evaluated in the page rather than added as a <script> tag: the
+// inbox's CSP refuses injected scripts, correctly, and the audit must not loosen it.
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(join(dirname(require.resolve('axe-core')), 'axe.min.js'), 'utf8');
+
+const WCAG_A_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[]; failureSummary?: string }[];
+}
+
+/**
+ * The WCAG 2.1 A and AA violations on the page as it is now, one readable line per node.
+ * `iframes: false`: the captured email inside the sandboxed preview frames is the sender's
+ * markup, not ours, so axe does not go into the frames; the frame elements themselves (their
+ * titles) are still audited.
+ */
+async function violations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const found = await page.evaluate(async (values) => {
+    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values }, iframes: false, resultTypes: ['violations'] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
+  }, WCAG_A_AA);
+  return found.flatMap((v) =>
+    v.nodes.map(
+      (n) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(n.target)}${n.failureSummary ? `: ${n.failureSummary.replace(/\s+/g, ' ')}` : ''}`,
+    ),
+  );
+}
+
+const SCHEMES = ['light', 'dark'] as const;
+
+describe('the inbox meets WCAG 2.1 A and AA (axe-core) in Chromium, light and dark', () => {
+  // First, before anything is captured: the empty inbox shows how to get started.
+  it.each(SCHEMES)('the empty inbox (%s)', async (colorScheme) => {
+    const { page, errors, screenshot } = await b.open({ colorScheme });
+    await page.getByRole('heading', { name: 'No email captured yet' }).waitFor();
+    await screenshot(`a11y-empty-${colorScheme}`);
+    expect(await violations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  let id = '';
+  it('captures a few messages with every kind of badge', async () => {
+    const transport = smtpClient(b.server.smtpPort);
+    try {
+      const info = await transport.sendMail({
+        from: '"Shop" <shop@example.com>',
+        to: 'buyer+orders@example.com',
+        subject: 'Your order, with the terms attached',
+        html: '<p>Order confirmed</p>',
+        text: 'Order confirmed (text part)',
+        attachments: [{ filename: 'terms.txt', content: 'Terms and conditions', contentType: 'text/plain' }],
+      });
+      id = capturedId(info.response);
+    } finally {
+      transport.close();
+    }
+    await b.send({ recipient: 'bounce@simulator.amazonses.com', subject: 'Will bounce', body: '<p>x</p>' }, 'test-key');
+    await b.send({ recipient: 'complaint@simulator.amazonses.com', subject: 'Will complain', body: '<p>x</p>' }, 'test-key');
+    await b.send({ recipient: 'blocked@example.com', subject: 'Blocked', body: '<p>x</p>' }, 'test-key');
+    await b.send({ recipient: 'customer@example.com', subject: 'Redirected', body: '<p>dev</p>' }, 'dev-key');
+    await b.send({ recipient: 'ada@example.com', subject: 'Welcome', body: '<h1>Welcome, Ada</h1><p>Glad you are here.</p>' });
+    const flagged = await fetch(`${b.server.url}/v1/recipients/flags/set/`, {
+      method: 'POST',
+      headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: 'vip@example.com', flags: ['premium'] }),
+    });
+    expect(flagged.status).toBe(200);
+    const subscribed = await fetch(`${b.server.url}/v1/flows/subscribe/`, {
+      method: 'POST',
+      headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ flow_trigger: 'WELCOME_SIGNUP', email: 'timeline@example.com', first_name: 'Tim' }),
+    });
+    expect(subscribed.status).toBe(201);
+  });
+
+  it.each(SCHEMES)('the list (%s)', async (colorScheme) => {
+    const { page, errors, screenshot } = await b.open({ colorScheme });
+    await page.locator('.list-scroller [role="option"]').filter({ hasText: 'Redirected' }).waitFor();
+    // The snippets read as text, entities decoded (a screen reader said "ampersand middot").
+    await page.locator('.list-scroller [role="option"]').filter({ hasText: 'Will bounce' }).getByText('Acme Inc. · You receive').waitFor();
+    await screenshot(`a11y-list-${colorScheme}`);
+    expect(await violations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it.each(SCHEMES)('a message open, each of its tabs (%s)', async (colorScheme) => {
+    const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}`, colorScheme });
+    await page.getByRole('heading', { name: 'Your order, with the terms attached' }).waitFor();
+    const found: Record<string, string[]> = {};
+    const tabs = page.getByRole('tablist', { name: 'Message parts' }).getByRole('tab');
+    await tabs.first().waitFor();
+    for (const name of await tabs.allInnerTexts()) {
+      await page.getByRole('tab', { name, exact: true }).click();
+      const panel = page.getByRole('tabpanel');
+      if (name === 'HTML') await panel.getByTitle(/^HTML preview/).waitFor();
+      else if (name === 'Check') await panel.getByRole('heading', { name: 'Spam score' }).waitFor();
+      else await panel.locator(':scope > *').first().waitFor();
+      await screenshot(`a11y-message-${name.replace(/\W+/g, '-').toLowerCase()}-${colorScheme}`);
+      found[name] = await violations(page);
+    }
+    expect(Object.keys(found)).toContain('HTML');
+    // The panel scrolls and takes focus after its tab; there the arrows scroll it, not open the next message.
+    await page.getByRole('tab', { name: 'API record' }).click();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('message-panel');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.evaluate(() => location.hash)).toBe(`#/m/${id}`);
+    expect(found).toEqual(Object.fromEntries(Object.keys(found).map((name) => [name, []])));
+    expect(errors).toEqual([]);
+  });
+
+  it.each(SCHEMES)('the template preview (%s)', async (colorScheme) => {
+    const { page, errors, screenshot } = await b.open({ hash: '#/preview', width: 1600, height: 900, colorScheme });
+    await page.getByTitle('Preview, desktop').waitFor();
+    await screenshot(`a11y-preview-${colorScheme}`);
+    expect(await violations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it.each(SCHEMES)('the recipients (%s)', async (colorScheme) => {
+    const { page, errors, screenshot } = await b.open({ hash: '#/recipients', colorScheme });
+    await page.getByRole('row').filter({ hasText: 'vip@example.com' }).waitFor();
+    await page.getByRole('row').filter({ hasText: 'bounce@simulator.amazonses.com' }).getByText('blocked').waitFor();
+    await screenshot(`a11y-recipients-${colorScheme}`);
+    expect(await violations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it.each(SCHEMES)('the flow subscriptions (%s)', async (colorScheme) => {
+    const { page, errors, screenshot } = await b.open({ hash: '#/subscriptions', colorScheme });
+    await page.getByRole('article', { name: 'Welcome Signup Flow for timeline@example.com' }).waitFor();
+    await page.getByRole('complementary', { name: 'Sandbox clock' }).getByText('real time', { exact: true }).waitFor();
+    await screenshot(`a11y-subscriptions-${colorScheme}`);
+    expect(await violations(page)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});
