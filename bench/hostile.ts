@@ -1,7 +1,8 @@
 /**
  * Hostile mail (issue 19): every read of a capture on every shape of bench/lib/hostile-shapes.ts,
  * at 250 KB and at 1 MB, in this process. Prints the time of one read at each size (CPU time
- * of this process, the lowest of `--runs`, after one unmeasured warm-up read) and their ratio:
+ * of this process, the lowest of `--runs` measured alternately, each repeating the read to 20 ms,
+ * after unmeasured warm-up reads) and their ratio:
  * linear work gives about 4, quadratic 16. A read that takes more than `--give-up` seconds at
  * 250 KB is not run at 1 MB.
  *
@@ -51,21 +52,33 @@ const READS: Record<string, Read> = {
 /** With --expose-gc (the npm script), a full collection before each read: the last read's garbage is not this one's cost. */
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
-async function cpuMs(work: () => unknown): Promise<number> {
+async function cpuMs(work: () => unknown, repeats = 1): Promise<number> {
   collect();
   const before = process.cpuUsage();
-  await work();
+  for (let i = 0; i < repeats; i++) await work();
   const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000;
+  return (used.user + used.system) / 1000 / repeats;
 }
 
-async function best(work: () => unknown): Promise<number> {
-  let min = Infinity;
+/** A measurement repeats a read until it has cost this much CPU: one read of a millisecond is mostly noise. */
+const MIN_MEASURED_MS = 20;
+
+/**
+ * The CPU ms of one read of `small` and of `large`: each warmed up, then measured `--runs`
+ * times alternately (a pause of the machine falls on both), each measurement repeating the read
+ * until MIN_MEASURED_MS, and the lowest kept. `large` is not read when `small` passed `--give-up`.
+ */
+async function pair(small: () => unknown, large: () => unknown): Promise<[number, number]> {
+  const once = await cpuMs(small);
+  if (once > giveUpMs) return [once, Infinity];
+  const repeats = Math.max(1, Math.ceil(MIN_MEASURED_MS / Math.max(once, 0.01)));
+  await cpuMs(large);
+  let [a, b] = [Infinity, Infinity];
   for (let i = 0; i < runs; i++) {
-    min = Math.min(min, await cpuMs(work));
-    if (min > giveUpMs) break;
+    a = Math.min(a, await cpuMs(small, repeats));
+    b = Math.min(b, await cpuMs(large, repeats));
   }
-  return min;
+  return [a, b];
 }
 
 const KB = 1024;
@@ -83,9 +96,10 @@ for (const shape of HOSTILE_SHAPES) {
   const large = shape.make(1000 * KB);
   const cells: string[] = [];
   for (const read of Object.values(READS)) {
-    await read(small, shape);
-    const a = await best(() => read(small, shape));
-    const b = a > giveUpMs ? Infinity : await best(() => read(large, shape));
+    const [a, b] = await pair(
+      () => read(small, shape),
+      () => read(large, shape),
+    );
     const ratio = b / Math.max(a, 0.05);
     // Reads of a few milliseconds are too short for their ratio to say much.
     if (Number.isFinite(ratio) && b >= 20) worst = Math.max(worst, ratio);
