@@ -263,3 +263,34 @@ describe('a data directory another user owns', () => {
     expect(lines(server, /stopped without saving/)).toHaveLength(1);
   });
 });
+
+describe('a clock move the disk refuses', () => {
+  it('leaves the sandbox clock where it was, so a client that retries moves it once', async ({ serverProcess, mounts }) => {
+    const dataDir = await serverProcess.tempDir('pigeonhole-ro-clock-');
+    const server = await serverProcess.spawn({ dataDir });
+    const advance = async () =>
+      read(await fetch(`${server.url}/api/clock/advance`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"duration":"1h"}' }));
+    const offset = async () => ((await get(server, '/api/clock')).body as { offset_ms: number }).offset_ms;
+    expect(await offset()).toBe(0);
+
+    mounts.bindReadOnly(dataDir);
+    const refused = await advance();
+    expect(refused.status).toBe(507);
+    expect(refused.text).toBe(
+      `{"detail":"Not stored: the file system is read-only (${dataDir}/meta.json). Make the data directory writable; Pigeonhole picks it up by itself."}`,
+    );
+    expect(await offset()).toBe(0);
+
+    mounts.writable(dataDir);
+    const moved = await advance();
+    expect(moved.status).toBe(200);
+    expect((moved.body as { offset_ms: number }).offset_ms).toBe(3_600_000);
+    expect(await offset()).toBe(3_600_000);
+    // And on disk: a restart reads the one hour.
+    expect(await server.stop('SIGTERM')).toBe(0);
+    const again = await serverProcess.spawn({ dataDir });
+    const after = await get(again, '/api/clock');
+    expect((after.body as { offset_ms: number }).offset_ms).toBeGreaterThanOrEqual(3_600_000);
+    expect((after.body as { offset_ms: number }).offset_ms).toBeLessThan(7_200_000);
+  });
+});

@@ -40,8 +40,9 @@ export class ClockControl {
   /** Back to real time. Nothing is undone: schedules keep their instants. */
   reset(): Promise<ClockState> {
     return this.scheduler.exclusive(async () => {
+      const offset = this.clock.offset;
       this.clock.setOffset(0);
-      return this.changed();
+      return this.changed(offset);
     });
   }
 
@@ -61,15 +62,28 @@ export class ClockControl {
       } finally {
         this.clock.setOffset(offset + (at - now));
       }
-      return this.changed();
+      return this.changed(offset);
     });
   }
 
-  private async changed(): Promise<ClockState> {
+  /**
+   * Stores the moved clock. A move whose offset cannot be written is undone (the clock reads as
+   * before it, in memory and on disk), so a client that retries the refused call moves the clock
+   * once, not twice. What fell due on the way stays done, each at its own instant: a retry does
+   * not run it again.
+   */
+  private async changed(previousOffset: number): Promise<ClockState> {
     this.store.meta.clockOffsetMs = this.clock.offset;
     this.store.touchMeta();
     this.scheduler.clockMoved();
-    await this.store.flush();
+    try {
+      await this.store.flush();
+    } catch (error) {
+      this.clock.setOffset(previousOffset);
+      this.store.meta.clockOffsetMs = previousOffset;
+      this.scheduler.clockMoved();
+      throw error;
+    }
     const state = this.read();
     this.events.emit('clock.changed', state);
     return state;
