@@ -16,9 +16,15 @@
 // inbox UI imports them, and this file stays one file you can copy.
 // ---------------------------------------------------------------------------------------------
 
-export type Source = 'api' | 'smtp' | 'flow';
-export type DeliveryStatus = 'pending' | 'delivered' | 'bounced' | 'complained' | 'failed';
-export type ForcedStatus = Exclude<DeliveryStatus, 'pending'>;
+/** How a capture arrived. */
+export const SOURCES = ['api', 'smtp', 'flow'] as const;
+export type Source = (typeof SOURCES)[number];
+/** A capture's delivery status. */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'bounced', 'complained', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+/** The statuses `setStatus` can force on a capture. */
+export const FORCED_STATUSES = ['delivered', 'bounced', 'complained', 'failed'] as const satisfies readonly DeliveryStatus[];
+export type ForcedStatus = (typeof FORCED_STATUSES)[number];
 
 export interface MessageSummary {
   id: string;
@@ -284,7 +290,9 @@ export interface RecipientList extends Page {
   recipients: Recipient[];
 }
 
-export type SubscriptionStatus = 'active' | 'completed' | 'cancelled';
+/** A flow subscription's status. */
+export const SUBSCRIPTION_STATUSES = ['active', 'completed', 'cancelled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export type StepState = 'done' | 'current' | 'pending' | 'skipped';
 
 export interface SubscriptionStep {

@@ -1,4 +1,4 @@
-import type { DeliveryStatus, Source, SubscriptionStatus } from '../storage/records.ts';
+import type { DeliveryStatus } from '../storage/records.ts';
 
 /**
  * The domain's entities. Storage keeps them on disk in these shapes (storage/records.ts, which
@@ -16,16 +16,12 @@ export type {
   RequestLogRecord,
   Source,
   SubscriptionRecord,
-  SubscriptionStatus,
 } from '../storage/records.ts';
 
 /** The namespace rule (docs/testing.md): one definition, in storage, so records stored before it are read the same way. */
 export { namespaceName } from '../storage/namespace.ts';
 
-/** How a capture arrived. */
-export const SOURCES = ['api', 'smtp', 'flow'] as const satisfies readonly Source[];
-/** A capture's delivery status (docs/api-contract.md §6). */
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'bounced', 'complained', 'failed'] as const satisfies readonly DeliveryStatus[];
+/** How a capture arrived, a capture's delivery status and a subscription's status: defined with the records. */
+export { DELIVERY_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from '../storage/records.ts';
 /** The statuses the sandbox API can force on a capture. */
 export const FORCED_STATUSES = ['delivered', 'bounced', 'complained', 'failed'] as const satisfies readonly DeliveryStatus[];
-export const SUBSCRIPTION_STATUSES = ['active', 'completed', 'cancelled'] as const satisfies readonly SubscriptionStatus[];

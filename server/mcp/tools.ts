@@ -4,6 +4,10 @@ import { z } from 'zod';
 import {
   type PigeonholeClient,
   PigeonholeError,
+  DELIVERY_STATUSES,
+  FORCED_STATUSES,
+  SOURCES,
+  SUBSCRIPTION_STATUSES,
   ExpectationFailed,
   type Capture,
   type MessageDetail,
@@ -59,16 +63,14 @@ const CHANGES: ToolKind = { readOnly: false, destructive: false, idempotent: fal
 /** Deletes or overwrites: the same call twice has the effect of one. */
 const DESTROYS: ToolKind = { readOnly: false, destructive: true, idempotent: true, mail: false };
 
-const STATUSES = ['pending', 'delivered', 'bounced', 'complained', 'failed'] as const;
-
 const filterShape = {
   recipient: z.string().optional().describe('Any address on the capture (original recipient, To, Cc or Bcc), any case.'),
   subject: z.string().optional().describe('Case-insensitive substring of the subject.'),
   q: z.string().optional().describe('Words that must all appear in the subject, an address, the sender or the start of the text.'),
   sender: z.string().optional().describe('Sender id or API key.'),
   team: z.string().optional().describe('Team id.'),
-  source: z.enum(['api', 'smtp', 'flow']).optional().describe('How it arrived.'),
-  status: z.enum(STATUSES).optional().describe('Delivery status.'),
+  source: z.enum(SOURCES).optional().describe('How it arrived.'),
+  status: z.enum(DELIVERY_STATUSES).optional().describe('Delivery status.'),
   since: z.string().optional().describe('ISO-8601 time: only captures created at or after it.'),
   after: z.string().optional().describe('A capture id: only captures newer than it (to wait for new mail only).'),
   namespace: z.string().optional().describe('Only captures of this namespace: the +tag of an address (ada+t7f3k@example.com is in t7f3k).'),
@@ -240,7 +242,7 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
     {
       team: z.string().optional(),
       email: z.string().optional().describe('Recipient address.'),
-      status: z.enum(['active', 'completed', 'cancelled']).optional(),
+      status: z.enum(SUBSCRIPTION_STATUSES).optional(),
       ...page(500, 50),
     },
     async (args) => client.subscriptions(args),
@@ -265,7 +267,7 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
   tool(
     'set_delivery_outcome',
     'Force the delivery status of a captured email (a bounce or complaint blocks the recipient for later sends).',
-    { id: z.string().min(1).describe('The capture id.'), status: z.enum(['delivered', 'bounced', 'complained', 'failed']) },
+    { id: z.string().min(1).describe('The capture id.'), status: z.enum(FORCED_STATUSES) },
     async ({ id, status }) => client.setStatus(id, status),
     DESTROYS,
   );

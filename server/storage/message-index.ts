@@ -1,8 +1,8 @@
 import { recordNamespace } from './namespace.ts';
-import type { DeliveryStatus, FlowMark, MessageRecord, Source } from './records.ts';
+import { DELIVERY_STATUSES, type DeliveryStatus, type FlowMark, type MessageRecord, type Source } from './records.ts';
 
 const SOURCES: readonly Source[] = ['api', 'smtp', 'flow'];
-const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'bounced', 'complained', 'failed'];
+const STATUSES: readonly DeliveryStatus[] = DELIVERY_STATUSES;
 
 // One 16-bit word of flags per capture.
 const SOURCE_MASK = 0b11;

@@ -2,9 +2,14 @@ import type { ContentRef } from './pack-store.ts';
 
 /** The shapes kept on disk. Field names are ours (camelCase); wire names are mapped in http/. */
 
-export type Source = 'api' | 'smtp' | 'flow';
-export type DeliveryStatus = 'pending' | 'delivered' | 'bounced' | 'complained' | 'failed';
-export type SubscriptionStatus = 'active' | 'completed' | 'cancelled';
+/** How a capture arrived. */
+export const SOURCES = ['api', 'smtp', 'flow'] as const;
+export type Source = (typeof SOURCES)[number];
+/** A capture's delivery status (docs/api-contract.md §6); the message index stores its position here. */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'bounced', 'complained', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export const SUBSCRIPTION_STATUSES = ['active', 'completed', 'cancelled'] as const;
+type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 export interface AttachmentRecord {
   /** Where its bytes are stored; absent: taken from the raw message when read (SMTP captures). */

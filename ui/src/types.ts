@@ -22,5 +22,8 @@ export type {
 } from '../../client/pigeonhole-client.ts';
 import type { ListFilter } from '../../client/pigeonhole-client.ts';
 
+/** The delivery statuses, in the client's order (the status filter offers them). */
+export { DELIVERY_STATUSES } from '../../client/pigeonhole-client.ts';
+
 /** The inbox list's filters (the query of GET /api/messages). */
 export type MessageFilter = Pick<ListFilter, 'q' | 'source' | 'status' | 'blocked' | 'redirected' | 'read' | 'namespace'>;

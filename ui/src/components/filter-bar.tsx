@@ -1,6 +1,6 @@
 import type { Ref } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { DeliveryStatus, MessageFilter, Source } from '../types.ts';
+import { DELIVERY_STATUSES, type DeliveryStatus, type MessageFilter, type Source } from '../types.ts';
 
 interface Props {
   search: string;
@@ -10,7 +10,6 @@ interface Props {
   searchRef: Ref<HTMLInputElement>;
 }
 
-const STATUSES: DeliveryStatus[] = ['pending', 'delivered', 'bounced', 'complained', 'failed'];
 /** What a namespace can be (docs/testing.md): the server refuses anything else. */
 const NAMESPACE = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -83,7 +82,7 @@ export function FilterBar({ search, onSearch, filter, onFilter, searchRef }: Pro
           onChange={(e) => set({ status: ((e.target as HTMLSelectElement).value || undefined) as DeliveryStatus | undefined })}
         >
           <option value="">Any status</option>
-          {STATUSES.map((s) => (
+          {DELIVERY_STATUSES.map((s) => (
             <option key={s} value={s}>
               {s[0]!.toUpperCase() + s.slice(1)}
             </option>
