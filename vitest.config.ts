@@ -13,6 +13,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     // A focused or skipped test is a failure in CI, never a silent gap.
     allowOnly: false,
+    // expect.poll waits up to 5 s, checking every 20 ms, unless a call says otherwise.
+    expect: { poll: { timeout: 5000, interval: 20 } },
     projects: [
       {
         extends: true,

@@ -4,7 +4,6 @@ import { describe, expect } from 'vitest';
 import { SAMPLE_CONFIG } from '../server/config.ts';
 import { sampleKeysWarning } from '../server/start-messages.ts';
 import { test as it } from './support/fixtures.ts';
-import { waitFor } from './support/poll.ts';
 
 const WARNING = [
   "WARNING: Pigeonhole listens on 0.0.0.0, which other machines can reach, with the sample configuration's public API keys: test-key, dev-key, bulk-key, noflows-key.",
@@ -16,8 +15,8 @@ const WARNING = [
 describe('the sample keys on an address other machines can reach', () => {
   it('the real server on 0.0.0.0 with the sample configuration warns, and still starts (the Docker image runs so)', async ({ serverProcess }) => {
     const server = await serverProcess.spawn({ dataDir: await serverProcess.tempDir('pigeonhole-warn-'), args: ['--host', '0.0.0.0'] });
-    const output = await waitFor(async () => (server.output().includes('WARNING') ? server.output() : undefined));
-    expect(output).toContain(`${WARNING}\n`);
+    await expect.poll(() => server.output()).toContain('WARNING');
+    expect(server.output()).toContain(`${WARNING}\n`);
     expect((await fetch(`${server.url}/livez`)).status).toBe(200);
   });
 
@@ -26,7 +25,7 @@ describe('the sample keys on an address other machines can reach', () => {
     const own = path.join(dir, 'config.json');
     await writeFile(own, (await readFile(SAMPLE_CONFIG, 'utf8')).replace(/"apiKey": "([\w-]+)"/g, '"apiKey": "private-$1-7f3a9c"'));
     const server = await serverProcess.spawn({ dataDir: path.join(dir, 'data'), configFile: own, args: ['--host', '0.0.0.0'] });
-    await waitFor(async () => (server.output().includes('API keys:') ? true : undefined));
+    await expect.poll(() => server.output()).toContain('API keys:');
     expect(server.output()).toContain('API keys:       private-test-key-7f3a9c (Acme)');
     expect(server.output()).not.toContain('WARNING');
   });

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEALTHCHECK_TIMEOUT_MS } from '../../server/cli.ts';
-import { waitFor } from '../support/poll.ts';
 import { dockerignored, durationMs, envOf, execForm, flag, parseDockerfile, type Stage } from './dockerfile.ts';
 import { freePort } from '../support/ports.ts';
 
@@ -309,9 +308,12 @@ describe('the image, replayed without Docker', () => {
         });
       // Unhealthy when nothing answers on the port the server was given.
       expect(await healthcheck({ PIGEONHOLE_HTTP_PORT: String(await freePort()) })).toBe(1);
-      await waitFor(async () => ((await healthcheck()) === 0 ? true : undefined), 30_000, 100).catch((error: Error) => {
-        throw new Error(`${error.message}\n${output}`);
-      });
+      await expect
+        .poll(() => healthcheck(), { timeout: 30_000, interval: 100 })
+        .toBe(0)
+        .catch((error: Error) => {
+          throw new Error(`${error.message}\n${output}`);
+        });
       // The GitHub Actions recipe's health command (docs/containers.md) as Docker runs a
       // --health-cmd: with /bin/sh -c. In double quotes for the runner, with nothing to unescape.
       const recipe = /--health-cmd "([^"\\]+)"/.exec(await readFile(path.join(ROOT, 'docs/containers.md'), 'utf8'))![1]!;
@@ -415,11 +417,12 @@ describe('the installed package', () => {
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
     try {
-      await waitFor(async () => ((await run(['healthcheck', '--http-port', String(port)])).code === 0 ? true : undefined), 30_000, 100).catch(
-        (error: Error) => {
+      await expect
+        .poll(async () => (await run(['healthcheck', '--http-port', String(port)])).code, { timeout: 30_000, interval: 100 })
+        .toBe(0)
+        .catch((error: Error) => {
           throw new Error(`${error.message}\n${output}`);
-        },
-      );
+        });
       // The installed package runs its compiled build and finds its own sample configuration.
       expect(output).toContain(`configuration:  ${path.join(project, 'node_modules', 'pigeonhole', 'fixtures', 'sample-config.json')}`);
     } finally {

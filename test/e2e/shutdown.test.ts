@@ -1,7 +1,6 @@
 import { Agent, request, type ClientRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { read } from '../support/app.ts';
-import { waitFor } from '../support/poll.ts';
 import type { ServerProcess } from '../support/server-process.ts';
 import { allMessages, processTracker } from '../support/process-helpers.ts';
 
@@ -51,7 +50,7 @@ async function holdSend(server: ServerProcess, i: number): Promise<Held> {
   return { req, rest: body.subarray(half), reply };
 }
 
-const stopping = (server: ServerProcess) => waitFor(async () => (server.output().includes('Pigeonhole stopping') ? true : undefined));
+const stopping = (server: ServerProcess) => expect.poll(() => server.output()).toContain('Pigeonhole stopping');
 const exitOf = (server: ServerProcess) =>
   new Promise<number | null>((resolve) => {
     if (server.child.exitCode !== null) resolve(server.child.exitCode);

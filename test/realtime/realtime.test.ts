@@ -2,7 +2,6 @@ import { describe, expect } from 'vitest';
 import WebSocket from 'ws';
 import { api, read } from '../support/app.ts';
 import { test } from '../support/fixtures.ts';
-import { waitFor } from '../support/poll.ts';
 import { connectEvents } from '../support/ws.ts';
 
 let now = Date.parse('2026-03-02T10:00:00Z');
@@ -80,7 +79,7 @@ describe('WebSocket /api/events', () => {
     const client = await connectEvents(app.wsUrl);
     expect(events.listenerCount('message.created')).toBe(idle + 1);
     await client.close();
-    await waitFor(async () => (events.listenerCount('message.created') === idle ? true : undefined));
+    await expect.poll(() => events.listenerCount('message.created')).toBe(idle);
     expect(app.realtime.clients).toBe(0);
   });
 
@@ -117,7 +116,7 @@ describe('heartbeat and slow clients', () => {
     }
     expect(server.realtime.clients).toBe(1);
     server.sandbox.events.emit('message.cleared', 424242);
-    await waitFor(async () => fast.frames.find((f) => f.type === 'message.cleared' && f.data.count === 424242));
+    await expect.poll(() => fast.frames.filter((f) => f.type === 'message.cleared').map((f) => f.data.count)).toContain(424242);
     expect(fast.frames.filter((f) => f.type === 'message.updated').length).toBe(sent);
     await fast.close();
   });
@@ -129,7 +128,7 @@ describe('heartbeat and slow clients', () => {
     const b = await connectEvents(server.wsUrl);
     await a.close();
     await b.close();
-    await waitFor(async () => (counts.length === 4 ? true : undefined));
+    await expect.poll(() => counts.length).toBe(4);
     expect(counts).toEqual([1, 2, 1, 0]);
   });
 

@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { processTracker } from '../support/process-helpers.ts';
 import { read } from '../support/app.ts';
-import { waitFor } from '../support/poll.ts';
 import { rawSmtp, smtpClient } from '../support/smtp.ts';
 
 const processes = processTracker();
@@ -20,7 +19,7 @@ describe('SMTP in the real server process', () => {
     await session.command('RCPT TO:<inflight@example.com>');
     expect(await session.command('DATA')).toMatch(/^354 /);
     const exited = server.stop('SIGTERM');
-    await waitFor(async () => (server.output().includes('Pigeonhole stopping (SIGTERM)') ? true : undefined));
+    await expect.poll(() => server.output()).toContain('Pigeonhole stopping (SIGTERM)');
     expect(await session.command('Subject: In flight\r\n\r\nsent while stopping\r\n.')).toMatch(/^250 2\.0\.0 Captured as \w+$/);
     await session.command('QUIT');
     expect(await exited).toBe(0);

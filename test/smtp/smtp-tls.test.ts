@@ -10,7 +10,6 @@ import { autoCertificate, certificateNames, type TlsCertificate } from '../../se
 import { startApp } from '../support/app.ts';
 import { test } from '../support/fixtures.ts';
 import { capturedId, rawSmtp, smtpClient, trySend } from '../support/smtp.ts';
-import { waitFor } from '../support/poll.ts';
 
 const exec = promisify(execFile);
 const mail = (subject: string) => ({ from: 'app@example.com', to: 'user@example.com', subject, text: 'Your code is 731904' });
@@ -214,7 +213,7 @@ describe('--smtp-tls-cert auto', () => {
   it('the server process prints the file and fingerprint, and keeps them across a restart', async ({ serverProcess: tracker }) => {
     const dataDir = await tracker.tempDir('pigeonhole-auto-tls-');
     const first = await tracker.spawn({ dataDir, args: ['--smtp-tls-cert', 'auto', '--smtp-require-tls'] });
-    await waitFor(async () => (first.output().includes('TLS certificate') ? true : undefined));
+    await expect.poll(() => first.output()).toContain('TLS certificate');
     const line = /TLS certificate: (\S+) \(made now, self-signed, SHA-256 ([0-9A-F:]+)\)/.exec(first.output());
     expect(line?.[1]).toBe(path.join(dataDir, 'tls', 'cert.pem'));
     expect(first.output()).toContain(`SMTP capture:   smtp://127.0.0.1:${first.smtpPort} (STARTTLS required)`);
@@ -226,7 +225,7 @@ describe('--smtp-tls-cert auto', () => {
     expect(sent.response).toMatch(/^250 2\.0\.0 Captured as/);
     expect(await first.stop('SIGTERM')).toBe(0);
     const second = await tracker.spawn({ dataDir, args: ['--smtp-tls-cert', 'auto', '--smtp-tls-implicit'] });
-    await waitFor(async () => (second.output().includes('TLS certificate') ? true : undefined));
+    await expect.poll(() => second.output()).toContain('TLS certificate');
     expect(second.output()).toContain(`TLS certificate: ${line![1]} (kept, self-signed, SHA-256 ${line![2]})`);
     expect(second.output()).toContain(`SMTP capture:   smtps://127.0.0.1:${second.smtpPort} (implicit TLS)`);
   });

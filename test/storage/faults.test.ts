@@ -6,7 +6,6 @@ import { describe, expect, onTestFinished } from 'vitest';
 import { nodeFs, type Fs } from '../../server/storage/fs.ts';
 import { api, read } from '../support/app.ts';
 import { test } from '../support/fixtures.ts';
-import { waitFor } from '../support/poll.ts';
 import type { ServerProcess } from '../support/server-process.ts';
 import { capturedId, smtpClient, trySend } from '../support/smtp.ts';
 import { allMessages } from '../support/process-helpers.ts';
@@ -152,7 +151,7 @@ async function fullDiskStory(sandbox: Sandbox, fill: () => Promise<string[]>, fr
   // again by itself (no restart): /readyz turns ready and sends are stored.
   expect((await fetch(`${sandbox.url}/api/messages`, { method: 'DELETE' })).status).toBe(204);
   await free();
-  await waitFor(async () => ((await get(sandbox, '/readyz')).status === 200 ? true : undefined), 5000);
+  await expect.poll(async () => (await get(sandbox, '/readyz')).status, { timeout: 5000 }).toBe(200);
   const after = await send(sandbox, 20_000, 100);
   expect(after.status).toBe(200);
   return (after.body as { id: string }).id;
@@ -255,7 +254,7 @@ describe('a read-only data directory', () => {
       // Reading goes on.
       expect((await fetch(`${sandbox.url}/api/messages/${(before.body as { id: string }).id}/html`)).status).toBe(200);
       await makeWritable();
-      await waitFor(async () => ((await get(sandbox, '/readyz')).status === 200 ? true : undefined), 5000);
+      await expect.poll(async () => (await get(sandbox, '/readyz')).status, { timeout: 5000 }).toBe(200);
       expect((await send(sandbox, 3, 100)).status).toBe(200);
       expect((await allMessages(sandbox.url)).total).toBe(2);
     });
@@ -293,7 +292,7 @@ describe('a refused change', () => {
     expect((await get(server, '/api/blocks')).body).toMatchObject({ blocks: [{ reason: 'config' }] });
     // Once it can write again, nothing refused turns up later, and the same changes work.
     injected.healthy();
-    await waitFor(async () => ((await get(server, '/readyz')).status === 200 ? true : undefined), 5000);
+    await expect.poll(async () => (await get(server, '/readyz')).status, { timeout: 5000 }).toBe(200);
     await server.store.flush();
     expect(await seen()).toEqual(expected);
     expect((await call('PATCH', `/api/messages/${ids[0]}`, { read: true })).status).toBe(200);
@@ -325,11 +324,11 @@ describe('the data directory removed under the running server', () => {
       expect(res.status).toBe(200);
       ids.push((res.body as { id: string }).id);
     }
-    await waitFor(async () => ((await readdir(path.join(dataDir, 'packs')).catch(() => [])).length > 0 ? true : undefined), 5000);
+    await expect.poll(async () => (await readdir(path.join(dataDir, 'packs')).catch(() => [])).length, { timeout: 5000 }).toBeGreaterThan(0);
     expect(server.output()).toMatch(/was removed while the server ran; recreated it and wrote back \d+ files?/);
     // A folder removed on its own comes back as well.
     await rm(path.join(dataDir, 'messages'), { recursive: true, force: true });
-    await waitFor(async () => ((await readdir(path.join(dataDir, 'messages')).catch(() => [])).length > 0 ? true : undefined), 5000);
+    await expect.poll(async () => (await readdir(path.join(dataDir, 'messages')).catch(() => [])).length, { timeout: 5000 }).toBeGreaterThan(0);
     ids.push(((await send(server, 5, 500)).body as { id: string }).id);
     expect((await get(server, '/readyz')).status).toBe(200);
 

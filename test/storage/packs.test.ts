@@ -8,7 +8,6 @@ import { ENTRY_HEADER, PART } from '../../server/storage/pack-store.ts';
 import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
 import { api, read, type TestServer } from '../support/app.ts';
 import { test } from '../support/fixtures.ts';
-import { waitFor } from '../support/poll.ts';
 import { capturedId, smtpClient } from '../support/smtp.ts';
 
 /** `open(options)`: a store of the test's own (on a new directory unless `dataDir` is given), closed and deleted after the test. */
@@ -292,7 +291,7 @@ describe('start-up after a crash in the middle of a group commit', () => {
     await writeFile(segment, lines.join('\n'));
     const again = await apps.start({ dataDir, store: { reserveSize: 0 } });
     // Announced once its parts are read, and searchable by its body.
-    await waitFor(async () => ((await again.sandbox.messages.page({ q: 'body words' }, 0, 1)).total === 1 ? true : undefined));
+    await expect.poll(async () => (await again.sandbox.messages.page({ q: 'body words' }, 0, 1)).total).toBe(1);
     const detail = (await (await fetch(`${again.url}/api/messages/${id}`)).json()) as { text: string; attachments: { filename: string }[]; snippet: string };
     expect(detail).toMatchObject({ text: 'The body words', snippet: 'The body words', attachments: [{ filename: 'a.txt' }] });
   });

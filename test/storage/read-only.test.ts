@@ -7,7 +7,6 @@ import { describe, expect } from 'vitest';
 import { runningInContainer } from '../../server/start-messages.ts';
 import { api, read } from '../support/app.ts';
 import { test } from '../support/fixtures.ts';
-import { waitFor } from '../support/poll.ts';
 import { allMessages } from '../support/process-helpers.ts';
 import type { ServerProcess } from '../support/server-process.ts';
 import { capturedId, smtpClient, trySend } from '../support/smtp.ts';
@@ -203,7 +202,7 @@ describe('a read-only data directory that holds captures', () => {
     const again = await serverProcess.spawn({ dataDir });
     expect((await send(again, 20)).status).toBe(507);
     mounts.writable(dataDir);
-    await waitFor(async () => ((await get(again, '/readyz')).status === 200 ? true : undefined), 5000);
+    await expect.poll(async () => (await get(again, '/readyz')).status, { timeout: 5000 }).toBe(200);
     expect(lines(again, /writes work again/)).toEqual([
       expect.stringMatching(
         new RegExp(`^pigeonhole: writes work again \\(\\d+ writes? failed while the file system is read-only, ${dataDir}(/\\w+)?\\); storing as usual$`),

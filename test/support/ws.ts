@@ -1,5 +1,5 @@
 import WebSocket, { type ClientOptions } from 'ws';
-import { waitFor } from './poll.ts';
+import { eventually } from './eventually.ts';
 
 export interface Frame {
   type: string;
@@ -22,7 +22,7 @@ export async function connectEvents(url: string, options: ClientOptions = {}) {
     closed,
     /** The first frame of this type received from index `from` on. */
     next(type: string, from = 0): Promise<Frame> {
-      return waitFor(async () => frames.slice(from).find((f) => f.type === type));
+      return eventually(() => frames.slice(from).find((f) => f.type === type));
     },
     close() {
       ws.close();

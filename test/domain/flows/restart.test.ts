@@ -4,7 +4,6 @@ import { describe, expect } from 'vitest';
 import { test as it } from '../../support/fixtures.ts';
 import { sampleConfig, writeConfig, type processTracker } from '../../support/process-helpers.ts';
 import { flow, flowClient } from '../../support/flow-helpers.ts';
-import { waitFor } from '../../support/poll.ts';
 
 /**
  * Flows across a restart of the real server process (and, for the crash window between a
@@ -75,10 +74,8 @@ describe('a restart mid-flow', () => {
 
     server = await tracker.spawn(s);
     c = flowClient(server.url);
-    const sub = await waitFor(async () => {
-      const current = await c.subscription('late@example.com', 'DAILY');
-      return current.current_step_order === 4 ? current : undefined;
-    });
+    await expect.poll(async () => (await c.subscription('late@example.com', 'DAILY')).current_step_order).toBe(4);
+    const sub = await c.subscription('late@example.com', 'DAILY');
     const now = Date.parse((await c.clock()).now);
     expect(Date.parse(sub.next_send_date!) - now).toBeGreaterThan(86_400_000 - MINUTE);
     expect(Date.parse(sub.next_send_date!) - now).toBeLessThanOrEqual(86_400_000);
@@ -119,10 +116,8 @@ describe('a crash between a capture and its subscription advance', () => {
     await copyFile(path.join(root, 'waiting-at-step-2.json'), path.join(dir, segment!));
     server = await apps.start(options);
     c = flowClient(server.url);
-    const sub = await waitFor(async () => {
-      const current = await c.subscription('crash@example.com', 'DAILY');
-      return current.current_step_order === 4 ? current : undefined;
-    });
+    await expect.poll(async () => (await c.subscription('crash@example.com', 'DAILY')).current_step_order).toBe(4);
+    const sub = await c.subscription('crash@example.com', 'DAILY');
     expect(sub).toMatchObject({ status: 'active', next_send_date: '2030-02-03T00:00:00Z' });
     expect(await c.subjects('crash@example.com')).toEqual(['Day 0', 'Day 1']);
     await c.advance('1d');

@@ -3,7 +3,6 @@ import { startRetention, type Retention } from '../../../server/domain/messages/
 import type { MessageRecord } from '../../../server/domain/entities.ts';
 import { api, read, type TestServer } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
-import { waitFor } from '../../support/poll.ts';
 import { allMessages } from '../../support/process-helpers.ts';
 
 const DAY = 86_400_000;
@@ -83,7 +82,7 @@ describe('retention', () => {
 
     const r = retention(server, { maxMessages: 10, batchSize: 4 });
     await r.prune();
-    await waitFor(async () => (server.sandbox.messages.count() === 10 ? true : undefined));
+    await expect.poll(() => server.sandbox.messages.count()).toBe(10);
 
     expect(await storedIds(server)).toEqual(made.slice(20).map((m) => m.id));
     for (const record of made.slice(0, 20)) expect(await readable(server, record), `${record.id} still readable`).toBe(false);
@@ -100,7 +99,7 @@ describe('retention', () => {
     const { server } = await clockedApp();
     retention(server, { maxMessages: 5, burstDelayMs: 20 });
     const made = await capture(server, 12);
-    await waitFor(async () => (server.sandbox.messages.count() === 5 ? true : undefined));
+    await expect.poll(() => server.sandbox.messages.count()).toBe(5);
     expect(await storedIds(server)).toEqual(made.slice(7).map((m) => m.id));
   });
 
@@ -131,7 +130,7 @@ describe('retention', () => {
       body: JSON.stringify({ duration: '2d' }),
     });
     expect(res.status).toBe(200);
-    await waitFor(async () => (server.sandbox.messages.count() === 0 ? true : undefined));
+    await expect.poll(() => server.sandbox.messages.count()).toBe(0);
   });
 
   it('takes the recipients the pruned captures leave behind, but not those touched since or in a flow', async ({ apps, clockedApp, retention }) => {
@@ -210,12 +209,12 @@ describe('retention in the real server process', () => {
       ids.push(
         ((await read(await v1.post('/v1/email/send/', { recipient: `p${i}@example.com`, subject: `P ${i}`, body: '<p>p</p>' }))).body as { id: string }).id,
       );
-    await waitFor(async () => ((await allMessages(first.url)).total === 6 ? true : undefined));
+    await expect.poll(async () => (await allMessages(first.url)).total).toBe(6);
     expect((await allMessages(first.url)).messages.map((m) => m.id)).toEqual(ids.slice(9).reverse());
     expect(await first.stop('SIGTERM')).toBe(0);
 
     const second = await tracker.spawn({ dataDir, env: { PIGEONHOLE_MAX_MESSAGES: '2' } });
-    await waitFor(async () => ((await allMessages(second.url)).total === 2 ? true : undefined));
+    await expect.poll(async () => (await allMessages(second.url)).total).toBe(2);
     expect((await allMessages(second.url)).messages.map((m) => m.id)).toEqual(ids.slice(13).reverse());
     const kept = await Promise.all(ids.slice(13).map((id) => fetch(`${second.url}/api/messages/${id}/html`).then((r) => r.status)));
     expect(kept).toEqual([200, 200]);

@@ -1,6 +1,5 @@
 import { describe, expect } from 'vitest';
 import { read } from '../../support/app.ts';
-import { waitFor } from '../../support/poll.ts';
 import { test } from '../../support/fixtures.ts';
 
 test.override('apiKey', 'bulk-key');
@@ -56,7 +55,7 @@ describe('GET /api/messages/wait', () => {
       order.push('wait');
       return res;
     });
-    await waitFor(async () => (listeners() > before ? true : undefined));
+    await expect.poll(() => listeners()).toBeGreaterThan(before);
     await send('other@example.com', 'Welcome');
     await send('later@example.com', 'Not this one');
     expect(order).toEqual([]);
@@ -84,17 +83,17 @@ describe('GET /api/messages/wait', () => {
     const before = listeners();
     const abort = new AbortController();
     const waiting = fetch(`${app.url}/api/messages/wait?recipient=gone@example.com&timeout=60000`, { signal: abort.signal }).catch((e: Error) => e.name);
-    await waitFor(async () => (listeners() > before ? true : undefined));
+    await expect.poll(() => listeners()).toBeGreaterThan(before);
     abort.abort();
     expect(await waiting).toBe('AbortError');
-    await waitFor(async () => (listeners() === before ? true : undefined));
+    await expect.poll(() => listeners()).toBe(before);
   });
 
   it('with after=<id> ignores older captures and waits for the next one', async ({ send, get, listeners }) => {
     const first = await send('cursor@example.com', 'one');
     const before = listeners();
     const waiting = get(`/api/messages/wait?recipient=cursor@example.com&after=${first}&timeout=60000`);
-    await waitFor(async () => (listeners() > before ? true : undefined));
+    await expect.poll(() => listeners()).toBeGreaterThan(before);
     const second = await send('cursor@example.com', 'two');
     expect((await waiting).body).toMatchObject({ id: second, subject: 'two' });
   });

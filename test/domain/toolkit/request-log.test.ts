@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { RequestLog } from '../../../server/domain/toolkit/request-log.ts';
 import { api, read } from '../../support/app.ts';
-import { waitFor } from '../../support/poll.ts';
+import { eventually } from '../../support/eventually.ts';
 import { test } from '../../support/fixtures.ts';
 
 type Entry = {
@@ -115,7 +115,7 @@ describe('the /v1 request log', () => {
   it('is written to disk after the response, and DELETE clears it', async ({ app, v1, list }) => {
     await v1.get('/v1/email/list/');
     const dir = path.join(app.dataDir, 'requests');
-    await waitFor(async () => ((await readdir(dir)).length > 0 ? true : undefined));
+    await expect.poll(async () => (await readdir(dir)).length).toBeGreaterThan(0);
     expect((await fetch(`${app.url}/api/requests`, { method: 'DELETE' })).status).toBe(204);
     expect((await list()).total).toBe(0);
     expect(await readdir(dir)).toEqual([]);
@@ -128,7 +128,7 @@ describe('the /v1 request log', () => {
       body: JSON.stringify({ id: 'cut', target: 'http', action: { type: 'drop' }, times: 1 }),
     });
     await expect(v1.get('/v1/email/list/')).rejects.toThrow();
-    const dropped = await waitFor(async () => (await list('?status=dropped')).requests[0]);
+    const dropped = await eventually(async () => (await list('?status=dropped')).requests[0]);
     expect(dropped).toMatchObject({ status: null, fault: 'cut', response: { body: null } });
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../../support/poll.ts';
+import { eventually } from '../../support/eventually.ts';
 import { startLinkSite, type LinkSite } from '../../support/link-servers.ts';
 import { useBrowser } from './browser.ts';
 
@@ -117,7 +117,7 @@ describe('the message check in Chromium', () => {
       );
       await page.getByRole('button', { name: 'Light', exact: true }).click();
       await page.getByTitle('HTML preview', { exact: true }).waitFor();
-      const light = await waitFor(async () => {
+      const light = await eventually(async () => {
         const frame = await (await page.getByTitle('HTML preview', { exact: true }).elementHandle())?.contentFrame();
         return frame && (await frame.getByText('Thanks for your order, Ada').count()) > 0 ? frame : undefined;
       });
@@ -128,7 +128,7 @@ describe('the message check in Chromium', () => {
       await page.getByRole('button', { name: 'Dark: own styles' }).click();
       const styles = await frameTitled(page, "HTML preview, dark (the email's own styles)");
       // On a dark system this is the served page itself (the server's CSP), which follows the system.
-      if (colorScheme === 'dark') await waitFor(async () => (styles.url() === `${b.server.url}/api/messages/${id}/html` ? true : undefined));
+      if (colorScheme === 'dark') await expect.poll(() => styles.url()).toBe(`${b.server.url}/api/messages/${id}/html`);
       await styles.getByText('Thanks for your order, Ada').waitFor();
       expect(await bodyBackground(styles)).toBe('rgb(17, 24, 39)');
       expect(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../support/poll.ts';
+import { eventually } from '../../support/eventually.ts';
 import { row, useBrowser } from './browser.ts';
 
 const b = useBrowser();
@@ -46,8 +46,7 @@ describe('the inbox in Chromium', () => {
     const frame = page.getByTitle('HTML preview');
     await frame.waitFor();
     expect(await frame.getAttribute('src')).toBe(`/api/messages/${id}/html`);
-    await waitFor(async () => (page.frames().some((f) => f.url().endsWith(`/api/messages/${id}/html`)) ? true : undefined));
-    const content = page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`))!;
+    const content = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
     await content.getByText('Wide and narrow').waitFor();
 
     for (const [label, expected] of [
@@ -91,8 +90,7 @@ describe('the inbox in Chromium', () => {
     expect(sandbox).not.toBeNull();
     expect(sandbox).not.toContain('allow-scripts');
     expect(sandbox).not.toContain('allow-same-origin');
-    await waitFor(async () => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
-    const content = page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`))!;
+    const content = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
     await content.locator('#visible').waitFor();
     // The image's error and the body's load have happened once the frame has loaded.
     await content.waitForLoadState('load');
@@ -145,7 +143,7 @@ describe('the inbox in Chromium', () => {
     await page.keyboard.press('/');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Search messages');
     await page.keyboard.type('apple pie');
-    await waitFor(async () => ((await row(page, banana).count()) === 0 ? true : undefined), 3000);
+    await expect.poll(() => row(page, banana).count(), { timeout: 3000 }).toBe(0);
     expect(await page.locator('.list-scroller [role="option"]').count()).toBe(1);
     await row(page, apple).waitFor();
     await expect(page.locator('.list-meta').innerText()).resolves.toContain('1 match');
@@ -162,8 +160,8 @@ describe('the inbox in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.locator('#message-subject').getByText('Banana bread recipe').waitFor();
     await page.keyboard.press('Delete');
-    await waitFor(async () => ((await row(page, banana).count()) === 0 ? true : undefined), 3000);
-    await waitFor(async () => ((await fetch(`${b.server.url}/api/messages/${banana}`)).status === 404 ? true : undefined), 3000);
+    await expect.poll(() => row(page, banana).count(), { timeout: 3000 }).toBe(0);
+    await expect.poll(async () => (await fetch(`${b.server.url}/api/messages/${banana}`)).status, { timeout: 3000 }).toBe(404);
     // The next message opens in its place.
     await page.locator('#message-subject').getByText('Apple pie recipe').waitFor();
     await page.keyboard.press('Escape');

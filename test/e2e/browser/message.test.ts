@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../support/poll.ts';
+import { eventually } from '../../support/eventually.ts';
 import { row, useBrowser } from './browser.ts';
 
 const b = useBrowser();
@@ -34,11 +34,11 @@ describe('a message in Chromium', () => {
       ],
     });
     const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}` });
-    const frame = await waitFor(async () => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
+    const frame = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
     await frame.locator('#logo').waitFor();
     const src = await frame.locator('#logo').getAttribute('src');
     expect(src).toMatch(new RegExp(`/api/messages/${id}/attachments/\\d\\?sig=[\\w-]{43}$`));
-    await waitFor(async () => ((await frame.locator('#logo').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)) === 2 ? true : undefined));
+    await expect.poll(() => frame.locator('#logo').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(2);
 
     // Arrow keys move between tabs.
     await page.getByRole('tab', { name: 'HTML' }).focus();
@@ -64,7 +64,7 @@ describe('a message in Chromium', () => {
     await page.getByRole('tab', { name: 'Attachments (2)' }).click();
     const preview = page.getByRole('tabpanel').getByRole('img', { name: 'logo.png' });
     await preview.waitFor();
-    await waitFor(async () => ((await preview.evaluate((img: HTMLImageElement) => img.naturalWidth)) === 2 ? true : undefined));
+    await expect.poll(() => preview.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(2);
     const downloads = page.getByRole('tabpanel').getByRole('link', { name: 'Download' });
     expect(await downloads.count()).toBe(2);
     const href = await downloads.nth(1).getAttribute('href');
@@ -92,7 +92,7 @@ describe('a message in Chromium', () => {
         use_account_template: false,
       });
       const { page, errors } = await b.open({ hash: `#/m/${id}` });
-      const frameAt = (suffix: string) => waitFor(async () => page.frames().find((f) => f.url().endsWith(suffix)));
+      const frameAt = (suffix: string) => eventually(() => page.frames().find((f) => f.url().endsWith(suffix)));
       const blocked = await frameAt(`/api/messages/${id}/html`);
       await blocked.locator('#remote').waitFor({ state: 'attached' });
       await blocked.waitForLoadState('load');
@@ -103,7 +103,7 @@ describe('a message in Chromium', () => {
       await page.getByRole('checkbox', { name: 'Load remote content' }).check();
       expect(await page.getByTitle('HTML preview').getAttribute('src')).toBe(`/api/messages/${id}/html?remote=1`);
       const loaded = await frameAt(`/api/messages/${id}/html?remote=1`);
-      await waitFor(async () => ((await loaded.locator('#remote').evaluate((img: HTMLImageElement) => img.naturalWidth)) === 2 ? true : undefined));
+      await expect.poll(() => loaded.locator('#remote').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(2);
       expect(hits).toBe(1);
       expect(errors).toEqual([]);
     } finally {
@@ -136,10 +136,10 @@ describe('a message in Chromium', () => {
     await screenshot('message-record');
 
     // Opening marked it read; the button turns it back.
-    await waitFor(async () => (((await (await fetch(`${b.server.url}/api/messages/${id}`)).json()) as { read: boolean }).read ? true : undefined));
+    await expect.poll(async () => ((await (await fetch(`${b.server.url}/api/messages/${id}`)).json()) as { read: boolean }).read).toBe(true);
     await page.getByRole('button', { name: 'Mark unread' }).click();
-    await waitFor(async () => (((await (await fetch(`${b.server.url}/api/messages/${id}`)).json()) as { read: boolean }).read ? undefined : true));
-    await waitFor(async () => ((await row(page, id).getAttribute('class'))?.includes('unread') ? true : undefined));
+    await expect.poll(async () => ((await (await fetch(`${b.server.url}/api/messages/${id}`)).json()) as { read: boolean }).read).toBe(false);
+    await expect.poll(async () => (await row(page, id).getAttribute('class')) ?? '').toContain('unread');
     expect(errors).toEqual([]);
   });
 
@@ -151,35 +151,27 @@ describe('a message in Chromium', () => {
     const shown = async () => page.locator('.list-scroller [role="option"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
 
     await page.getByRole('combobox', { name: 'Source' }).selectOption('smtp');
-    await waitFor(async () => ((await shown()).includes(blocked) ? undefined : true));
+    await expect.poll(() => shown()).not.toContain(blocked);
     const smtpOnly = (await (await fetch(`${b.server.url}/api/messages?source=smtp`)).json()) as { messages: { id: string }[] };
     expect((await shown()).sort()).toEqual(smtpOnly.messages.map((m) => m.id).sort());
     expect(await shown()).toContain(smtp);
     await page.getByRole('combobox', { name: 'Source' }).selectOption('');
 
     await page.getByRole('button', { name: 'Blocked', exact: true }).click();
-    await waitFor(async () => ((await shown()).join() === blocked ? true : undefined));
+    await expect.poll(() => shown()).toEqual([blocked]);
     await page.getByRole('button', { name: 'Blocked', exact: true }).click();
     await page.getByRole('button', { name: 'Redirected', exact: true }).click();
     const redirected = (await (await fetch(`${b.server.url}/api/messages?redirected=true`)).json()) as { messages: { id: string }[] };
-    await waitFor(async () =>
-      (await shown()).sort().join() ===
-      redirected.messages
-        .map((m) => m.id)
-        .sort()
-        .join()
-        ? true
-        : undefined,
-    );
+    await expect.poll(async () => (await shown()).sort()).toEqual(redirected.messages.map((m) => m.id).sort());
     await page.getByRole('button', { name: 'Reset' }).click();
-    await waitFor(async () => ((await shown()).includes(blocked) ? true : undefined));
+    await expect.poll(() => shown()).toContain(blocked);
 
     // j, j, k: first row, second, first again; Enter opens it; with a message open, ↓ opens the next.
     const all = (await (await fetch(`${b.server.url}/api/messages?limit=3`)).json()) as { messages: { id: string }[] };
     await page.keyboard.press('j');
     await page.keyboard.press('j');
     await page.keyboard.press('k');
-    await waitFor(async () => ((await row(page, all.messages[0]!.id).getAttribute('aria-selected')) === 'true' ? true : undefined));
+    await expect.poll(() => row(page, all.messages[0]!.id).getAttribute('aria-selected')).toBe('true');
     await page.keyboard.press('Enter');
     await page.waitForURL(`**/#/m/${all.messages[0]!.id}`);
     await page.getByRole('tab', { name: 'API record' }).click();

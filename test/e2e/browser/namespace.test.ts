@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../support/poll.ts';
 import { row, useBrowser } from './browser.ts';
 
 const b = useBrowser();
@@ -19,7 +18,7 @@ describe('the namespace filter in Chromium', () => {
 
     await field.fill('BRW-two');
     await row(page, second).waitFor();
-    await waitFor(async () => ((await row(page, first).count()) === 0 ? true : undefined));
+    await expect.poll(() => row(page, first).count()).toBe(0);
     expect(new URL(page.url()).searchParams.get('namespace')).toBe('brw-two');
 
     const live = await b.send({ recipient: 'bob+brw-two@example.com', subject: 'Live in two', body: '<p>2</p>' });
@@ -49,7 +48,7 @@ describe('the namespace filter in Chromium', () => {
     await expect(dialog.innerText()).resolves.toContain('Other namespaces stay.');
     await screenshot('clear-namespace-dialog');
     await dialog.getByRole('button', { name: 'Delete namespace' }).click();
-    await waitFor(async () => ((await row(page, mine).count()) === 0 ? true : undefined));
+    await expect.poll(() => row(page, mine).count()).toBe(0);
     const left = (await (await fetch(`${b.server.url}/api/messages?limit=500`)).json()) as { messages: { id: string }[] };
     const ids = left.messages.map((m) => m.id);
     expect(ids).not.toContain(mine);

@@ -4,7 +4,6 @@ import { browserPolicy } from '../../../server/http/browser-guard.ts';
 import { nodeFs, type Fs } from '../../../server/storage/fs.ts';
 import type { TestServer } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
-import { waitFor } from '../../support/poll.ts';
 import { ARTIFACTS, launchChromium, row } from './browser.ts';
 
 /**
@@ -144,7 +143,7 @@ describe('a failed action in Chromium', () => {
     await page.getByRole('button', { name: 'Mark unread' }).waitFor();
     // Once the disk is writable again, the same action works and its notice goes with the failure.
     disk.set(false);
-    await waitFor(async () => ((await fetch(`${server.url}/readyz`)).status === 200 ? true : undefined));
+    await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status).toBe(200);
     await page.getByRole('button', { name: 'Mark unread' }).click();
     await markUnread.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Mark read' }).waitFor();
@@ -174,7 +173,7 @@ describe('a failed action in Chromium', () => {
     await page.screenshot({ path: `${ARTIFACTS}notices-desktop-light.png` });
     for (let left = 3; left > 0; left--) {
       await notices(page).first().getByRole('button', { name: 'Dismiss' }).click();
-      await waitFor(async () => ((await notices(page).count()) === left - 1 ? true : undefined));
+      await expect.poll(() => notices(page).count()).toBe(left - 1);
     }
     disk.set(false);
 
@@ -203,7 +202,7 @@ describe('a failed action in Chromium', () => {
     // Pressing Delete again replaces the notice with a new one rather than stacking a copy.
     const before = await failed.getAttribute('aria-labelledby');
     await page.keyboard.press('Delete');
-    await waitFor(async () => ((await failed.getAttribute('aria-labelledby')) !== before ? true : undefined));
+    await expect.poll(() => failed.getAttribute('aria-labelledby')).not.toBe(before);
     expect(await notices(page).count()).toBe(1);
     await failed.getByRole('button', { name: 'Dismiss' }).click();
     await failed.waitFor({ state: 'detached' });
@@ -268,7 +267,7 @@ describe('a failed action in Chromium', () => {
       ['notices-desktop-dark', 1280, 800, 'dark'],
     ] as const) {
       disk.set(false);
-      await waitFor(async () => ((await fetch(`${server.url}/readyz`)).status === 200 ? true : undefined));
+      await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status).toBe(200);
       const id = await send(server, 'A capture whose deletion is refused');
       disk.set(true);
       const { page, pageErrors } = await open(server, `#/m/${id}`, { width, height, colorScheme });

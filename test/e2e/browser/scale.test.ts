@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../support/poll.ts';
 import { useBrowser } from './browser.ts';
 
 const b = useBrowser();
@@ -50,7 +49,7 @@ describe('a large inbox in Chromium', () => {
     const middle = page.locator(`.list-scroller [role="option"][aria-posinset="${target + 1}"]`);
     await middle.waitFor();
     expect(await middle.getAttribute('data-id')).toBe(expected.messages[0]!.id);
-    await waitFor(async () => (limits.length > 0 ? true : undefined));
+    await expect.poll(() => limits.length).toBeGreaterThan(0);
     expect(Math.max(...limits)).toBeLessThanOrEqual(200);
     expect(await page.locator('.list-scroller [role="option"]').count()).toBeLessThan(40);
     expect(errors).toEqual([]);

@@ -6,7 +6,7 @@ import { createLogin } from '../../../server/http/basic-auth.ts';
 import { browserPolicy } from '../../../server/http/browser-guard.ts';
 import { startApp, type TestServer, type TestServerOptions } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
-import { waitFor } from '../../support/poll.ts';
+import { eventually } from '../../support/eventually.ts';
 import { launchChromium } from './browser.ts';
 
 /**
@@ -304,9 +304,9 @@ describe('the inbox and test pages keep working', () => {
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`http://${host}:${new URL(app.url).port}/#/m/${id}`);
       await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
-      const frame = await waitFor(async () => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
+      const frame = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
       await frame.locator('#body').waitFor();
-      await waitFor(async () => ((await app.sandbox.messages.get(id))?.read ? true : undefined));
+      await expect.poll(async () => (await app.sandbox.messages.get(id))?.read).toBe(true);
       expect(errors).toEqual([]);
       await page.context().close();
     });
@@ -322,9 +322,9 @@ describe('the inbox and test pages keep working', () => {
     const page = await newPage({ httpCredentials: { username: 'team', password: 'box-password' } });
     await page.goto(`${login.url}/#/m/${id}`);
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
-    const frame = await waitFor(async () => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
+    const frame = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
     await frame.locator('#body').waitFor();
-    await waitFor(async () => ((await login.sandbox.messages.get(id))?.read ? true : undefined));
+    await expect.poll(async () => (await login.sandbox.messages.get(id))?.read).toBe(true);
     // A capture arriving now is pushed to the page over the logged-in live push.
     const next = await send(login, 'Pushed live');
     await page.locator(`.list-scroller [role="option"][data-id="${next}"]`).waitFor();

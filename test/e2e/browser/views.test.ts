@@ -1,6 +1,6 @@
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../support/poll.ts';
+import { eventually } from '../../support/eventually.ts';
 import { row, useBrowser } from './browser.ts';
 
 const b = useBrowser();
@@ -32,10 +32,9 @@ describe('the other views in Chromium', () => {
 
     await editor.press('End');
     await editor.pressSequentially(' <p>and a second paragraph</p>', { delay: 5 });
-    await waitFor(
-      async () => ((await (await previewFrame(page, 'Preview, tablet')).locator('body').innerText()).includes('and a second paragraph') ? true : undefined),
-      3000,
-    );
+    await expect
+      .poll(async () => (await previewFrame(page, 'Preview, tablet')).locator('body').innerText(), { timeout: 3000 })
+      .toContain('and a second paragraph');
     await screenshot('template-preview-side-by-side');
 
     // One width at a time, and a sender without an account template.
@@ -43,10 +42,9 @@ describe('the other views in Chromium', () => {
     expect(Math.round((await page.getByTitle('Preview, phone').boundingBox())!.width)).toBe(375);
     await page.getByRole('combobox', { name: 'Sender' }).selectOption({ label: 'Acme (development) (Acme) · no account template' });
     await page.getByText('has no account template').waitFor();
-    await waitFor(async () => {
-      const text = await (await previewFrame(page, 'Preview, phone')).locator('body').innerText();
-      return text.includes('Designer draft one') && !text.includes('Acme Inc.') ? true : undefined;
-    }, 3000);
+    await expect
+      .poll(async () => (await previewFrame(page, 'Preview, phone')).locator('body').innerText(), { timeout: 3000 })
+      .toSatisfy((text: string) => text.includes('Designer draft one') && !text.includes('Acme Inc.'));
     expect(errors).toEqual([]);
   });
 
@@ -65,7 +63,7 @@ describe('the other views in Chromium', () => {
     expect(await vip.innerText()).toMatch(/premium[\s\S]*beta/);
     expect(await vip.innerText()).toContain('active');
     const bounced = page.getByRole('row').filter({ hasText: 'bounce@simulator.amazonses.com' });
-    await waitFor(async () => ((await bounced.count()) > 0 && (await bounced.innerText()).includes('blocked') ? true : undefined), 3000);
+    await expect.poll(async () => ((await bounced.count()) > 0 ? bounced.innerText() : ''), { timeout: 3000 }).toContain('blocked');
     await screenshot('recipients');
     expect(errors).toEqual([]);
   });
@@ -131,7 +129,7 @@ describe('the other views in Chromium', () => {
         await list.screenshot(`inbox-${name}-${colorScheme}`);
         await list.context.close();
         const view = await b.open({ hash: `#/m/${id}`, width, height, colorScheme });
-        const frame = await waitFor(async () => view.page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
+        const frame = await eventually(() => view.page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
         await frame.getByText('Thanks for your order').waitFor();
         await view.screenshot(`message-${name}-${colorScheme}`);
         expect(view.errors).toEqual([]);

@@ -2,7 +2,6 @@ import { describe, expect } from 'vitest';
 import { ExpectationFailed, PigeonholeClient, TooFewMessages, TooManyMessages, type Capture } from '../../../client/pigeonhole-client.ts';
 import { read } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
-import { waitFor } from '../../support/poll.ts';
 
 test.override('apiKey', 'bulk-key');
 
@@ -37,7 +36,7 @@ const it = test
     const listeners = () => app.sandbox.events.listenerCount('message.deleted');
     return () => {
       const before = listeners();
-      return () => waitFor(async () => (listeners() > before ? true : undefined));
+      return () => expect.poll(() => listeners()).toBeGreaterThan(before);
     };
   });
 
@@ -197,6 +196,6 @@ describe('the typed client: expect and expectNone', () => {
     await listening();
     stop.abort();
     expect(await pending).toBe('AbortError');
-    await waitFor(async () => (listeners() === before ? true : undefined));
+    await expect.poll(() => listeners()).toBe(before);
   });
 });

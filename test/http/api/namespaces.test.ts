@@ -1,7 +1,6 @@
 import { describe, expect } from 'vitest';
 import { api, read } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
-import { waitFor } from '../../support/poll.ts';
 
 test.override('apiKey', 'bulk-key');
 
@@ -123,7 +122,7 @@ describe('POST /api/reset {"namespace"}', () => {
     const kept = await send('ada+kept@example.com', 'Kept');
     const plain = await send('ada@example.com', 'Plain');
     await v1.post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'sub+gone@example.com' });
-    await waitFor(async () => (((await get('/api/messages?namespace=gone')).body as { total: number }).total === 3 ? true : undefined));
+    await expect.poll(async () => ((await get('/api/messages?namespace=gone')).body as { total: number }).total).toBe(3);
     await post('/api/blocks', { team: 'acme', email: 'blocked+gone@example.com' });
     await post('/api/blocks', { team: 'acme', email: 'blocked+kept@example.com' });
     await post('/api/faults', { target: 'http', match: { route: '/v1/nothing/' }, action: { type: 'drop' } });
