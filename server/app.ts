@@ -22,7 +22,7 @@ import { errorMiddleware, notFound, type Logger } from './http/errors.ts';
 import { injectFaults } from './http/faults.ts';
 import { mountHealthRoutes, mountMetricsRoute } from './http/health-routes.ts';
 import { homePage } from './http/home.ts';
-import { mountOpenApi } from './http/openapi/index.ts';
+import { mountOpenApi } from './http/openapi-document.ts';
 import { logRequests } from './http/request-log.ts';
 import { emailRoutes } from './http/v1/email-routes.ts';
 import { mountV1, v1Fallback, type Endpoint } from './http/v1/endpoints.ts';

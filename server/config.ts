@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseNetwork } from './domain/check/link-targets.ts';
-import { parseDuration } from './domain/flows/duration.ts';
+import { parseDuration } from './domain/time/duration.ts';
 import { ConfigError, loadSandboxConfig, type SandboxConfig } from './domain/directory/sandbox-config.ts';
 
 export { ConfigError } from './domain/directory/sandbox-config.ts';

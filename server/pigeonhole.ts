@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createApp } from './app.ts';
 import type { Config } from './config.ts';
 import { linkTargetPolicy } from './domain/check/link-targets.ts';
-import { SandboxClock } from './domain/flows/clock.ts';
+import { SandboxClock } from './domain/time/clock.ts';
 import { startRetention, type Retention } from './domain/messages/retention.ts';
 import { createSandbox, type Sandbox } from './domain/sandbox.ts';
 import { upgradeCheck, type Access } from './http/access.ts';

@@ -11,7 +11,7 @@ import type {
 import type { BlockEntry, Blocks } from './domain/toolkit/blocks.ts';
 import type { Caller } from './domain/directory/directory.ts';
 import type { MessageRecord, RecipientRecord, RequestLogRecord, SubscriptionRecord } from './domain/entities.ts';
-import type { ClockState } from './domain/flows/clock.ts';
+import type { ClockState } from './domain/time/clock.ts';
 import type { Subscriptions } from './domain/flows/subscriptions.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { ClockState } from './flows/clock.ts';
+import type { ClockState } from './time/clock.ts';
 import type { MessageRecord, RecipientRecord, SubscriptionRecord } from './entities.ts';
 
 /** What the domain announces; realtime push and metrics subscribe, the domain never waits on them. */

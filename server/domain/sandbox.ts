@@ -1,19 +1,19 @@
 import type { SandboxConfig } from './directory/sandbox-config.ts';
 import type { Store } from '../storage/store.ts';
 import { Blocks } from './toolkit/blocks.ts';
-import type { SandboxClock } from './flows/clock.ts';
-import { ClockControl } from './flows/clock-control.ts';
+import type { SandboxClock } from './time/clock.ts';
+import { ClockControl } from './time/clock-control.ts';
 import { Directory } from './directory/directory.ts';
 import { StorageError } from './errors.ts';
-import { parseDuration } from './flows/duration.ts';
+import { parseDuration } from './time/duration.ts';
 import { Events } from './events.ts';
 import { Faults } from './toolkit/faults.ts';
 import { Messages, type RawParser } from './messages/messages.ts';
 import { Recipients } from './directory/recipients.ts';
 import { RequestLog } from './toolkit/request-log.ts';
-import { everything, Reset, standardParts } from './toolkit/reset.ts';
+import { everything, Reset, standardParts } from './reset.ts';
 import { FlowEngine } from './flows/flow-engine.ts';
-import { Scheduler } from './flows/scheduler.ts';
+import { Scheduler } from './time/scheduler.ts';
 import { Subscriptions } from './flows/subscriptions.ts';
 
 export interface DomainDeps {

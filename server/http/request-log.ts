@@ -1,6 +1,6 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { Caller } from '../domain/directory/directory.ts';
-import type { Clock } from '../domain/flows/clock.ts';
+import type { Clock } from '../domain/time/clock.ts';
 import { maskBody, maskHeaders, type RequestLog } from '../domain/toolkit/request-log.ts';
 import type { ParsedBody } from './body.ts';
 import type { Logger } from './errors.ts';

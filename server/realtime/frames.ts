@@ -1,7 +1,7 @@
 import type { Frame, FrameData } from '../../client/pigeonhole-client.ts';
 import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../domain/entities.ts';
 import type { DomainEvents } from '../domain/events.ts';
-import type { ClockState } from '../domain/flows/clock.ts';
+import type { ClockState } from '../domain/time/clock.ts';
 import type { Sandbox } from '../domain/sandbox.ts';
 import { clockBody, helloBody, messageSummary, recipientItem, subscriptionSummary } from '../wire.ts';
 import type { FrameMappers } from './realtime.ts';

@@ -3,7 +3,7 @@ import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 's
 import type { Caller } from '../domain/directory/directory.ts';
 import { emailKey } from '../domain/email-address.ts';
 import { DailyLimitReached, StorageError } from '../domain/errors.ts';
-import type { SmtpStage } from '../domain/toolkit/fault-rule.ts';
+import type { SmtpStage } from '../domain/patterns/fault-rule.ts';
 import type { Sandbox } from '../domain/sandbox.ts';
 import type { MessageRecord } from '../domain/entities.ts';
 import { quickSummary } from './mime-summary.ts';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../server/app.ts';
 import { SAMPLE_CONFIG } from '../../server/config.ts';
-import { SandboxClock } from '../../server/domain/flows/clock.ts';
+import { SandboxClock } from '../../server/domain/time/clock.ts';
 import { createSandbox, type Sandbox } from '../../server/domain/sandbox.ts';
 import { createSandboxMetrics, type Metrics } from '../../server/metrics.ts';
 import { Readiness } from '../../server/readiness.ts';

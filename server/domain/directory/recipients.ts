@@ -1,14 +1,14 @@
 import type { Collection } from '../../storage/collection.ts';
 import type { RecipientRecord } from '../entities.ts';
 import type { Store } from '../../storage/store.ts';
-import type { Clock } from '../flows/clock.ts';
+import type { Clock } from '../time/clock.ts';
 import { addressTag } from '../../storage/namespace.ts';
 import { emailKey } from '../email-address.ts';
 import { NotFound } from '../errors.ts';
 import { addFlags } from './flags.ts';
 import { encodeId } from '../ids.ts';
 import { pageNewestFirst, type PageOf } from '../paging.ts';
-import type { Scheduler } from '../flows/scheduler.ts';
+import type { Scheduler } from '../time/scheduler.ts';
 
 export interface RecipientChange {
   firstName?: string;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { parseDuration } from '../flows/duration.ts';
+import { parseDuration } from '../time/duration.ts';
 import { isValidEmail } from '../email-address.ts';
-import { faultRuleSchema } from '../toolkit/fault-rule.ts';
+import { faultRuleSchema } from '../patterns/fault-rule.ts';
 
 /**
  * The sandbox configuration file: teams, their senders (API keys and rules) and the flows.

@@ -2,15 +2,15 @@ import type { FlowConfig, FlowStepConfig } from '../directory/sandbox-config.ts'
 import type { RecipientRecord, SubscriptionRecord } from '../entities.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Blocks } from '../toolkit/blocks.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../time/clock.ts';
 import type { Caller, Directory } from '../directory/directory.ts';
 import { emailKey } from '../email-address.ts';
 import type { Events } from '../events.ts';
-import { parseDuration } from './duration.ts';
+import { parseDuration } from '../time/duration.ts';
 import { renderTemplate, stepOrder } from './flow-steps.ts';
 import type { Messages } from '../messages/messages.ts';
 import type { Recipients } from '../directory/recipients.ts';
-import type { Scheduler } from './scheduler.ts';
+import type { Scheduler } from '../time/scheduler.ts';
 
 export interface FlowEngineDeps {
   store: Store;

@@ -4,7 +4,7 @@ import { PART, type ContentRef } from '../../storage/pack-store.ts';
 import type { AttachmentRecord, DeliveryStatus, FlowMark, MessageRecord, Source } from '../entities.ts';
 import { contentRefs, type Store } from '../../storage/store.ts';
 import type { Blocks } from '../toolkit/blocks.ts';
-import { utcDay, type Clock } from '../flows/clock.ts';
+import { utcDay, type Clock } from '../time/clock.ts';
 import { outcomeBlock, simulatedOutcome } from '../toolkit/delivery.ts';
 import type { Caller } from '../directory/directory.ts';
 import { emailKey } from '../email-address.ts';
@@ -18,7 +18,7 @@ import { buildEml, prepareContent, preparedFiles, storeContent, withTrace, type 
 import { compileFilter, compileTeamFilter, type MessageFilter } from './message-filter.ts';
 import type { PageOf } from '../paging.ts';
 import type { Recipients } from '../directory/recipients.ts';
-import type { Scheduler } from '../flows/scheduler.ts';
+import type { Scheduler } from '../time/scheduler.ts';
 import { textSnippet } from './snippet.ts';
 import { wrapInTemplate } from '../mail/template.ts';
 

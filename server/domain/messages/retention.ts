@@ -1,5 +1,5 @@
 import { StorageError } from '../errors.ts';
-import type { Clock } from '../flows/clock.ts';
+import type { Clock } from '../time/clock.ts';
 import type { Events } from '../events.ts';
 import type { Messages } from './messages.ts';
 

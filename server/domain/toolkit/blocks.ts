@@ -1,6 +1,6 @@
 import type { BlockRecord } from '../entities.ts';
 import type { Store } from '../../storage/store.ts';
-import type { Clock } from '../flows/clock.ts';
+import type { Clock } from '../time/clock.ts';
 import type { Directory } from '../directory/directory.ts';
 import { addressTag } from '../../storage/namespace.ts';
 import { emailKey } from '../email-address.ts';

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
-import type { Clock } from '../flows/clock.ts';
+import type { Clock } from '../time/clock.ts';
 import type { Directory } from '../directory/directory.ts';
-import type { Matcher } from './glob.ts';
-import { compilePattern, faultRuleSchema, glob, type FaultAction, type FaultRuleSpec, type RateLimitAction, type SmtpStage } from './fault-rule.ts';
+import type { Matcher } from '../patterns/glob.ts';
+import { compilePattern, faultRuleSchema, glob, type FaultAction, type FaultRuleSpec, type RateLimitAction, type SmtpStage } from '../patterns/fault-rule.ts';
 
 /**
  * Fault injection for the /v1 API and SMTP: rules matched by route or SMTP stage, sender and

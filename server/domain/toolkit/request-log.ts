@@ -1,7 +1,7 @@
 import type { RequestLogRecord, RequestSummary } from '../../storage/records.ts';
 import { requestSummary, type Store } from '../../storage/store.ts';
 import type { PageOf } from '../paging.ts';
-import { globMatcher } from './glob.ts';
+import { globMatcher } from '../patterns/glob.ts';
 
 /**
  * The /v1 request log: every request and its response, so a developer sees why their

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseDuration } from '../../domain/flows/duration.ts';
+import { parseDuration } from '../../domain/time/duration.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { clockBody } from '../../wire.ts';
 import { detail, json } from '../openapi/docs.ts';

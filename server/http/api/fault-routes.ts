@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { faultRuleSchema } from '../../domain/toolkit/fault-rule.ts';
+import { faultRuleSchema } from '../../domain/patterns/fault-rule.ts';
 import { InvalidFaultRule } from '../../domain/toolkit/faults.ts';
 import { detail, notFound } from '../errors.ts';
 import { detail as detailDoc, json, noContent } from '../openapi/docs.ts';

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import type { ClockState } from '../../../server/domain/flows/clock.ts';
+import type { ClockState } from '../../../server/domain/time/clock.ts';
 import { api, read } from '../../support/app.ts';
 import { flow, flowClient } from '../../support/flow-helpers.ts';
 import { test } from '../../support/fixtures.ts';

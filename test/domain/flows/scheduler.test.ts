@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SandboxClock } from '../../../server/domain/flows/clock.ts';
-import { Scheduler } from '../../../server/domain/flows/scheduler.ts';
+import { SandboxClock } from '../../../server/domain/time/clock.ts';
+import { Scheduler } from '../../../server/domain/time/scheduler.ts';
 
 describe('Scheduler', () => {
   it('runs the live schedule in due order after many reschedules and cancels, each at its instant', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { Directory } from '../../../server/domain/directory/directory.ts';
-import { SandboxClock } from '../../../server/domain/flows/clock.ts';
+import { SandboxClock } from '../../../server/domain/time/clock.ts';
 import { Faults } from '../../../server/domain/toolkit/faults.ts';
 import { loadSandboxConfig, parseSandboxConfig } from '../../../server/domain/directory/sandbox-config.ts';
 import { SAMPLE_CONFIG } from '../../../server/config.ts';

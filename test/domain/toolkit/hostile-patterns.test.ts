@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
-import { compilePattern, glob } from '../../../server/domain/toolkit/fault-rule.ts';
-import { globMatcher } from '../../../server/domain/toolkit/glob.ts';
-import { linearRegex } from '../../../server/domain/toolkit/linear-regex.ts';
+import { compilePattern, glob } from '../../../server/domain/patterns/fault-rule.ts';
+import { globMatcher } from '../../../server/domain/patterns/glob.ts';
+import { linearRegex } from '../../../server/domain/patterns/linear-regex.ts';
 import { read } from '../../support/app.ts';
 import { test as it } from '../../support/fixtures.ts';
 import { GROWTH, growth, LINEAR, longestHold } from '../../support/scale.ts';

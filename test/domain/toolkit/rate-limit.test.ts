@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect } from 'vitest';
-import { SandboxClock } from '../../../server/domain/flows/clock.ts';
+import { SandboxClock } from '../../../server/domain/time/clock.ts';
 import { Directory } from '../../../server/domain/directory/directory.ts';
 import { Faults, TokenBucket } from '../../../server/domain/toolkit/faults.ts';
 import { SAMPLE_CONFIG } from '../../../server/config.ts';

@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
-import type { ApiRoute } from '../api/route.ts';
-import { invalidPage, PAGE_PARAMETER, V1_BODY_TYPES, v1BodyResponses, v1Responses } from '../v1/docs.ts';
-import type { Endpoint } from '../v1/endpoints.ts';
-import type { DocumentedRoute, ResponseDoc } from './docs.ts';
-import { toJsonSchema, type JsonSchema } from './json-schema.ts';
-import { mcpDocs } from './mcp.ts';
-import { operationDocs } from './operations.ts';
+import type { ApiRoute } from './api/route.ts';
+import { invalidPage, PAGE_PARAMETER, V1_BODY_TYPES, v1BodyResponses, v1Responses } from './v1/docs.ts';
+import type { Endpoint } from './v1/endpoints.ts';
+import type { DocumentedRoute, ResponseDoc } from './openapi/docs.ts';
+import { toJsonSchema, type JsonSchema } from './openapi/json-schema.ts';
+import { mcpDocs } from './openapi/mcp.ts';
+import { operationDocs } from './openapi/operations.ts';
 
 /**
  * The OpenAPI 3.1 document of both APIs, generated from the routes themselves: each route's

@@ -1,12 +1,12 @@
-import type { Store } from '../../storage/store.ts';
-import type { Blocks } from './blocks.ts';
-import type { Directory } from '../directory/directory.ts';
-import type { Events } from '../events.ts';
-import type { Faults } from './faults.ts';
-import type { Messages } from '../messages/messages.ts';
-import type { Recipients } from '../directory/recipients.ts';
-import type { RequestLog } from './request-log.ts';
-import type { Subscriptions } from '../flows/subscriptions.ts';
+import type { Store } from '../storage/store.ts';
+import type { Blocks } from './toolkit/blocks.ts';
+import type { Directory } from './directory/directory.ts';
+import type { Events } from './events.ts';
+import type { Faults } from './toolkit/faults.ts';
+import type { Messages } from './messages/messages.ts';
+import type { Recipients } from './directory/recipients.ts';
+import type { RequestLog } from './toolkit/request-log.ts';
+import type { Subscriptions } from './flows/subscriptions.ts';
 
 /** What a reset covers: one team, one namespace, or everything, and whether the configured fixtures return. */
 export interface ResetScope {
