@@ -3,7 +3,9 @@
 // source file (static, type-only, `export ... from` and literal `import()`) is checked against
 // the table below, and each one that crosses a layer the wrong way is named with the reason.
 // Usage: node scripts/check-layers.mjs [ROOT]   (ROOT defaults to this repository)
-// Exits 1 when an import breaks a rule; cycles and unused code are Biome's and knip's to find.
+// It also finds sibling folders of shipped code (server/, ui/, client/) that import each other
+// in a circle, however long. Exits 1 when an import breaks a rule or folders form a circle;
+// file-level import cycles and unused code are Biome's and knip's to find.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -141,7 +143,70 @@ export function checkLayers(root) {
     }
   }
   problems.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-  return { files: files.length, imports, problems: problems.map((p) => p.text) };
+  const circles = folderCircles(folderEdges(root, files));
+  return { files: files.length, imports, problems: [...problems.map((p) => p.text), ...circles] };
+}
+
+/** The code whose folders must not import each other in a circle: what ships. */
+const FOLDER_ROOTS = ['server/', 'ui/', 'client/'];
+
+/**
+ * Imports between sibling folders: an import from a/x/f.ts of b/y/g.ts (a and b children of one
+ * folder) is an edge from that folder's child a to its child b, with the first import that
+ * makes it. Imports between a folder and the folders inside it are not edges: a folder uses
+ * what it holds, and what it holds may use the folder's own files.
+ */
+function folderEdges(root, files) {
+  const edges = new Map();
+  for (const file of files) {
+    if (!under(file, FOLDER_ROOTS)) continue;
+    for (const { specifier, line } of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
+      if (!specifier?.startsWith('.')) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+      const from = path.posix.dirname(file).split('/');
+      const to = path.posix.dirname(target).split('/');
+      let common = 0;
+      while (common < from.length && common < to.length && from[common] === to[common]) common++;
+      if (common === from.length || common === to.length) continue;
+      const a = from.slice(0, common + 1).join('/');
+      const b = to.slice(0, common + 1).join('/');
+      if (!edges.has(a)) edges.set(a, new Map());
+      if (!edges.get(a).has(b)) edges.get(a).set(b, `${file}:${line} imports ${target}`);
+    }
+  }
+  return edges;
+}
+
+/** Each set of sibling folders that import each other in a circle (Tarjan's strongly connected components), as a message. */
+function folderCircles(edges) {
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const circles = [];
+  let next = 0;
+  const visit = (node) => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    for (const to of edges.get(node)?.keys() ?? []) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node), low.get(to)));
+      } else if (stack.includes(to)) low.set(node, Math.min(low.get(node), index.get(to)));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component = [];
+    for (let member = stack.pop(); ; member = stack.pop()) {
+      component.push(member);
+      if (member === node) break;
+    }
+    if (component.length < 2) return;
+    component.sort();
+    const because = component.flatMap((a) => component.filter((b) => edges.get(a)?.has(b)).map((b) => edges.get(a).get(b)));
+    circles.push(`folders ${component.join(', ')} import each other in a circle (${because.join('; ')}): sibling folders depend one way ${DOC}`);
+  };
+  for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node);
+  return circles.sort();
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -149,7 +214,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const { files, imports, problems } = checkLayers(root);
   for (const problem of problems) console.error(problem);
   if (problems.length > 0) {
-    console.error(`layers: ${problems.length} import${problems.length === 1 ? '' : 's'} break the layering`);
+    console.error(`layers: ${problems.length} problem${problems.length === 1 ? '' : 's'}: imports that break the layering or folders in a circle`);
     process.exit(1);
   }
   console.log(`layers: ${imports} imports in ${files} files keep the layering`);

@@ -76,9 +76,34 @@ describe('the layering check (scripts/check-layers.mjs)', () => {
       server/smtp/parse.ts:1 imports ws: ws is used only in the realtime folder (docs/architecture.md)
       server/storage/store.ts:1 imports server/domain/ingest.ts: storage is the bottom layer: it never depends on the domain or anything above it (docs/architecture.md)
       ui/src/api.ts:2 imports server/storage/store.ts: the UI shares only the typed client's wire types (client/pigeonhole-client.ts) and the dependency-free head finder (server/domain/mail/html-head.ts) with the rest of the repository (docs/architecture.md)
-      layers: 11 imports break the layering
+      layers: 11 problems: imports that break the layering or folders in a circle
       "
     `);
+  });
+
+  it('names sibling folders that import each other in a circle, however long, with an import of each step', () => {
+    const dir = tree({
+      'server/domain/flows/engine.ts': "import { send } from '../messages/send.ts';\nexport const engine = send;\n",
+      'server/domain/messages/send.ts': "import { block } from '../toolkit/blocks.ts';\nexport const send = block;\n",
+      'server/domain/toolkit/blocks.ts': "import { config } from '../directory/config.ts';\nexport const block = config;\n",
+      'server/domain/directory/config.ts': "import type { Engine } from '../flows/types/engine.ts';\nexport const config = 1 as unknown as Engine;\n",
+      'server/domain/flows/types/engine.ts': 'export type Engine = number;\n',
+      // A folder and the folders in it may use each other, and a one-way pair is no circle.
+      'server/domain/sandbox.ts': "import { engine } from './flows/engine.ts';\nexport const sandbox = engine;\n",
+      'server/domain/flows/clock.ts': "import { sandbox } from '../sandbox.ts';\nexport const clock = sandbox;\n",
+      'server/http/v1/routes.ts': "import { docs } from '../openapi/docs.ts';\nexport const routes = docs;\n",
+      'server/http/openapi/docs.ts': 'export const docs = 1;\n',
+    });
+    const { status, stdout, stderr } = run(process.execPath, [LAYERS, dir]);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      'folders server/domain/directory, server/domain/flows, server/domain/messages, server/domain/toolkit import each other in a circle (' +
+        'server/domain/directory/config.ts:1 imports server/domain/flows/types/engine.ts; server/domain/flows/engine.ts:1 imports server/domain/messages/send.ts; ' +
+        'server/domain/messages/send.ts:1 imports server/domain/toolkit/blocks.ts; server/domain/toolkit/blocks.ts:1 imports server/domain/directory/config.ts' +
+        '): sibling folders depend one way (docs/architecture.md)\n' +
+        'layers: 1 problem: imports that break the layering or folders in a circle\n',
+    );
+    expect(status).toBe(1);
   });
 
   it('lets the allowed directions through', () => {
