@@ -69,13 +69,17 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
 
   useEffect(() => {
     const data = loaded.data;
-    setMessage(data ?? null);
-    if (!data) return;
-    // Opening a message marks it read.
-    if (!data.read) {
-      inbox.list.patch({ ...data, read: true });
-      void setRead(data.id, true);
+    if (!data || data.read) {
+      setMessage(data ?? null);
+      return;
     }
+    // Opening a message marks it read, here at once (the button says "Mark unread" without
+    // waiting for the server's message.updated frame), in the list, and on the server.
+    setMessage({ ...data, read: true });
+    inbox.list.patch({ ...data, read: true });
+    void setRead(data.id, true).then((stored) => {
+      if (!stored) setMessage((m) => (m && m.id === data.id ? { ...m, read: false } : m));
+    });
   }, [loaded.data]);
 
   useEffect(
