@@ -7,7 +7,8 @@ const b = useBrowser();
 describe('the inbox in Chromium', () => {
   it('shows how to get started when empty, then a send through /v1 appears without a reload', async () => {
     const { page, errors, screenshot } = await b.open();
-    await expect(page.getByRole('heading', { name: 'No email captured yet' }).isVisible()).resolves.toBe(true);
+    // Waited for: the page is live before its first list has loaded (isVisible() would not wait, and raced it).
+    await page.getByRole('heading', { name: 'No email captured yet' }).waitFor();
     const help = await page.locator('.getting-started').innerText();
     expect(help).toContain(`${b.server.url}/v1/email/send/`);
     expect(help).toContain('Api-Key test-key');
