@@ -49,14 +49,20 @@ async function violations(page: Page): Promise<string[]> {
 
 const SCHEMES = ['light', 'dark'] as const;
 
+/** Screenshots the view (to look at), then expects no WCAG violation and no page error. */
+async function passesAudit(view: Awaited<ReturnType<typeof b.open>>, name: string): Promise<void> {
+  await view.screenshot(name);
+  expect(await violations(view.page)).toEqual([]);
+  expect(view.errors).toEqual([]);
+}
+
 describe('the inbox meets WCAG 2.1 A and AA (axe-core) in Chromium, light and dark', () => {
   // First, before anything is captured: the empty inbox shows how to get started.
   it.each(SCHEMES)('the empty inbox (%s)', async (colorScheme) => {
-    const { page, errors, screenshot } = await b.open({ colorScheme });
+    const view = await b.open({ colorScheme });
+    const { page } = view;
     await page.getByRole('heading', { name: 'No email captured yet' }).waitFor();
-    await screenshot(`a11y-empty-${colorScheme}`);
-    expect(await violations(page)).toEqual([]);
-    expect(errors).toEqual([]);
+    await passesAudit(view, `a11y-empty-${colorScheme}`);
   });
 
   // A few messages with every kind of badge, captured once for the tests that need them
@@ -101,13 +107,12 @@ describe('the inbox meets WCAG 2.1 A and AA (axe-core) in Chromium, light and da
 
   it.each(SCHEMES)('the list (%s)', async (colorScheme) => {
     await capture();
-    const { page, errors, screenshot } = await b.open({ colorScheme });
+    const view = await b.open({ colorScheme });
+    const { page } = view;
     await page.locator('.list-scroller [role="option"]').filter({ hasText: 'Redirected' }).waitFor();
     // The snippets read as text, entities decoded (a screen reader said "ampersand middot").
     await page.locator('.list-scroller [role="option"]').filter({ hasText: 'Will bounce' }).getByText('Acme Inc. · You receive').waitFor();
-    await screenshot(`a11y-list-${colorScheme}`);
-    expect(await violations(page)).toEqual([]);
-    expect(errors).toEqual([]);
+    await passesAudit(view, `a11y-list-${colorScheme}`);
   });
 
   it.each(SCHEMES)('a message open, each of its tabs (%s)', async (colorScheme) => {
@@ -138,30 +143,27 @@ describe('the inbox meets WCAG 2.1 A and AA (axe-core) in Chromium, light and da
   });
 
   it.each(SCHEMES)('the template preview (%s)', async (colorScheme) => {
-    const { page, errors, screenshot } = await b.open({ hash: '#/preview', width: 1600, height: 900, colorScheme });
+    const view = await b.open({ hash: '#/preview', width: 1600, height: 900, colorScheme });
+    const { page } = view;
     await page.getByTitle('Preview, desktop').waitFor();
-    await screenshot(`a11y-preview-${colorScheme}`);
-    expect(await violations(page)).toEqual([]);
-    expect(errors).toEqual([]);
+    await passesAudit(view, `a11y-preview-${colorScheme}`);
   });
 
   it.each(SCHEMES)('the recipients (%s)', async (colorScheme) => {
     await capture();
-    const { page, errors, screenshot } = await b.open({ hash: '#/recipients', colorScheme });
+    const view = await b.open({ hash: '#/recipients', colorScheme });
+    const { page } = view;
     await page.getByRole('row').filter({ hasText: 'vip@example.com' }).waitFor();
     await page.getByRole('row').filter({ hasText: 'bounce@simulator.amazonses.com' }).getByText('blocked').waitFor();
-    await screenshot(`a11y-recipients-${colorScheme}`);
-    expect(await violations(page)).toEqual([]);
-    expect(errors).toEqual([]);
+    await passesAudit(view, `a11y-recipients-${colorScheme}`);
   });
 
   it.each(SCHEMES)('the flow subscriptions (%s)', async (colorScheme) => {
     await capture();
-    const { page, errors, screenshot } = await b.open({ hash: '#/subscriptions', colorScheme });
+    const view = await b.open({ hash: '#/subscriptions', colorScheme });
+    const { page } = view;
     await page.getByRole('article', { name: 'Welcome Signup Flow for timeline@example.com' }).waitFor();
     await page.getByRole('complementary', { name: 'Sandbox clock' }).getByText('real time', { exact: true }).waitFor();
-    await screenshot(`a11y-subscriptions-${colorScheme}`);
-    expect(await violations(page)).toEqual([]);
-    expect(errors).toEqual([]);
+    await passesAudit(view, `a11y-subscriptions-${colorScheme}`);
   });
 });
