@@ -23,9 +23,12 @@ const it = test
     onCleanup(async () => {
       await Promise.all(retentions.map((r) => r.close()));
     });
-    return (server: TestServer, limits: { maxMessages?: number; maxAgeMs?: number; batchSize?: number; burstDelayMs?: number }): Retention => {
+    return (
+      server: TestServer,
+      limits: { maxMessages?: number; maxAgeMs?: number; batchSize?: number; burstDelayMs?: number; pruneRecipients?: () => Promise<number> },
+    ): Retention => {
       const r = startRetention({
-        pruneRecipients: () => server.sandbox.pruneRecipients(),
+        pruneRecipients: limits.pruneRecipients ?? (() => server.sandbox.pruneRecipients()),
         messages: server.sandbox.messages,
         events: server.sandbox.events,
         clock: server.sandbox.clock,
@@ -101,6 +104,36 @@ describe('retention', () => {
     const made = await capture(server, 12);
     await expect.poll(() => server.sandbox.messages.count()).toBe(5);
     expect(await storedIds(server)).toEqual(made.slice(7).map((m) => m.id));
+  });
+
+  it('under a sustained load, a pass started by a burst deletes whole batches and leaves the rest to the next pass', async ({ clockedApp, retention }) => {
+    const { server } = await clockedApp();
+    await capture(server, 5);
+    // Batch sizes as they are deleted, and 'pass' where a pass ends (its recipients' prune).
+    const log: (number | 'pass')[] = [];
+    let late = 2;
+    server.sandbox.events.on('message.deleted', (records) => {
+      log.push(records.length);
+      // A capture arrives while each of the first two batches is deleted (it is indexed before
+      // the next batch is chosen).
+      if (late-- > 0) void capture(server, 1, 'late');
+    });
+    retention(server, {
+      maxMessages: 5,
+      batchSize: 4,
+      burstDelayMs: 20,
+      pruneRecipients: async () => {
+        log.push('pass');
+        return 0;
+      },
+    });
+    // A burst of eight at once: one group commit, then the pass one burst delay later.
+    await Promise.all(Array.from({ length: 8 }, (_, i) => capture(server, 1, `burst ${i}`)));
+    await expect.poll(() => log.filter((entry) => entry === 'pass').length).toBe(2);
+    // Two full batches; the two captures over the cap that remain (both late) are not deleted as a
+    // batch of two in the same pass, but by the next one, with whatever arrived meanwhile.
+    expect(log).toEqual([4, 4, 'pass', 2, 'pass']);
+    expect(server.sandbox.messages.count()).toBe(5);
   });
 
   it('deletes captures older than --max-age on the sandbox clock, whatever their number', async ({ clockedApp, retention }) => {
