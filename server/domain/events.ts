@@ -2,13 +2,19 @@ import { EventEmitter } from 'node:events';
 import type { ClockState } from './time/clock.ts';
 import type { MessageRecord, RecipientRecord, SubscriptionRecord } from './entities.ts';
 
+/** A deleted capture, as `message.deleted` names it (its record is gone by then). */
+export interface DeletedCapture {
+  seq: number;
+  id: string;
+}
+
 /** What the domain announces; realtime push and metrics subscribe, the domain never waits on them. */
 export interface DomainEvents {
   'message.created': [MessageRecord];
   'message.status': [MessageRecord];
   /** Read state or another inbox-only field changed. */
   'message.updated': [MessageRecord];
-  'message.deleted': [MessageRecord[]];
+  'message.deleted': [DeletedCapture[]];
   /** Everything was deleted; carries how many captures there were. */
   'message.cleared': [number];
   'recipient.changed': [RecipientRecord];

@@ -1,6 +1,6 @@
 import type { Frame, FrameData } from '../../client/pigeonhole-client.ts';
 import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../domain/entities.ts';
-import type { DomainEvents } from '../domain/events.ts';
+import type { DeletedCapture, DomainEvents } from '../domain/events.ts';
 import type { ClockState } from '../domain/time/clock.ts';
 import type { Sandbox } from '../domain/sandbox.ts';
 import { clockBody, helloBody, messageSummary, recipientItem, subscriptionSummary } from '../wire.ts';
@@ -19,7 +19,7 @@ export function domainFrames(sandbox: Sandbox): FrameMappers {
     'message.created': (m: MessageRecord) => messageSummary(m),
     'message.status': (m: MessageRecord) => messageSummary(m),
     'message.updated': (m: MessageRecord) => messageSummary(m),
-    'message.deleted': (removed: MessageRecord[]) => ({ ids: removed.map((m) => m.id) }),
+    'message.deleted': (removed: DeletedCapture[]) => ({ ids: removed.map((m) => m.id) }),
     'message.cleared': (count: number) => ({ count }),
     'recipient.changed': (r: RecipientRecord) => recipientItem(r, sandbox.blocks),
     'subscription.changed': (s: SubscriptionRecord) => subscriptionSummary(sandbox.subscriptions, s),

@@ -1,5 +1,5 @@
 import type { MessageRecord } from '../entities.ts';
-import type { Events } from '../events.ts';
+import type { DeletedCapture, Events } from '../events.ts';
 import type { MessageFilter } from './message-filter.ts';
 import type { Messages } from './messages.ts';
 
@@ -123,7 +123,7 @@ export async function expectMessages(messages: Messages, events: Events, filter:
     matched.add(record.seq);
     review();
   };
-  const onDeleted = (removed: MessageRecord[]) => {
+  const onDeleted = (removed: DeletedCapture[]) => {
     for (const record of removed) matched.delete(record.seq);
     review();
   };
