@@ -231,13 +231,15 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     const segment = this.segments.get(index);
     if (!segment?.handle || segment.pending.length > 0) return;
     const { fs, fsync } = this.options;
+    // One read of the file, not one per live line (a segment holds thousands).
+    const old = await fs.readAt(segment.handle, 0, segment.size);
     const parts: Buffer[] = [HEADER_BYTES];
     const moves: [slot: number, offset: number][] = [];
     let at = HEADER_BYTES.length;
     for (let slot = 0; slot < this.options.segmentSize; slot++) {
       const length = segment.lengths[slot]!;
       if (length === 0) continue;
-      const bytes = await fs.readAt(segment.handle, segment.offsets[slot]!, length);
+      const bytes = old.subarray(segment.offsets[slot]!, segment.offsets[slot]! + length);
       if (moves.length > 0) {
         parts.push(Buffer.from(',\n'));
         at += 2;
@@ -260,14 +262,14 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       throw error;
     }
     if (fsync) await syncDir(fs, this.options.dir);
-    const old = segment.handle;
+    const replaced = segment.handle;
     segment.handle = handle;
     segment.writable = true;
     segment.size = content.length;
     segment.hasLines = moves.length > 0;
     segment.dead = 0;
     for (const [slot, offset] of moves) segment.offsets[slot] = offset;
-    await old.close().catch(() => undefined);
+    await replaced.close().catch(() => undefined);
   }
 
   /**
@@ -441,9 +443,16 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       return;
     }
     const segment = new Segment(index, file, segmentSize);
-    const latest = new Map<number, T>();
+    /** Byte ranges of the earlier versions of a record, in case its last line does not parse. */
+    const earlier = new Map<number, [offset: number, length: number][]>();
     const damaged: Buffer[] = [];
     let damagedLines = 0;
+    /** Sets the line at `at` aside (with its comma and newline). */
+    const setAside = (at: number) => {
+      const newline = bytes.indexOf(0x0a, at);
+      damaged.push(bytes.subarray(at, newline < 0 ? bytes.length : newline + 1));
+      damagedLines++;
+    };
     let clean = bytes.subarray(0, HEADER_BYTES.length).equals(HEADER_BYTES);
     let trailer = false;
     let torn: Buffer | null = null;
@@ -451,47 +460,81 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       damaged.push(bytes);
       damagedLines = countLines(bytes);
     } else {
+      // First the lines' sequence numbers, read from how this log writes them (no parse), so
+      // that only the last version of each record is parsed, below.
       let at = HEADER_BYTES.length;
       while (at < bytes.length) {
         const newline = bytes.indexOf(0x0a, at);
         const end = newline < 0 ? bytes.length : newline;
-        const raw = bytes.subarray(at, end);
-        const text = raw.toString('utf8');
-        if (text === ']}' && (newline < 0 || newline === bytes.length - 1)) {
+        if (end - at === 2 && bytes[at] === 0x5d && bytes[at + 1] === 0x7d && (newline < 0 || newline === bytes.length - 1)) {
           trailer = true;
           break;
         }
-        const jsonLength = raw.length - (text.endsWith(',') ? 1 : 0);
-        const parsed = parseLine(raw.subarray(0, jsonLength).toString('utf8'));
-        if (parsed === null) {
-          if (newline < 0) torn = raw;
-          else {
-            damaged.push(bytes.subarray(at, end + 1));
-            damagedLines++;
+        const jsonLength = end - at - (end > at && bytes[end - 1] === 0x2c ? 1 : 0);
+        let line = newline < 0 ? null : peekLine(bytes, at, jsonLength);
+        if (line === null) {
+          // Written otherwise, damaged, or the last line without its newline: parsed to know.
+          const parsed = parseLine(bytes.toString('utf8', at, at + jsonLength));
+          if (parsed === null) {
+            if (newline < 0) torn = bytes.subarray(at, end);
+            else setAside(at);
+            at = end + 1;
+            continue;
           }
+          line = { seq: parsed.seq, deleted: 'deleted' in parsed && parsed.deleted === true };
+        }
+        const { seq } = line;
+        if (seq > this.maxSeqSeen) this.maxSeqSeen = seq;
+        if (Math.floor(seq / segmentSize) !== index) {
+          setAside(at);
+          at = end + 1;
+          continue;
+        }
+        const slot = seq % segmentSize;
+        if (segment.lengths[slot]! > 0) {
+          segment.dead++;
+          if (!line.deleted) {
+            const versions = earlier.get(slot) ?? [];
+            versions.push([segment.offsets[slot]!, segment.lengths[slot]!]);
+            earlier.set(slot, versions);
+          }
+        }
+        if (line.deleted) {
+          segment.dead++;
+          segment.lengths[slot] = 0;
+          earlier.delete(slot);
         } else {
-          const seq = parsed.seq;
-          if (seq > this.maxSeqSeen) this.maxSeqSeen = seq;
-          const slot = seq % segmentSize;
-          if (Math.floor(seq / segmentSize) !== index) {
-            damaged.push(bytes.subarray(at, end + 1));
-            damagedLines++;
-          } else {
-            if (segment.lengths[slot]! > 0) segment.dead++;
-            if ('deleted' in parsed && parsed.deleted === true) {
-              segment.dead++;
-              segment.lengths[slot] = 0;
-              latest.delete(seq);
-            } else {
-              segment.offsets[slot] = at;
-              segment.lengths[slot] = jsonLength;
-              latest.set(seq, parsed as T);
-            }
-          }
+          segment.offsets[slot] = at;
+          segment.lengths[slot] = jsonLength;
         }
         at = end + 1;
       }
       if (!trailer) clean = false;
+    }
+    // Then each live record, parsed and handed over one at a time (a segment holds thousands:
+    // they are not all kept until the last one is read). A last version that does not parse is
+    // set aside and the version before it, if one parses, is the record.
+    let live = 0;
+    for (let slot = 0; slot < segmentSize; slot++) {
+      if (segment.lengths[slot] === 0) continue;
+      const seq = index * segmentSize + slot;
+      let parsed: ReturnType<typeof parseLine> = null;
+      for (;;) {
+        const offset = segment.offsets[slot]!;
+        parsed = parseLine(bytes.toString('utf8', offset, offset + segment.lengths[slot]!));
+        if (parsed !== null && parsed.seq === seq) break;
+        parsed = null;
+        setAside(offset);
+        const previous = earlier.get(slot)?.pop();
+        if (!previous) break;
+        [segment.offsets[slot], segment.lengths[slot]] = previous;
+      }
+      if (parsed === null || ('deleted' in parsed && parsed.deleted === true)) {
+        segment.lengths[slot] = 0;
+        continue;
+      }
+      live++;
+      onRecord(parsed as T);
     }
     if (damaged.length > 0) await quarantine.keep(file, Buffer.concat(damaged), damagedLines, 'damaged lines that do not parse');
     // Kept, not thrown away: after a crash mid-append it is a record nobody was answered for, but
@@ -504,7 +547,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
         torn[0] === 0x7b ? 1 : 0,
         'a torn last line (a write cut short, by a crash or otherwise) was dropped; records after it, if any, are not in the file',
       );
-    segment.live = latest.size;
+    segment.live = live;
     this.segments.set(index, segment);
     await openSegment(fs, segment);
     segment.size = bytes.length;
@@ -515,8 +558,6 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       segment.needsRewrite = bytes;
       await this.rewriteFrom(segment).catch(() => undefined);
     }
-    const seqs = [...latest.keys()].sort((a, b) => a - b);
-    for (const seq of seqs) onRecord(latest.get(seq)!);
     if (segment.live === 0) this.maybeDoom(segment);
   }
 
@@ -726,6 +767,31 @@ class SegmentBatch implements Batch {
   abort(): void {
     for (const write of this.writes) this.log.aborted(write.segment, write.lines);
   }
+}
+
+const SEQ_PREFIX = Buffer.from('{"seq":');
+const TOMBSTONE_TAIL = Buffer.from(',"deleted":true}');
+
+/**
+ * A line as this log writes it, read without parsing it: a record whose first field is its
+ * sequence number (`{"seq":N,...}`) or a tombstone (`{"seq":N,"deleted":true}`). Null for any
+ * other line, which is then parsed. (A record line damaged after its sequence number is found
+ * when it is parsed, as the last version of its record; as an earlier one it is never read, and
+ * goes with the segment's next rewrite.)
+ */
+function peekLine(bytes: Buffer, at: number, length: number): { seq: number; deleted: boolean } | null {
+  const end = at + length;
+  if (length < SEQ_PREFIX.length + 2 || bytes[end - 1] !== 0x7d || bytes.compare(SEQ_PREFIX, 0, SEQ_PREFIX.length, at, at + SEQ_PREFIX.length) !== 0)
+    return null;
+  const digits = at + SEQ_PREFIX.length;
+  let i = digits;
+  let seq = 0;
+  while (i < end && bytes[i]! >= 0x30 && bytes[i]! <= 0x39) seq = seq * 10 + (bytes[i++]! - 0x30);
+  if (i === digits || i - digits > 15 || (bytes[digits] === 0x30 && i - digits > 1)) return null;
+  if (bytes[i] === 0x7d) return i === end - 1 ? { seq, deleted: false } : null;
+  if (bytes[i] !== 0x2c) return null;
+  const deleted = end - i === TOMBSTONE_TAIL.length && bytes.compare(TOMBSTONE_TAIL, 0, TOMBSTONE_TAIL.length, i, end) === 0;
+  return { seq, deleted };
 }
 
 function parseLine(text: string): (Record<string, unknown> & { seq: number }) | null {

@@ -215,6 +215,29 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect(await new JSONFile(file).read()).toMatchObject({ records: expect.any(Array) });
   });
 
+  it('a last version that does not parse is set aside, and the version before it is the record', async () => {
+    const dir = await tempDir();
+    const store = await open(dir);
+    for (let seq = 1; seq <= 3; seq++) store.recipients.insert(recipient(seq));
+    await store.flush();
+    const changed = store.recipients.get(2)!;
+    changed.firstName = 'Changed';
+    store.recipients.touch(changed);
+    await store.flush();
+    await store.close();
+    const file = path.join(dir, 'recipients', 'seg-000000.json');
+    // Damaged after its sequence number, which still reads.
+    await writeFile(file, (await readFile(file, 'utf8')).replace('"firstName":"Changed"', '"firstName":"Cha'));
+    const reopened = await open(dir);
+    expect(reopened.recipients.all().map((r) => [r.seq, r.firstName])).toEqual([
+      [1, 'A name of some length'],
+      [2, 'A name of some length'],
+      [3, 'A name of some length'],
+    ]);
+    expect(reopened.damage).toMatchObject([{ file: path.join('recipients', 'seg-000000.json'), records: 1 }]);
+    expect(await readFile(path.join(dir, 'damaged', (await readdir(path.join(dir, 'damaged')))[0]!), 'utf8')).toContain('"firstName":"Cha');
+  });
+
   it('a segment cut in half loses only the records past the cut, and start-up goes on', async () => {
     const dir = await tempDir();
     const store = await open(dir);
