@@ -7,6 +7,7 @@ import { PackStore, PART, type ContentRef } from './pack-store.ts';
 import type { Quarantine } from './quarantine.ts';
 import type { AttachmentRecord, MessageContent, MessageRecord, MetaData } from './records.ts';
 import { SegmentLog } from './segment-log.ts';
+import { requestLogSegmentSize } from './segment-size.ts';
 
 /** The folders of a data directory. */
 export interface DataDirs {
@@ -67,7 +68,11 @@ export async function migrateFromV1(options: {
   const messages = await SegmentLog.open<MessageRecord>({ dir: dirs.messages, segmentSize: options.segmentSize, ...common }, () => undefined);
   const others = await Promise.all(
     (['recipients', 'subscriptions', 'requests'] as const).map((name) =>
-      Collection.open<{ seq: number }>({ dir: dirs[name], segmentSize: options.segmentSize, ...common }),
+      Collection.open<{ seq: number }>({
+        dir: dirs[name],
+        segmentSize: name === 'requests' ? requestLogSegmentSize(options.segmentSize) : options.segmentSize,
+        ...common,
+      }),
     ),
   );
   const flusher = new Flusher([packs, messages, ...others.map((c) => c.storage)], { failed: async () => false, succeeded: () => undefined });
@@ -103,7 +108,7 @@ export async function migrateFromV1(options: {
     { version: 2, counters: { message: 0, recipient: 0, subscription: 0 }, daily: { day: '', bySender: {} } },
     common,
   );
-  meta.data = { ...meta.data, version: 2 };
+  meta.data = { ...meta.data, version: 2, segmentSize: options.segmentSize };
   meta.touch();
   await new Flusher([meta], { failed: async () => false, succeeded: () => undefined }).flush();
   await removeLeftovers(dataDir, fs);

@@ -186,6 +186,8 @@ export interface MetaData {
   daily: { day: string; bySender: Record<string, number> };
   /** The sandbox clock's offset from real time (absent: real time). */
   clockOffsetMs?: number;
+  /** Sequence numbers per segment file, recorded when the store was made (absent: 1,024; segment-size.ts). */
+  segmentSize?: number;
 }
 
 export interface BlocksData {

@@ -100,12 +100,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
   static async open<T extends { seq: number }>(options: SegmentLogOptions, onRecord: (record: T) => void): Promise<SegmentLog<T>> {
     const log = new SegmentLog<T>(options);
     await options.fs.mkdir(options.dir);
-    const indexes = (await options.fs.readdir(options.dir))
-      .map((name) => /^seg-(\d+)\.json$/.exec(name)?.[1])
-      .filter((n): n is string => n !== undefined)
-      .map(Number)
-      .sort((a, b) => a - b);
-    for (const index of indexes) await log.load(index, onRecord);
+    for (const index of await segmentIndexes(options.fs, options.dir)) await log.load(index, onRecord);
     return log;
   }
 
@@ -430,7 +425,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
   }
 
   private fileOf(index: number): string {
-    return path.join(this.options.dir, `seg-${String(index).padStart(6, '0')}.json`);
+    return path.join(this.options.dir, segmentFileName(index));
   }
 
   private async load(index: number, onRecord: (record: T) => void): Promise<void> {
@@ -594,6 +589,20 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     segment.dead = 0;
     segment.needsRewrite = null;
   }
+}
+
+/** The file name of segment `index` (which holds sequence numbers index * size to (index + 1) * size - 1). */
+export function segmentFileName(index: number): string {
+  return `seg-${String(index).padStart(6, '0')}.json`;
+}
+
+/** The numbers of the segment files in a folder, in order. */
+export async function segmentIndexes(fs: Fs, dir: string): Promise<number[]> {
+  return (await fs.readdir(dir))
+    .map((name) => /^seg-(\d+)\.json$/.exec(name)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 /** Opens a segment to read and write, or only to read where the file system refuses writes. */

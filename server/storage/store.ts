@@ -12,6 +12,7 @@ import { PackStore, type ContentRef } from './pack-store.ts';
 import { Quarantine, type DamageReport } from './quarantine.ts';
 import type { BlocksData, MessageRecord, MetaData, RecipientRecord, RequestLogRecord, RequestSummary, SubscriptionRecord } from './records.ts';
 import { SegmentLog } from './segment-log.ts';
+import { requestLogSegmentSize, SEGMENT_SIZE, segmentSizeOf } from './segment-size.ts';
 import { unsavedNote } from './unsaved.ts';
 import { deniesWrites, holdsStore, notWritable } from './writable.ts';
 
@@ -21,7 +22,10 @@ export interface StoreOptions {
   fsync?: boolean;
   /** The file operations (tests inject failures through it). */
   fs?: Fs;
-  /** Records per segment file (messages, recipients, subscriptions, the request log). */
+  /**
+   * Records per segment file (messages, recipients, subscriptions; the request log at most 1,024)
+   * of a new store; a store records its size in meta.json and keeps it (segment-size.ts).
+   */
   segmentSize?: number;
   /** A pack is sealed at this many bytes. */
   packSize?: number;
@@ -87,7 +91,7 @@ export interface Store {
 }
 
 const DEFAULTS = {
-  segmentSize: 1024,
+  segmentSize: SEGMENT_SIZE,
   packSize: 8 * 1024 * 1024,
   largePartSize: 1024 * 1024,
   reserveSize: 256 * 1024,
@@ -145,9 +149,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const meta = await JsonFile.open<MetaData>(path.join(dataDir, 'meta.json'), freshMeta(), common);
   meta.data = { ...freshMeta(), ...meta.data, version: 2 };
   const blocks = await JsonFile.open<BlocksData>(path.join(dataDir, 'blocks.json'), { blocks: [] }, common);
+  const segmentSize = await segmentSizeOf({ recorded: meta.data.segmentSize, requested: settings.segmentSize, folders: dirs, fs });
+  if (!readOnly && meta.data.segmentSize !== segmentSize) {
+    meta.data.segmentSize = segmentSize;
+    meta.touch();
+  }
   const packs = await PackStore.open({ dir: dirs.packs, ...common, packSize: settings.packSize, largePartSize: settings.largePartSize });
   const index = new MessageIndex();
-  const segmentOptions = (dir: string) => ({ dir, segmentSize: settings.segmentSize, ...common });
+  const segmentOptions = (dir: string, size = segmentSize) => ({ dir, segmentSize: size, ...common });
   let cutShort = 0;
   const messageLog = await SegmentLog.open<MessageRecord>(segmentOptions(dirs.messages), (record) => {
     const refs = contentRefs(record);
@@ -169,7 +178,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const recipients = await Collection.open<RecipientRecord>(segmentOptions(dirs.recipients));
   const subscriptions = await Collection.open<SubscriptionRecord>(segmentOptions(dirs.subscriptions));
   const requestSummaries: RequestSummary[] = [];
-  const requestLog = await SegmentLog.open<RequestLogRecord>(segmentOptions(dirs.requests), (record) => requestSummaries.push(requestSummary(record)));
+  const requestLog = await SegmentLog.open<RequestLogRecord>(segmentOptions(dirs.requests, requestLogSegmentSize(segmentSize)), (record) =>
+    requestSummaries.push(requestSummary(record)),
+  );
   const requests: RequestStore = { log: requestLog, summaries: requestSummaries };
   // Uploads left by a request that never finished (a crash mid-upload) are not data. (On a
   // read-only file system they stay, and the server still starts to show what it holds.)

@@ -20,6 +20,7 @@ const META_FIELDS: Record<string, string> = {
   daily: "today's send counts (start-up counts them again)",
   clockOffsetMs: "the sandbox clock's offset",
   version: "the layout's version",
+  segmentSize: 'the segment size (start-up reads it from the segment files again)',
 };
 
 /**

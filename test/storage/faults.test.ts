@@ -447,6 +447,8 @@ describe('a data directory written by Pigeonhole 0.1', () => {
     expect(ids).not.toContain(next);
     expect(await readdir(dataDir)).not.toContain('blobs');
     expect((await readdir(path.join(dataDir, 'messages'))).sort()).toEqual(['seg-000000.json']);
+    // Moved into segments of the size a new store gets, and that size recorded.
+    expect(JSON.parse(await readFile(metaFile, 'utf8'))).toMatchObject({ version: 2, segmentSize: 8192 });
 
     // Opened again, it is not migrated twice.
     expect(await server.stop('SIGTERM')).toBe(0);

@@ -258,3 +258,76 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect((await open(dir)).recipients.get(100)?.email).toBe('r100@example.com');
   });
 });
+
+describe('segment size (recorded in meta.json)', () => {
+  const readMeta = async (dir: string) => JSON.parse(await readFile(path.join(dir, 'meta.json'), 'utf8')) as Record<string, unknown>;
+  const insertRange = async (store: Store, from: number, to: number) => {
+    for (let seq = from; seq <= to; seq++) store.recipients.insert(recipient(seq));
+    await store.flush();
+  };
+  const seqs = (store: Store) => store.recipients.all().map((r) => r.seq);
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+  it('a new store uses 8,192 sequence numbers per file by default and records it', async () => {
+    const dir = await tempDir();
+    const store = await open(dir, { segmentSize: undefined });
+    await insertRange(store, 1, 8200);
+    expect(await recipientFiles(dir)).toEqual(['seg-000000.json', 'seg-000001.json']);
+    expect((await readMeta(dir)).segmentSize).toBe(8192);
+  });
+
+  it('a store keeps the size it was made with across restarts, whatever a later start asks for', async () => {
+    const dir = await tempDir();
+    const store = await open(dir, { segmentSize: 10 });
+    await insertRange(store, 1, 25);
+    await store.close();
+    expect((await readMeta(dir)).segmentSize).toBe(10);
+
+    const again = await open(dir, { segmentSize: 100 });
+    expect(seqs(again)).toEqual(range(1, 25));
+    await insertRange(again, 26, 35);
+    await again.close();
+    expect(await recipientFiles(dir)).toEqual(['seg-000000.json', 'seg-000001.json', 'seg-000002.json', 'seg-000003.json']);
+    expect((await readMeta(dir)).segmentSize).toBe(10);
+    const third = await open(dir, { segmentSize: undefined });
+    expect(seqs(third)).toEqual(range(1, 35));
+    expect(third.damage).toEqual([]);
+  });
+
+  it('a data directory written with 1,024 per file and no recorded size opens with every record and keeps its layout', async () => {
+    const dir = await tempDir();
+    // What the previous version wrote: segments of 1,024, meta.json without a size.
+    const old = await open(dir, { segmentSize: 1024 });
+    await insertRange(old, 1, 2100);
+    await old.close();
+    const { segmentSize: _recorded, ...meta } = await readMeta(dir);
+    await writeFile(path.join(dir, 'meta.json'), JSON.stringify(meta));
+    expect(await recipientFiles(dir)).toEqual(['seg-000000.json', 'seg-000001.json', 'seg-000002.json']);
+
+    const store = await open(dir, { segmentSize: undefined });
+    expect(seqs(store)).toEqual(range(1, 2100));
+    expect(store.recipients.get(1500)?.email).toBe('r1500@example.com');
+    expect(store.damage).toEqual([]);
+    await insertRange(store, 2101, 3100);
+    await store.close();
+    expect(await recipientFiles(dir)).toEqual(['seg-000000.json', 'seg-000001.json', 'seg-000002.json', 'seg-000003.json']);
+    expect((await readMeta(dir)).segmentSize).toBe(1024);
+    const again = await open(dir, { segmentSize: undefined });
+    expect(seqs(again)).toEqual(range(1, 3100));
+  });
+
+  it('without meta.json (lost, or set aside as damaged) the size is read from the segment files', async () => {
+    for (const made of [1024, 8192]) {
+      const dir = await tempDir();
+      const store = await open(dir, { segmentSize: made });
+      await insertRange(store, 1, made + 10);
+      await store.close();
+      await rm(path.join(dir, 'meta.json'));
+      const again = await open(dir, { segmentSize: undefined });
+      expect(seqs(again), `made with ${made}`).toEqual(range(1, made + 10));
+      expect(again.damage).toEqual([]);
+      await again.flush();
+      expect((await readMeta(dir)).segmentSize).toBe(made);
+    }
+  });
+});
