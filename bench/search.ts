@@ -2,8 +2,9 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { chromium, type Page } from 'playwright-core';
 import { buildApp, runBench, type BenchContext } from './lib/cli.ts';
-import { format, mb, median, percentileOf, table, targetLine } from './lib/figures.ts';
+import { format, mb, median, table, targetLine } from './lib/figures.ts';
 import { firstAnswer, HttpClient } from './lib/http-client.ts';
+import { hitCount, searchTable, slowestMedian, timeSearches } from './lib/search-api.ts';
 import { captureBody, QUERIES } from './lib/search-corpus.ts';
 import { spawnPigeonhole } from './lib/server-process.ts';
 import { CHROMIUM, CHROMIUM_FLAGS } from './lib/chromium.ts';
@@ -16,10 +17,6 @@ const API_KEY = 'bulk-key';
 const SEARCH_BOX = 'input[type="search"][aria-label="Search messages"]';
 /** Attempts per browser run when a query for part of the text was sent while typing. */
 const BROWSER_ATTEMPTS = 3;
-
-interface TotalBody {
-  total: number;
-}
 
 await runBench(
   {
@@ -47,29 +44,17 @@ await runBench(
     log(`pigeonhole pid ${pigeonhole.server.pid} (${pigeonhole.url})`);
 
     await fill(api, flags.count, flags['fill-concurrency'], context);
-    const stored = await total(api, '');
+    const stored = await hitCount(api, '');
     if (stored !== flags.count) throw new Error(`the server holds ${stored} captures after ${flags.count} sends answered 200`);
     const afterFill = await pigeonhole.server.memory();
     log(`after the fill: ${format(stored)} captures, RSS ${mb(afterFill.rss)} (peak so far ${mb(afterFill.peak)})`);
 
-    const rows: string[][] = [];
-    let worstApi = 0;
-    for (const { label, q } of QUERIES) {
-      const path = `/api/messages?q=${encodeURIComponent(q)}`;
-      const hits = await total(api, q);
-      const times: number[] = [];
-      for (let i = 0; i < flags.requests; i++) {
-        signal.throwIfAborted();
-        const t0 = performance.now();
-        const reply = await api.get(path);
-        times.push(performance.now() - t0);
-        if (reply.status !== 200) throw new Error(`GET ${path}: HTTP ${reply.status} ${reply.body.slice(0, 200)}`);
-      }
-      const [mid, p95] = [median(times), percentileOf(times, 95)];
-      worstApi = Math.max(worstApi, mid);
-      rows.push([label, `\`${q}\``, format(hits), format(mid, 1), format(p95, 1), format(Math.max(...times), 1)]);
-      log(`API ${label} "${q}": ${format(hits)} hits, median ${format(mid, 1)} ms, p95 ${format(p95, 1)} ms (load ${format(loadavg()[0]!, 2)})`);
-    }
+    const rows = await timeSearches(api, flags.requests, signal, (row) =>
+      log(
+        `API ${row.label} "${row.q}": ${format(row.hits)} hits, median ${format(row.medianMs, 1)} ms, p95 ${format(row.p95Ms, 1)} ms (load ${format(loadavg()[0]!, 2)})`,
+      ),
+    );
+    const worstApi = slowestMedian(rows);
     const afterApi = await pigeonhole.server.memory();
 
     let browserLines: string[] = [];
@@ -77,7 +62,7 @@ await runBench(
 
     const end = await pigeonhole.server.memory();
     console.log(`\nGET /api/messages?q=... over ${format(stored)} captures, ${flags.requests} sequential requests each (ms):\n`);
-    console.log(table(['query', 'q', 'hits', 'median', 'p95', 'max'], rows, [false, false, true, true, true, true]));
+    console.log(searchTable(rows));
     if (browserLines.length > 0) console.log(`\n${browserLines[0]}`);
     console.log(
       `\nserver RSS: ${mb(afterFill.rss)} after the fill, ${mb(afterApi.rss)} after the API searches, ${mb(end.rss)} at the end; peak ${mb(end.peak)}\n`,
@@ -115,13 +100,6 @@ async function fill(api: HttpClient, count: number, concurrency: number, { signa
   log(`fill: done in ${format(seconds, 1)} s (${format(count / seconds)} sends/s)`);
 }
 
-/** How many captures match `q` (all of them for ''). */
-async function total(api: HttpClient, q: string): Promise<number> {
-  const reply = await api.get(`/api/messages?limit=1${q ? `&q=${encodeURIComponent(q)}` : ''}`);
-  if (reply.status !== 200) throw new Error(`GET /api/messages?q=${q}: HTTP ${reply.status}`);
-  return (JSON.parse(reply.body) as TotalBody).total;
-}
-
 interface Timing {
   /** Last keydown to the first matching row in the DOM (MutationObserver). */
   dom: number;
@@ -156,7 +134,7 @@ async function browserSearch(url: string, api: HttpClient, stored: number, runs:
     const rows: string[][] = [];
     let worst = 0;
     for (const { label, q } of QUERIES) {
-      const hits = await total(api, q);
+      const hits = await hitCount(api, q);
       if (hits === 0) continue;
       const timings: Timing[] = [];
       let retried = 0;

@@ -16,15 +16,20 @@ import {
   type SideFigures,
   type StartFigures,
 } from './lib/report.ts';
+import { searchTable, slowestMedian, timeSearches, type SearchRow } from './lib/search-api.ts';
 import { percentile } from './lib/stats.ts';
 
 /**
  * Storage benchmark (docs/storage.md): the real server as its own process, loaded through
  * /v1 on an empty store and again once it holds --count captures, then restarted on the same
- * data directory. Memory is always that of the process that did the work: the one that
- * ingested the captures, and the restarted one. Prints a side-by-side table and the targets.
+ * data directory, where search through the API is timed. Memory is always that of the process
+ * that did the work: the one that ingested the captures, and the restarted one. Prints a
+ * side-by-side table, the searches and the targets (issue 21's column chosen by --count).
  * See bench/README.md.
  */
+
+/** How long a server may take to listen: 30 s, and a second more per 20,000 captures it opens. */
+const startTimeoutMs = (captures: number) => 30_000 + captures / 20;
 class StorageBench {
   /** Sends made so far; also the last recipient number used. */
   private sent = 0;
@@ -38,7 +43,7 @@ class StorageBench {
     private readonly signal: AbortSignal,
   ) {}
 
-  async run(): Promise<{ empty: SideFigures; full: FullFigures; disk: DiskUsage }> {
+  async run(): Promise<{ empty: SideFigures; full: FullFigures; disk: DiskUsage; search: SearchRow[] }> {
     const { options } = this;
     log(`data directory ${this.dataDir}`);
     const emptyStart = await this.start('empty');
@@ -63,11 +68,15 @@ class StorageBench {
     const peakMemory = (await this.server.pigeonhole.server.memory()).peak;
     await this.stop();
 
+    log(`restart: spawning the server on ${format(this.stored)} captures`);
     const fullStart = await this.start('restart');
     if (this.server.stored !== this.stored) throw new Error(`restart found ${this.server.stored} captures, ${this.stored} were accepted`);
     const restartedPhase = await this.measure('after restart');
+    const search = await timeSearches(this.server.client, options.reads, this.signal, (row) =>
+      log(`search "${row.q}" (${row.label}): ${format(row.hits)} hits, median ${format(row.medianMs, 1)} ms, p95 ${format(row.p95Ms, 1)} ms`),
+    );
     await this.stop();
-    return { empty, full: { start: fullStart, phase: fullPhase, restartedPhase, peakMemory, afterFill }, disk };
+    return { empty, full: { start: fullStart, phase: fullPhase, restartedPhase, peakMemory, afterFill }, disk, search };
   }
 
   /** Stops the server if one is running (also after a failure). */
@@ -92,7 +101,7 @@ class StorageBench {
 
   private async start(label: string): Promise<StartFigures> {
     const sockets = Math.max(this.options.concurrency, this.options.fillConcurrency);
-    this.current = await startServer(this.dataDir, sockets, this.signal);
+    this.current = await startServer(this.dataDir, sockets, this.signal, startTimeoutMs(this.stored));
     const { listeningMs, firstReadMs, memory, stored } = this.current;
     log(`${label}: ${format(stored)} stored, listening after ${format(listeningMs)} ms, first read after ${format(firstReadMs)} ms, RSS ${mb(memory.rss)}`);
     return { listeningMs, firstReadMs, memory };
@@ -135,9 +144,14 @@ class StorageBench {
   private async fill(target: number): Promise<void> {
     const missing = target - this.stored;
     log(`fill: ${format(missing)} sends at concurrency ${this.options.fillConcurrency} to reach ${format(target)}`);
+    const server = this.server.pigeonhole.server;
     const result = await this.send(missing, this.options.fillConcurrency, (done, seconds) => {
       const rate = done / seconds;
-      log(`fill: ${format(target - missing + done)}/${format(target)} stored, ${format(rate)} sends/s, ${format((missing - done) / rate)} s to go`);
+      const line = `fill: ${format(target - missing + done)}/${format(target)} stored, ${format(rate)} sends/s, ${format((missing - done) / rate)} s to go`;
+      void server.memory().then(
+        (memory) => log(`${line}, RSS of the ingesting process ${mb(memory.rss)}`),
+        () => log(line),
+      );
     });
     log(`fill: done in ${format(result.seconds, 1)} s (${format(result.sends / result.seconds)} sends/s)`);
   }
@@ -180,9 +194,11 @@ async function main(): Promise<number> {
     log(`node ${process.version}, ${cpus().length} CPUs, count ${format(options.count)}, sample ${format(options.sample)}`);
     // The server is measured as `npm start` runs it: the compiled build, not tsx.
     execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
-    const { empty, full, disk } = await bench.run();
+    const { empty, full, disk, search } = await bench.run();
     const table = comparisonTable(empty, full, `${format(options.count)} stored`);
-    console.log(`\n${table}\n\n${diskLine(disk, options.count)}\n\n${targetLines(targets(empty, full, disk, options.count))}`);
+    const searches = `GET /api/messages?q=... on the restarted process, ${format(full.restartedPhase.stored + options.sample)} captures, ${options.reads} sequential requests each (ms):\n\n${searchTable(search)}`;
+    const judged = targets(empty, full, disk, options.count, slowestMedian(search));
+    console.log(`\n${table}\n\n${diskLine(disk, options.count)}\n\n${searches}\n\n${targetLines(judged)}`);
     return 0;
   } catch (error) {
     const output = bench.serverOutput();

@@ -1,4 +1,5 @@
 import { HttpClient } from './http-client.ts';
+import { captureBody } from './search-corpus.ts';
 
 const API_KEY = 'bulk-key';
 
@@ -12,13 +13,13 @@ export class Client extends HttpClient {
     super(baseUrl, sockets, { Authorization: `Api-Key ${API_KEY}` });
   }
 
-  /** Sends one email to user-<n>@example.com through /v1 and checks it was stored. */
+  /**
+   * Sends capture `n` of the search corpus (to user-<n>@example.com: a subject of a few words, a
+   * one-paragraph body) through /v1 and checks it was stored. The corpus's words make searches at
+   * full size find what an inbox's would (bench/lib/search-corpus.ts).
+   */
   async send(n: number): Promise<void> {
-    const reply = await this.post('/v1/email/send/', {
-      recipient: `user-${n}@example.com`,
-      subject: `Benchmark capture ${n}`,
-      body: `<p>Hello user ${n},</p><p>This is capture number ${n} from the storage benchmark.</p>`,
-    });
+    const reply = await this.post('/v1/email/send/', captureBody(n));
     if (reply.status !== 200 || !/^\{"id":"[A-Za-z0-9]+"\}$/.test(reply.body)) {
       throw new Error(`send ${n}: HTTP ${reply.status} ${reply.body.slice(0, 200)}`);
     }

@@ -42,8 +42,9 @@ export const USAGE = `Usage: npm run bench -- [options]
                         the one measured full (default ${DEFAULTS['cold-start']})
   --concurrency N       parallel connections while measuring (default ${DEFAULTS.concurrency})
   --fill-concurrency N  parallel connections while filling (default ${DEFAULTS['fill-concurrency']})
-  --reads N             requests per read probe (default ${DEFAULTS.reads})
-  --time-limit S        abort the run after S seconds (default ${DEFAULTS['time-limit']})
+  --reads N             requests per read probe and per search query (default ${DEFAULTS.reads})
+  --time-limit S        abort the run after S seconds (default ${DEFAULTS['time-limit']}, or 600 plus
+                        one per 250 captures when that is longer: 4,600 for a million)
   --keep                keep the temporary data directory`;
 
 /** Parses the benchmark's flags; throws with a readable message on a bad value. */
@@ -66,9 +67,12 @@ export function parseOptions(argv: string[]): BenchOptions {
     concurrency: read('concurrency', 1),
     fillConcurrency: read('fill-concurrency', 1),
     reads: read('reads', 1),
-    timeLimitSeconds: read('time-limit', 1),
+    timeLimitSeconds: 0,
     keep: values.keep === true,
   };
+  // The fill runs at 1,000-4,000 sends/s here; a million must not be cut short by the default.
+  options.timeLimitSeconds =
+    values['time-limit'] === undefined ? Math.max(DEFAULTS['time-limit'], 600 + Math.ceil(options.count / 250)) : read('time-limit', 1);
   if (options.count < options.warmup + options.sample) {
     throw new Error(`--count ${options.count} must be at least --warmup + --sample (${options.warmup + options.sample})`);
   }

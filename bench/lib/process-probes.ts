@@ -22,12 +22,12 @@ export interface Started {
 /**
  * Spawns the real server (compiled, as `npm start` runs it) on `dataDir` and times its
  * start-up: to the listening line, then to the first successful read of the sandbox API.
- * `sockets` sizes the client's keep-alive pool.
+ * `sockets` sizes the client's keep-alive pool; `timeoutMs` bounds the wait for the listening line.
  */
-export async function startServer(dataDir: string, sockets: number, signal: AbortSignal): Promise<Started> {
+export async function startServer(dataDir: string, sockets: number, signal: AbortSignal, timeoutMs?: number): Promise<Started> {
   const t0 = performance.now();
   // --max-messages 0 so retention does not prune the captures the benchmark is about.
-  const pigeonhole = await spawnPigeonhole(dataDir, ['--max-messages', '0']);
+  const pigeonhole = await spawnPigeonhole(dataDir, ['--max-messages', '0'], timeoutMs);
   const listeningMs = performance.now() - t0;
   const client = new Client(pigeonhole.url, sockets);
   try {

@@ -137,12 +137,14 @@ export interface Pigeonhole {
 
 /**
  * Starts Pigeonhole as `npm start` runs it (the compiled build in dist/, which the caller builds
- * first) on free ports, with the sample configuration and `extraArgs`.
+ * first) on free ports, with the sample configuration and `extraArgs`. `timeoutMs`: how long it
+ * may take to listen (a large data directory takes longer to open).
  */
-export async function spawnPigeonhole(dataDir: string, extraArgs: string[] = []): Promise<Pigeonhole> {
+export async function spawnPigeonhole(dataDir: string, extraArgs: string[] = [], timeoutMs?: number): Promise<Pigeonhole> {
   const { server, match } = await spawnServer('pigeonhole', {
     args: ['dist/server/main.js', '--http-port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...extraArgs],
     ready: /listening on http:\/\/[^:\s]+:(\d+)[\s\S]*SMTP capture: +smtp:\/\/[^:\s]+:(\d+)/,
+    timeoutMs,
   });
   const httpPort = Number(match[1]);
   return { server, url: `http://127.0.0.1:${httpPort}`, httpPort, smtpPort: Number(match[2]) };
