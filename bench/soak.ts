@@ -1,10 +1,10 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { WebSocket } from 'ws';
-import { optionList } from '../server/config.ts';
 import { buildApp, runBench } from './lib/cli.ts';
 import { format, mb, targetLine } from './lib/figures.ts';
 import { firstAnswer, HttpClient } from './lib/http-client.ts';
+import { DEFAULT_CAP } from './lib/retention-limit.ts';
 import { spawnPigeonhole, type Memory } from './lib/server-process.ts';
 import { runSmtpLoad, type SmtpLoadResult } from './lib/smtp-load.ts';
 
@@ -13,8 +13,6 @@ const GROWTH_TARGET = 0.1;
 const API_KEY = 'bulk-key';
 /** A progress line every this many seconds. */
 const PROGRESS_EVERY_S = 30;
-/** The server's default retention cap (server/config.ts), which this soak runs at. */
-const DEFAULT_CAP = Number(optionList().find((o) => o.flag === 'max-messages')!.default);
 
 interface Sample {
   /** Seconds since the load started. */
