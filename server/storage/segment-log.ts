@@ -201,6 +201,49 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     return JSON.parse(bytes.toString('utf8')) as T;
   }
 
+  /**
+   * Several records, as `read` gives each: those on disk with one read per segment when their
+   * lines lie together (a batch of the oldest captures, which retention deletes), else one each.
+   */
+  async readMany(seqs: readonly number[]): Promise<(T | undefined)[]> {
+    const out = new Array<T | undefined>(seqs.length).fill(undefined);
+    const bySegment = new Map<Segment, number[]>();
+    for (const [i, seq] of seqs.entries()) {
+      if (this.pendingBySeq.has(seq)) {
+        out[i] = await this.read(seq);
+        continue;
+      }
+      const segment = this.segments.get(this.indexOf(seq));
+      if (!segment?.handle || segment.lengths[seq % this.options.segmentSize] === 0) continue;
+      const group = bySegment.get(segment) ?? [];
+      group.push(i);
+      bySegment.set(segment, group);
+    }
+    for (const [segment, group] of bySegment) {
+      const { segmentSize } = this.options;
+      let from = Number.POSITIVE_INFINITY;
+      let to = 0;
+      let bytes = 0;
+      for (const i of group) {
+        const slot = seqs[i]! % segmentSize;
+        from = Math.min(from, segment.offsets[slot]!);
+        to = Math.max(to, segment.offsets[slot]! + segment.lengths[slot]!);
+        bytes += segment.lengths[slot]!;
+      }
+      if (group.length === 1 || to - from > 2 * bytes + 64 * 1024) {
+        for (const i of group) out[i] = await this.read(seqs[i]!);
+        continue;
+      }
+      const span = await this.options.fs.readAt(segment.handle!, from, to - from);
+      for (const i of group) {
+        const slot = seqs[i]! % segmentSize;
+        const at = segment.offsets[slot]! - from;
+        out[i] = JSON.parse(span.toString('utf8', at, at + segment.lengths[slot]!)) as T;
+      }
+    }
+    return out;
+  }
+
   /** Whether a record with this sequence number is stored (or about to be). */
   has(seq: number): boolean {
     const pending = this.pendingBySeq.get(seq);

@@ -127,6 +127,36 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect((await open(dir)).recipients.get(1)).toMatchObject({ firstName: 'Ada', flags: ['x', 'vip'] });
   });
 
+  it('reads several records at once as it reads each: on disk, queued, changed since, deleted, in two segments', async () => {
+    const dir = await tempDir();
+    const store = await open(dir, { segmentSize: 20 });
+    for (let seq = 1; seq <= 30; seq++) store.recipients.insert(recipient(seq));
+    await store.flush();
+    // A later version of 5 (its line now after the others), 7 deleted, 31 queued and not written.
+    const changed = store.recipients.get(5)!;
+    changed.firstName = 'Changed';
+    store.recipients.touch(changed);
+    store.recipients.remove(7);
+    await store.flush();
+    store.recipients.insert(recipient(31));
+    const seqs = [3, 4, 5, 6, 7, 8, 19, 20, 21, 31, 99];
+    const one = await Promise.all(seqs.map((seq) => store.recipients.storage.read(seq)));
+    expect(await store.recipients.storage.readMany(seqs)).toEqual(one);
+    expect(one.map((r) => r?.firstName)).toEqual([
+      'A name of some length',
+      'A name of some length',
+      'Changed',
+      'A name of some length',
+      undefined,
+      'A name of some length',
+      'A name of some length',
+      'A name of some length',
+      'A name of some length',
+      'A name of some length',
+      undefined,
+    ]);
+  });
+
   it('keeps counters at least as high as any line names, tombstones included', async () => {
     const dir = await tempDir();
     const store = await open(dir);

@@ -459,11 +459,7 @@ export class Messages {
   }
 
   private async removeQuietly(seqs: readonly number[]): Promise<DeletedCapture[]> {
-    const doomed: Doomed[] = [];
-    for (const seq of seqs) {
-      const found = await this.forDeletion(seq);
-      if (found) doomed.push(found);
-    }
+    const doomed = await this.forDeletion(seqs);
     if (doomed.length === 0) return [];
     // The tombstones first: if they cannot be written, the captures stay as they were (a
     // refused deletion never half happens).
@@ -498,19 +494,27 @@ export class Messages {
   }
 
   /**
-   * What deleting a capture needs of it: its id and where its parts are. Read from its segment
-   * without going through the cache, not taken apart if it is an unparsed SMTP message, and kept
-   * no longer than that: retention deletes a batch of 256 at a time, and whole records held across
-   * the deletion's write outlived the young generation, so every capture pruned became old-generation
-   * garbage (2.5 times the full collections per capture of the same load with retention off;
-   * bench/README.md). A capture whose outcome is due is settled first, as any read of it would.
+   * What deleting captures needs of them: their ids and where their parts are. Read from their
+   * segment (one read for a batch of neighbours) without going through the cache, not taken
+   * apart if they are unparsed SMTP messages, and kept no longer than that: retention deletes a
+   * batch of 256 at a time, and whole records held across the deletion's write outlived the young
+   * generation, so every capture pruned became old-generation garbage (2.5 times the full
+   * collections per capture of the same load with retention off; bench/README.md). A capture
+   * whose outcome is due is settled first, as any read of it would.
    */
-  private async forDeletion(seq: number): Promise<Doomed | undefined> {
-    if (!this.index.has(seq)) return undefined;
-    const record = this.cache.get(seq) ?? (await this.store.messages.log.read(seq));
-    if (!record) return undefined;
-    this.settle(record);
-    return { seq, id: record.id, refs: contentRefs(record) };
+  private async forDeletion(seqs: readonly number[]): Promise<Doomed[]> {
+    const live = seqs.filter((seq) => this.index.has(seq));
+    const cached = live.map((seq) => this.cache.get(seq));
+    const read = await this.store.messages.log.readMany(live.filter((_, i) => cached[i] === undefined));
+    const doomed: Doomed[] = [];
+    let next = 0;
+    for (const [i, seq] of live.entries()) {
+      const record = cached[i] ?? read[next++];
+      if (!record || !this.index.has(seq)) continue;
+      this.settle(record);
+      doomed.push({ seq, id: record.id, refs: contentRefs(record) });
+    }
+    return doomed;
   }
 
   /** Marks a capture read or unread (the inbox's unread state). */
