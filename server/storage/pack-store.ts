@@ -223,6 +223,11 @@ export class PackStore implements Participant {
     return out;
   }
 
+  /** Bytes still referenced in each pack, by pack number. */
+  liveBytes(): Map<number, number> {
+    return new Map([...this.packs.values()].map((pack) => [pack.no, pack.live]));
+  }
+
   /** Stops appending to pack `no` (before it is compacted): new parts go to a new pack. */
   seal(no: number): void {
     if (this.active.no === no) this.rotate();

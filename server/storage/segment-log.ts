@@ -252,11 +252,21 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     return segment !== undefined && segment.lengths[seq % this.options.segmentSize]! > 0;
   }
 
-  /** Segments whose dead lines outnumber the live ones: worth rewriting. */
+  /**
+   * Segments whose dead lines outnumber the live ones: worth rewriting. Records deleted from a
+   * segment's oldest end do not count (the two lines, record and tombstone, of every slot below
+   * its first live one): retention empties segments that way, and such a segment is deleted whole
+   * once empty, while rewriting it on the way copied each of its records up to twice (with
+   * 8,192 per segment at the default retention cap, a record's worth of bytes per capture pruned).
+   * Superseded versions and deletions elsewhere still count, so no segment grows without bound.
+   */
   compactionCandidates(): number[] {
     const out: number[] = [];
     for (const segment of this.segments.values()) {
-      if (segment.pending.length === 0 && segment.live > 0 && segment.dead >= 64 && segment.dead > segment.live) out.push(segment.index);
+      if (segment.pending.length > 0 || segment.live === 0 || segment.dead < 64 || segment.dead <= segment.live) continue;
+      let first = 0;
+      while (first < this.options.segmentSize && segment.lengths[first] === 0) first++;
+      if (segment.dead - 2 * first > segment.live) out.push(segment.index);
     }
     return out;
   }

@@ -208,6 +208,40 @@ describe('space goes back when captures are deleted', () => {
     for (const id of kept) expect((await fetch(`${again.url}/api/messages/${id}/html`)).status).toBe(200);
   });
 
+  it('leaves a pack that deletions are emptying from its oldest capture to go whole, and compacts it once they stop', async ({ apps }) => {
+    const server = await apps.start({ store: { packSize: 128 * 1024, reserveSize: 0 } });
+    const ids: string[] = [];
+    // About 6 KB each: some twenty to a pack.
+    for (let i = 10; i < 60; i++) ids.push(await send(server, i));
+    const messages = server.sandbox.messages;
+    const inFirst: { id: string; seq: number }[] = [];
+    for (const id of ids) {
+      const record = (await messages.get(id))!;
+      if ('p' in record.content.html! && record.content.html.p === 1) inFirst.push({ id, seq: record.seq });
+    }
+    expect(inFirst.length).toBeGreaterThan(10);
+    const last = async () => (await stat(path.join(server.dataDir, 'packs', (await packFiles(server.dataDir)).at(-1)!))).size;
+    await messages.compact();
+
+    // Its oldest three in four deleted, as retention deletes: the oldest first.
+    const doomed = inFirst.slice(0, Math.ceil(inFirst.length * 0.75));
+    await messages.remove(doomed.map((c) => c.seq));
+    const written = await last();
+    await messages.compact();
+    expect(await packFiles(server.dataDir)).toContain('000001.pack');
+    // Nothing was copied forward.
+    expect(await last()).toBe(written);
+
+    // Nothing deleted since: it is no longer being emptied, and is compacted.
+    await messages.compact();
+    expect(await packFiles(server.dataDir)).not.toContain('000001.pack');
+    for (const { id } of inFirst.slice(doomed.length)) {
+      const res = await fetch(`${server.url}/api/messages/${id}/html`);
+      expect(res.status, id).toBe(200);
+      expect(await res.text()).toContain(String(ids.indexOf(id) + 10).repeat(3000));
+    }
+  });
+
   it('a capture whose bytes are damaged reads as 410 with a JSON detail, and the rest of it still shows', async ({ apps }) => {
     const first = await apps.start({ store: { reserveSize: 0 } });
     const id = await send(first, 1, 10);

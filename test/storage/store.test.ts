@@ -202,6 +202,27 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     ]);
   });
 
+  it('does not rewrite a segment emptied from its oldest end (it goes whole once empty), but counts its superseded lines', async () => {
+    const dir = await tempDir();
+    const store = await open(dir, { segmentSize: 1000 });
+    for (let seq = 1; seq <= 300; seq++) store.recipients.insert(recipient(seq));
+    await store.flush();
+    // The oldest 200 deleted, as retention deletes: 400 dead lines against 100 live ones.
+    for (let seq = 1; seq <= 200; seq++) store.recipients.remove(seq);
+    await store.flush();
+    expect(store.recipients.storage.compactionCandidates()).toEqual([]);
+    // The live ones changed twice each: 200 superseded lines, more than the 100 live.
+    for (let round = 0; round < 2; round++) {
+      for (let seq = 201; seq <= 300; seq++) {
+        const r = store.recipients.get(seq)!;
+        r.firstName = `round ${round}`;
+        store.recipients.touch(r);
+      }
+      await store.flush();
+    }
+    expect(store.recipients.storage.compactionCandidates()).toEqual([0]);
+  });
+
   it('deletes a segment file once nothing in it is live', async () => {
     const dir = await tempDir();
     const store = await open(dir, { segmentSize: 10 });

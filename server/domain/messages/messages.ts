@@ -107,6 +107,8 @@ const PARSE_BUFFER_BYTES = 32 * 1024 * 1024;
 const PARTS_CACHE_SIZE = 16;
 /** Headers are read from at most this much of the start of a message. */
 const MAX_HEADER_BYTES = 256 * 1024;
+/** A pack left to retention is looked at again this much later (see compact). */
+const EMPTYING_RECHECK_MS = 5000;
 
 /**
  * The one ingestion path (docs/architecture.md): API sends, SMTP messages and flow steps all end here,
@@ -119,6 +121,8 @@ export class Messages {
   /** Captures whose status is pending, and when it turns into its outcome (sandbox clock, ms). */
   private readonly pending = new Map<number, number>();
   private maintenance: NodeJS.Timeout | null = null;
+  /** Each pack's live bytes when compaction last looked: whether deletions are still emptying it. */
+  private packsLive = new Map<number, number>();
   /** SMTP captures whose parts are being extracted, or wait their turn. */
   private readonly parsing = new Map<number, Promise<MessageRecord | undefined>>();
   private readonly parseQueue: number[] = [];
@@ -574,9 +578,23 @@ export class Messages {
     return used >= sender.dailyLimit ? sender.dailyLimit : null;
   }
 
-  /** Rewrites mostly dead packs and segments, without holding up sends (runs after deletions). */
+  /**
+   * Rewrites mostly dead packs and segments, without holding up sends (runs after deletions). A
+   * pack that deletions are still emptying from its oldest capture (retention, under a steady
+   * load) is left to go whole once empty; looked at again a few seconds later, it is compacted
+   * if it stopped emptying (a cap lowered, the load over).
+   */
   async compact(): Promise<void> {
-    for (const no of this.store.packs.compactionCandidates()) await this.compactPack(no);
+    const live = this.store.packs.liveBytes();
+    const before = this.packsLive;
+    this.packsLive = live;
+    let waiting = false;
+    for (const no of this.store.packs.compactionCandidates()) {
+      const emptying = (live.get(no) ?? 0) < (before.get(no) ?? 0) && this.emptiedFromOldest(no);
+      if (emptying) waiting = true;
+      else await this.compactPack(no);
+    }
+    if (waiting) this.scheduleMaintenance(EMPTYING_RECHECK_MS);
     const logs = [this.store.messages.log, this.store.recipients.storage, this.store.subscriptions.storage, this.store.requests.log];
     for (const log of logs) for (const segment of log.compactionCandidates()) await this.store.exclusive(() => log.compact(segment));
   }
@@ -589,6 +607,19 @@ export class Messages {
       await Promise.allSettled([...this.parsing.values()]);
       if (this.parsing.size === 0 && this.parseQueue.length > 0) await this.parsed(this.parseQueue.shift()!);
     }
+  }
+
+  /**
+   * Whether the captures still in pack `no` are the oldest of the inbox, so that deletions from
+   * the oldest end, as retention makes them, empty it. Compacting such a pack while they go on
+   * copied its remaining parts forward, and their records, only for retention to delete them
+   * soon after (9 % of the bytes of the captures pruned at the default cap). At most one pack
+   * at a time is such (the one holding the oldest capture).
+   */
+  private emptiedFromOldest(no: number): boolean {
+    const inPack = this.index.oldest(Number.MAX_SAFE_INTEGER, (slot) => this.index.pack(slot) === no);
+    const oldest = this.index.oldest(inPack.length);
+    return inPack.length > 0 && inPack.every((seq, i) => seq === oldest[i]);
   }
 
   /**
@@ -646,12 +677,12 @@ export class Messages {
     await this.store.flush();
   }
 
-  private scheduleMaintenance(): void {
+  private scheduleMaintenance(delayMs = 1000): void {
     if (this.maintenance) return;
     this.maintenance = setTimeout(() => {
       this.maintenance = null;
       void this.compact().catch(() => undefined);
-    }, 1000);
+    }, delayMs);
     this.maintenance.unref();
   }
 
