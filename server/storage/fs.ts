@@ -16,7 +16,7 @@ export interface Fs {
   mkdir(dir: string): Promise<void>;
   readdir(dir: string): Promise<string[]>;
   /** A file's size and link count, or null when it does not exist. */
-  stat(file: string): Promise<{ size: number; ino: number; dev: number; isDirectory: boolean } | null>;
+  stat(file: string): Promise<{ size: number; ino: number; dev: number; mtimeMs: number; isDirectory: boolean } | null>;
   rm(target: string): Promise<void>;
   /** Writes all of `buffers` at `position` of an open file. */
   writeAt(handle: FileHandle, buffers: Buffer[], position: number): Promise<void>;
@@ -52,7 +52,7 @@ export const nodeFs: Fs = {
   stat: async (file) => {
     try {
       const s = await fsp.stat(file);
-      return { size: s.size, ino: s.ino, dev: s.dev, isDirectory: s.isDirectory() };
+      return { size: s.size, ino: s.ino, dev: s.dev, mtimeMs: s.mtimeMs, isDirectory: s.isDirectory() };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;

@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, sameFile } from './checkpoint.ts';
 import type { Batch, Participant } from './flusher.ts';
 import type { Fs } from './fs.ts';
 import type { Quarantine } from './quarantine.ts';
@@ -59,6 +60,13 @@ class Segment {
   /** Byte offset and length of each sequence number's live line (length 0: none). */
   readonly offsets: Float64Array;
   readonly lengths: Uint32Array;
+  /** The highest sequence number a line of the file names (tombstones included). */
+  maxSeq = 0;
+  /** Changes made to the file in this process, and how many of them its checkpoint includes (-1: none is current). */
+  changes = 0;
+  checkpointed = -1;
+  /** When the file last changed (ms, wall clock): a checkpoint waits until it has been quiet a while. */
+  changedAt = 0;
 
   constructor(
     readonly index: number,
@@ -70,6 +78,31 @@ class Segment {
   }
 }
 
+/**
+ * What a collection's owner keeps in memory per segment, saved with the segment's checkpoint
+ * (storage/checkpoint.ts) so that a start need not read the file.
+ */
+interface CheckpointRows {
+  /**
+   * The owner's rows for sequence numbers lo <= seq < hi; `live` lists the ones the file holds
+   * live. Null when they differ (a change not settled yet): nothing consistent to save now.
+   */
+  save(lo: number, hi: number, live: readonly number[]): Buffer | null;
+  /** Restores what save wrote; throws, having changed nothing, when it cannot. */
+  restore(data: Buffer): void;
+}
+
+/** Why start-up read segment files instead of their checkpoints (none: all came from checkpoints). */
+export interface CheckpointUse {
+  restored: number;
+  /** No checkpoint (a new segment, or checkpoints were never taken here). */
+  missing: number;
+  /** The file changed after its checkpoint was taken. */
+  old: number;
+  /** The checkpoint failed its checksum or could not be read. */
+  damaged: number;
+}
+
 export interface SegmentLogOptions {
   /** The collection's folder. */
   dir: string;
@@ -79,6 +112,8 @@ export interface SegmentLogOptions {
   /** fdatasync every write (--fsync). */
   fsync: boolean;
   quarantine: Quarantine;
+  /** Checkpoints of the owner's rows per segment; without it every start reads every file. */
+  checkpoint?: CheckpointRows;
 }
 
 /** One collection's records on disk: append, replace, delete, read back by sequence number. */
@@ -89,6 +124,8 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
   /** Segment files to delete with the next write (nothing live in them). */
   private readonly doomed = new Set<Segment>();
   private maxSeqSeen = 0;
+  /** How start-up loaded the segments (with checkpoints). */
+  readonly checkpointUse: CheckpointUse = { restored: 0, missing: 0, old: 0, damaged: 0 };
 
   private constructor(private readonly options: SegmentLogOptions) {}
 
@@ -100,12 +137,19 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
   static async open<T extends { seq: number }>(options: SegmentLogOptions, onRecord: (record: T) => void): Promise<SegmentLog<T>> {
     const log = new SegmentLog<T>(options);
     await options.fs.mkdir(options.dir);
-    const indexes = (await options.fs.readdir(options.dir))
+    const names = await options.fs.readdir(options.dir);
+    const indexes = names
       .map((name) => /^seg-(\d+)\.json$/.exec(name)?.[1])
       .filter((n): n is string => n !== undefined)
       .map(Number)
       .sort((a, b) => a - b);
-    for (const index of indexes) await log.load(index, onRecord);
+    for (const index of indexes) if (!(await log.loadCheckpoint(index))) await log.load(index, onRecord);
+    // Checkpoints of segment files no longer there (deleted while the server was down), and
+    // ones cut off by a stop in the middle of their write.
+    for (const name of names) {
+      const index = /^seg-(\d+)\.idx(\.tmp)?$/.exec(name);
+      if (index && (index[2] || !indexes.includes(Number(index[1])))) await options.fs.unlink(path.join(options.dir, name)).catch(() => undefined);
+    }
     return log;
   }
 
@@ -188,6 +232,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       segment.live = 0;
       segment.dead = 0;
       segment.needsRewrite = null;
+      this.changed(segment);
       if (segment.size > 0) segment.cleared = true;
       this.maybeDoom(segment);
     }
@@ -267,6 +312,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     segment.hasLines = moves.length > 0;
     segment.dead = 0;
     for (const [slot, offset] of moves) segment.offsets[slot] = offset;
+    this.changed(segment);
     await old.close().catch(() => undefined);
   }
 
@@ -289,6 +335,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       await segment.handle.close().catch(() => undefined);
       segment.handle = handle;
       segment.writable = true;
+      this.changed(segment);
       restored++;
     }
     return restored;
@@ -336,6 +383,8 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
   /** @internal a line was written: it is where reads find the record now. */
   committed(segment: Segment, line: Line, offset: number, length: number): void {
     const slot = line.seq % this.options.segmentSize;
+    this.changed(segment);
+    if (line.seq > segment.maxSeq) segment.maxSeq = line.seq;
     const had = segment.lengths[slot]! > 0;
     if (had) segment.dead++;
     if (line.record === null) {
@@ -409,6 +458,12 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     this.doomed.delete(segment);
   }
 
+  /** The file changed: its checkpoint (if any) no longer describes it. */
+  changed(segment: Segment): void {
+    segment.changes++;
+    segment.changedAt = Date.now();
+  }
+
   private maybeDoom(segment: Segment): void {
     if (segment.live === 0 && segment.pending.length === 0 && segment.size > 0) this.doomed.add(segment);
   }
@@ -472,6 +527,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
         } else {
           const seq = parsed.seq;
           if (seq > this.maxSeqSeen) this.maxSeqSeen = seq;
+          if (seq > segment.maxSeq) segment.maxSeq = seq;
           const slot = seq % segmentSize;
           if (Math.floor(seq / segmentSize) !== index) {
             damaged.push(bytes.subarray(at, end + 1));
@@ -520,6 +576,126 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     if (segment.live === 0) this.maybeDoom(segment);
   }
 
+  /**
+   * Loads segment `index` from its checkpoint when there is one that describes the file as it
+   * is; false (having changed nothing) when the file must be read instead.
+   */
+  private async loadCheckpoint(index: number): Promise<boolean> {
+    const { fs, segmentSize, checkpoint: rows } = this.options;
+    if (!rows) return false;
+    const use = this.checkpointUse;
+    const file = this.fileOf(index);
+    const bytes = await fs.readFile(checkpointFileOf(file)).catch(() => null);
+    if (bytes === null) {
+      use.missing++;
+      return false;
+    }
+    let checkpoint: ReturnType<typeof decodeSegmentCheckpoint>;
+    try {
+      checkpoint = decodeSegmentCheckpoint(bytes);
+    } catch {
+      use.damaged++;
+      return false;
+    }
+    const segment = new Segment(index, file, segmentSize);
+    await openSegment(fs, segment);
+    const stat = await segment.handle!.stat();
+    if (checkpoint.segmentSize !== segmentSize || !sameFile(checkpoint.file, stat)) {
+      await segment.handle!.close().catch(() => undefined);
+      use.old++;
+      return false;
+    }
+    try {
+      rows.restore(checkpoint.payload);
+    } catch {
+      await segment.handle!.close().catch(() => undefined);
+      use.damaged++;
+      return false;
+    }
+    for (let i = 0; i < checkpoint.slots.length; i++) {
+      segment.offsets[checkpoint.slots[i]!] = checkpoint.offsets[i]!;
+      segment.lengths[checkpoint.slots[i]!] = checkpoint.lengths[i]!;
+    }
+    segment.size = stat.size;
+    segment.hasLines = checkpoint.hasLines;
+    segment.live = checkpoint.live;
+    segment.dead = checkpoint.dead;
+    segment.maxSeq = checkpoint.maxSeq;
+    segment.checkpointed = 0;
+    if (checkpoint.maxSeq > this.maxSeqSeen) this.maxSeqSeen = checkpoint.maxSeq;
+    this.segments.set(index, segment);
+    if (segment.live === 0) this.maybeDoom(segment);
+    use.restored++;
+    return true;
+  }
+
+  /**
+   * Segments whose checkpoint is missing or older than the file and that have not changed for
+   * `quietMs` (the one being appended to changes all the time: replaying it is cheap).
+   */
+  staleCheckpoints(quietMs: number, now = Date.now()): number[] {
+    if (!this.options.checkpoint) return [];
+    const out: number[] = [];
+    for (const segment of this.segments.values()) {
+      if (segment.checkpointed === segment.changes || segment.size === 0 || segment.handle === null) continue;
+      if (now - segment.changedAt >= quietMs) out.push(segment.index);
+    }
+    return out.sort((a, b) => a - b);
+  }
+
+  /**
+   * Takes segment `index`'s checkpoint, with nothing writing (`exclusive`), and writes it beside
+   * the file (a temporary file renamed over the old one). False when there is nothing
+   * consistent to save now (lines waiting to be written, a change not settled).
+   */
+  async saveCheckpoint(index: number, exclusive: <R>(task: () => Promise<R>) => Promise<R>): Promise<boolean> {
+    const { fs, segmentSize, checkpoint: rows } = this.options;
+    const segment = this.segments.get(index);
+    if (!rows || !segment) return false;
+    const taken = await exclusive(async () => {
+      if (!segment.handle || !segment.writable || segment.size === 0 || segment.pending.length > 0 || segment.needsRewrite || segment.cleared) return null;
+      if (this.segments.get(index) !== segment) return null;
+      const changes = segment.changes;
+      const stat = await segment.handle.stat();
+      // Nothing may have changed during the stat (exclusive holds writes, not compaction's bookkeeping).
+      if (segment.changes !== changes || stat.size !== segment.size) return null;
+      const slots: number[] = [];
+      for (let slot = 0; slot < segmentSize; slot++) if (segment.lengths[slot]! > 0) slots.push(slot);
+      const lo = index * segmentSize;
+      const payload = rows.save(
+        lo,
+        lo + segmentSize,
+        slots.map((slot) => lo + slot),
+      );
+      if (payload === null) return null;
+      const bytes = encodeSegmentCheckpoint({
+        segmentSize,
+        file: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino },
+        live: segment.live,
+        dead: segment.dead,
+        maxSeq: segment.maxSeq,
+        hasLines: segment.hasLines,
+        slots: Uint32Array.from(slots),
+        offsets: Float64Array.from(slots, (slot) => segment.offsets[slot]!),
+        lengths: Uint32Array.from(slots, (slot) => segment.lengths[slot]!),
+        payload,
+      });
+      return { bytes, changes };
+    });
+    if (taken === null) return false;
+    const target = checkpointFileOf(segment.file);
+    const temp = `${target}.tmp`;
+    try {
+      await fs.writeFile(temp, taken.bytes);
+      await fs.rename(temp, target);
+    } catch (error) {
+      await fs.unlink(temp).catch(() => undefined);
+      throw error;
+    }
+    segment.checkpointed = taken.changes;
+    return true;
+  }
+
   /** Replaces a damaged segment's file with its live lines, taken from its old content. */
   async rewriteFrom(segment: Segment): Promise<void> {
     const bytes = segment.needsRewrite;
@@ -552,6 +728,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     segment.hasLines = count > 0;
     segment.dead = 0;
     segment.needsRewrite = null;
+    this.changed(segment);
   }
 }
 
@@ -711,6 +888,8 @@ class SegmentBatch implements Batch {
       segment.size = 0;
       segment.hasLines = false;
       segment.dead = 0;
+      // Its checkpoint describes a file that is gone (it would not match a new one either).
+      await fs.unlink(checkpointFileOf(segment.file)).catch(() => undefined);
       this.log.dropped(segment);
     }
   }
@@ -752,4 +931,9 @@ export async function syncDir(fs: Fs, dir: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** Where a segment file's checkpoint is kept: beside it. */
+function checkpointFileOf(segmentFile: string): string {
+  return segmentFile.replace(/\.json$/, '.idx');
 }

@@ -2,7 +2,8 @@ import { searchText, type MessageIndex } from '../../storage/message-index.ts';
 import { namespaceOf, recordNamespace } from '../../storage/namespace.ts';
 import { PART, type ContentRef } from '../../storage/pack-store.ts';
 import type { AttachmentRecord, DeliveryStatus, FlowMark, MessageRecord, Source } from '../entities.ts';
-import { contentRefs, type Store } from '../../storage/store.ts';
+import type { Store } from '../../storage/store.ts';
+import { contentRefs } from '../../storage/records.ts';
 import type { Blocks } from '../toolkit/blocks.ts';
 import { utcDay, type Clock } from '../time/clock.ts';
 import { outcomeBlock, simulatedOutcome } from '../toolkit/delivery.ts';
@@ -245,7 +246,7 @@ export class Messages {
         updatedAt: now.toISOString(),
       };
       this.store.messages.log.put(record, { volatile: true });
-      this.index.add(record, packOf(record));
+      this.index.add(record);
       // Kept for its parse, from before anyone can read the capture (a reader may start it).
       if (deferred && this.toParseBytes + email.raw!.length <= PARSE_BUFFER_BYTES) {
         this.toParse.set(seq, { record, raw: email.raw! });
@@ -566,7 +567,7 @@ export class Messages {
    */
   private async compactPack(no: number): Promise<void> {
     this.store.packs.seal(no);
-    const seqs = this.index.oldest(Number.MAX_SAFE_INTEGER, (slot) => this.index.pack(slot) === no);
+    const seqs = this.index.oldest(Number.MAX_SAFE_INTEGER, (slot) => this.index.usesPack(slot, no));
     for (let at = 0; at < seqs.length; at += 64) {
       for (const seq of seqs.slice(at, at + 64)) {
         const record = await this.load(seq);
@@ -602,7 +603,7 @@ export class Messages {
         }
         current.content = content;
         current.attachments = attachments;
-        this.index.setPack(seq, packOf(current));
+        this.index.setContent(current);
         this.store.messages.log.put(current, {
           onCommit: () => {
             for (const [old] of moved) this.store.packs.release(old);
@@ -837,11 +838,6 @@ export class Messages {
 }
 
 /** The pack holding a capture's parts (0: none, every part is a file of its own). */
-function packOf(record: MessageRecord): number {
-  for (const ref of contentRefs(record)) if ('p' in ref) return ref.p;
-  return 0;
-}
-
 /** Addresses without repeats (compared without regard to case), first spelling kept. */
 function uniqueAddresses(addresses: readonly string[]): string[] {
   const seen = new Set<string>();
