@@ -520,13 +520,18 @@ export class MessageIndex {
 
 /**
  * What search and the address filters look in, lowercased:
- * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02sender\x02snippet`.
+ * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02sender\x02snippet`,
+ * each address once.
  * The original recipient comes first, so "sent to" is a prefix test; any address is
  * `\x01address\x01`.
  */
 export function searchText(record: MessageRecord): string {
-  const addresses = [record.recipient, ...record.to, ...record.cc, ...record.bcc].map((a) => unmarked(a.trim())).join(ADDRESS_MARK);
+  // Each address once (the recipient is nearly always To as well): a filter asks whether an
+  // address is there, not how often, and a million captures keep ~25 MB less.
+  const addresses = [...new Set([record.recipient, ...record.to, ...record.cc, ...record.bcc].map((a) => unmarked(a.trim()).toLowerCase()))].join(ADDRESS_MARK);
   const fields = [record.subject, record.from, record.sender ?? '', record.snippet ?? ''].map(unmarked);
+  // Lowercased as a whole, which also makes it one flat string (pieces joined by a template
+  // would stay a tree of them, half as large again).
   return `${ADDRESS_MARK}${addresses}${ADDRESS_MARK}${FIELD_MARK}${fields.join(FIELD_MARK)}`.toLowerCase();
 }
 

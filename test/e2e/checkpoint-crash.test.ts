@@ -33,7 +33,9 @@ describe('SIGKILL while checkpoints are written at a stop', () => {
         Array.from({ length: SENDS_PER_ROUND }, (_, i) => i),
         4,
         async (i) => {
-          const reply = await read(await v1.post('/v1/email/send/', { recipient: `r${round}-${i}@example.com`, subject: `Round ${round} #${i}`, body: `<p>${i}</p>` }));
+          const reply = await read(
+            await v1.post('/v1/email/send/', { recipient: `r${round}-${i}@example.com`, subject: `Round ${round} #${i}`, body: `<p>${i}</p>` }),
+          );
           expect(reply.status).toBe(200);
           accepted.push((reply.body as { id: string }).id);
         },
