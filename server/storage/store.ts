@@ -10,7 +10,8 @@ import { MessageIndex } from './message-index.ts';
 import { migrateFromV1, isV1 } from './migrate-v1.ts';
 import { PackStore, type ContentRef } from './pack-store.ts';
 import { Quarantine, type DamageReport } from './quarantine.ts';
-import type { BlocksData, MessageRecord, MetaData, RecipientRecord, RequestLogRecord, RequestSummary, SubscriptionRecord } from './records.ts';
+import { RecipientStore, type RecipientStoreOptions } from './recipient-store.ts';
+import type { BlocksData, MessageRecord, MetaData, RequestLogRecord, RequestSummary, SubscriptionRecord } from './records.ts';
 import { SegmentLog } from './segment-log.ts';
 import { unsavedNote } from './unsaved.ts';
 import { deniesWrites, holdsStore, notWritable } from './writable.ts';
@@ -33,6 +34,8 @@ export interface StoreOptions {
   probeIntervalMs?: number;
   /** Where start-up damage and recovery are reported. */
   log?: (line: string) => void;
+  /** The recipients' read cache and key hash (tests make them small and poor). */
+  recipients?: RecipientStoreOptions;
 }
 
 /** The captures: a compact index in memory, the records in segment files, the bytes in packs. */
@@ -50,7 +53,7 @@ interface RequestStore {
 export interface Store {
   readonly dataDir: string;
   readonly messages: MessageStore;
-  readonly recipients: Collection<RecipientRecord>;
+  readonly recipients: RecipientStore;
   readonly subscriptions: Collection<SubscriptionRecord>;
   /** The /v1 request log: bounded (oldest entries removed), with its own group commit. */
   readonly requests: RequestStore;
@@ -166,7 +169,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     log(
       `pigeonhole: ${cutShort} capture${cutShort === 1 ? '' : 's'} point${cutShort === 1 ? 's' : ''} at bytes missing from the end of a pack (a write cut short by a power loss); their parts read as damaged`,
     );
-  const recipients = await Collection.open<RecipientRecord>(segmentOptions(dirs.recipients));
+  const recipients = await RecipientStore.open(segmentOptions(dirs.recipients), options.recipients);
   const subscriptions = await Collection.open<SubscriptionRecord>(segmentOptions(dirs.subscriptions));
   const requestSummaries: RequestSummary[] = [];
   const requestLog = await SegmentLog.open<RequestLogRecord>(segmentOptions(dirs.requests), (record) => requestSummaries.push(requestSummary(record)));
