@@ -130,17 +130,6 @@ export class RecipientIndex {
     return true;
   }
 
-  clear(): void {
-    this.used = 0;
-    this.live = 0;
-    this.resize(INITIAL_SLOTS);
-    this.table = new Uint32Array(INITIAL_TABLE);
-    this.arena = Buffer.alloc(INITIAL_ARENA);
-    this.arenaUsed = 0;
-    this.arenaDead = 0;
-    this.flagSets.clear();
-  }
-
   /** The slot of a live recipient, or -1. */
   slotOf(seq: number): number {
     let lo = 0;
@@ -557,13 +546,6 @@ class FlagSets {
       if (key && (JSON.parse(key) as string[]).includes(flag)) out[id] = 1;
     }
     return out;
-  }
-
-  clear(): void {
-    this.keys.length = 1;
-    this.refs.length = 1;
-    this.ids.clear();
-    this.free.length = 0;
   }
 }
 

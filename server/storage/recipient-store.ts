@@ -132,15 +132,6 @@ export class RecipientStore {
     return true;
   }
 
-  /** Removes every record (the files go with the next flush); returns how many there were. */
-  clear(): number {
-    const count = this.index.size;
-    this.index.clear();
-    this.cache.clear();
-    this.log.clear();
-    return count;
-  }
-
   /**
    * A page of the recipients the query takes, newest first, and how many it takes in all: the
    * index is scanned, and only the page's records are read (and those a filter must check).
@@ -157,9 +148,11 @@ export class RecipientStore {
     return { total, items: seqs.map((seq) => this.get(seq)!) };
   }
 
-  /** Removes the recipients of a team, of a namespace's addresses (storage/namespace.ts), or both; returns how many. */
+  /**
+   * Removes the recipients of a team, of a namespace's addresses (storage/namespace.ts), both,
+   * or (neither given) all, each with a tombstone; returns how many.
+   */
   removeWhere(scope: { team?: string; namespace?: string }): number {
-    if (scope.team === undefined && scope.namespace === undefined) return this.clear();
     const team = scope.team === undefined ? undefined : this.index.teamIdOf(scope.team);
     if (team === -1) return 0;
     const namespace = scope.namespace;
@@ -180,15 +173,22 @@ export class RecipientStore {
   }
 
   /**
-   * Removes the recipients last changed before `beforeMs`, except those `keep` names; returns
-   * how many. Only those records are read.
+   * Removes the recipients last changed before `beforeMs`, except those `keep` names (a team
+   * and an address, compared as find does); returns how many. Only the records whose key has
+   * the hash of one kept are read.
    */
-  removeUnchangedSince(beforeMs: number, keep: (record: RecipientRecord) => boolean): number {
+  removeUnchangedSince(beforeMs: number, keep: readonly { team: string; email: string }[]): number {
+    const kept = new Set(keep.map(({ team, email }) => recipientKey(team, email)));
+    const keptHashes = new Set([...kept].map((key) => this.index.hashOf(key)));
     const doomed: number[] = [];
     this.index.scanNewestFirst((slot) => {
       if (!(this.index.updatedMs(slot) < beforeMs)) return;
-      const record = this.peek(this.index.seq(slot));
-      if (record && !keep(record)) doomed.push(record.seq);
+      const seq = this.index.seq(slot);
+      if (keptHashes.has(this.index.hashAt(slot))) {
+        const record = this.peek(seq);
+        if (!record || kept.has(recipientKey(record.team, record.email))) return;
+      }
+      doomed.push(seq);
     });
     for (const seq of doomed) this.remove(seq);
     return doomed.length;
@@ -287,10 +287,5 @@ class RecordCache<T> {
     if (!entry) return;
     this.entries.delete(seq);
     this.total -= entry.bytes;
-  }
-
-  clear(): void {
-    this.entries.clear();
-    this.total = 0;
   }
 }

@@ -124,7 +124,7 @@ export class Recipients {
    * those `keep` names (an active flow subscription): retention of captures takes the
    * recipients they left behind with it, so a long-running sandbox stays bounded.
    */
-  async prune(before: string, keep: (record: RecipientRecord) => boolean): Promise<number> {
+  async prune(before: string, keep: readonly { team: string; email: string }[]): Promise<number> {
     const removed = this.recipients.removeUnchangedSince(Date.parse(before), keep);
     if (removed > 0) await this.store.flush();
     return removed;
