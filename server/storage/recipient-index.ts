@@ -146,16 +146,18 @@ export class RecipientIndex {
 
   /**
    * The slot whose record has this key, or -1: `isIt` is asked (with the sequence number) for
-   * each slot whose key has the same hash, and must check the record itself.
+   * each slot whose key has the same hash, and must check the record itself. Should two have
+   * the key (files edited by hand), the newest is the one, as when every record was in a Map.
    */
   find(key: string, isIt: (seq: number) => boolean): number {
     const h = this.hash(key) >>> 0;
     const table = this.table;
+    let found = -1;
     for (let at = this.home(h); table[at] !== 0; at = this.next(at)) {
       const slot = table[at]! - 1;
-      if (this.hashes[slot] === h && isIt(this.seqs[slot]!)) return slot;
+      if (slot > found && this.hashes[slot] === h && isIt(this.seqs[slot]!)) found = slot;
     }
-    return -1;
+    return found;
   }
 
   /** Live slots, newest first; stops when `visit` returns false. */
@@ -257,6 +259,16 @@ export class RecipientIndex {
     }
   }
 
+  /** Gives back the spare room of the arrays and the arena (start-up is over: growing again copies them). */
+  trim(): void {
+    this.resize(Math.max(INITIAL_SLOTS, this.used));
+    if (this.arena.length > Math.max(INITIAL_ARENA, this.arenaUsed)) {
+      const arena = Buffer.alloc(Math.max(INITIAL_ARENA, this.arenaUsed));
+      this.arena.copy(arena, 0, 0, this.arenaUsed);
+      this.arena = arena;
+    }
+  }
+
   /** Bytes the index holds (typed arrays and arena, at their capacity), for the benchmark. */
   get bytes(): number {
     const arrays = [this.seqs, this.updated, this.hashes, this.teams, this.sets, this.texts, this.stamps, this.bits, this.table];
@@ -266,7 +278,8 @@ export class RecipientIndex {
   private append(seq: number, team: number, hash: number, updated: number, set: number, text: string | Uint8Array): number {
     if (this.used > 0 && seq <= this.seqs[this.used - 1]!) throw new Error(`recipient ${seq} arrived out of order`);
     if (seq > 0xffffffff) throw new Error(`recipient ${seq} is beyond the index's range`);
-    if (this.used === this.capacity) this.resize(this.capacity * 2);
+    // Half as much again each time: the spare room stays a third of the rows at most.
+    if (this.used === this.capacity) this.resize(Math.ceil(this.capacity * 1.5));
     const slot = this.used++;
     this.seqs[slot] = seq;
     this.updated[slot] = updated;

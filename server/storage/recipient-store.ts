@@ -40,6 +40,7 @@ export class RecipientStore {
   static async open(log: SegmentLogOptions, options: RecipientStoreOptions = {}): Promise<RecipientStore> {
     const store = new RecipientStore(options);
     store.log = await SegmentLog.open<RecipientRecord>(log, (record) => void store.index.add(record));
+    store.index.trim();
     return store;
   }
 
@@ -75,14 +76,11 @@ export class RecipientStore {
   /** The team's recipient with this address (compared without regard to case). */
   find(team: string, email: string): RecipientRecord | undefined {
     const key = recipientKey(team, email);
-    let found: RecipientRecord | undefined;
-    this.index.find(key, (seq) => {
+    const slot = this.index.find(key, (seq) => {
       const record = this.get(seq);
-      if (!record || recipientKey(record.team, record.email) !== key) return false;
-      found = record;
-      return true;
+      return record !== undefined && recipientKey(record.team, record.email) === key;
     });
-    return found;
+    return slot < 0 ? undefined : this.get(this.index.seq(slot));
   }
 
   /**

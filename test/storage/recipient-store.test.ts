@@ -206,6 +206,17 @@ describe('the recipient store (a compact index, records read from their segments
     expect(reopened.recipients.list({}, 0, 10).items.map((r) => r.seq)).toEqual([kept.seq]);
   });
 
+  it('finds the newest of two records with one key (files edited by hand), as a Map of every record did', async () => {
+    const dir = await tempDir();
+    const store = await open(dir, { recipients: { hash: () => 1 } });
+    store.recipients.insert(recipient(1, { team: 'acme', email: 'twice@example.com', firstName: 'Older' }));
+    store.recipients.insert(recipient(2, { team: 'acme', email: 'other@example.com' }));
+    store.recipients.insert(recipient(3, { team: 'acme', email: 'TWICE@example.com', firstName: 'Newer' }));
+    expect(store.recipients.find('acme', 'twice@example.com')?.firstName).toBe('Newer');
+    store.recipients.remove(3);
+    expect(store.recipients.find('acme', 'twice@example.com')?.firstName).toBe('Older');
+  });
+
   it("removes a namespace's recipients by the tag of their address, whatever its case, and no other", async () => {
     const dir = await tempDir();
     const store = await open(dir);
