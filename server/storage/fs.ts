@@ -22,6 +22,11 @@ export interface Fs {
   writeAt(handle: FileHandle, buffers: Buffer[], position: number): Promise<void>;
   /** Reads `length` bytes at `position` of an open file (fewer where it ends). */
   readAt(handle: FileHandle, position: number, length: number): Promise<Buffer>;
+  /**
+   * The same, synchronously: for a small record a caller must have without waiting (a
+   * recipient looked up inside a send).
+   */
+  readAtSync(handle: FileHandle, position: number, length: number): Buffer;
 }
 
 /**
@@ -77,16 +82,21 @@ export const nodeFs: Fs = {
   },
   readAt: async (handle, position, length) => {
     if (length > SYNC_LIMIT) return readAt(handle, position, length);
-    const buffer = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const n = readSync(handle.fd, buffer, read, length - read, position + read);
-      if (n === 0) break;
-      read += n;
-    }
-    return read === length ? buffer : buffer.subarray(0, read);
+    return readAtSync(handle, position, length);
   },
+  readAtSync: (handle, position, length) => readAtSync(handle, position, length),
 };
+
+function readAtSync(handle: FileHandle, position: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let read = 0;
+  while (read < length) {
+    const n = readSync(handle.fd, buffer, read, length - read, position + read);
+    if (n === 0) break;
+    read += n;
+  }
+  return read === length ? buffer : buffer.subarray(0, read);
+}
 
 /** Writes all of `buffers` at `position` (a short write is continued, never left half done). */
 async function writeAllAt(handle: FileHandle, buffers: Buffer[], position: number): Promise<number> {

@@ -251,6 +251,30 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     return JSON.parse(bytes.toString('utf8')) as T;
   }
 
+  /**
+   * The record of the line queued for this sequence number and not written yet: the very object
+   * put (changes made to it in place are written with it); null for a deletion; undefined when
+   * nothing is queued.
+   */
+  queued(seq: number): T | null | undefined {
+    return this.pendingBySeq.get(seq)?.record as T | null | undefined;
+  }
+
+  /**
+   * The record as stored, read by its byte range synchronously (for a caller that cannot wait,
+   * such as a lookup inside a send), with its line's length; undefined when none is stored.
+   * Lines queued and not written yet are not looked at (see queued).
+   */
+  readStoredSync(seq: number): { record: T; bytes: number } | undefined {
+    const segment = this.segments.get(this.indexOf(seq));
+    if (!segment?.handle) return undefined;
+    const slot = seq % this.options.segmentSize;
+    const length = segment.lengths[slot]!;
+    if (length === 0) return undefined;
+    const bytes = this.options.fs.readAtSync(segment.handle, segment.offsets[slot]!, length);
+    return { record: JSON.parse(bytes.toString('utf8')) as T, bytes: length };
+  }
+
   /** Whether a record with this sequence number is stored (or about to be). */
   has(seq: number): boolean {
     const pending = this.pendingBySeq.get(seq);
@@ -332,10 +356,12 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       const content = await fs.readAt(segment.handle, 0, segment.size);
       const handle = await fs.open(segment.file, 'w+');
       await fs.writeAt(handle, [content], 0);
-      await segment.handle.close().catch(() => undefined);
+      // Swapped before the old one is closed: a synchronous read may come in between.
+      const old = segment.handle;
       segment.handle = handle;
       segment.writable = true;
       this.changed(segment);
+      await old.close().catch(() => undefined);
       restored++;
     }
     return restored;
@@ -417,6 +443,15 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       this.pendingBySeq.set(line.seq, line);
     }
     segment.pending = [...again, ...segment.pending];
+  }
+
+  /** @internal opens a segment's file for writing (it was opened to read), swapping the handle before closing the old. */
+  async reopenWritable(segment: Segment): Promise<void> {
+    const handle = await this.options.fs.open(segment.file, 'r+');
+    const old = segment.handle;
+    segment.handle = handle;
+    segment.writable = true;
+    await old?.close().catch(() => undefined);
   }
 
   /** @internal a file that was to be deleted is looked at again with the next write. */
@@ -562,7 +597,9 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       );
     segment.live = latest.size;
     this.segments.set(index, segment);
-    await openSegment(fs, segment);
+    const opened = await openFile(fs, file);
+    segment.handle = opened.handle;
+    segment.writable = opened.writable;
     segment.size = bytes.length;
     segment.hasLines = bytes.length > EMPTY_SEGMENT.length;
     if (!clean || damaged.length > 0 || torn) {
@@ -598,8 +635,10 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       return false;
     }
     const segment = new Segment(index, file, segmentSize);
-    await openSegment(fs, segment);
-    const stat = await segment.handle!.stat();
+    const opened = await openFile(fs, file);
+    segment.handle = opened.handle;
+    segment.writable = opened.writable;
+    const stat = await segment.handle.stat();
     if (checkpoint.segmentSize !== segmentSize || !sameFile(checkpoint.file, stat)) {
       await segment.handle!.close().catch(() => undefined);
       use.old++;
@@ -702,6 +741,9 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     if (!bytes) return;
     const { fs } = this.options;
     const parts: Buffer[] = [HEADER_BYTES];
+    // Where each line will be: the old places stay in use until the new file is open (a
+    // synchronous read may come between the awaits below).
+    const offsets = new Float64Array(segment.offsets.length);
     let at = HEADER_BYTES.length;
     let count = 0;
     for (let slot = 0; slot < this.options.segmentSize; slot++) {
@@ -712,7 +754,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
         at += 2;
       }
       parts.push(bytes.subarray(segment.offsets[slot]!, segment.offsets[slot]! + length));
-      segment.offsets[slot] = at;
+      offsets[slot] = at;
       at += length;
       count++;
     }
@@ -721,9 +763,13 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     const temp = `${segment.file}.tmp`;
     await fs.writeFile(temp, content);
     await fs.rename(temp, segment.file);
-    await segment.handle?.close().catch(() => undefined);
-    segment.handle = null;
-    await openSegment(fs, segment);
+    const old = segment.handle;
+    const opened = await openFile(fs, segment.file);
+    // The new file and where its lines are, in one step.
+    segment.handle = opened.handle;
+    segment.writable = opened.writable;
+    segment.offsets.set(offsets);
+    await old?.close().catch(() => undefined);
     segment.size = content.length;
     segment.hasLines = count > 0;
     segment.dead = 0;
@@ -732,16 +778,14 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
   }
 }
 
-/** Opens a segment to read and write, or only to read where the file system refuses writes. */
-async function openSegment(fs: Fs, segment: Segment): Promise<void> {
+/** Opens a segment's file to read and write, or only to read where the file system refuses writes. */
+async function openFile(fs: Fs, file: string): Promise<{ handle: FileHandle; writable: boolean }> {
   try {
-    segment.handle = await fs.open(segment.file, 'r+');
-    segment.writable = true;
+    return { handle: await fs.open(file, 'r+'), writable: true };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'EROFS' && code !== 'EACCES' && code !== 'EPERM') throw error;
-    segment.handle = await fs.open(segment.file, 'r');
-    segment.writable = false;
+    return { handle: await fs.open(file, 'r'), writable: false };
   }
 }
 
@@ -763,12 +807,7 @@ class SegmentWrite {
     let created = false;
     if (segment.cleared && segment.handle) {
       // Its old lines were all deleted: start the file again rather than append after them.
-      if (!segment.writable) {
-        const handle = await fs.open(segment.file, 'r+');
-        await segment.handle.close().catch(() => undefined);
-        segment.handle = handle;
-        segment.writable = true;
-      }
+      if (!segment.writable) await log.reopenWritable(segment);
       await segment.handle.truncate(0);
       segment.size = 0;
       segment.hasLines = false;
@@ -782,10 +821,7 @@ class SegmentWrite {
       }
       created = true;
     } else if (!segment.writable) {
-      const handle = await fs.open(segment.file, 'r+');
-      await segment.handle.close().catch(() => undefined);
-      segment.handle = handle;
-      segment.writable = true;
+      await log.reopenWritable(segment);
     }
     const base = created ? 0 : segment.hasLines ? segment.size - TAIL_AFTER_RECORD.length : segment.size - TRAILER_BYTES.length;
     let text = created ? HEADER : '';

@@ -10,12 +10,12 @@ import { MessageIndex } from './message-index.ts';
 import { migrateFromV1, isV1 } from './migrate-v1.ts';
 import { PackStore } from './pack-store.ts';
 import { Quarantine, type DamageReport } from './quarantine.ts';
+import { RecipientStore, type RecipientStoreOptions } from './recipient-store.ts';
 import {
   contentRefs,
   type BlocksData,
   type MessageRecord,
   type MetaData,
-  type RecipientRecord,
   type RequestLogRecord,
   type RequestSummary,
   type SubscriptionRecord,
@@ -45,6 +45,8 @@ export interface StoreOptions {
   /** How often the background checkpoint runs, and how long a segment must be unchanged for it. */
   checkpointIntervalMs?: number;
   checkpointQuietMs?: number;
+  /** The recipients' read cache and key hash (tests make them small and poor). */
+  recipients?: RecipientStoreOptions;
 }
 
 /** The captures: a compact index in memory, the records in segment files, the bytes in packs. */
@@ -62,7 +64,7 @@ interface RequestStore {
 export interface Store {
   readonly dataDir: string;
   readonly messages: MessageStore;
-  readonly recipients: Collection<RecipientRecord>;
+  readonly recipients: RecipientStore;
   readonly subscriptions: Collection<SubscriptionRecord>;
   /** The /v1 request log: bounded (oldest entries removed), with its own group commit. */
   readonly requests: RequestStore;
@@ -190,8 +192,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     log(
       `pigeonhole: ${cutShort} capture${cutShort === 1 ? '' : 's'} point${cutShort === 1 ? 's' : ''} at bytes missing from the end of a pack (a write cut short by a power loss); their parts read as damaged`,
     );
-  logCheckpointUse(log, messageLog.checkpointUse, packs.checkpointUse, Date.now() - opened);
-  const recipients = await Collection.open<RecipientRecord>(segmentOptions(dirs.recipients));
+  const recipients = await RecipientStore.open(segmentOptions(dirs.recipients), options.recipients);
+  logCheckpointUse(log, [messageLog.checkpointUse, recipients.storage.checkpointUse], packs.checkpointUse, Date.now() - opened);
   const subscriptions = await Collection.open<SubscriptionRecord>(segmentOptions(dirs.subscriptions));
   const requestSummaries: RequestSummary[] = [];
   const requestLog = await SegmentLog.open<RequestLogRecord>(segmentOptions(dirs.requests), (record) => requestSummaries.push(requestSummary(record)));
@@ -305,8 +307,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       let written = 0;
       try {
         if (health.problem) return 0;
-        for (const segment of messageLog.staleCheckpoints(quietMs).slice(0, limit)) {
-          if (await messageLog.saveCheckpoint(segment, (task) => flusher.exclusive(task))) written++;
+        for (const segmentLog of [messageLog, recipients.storage]) {
+          for (const segment of segmentLog.staleCheckpoints(quietMs).slice(0, limit)) {
+            if (await segmentLog.saveCheckpoint(segment, (task) => flusher.exclusive(task))) written++;
+          }
         }
         if (await packs.saveCheckpoint()) written++;
       } catch {
@@ -534,7 +538,14 @@ async function diskUsage(fs: Fs, dir: string): Promise<{ bytes: number; files: n
  * One line when start-up read segment files in full rather than their checkpoints (why, and how
  * long start-up took), so a slow start explains itself. A data directory without captures says nothing.
  */
-function logCheckpointUse(log: (line: string) => void, segments: CheckpointUse, packs: { restored: number; scanned: number }, ms: number): void {
+function logCheckpointUse(log: (line: string) => void, uses: CheckpointUse[], packs: { restored: number; scanned: number }, ms: number): void {
+  const segments = { restored: 0, missing: 0, old: 0, damaged: 0 };
+  for (const use of uses) {
+    segments.restored += use.restored;
+    segments.missing += use.missing;
+    segments.old += use.old;
+    segments.damaged += use.damaged;
+  }
   const read = segments.missing + segments.old + segments.damaged;
   if (read === 0) return;
   const why = [
@@ -543,6 +554,6 @@ function logCheckpointUse(log: (line: string) => void, segments: CheckpointUse, 
     segments.damaged > 0 ? `${segments.damaged} with a damaged one, ignored` : '',
   ].filter(Boolean);
   log(
-    `pigeonhole: loaded captures in ${ms} ms: ${segments.restored} segment file${segments.restored === 1 ? '' : 's'} from their checkpoint, ${read} read in full (${why.join(', ')}); ${packs.restored} pack${packs.restored === 1 ? '' : 's'} from the checkpoint, ${packs.scanned} scanned`,
+    `pigeonhole: loaded captures and recipients in ${ms} ms: ${segments.restored} segment file${segments.restored === 1 ? '' : 's'} from their checkpoint, ${read} read in full (${why.join(', ')}); ${packs.restored} pack${packs.restored === 1 ? '' : 's'} from the checkpoint, ${packs.scanned} scanned`,
   );
 }

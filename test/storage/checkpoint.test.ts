@@ -22,7 +22,7 @@ function countingFs(): { fs: Fs; segmentReads: () => number } {
   const fs: Fs = {
     ...nodeFs,
     readFile: (file) => {
-      if (/seg-\d+\.json$/.test(file) && file.includes(`${path.sep}messages${path.sep}`)) reads++;
+      if (/(messages|recipients)[/\\]seg-\d+\.json$/.test(file)) reads++;
       return nodeFs.readFile(file);
     },
   };
@@ -51,6 +51,9 @@ async function inbox(server: TestServer): Promise<unknown> {
     unread: await get('/api/messages?read=false&limit=500'),
     bounced: await get('/api/messages?status=bounced'),
     v1: await get('/v1/email/list/?limit=100', { Authorization: 'Api-Key bulk-key' }),
+    recipients: await get('/api/recipients?limit=500'),
+    recipientSearch: await get('/api/recipients?q=cp2'),
+    v1Recipients: await get('/v1/recipients/?limit=100', { Authorization: 'Api-Key bulk-key' }),
   };
 }
 
@@ -67,8 +70,16 @@ async function filled(server: TestServer): Promise<string[]> {
   return ids;
 }
 
-const checkpoints = async (dataDir: string) => (await readdir(path.join(dataDir, 'messages'))).filter((name) => name.endsWith('.idx')).sort();
-const segments = async (dataDir: string) => (await readdir(path.join(dataDir, 'messages'))).filter((name) => name.endsWith('.json')).sort();
+/** The files of a kind in messages/ and recipients/, as `folder/name`. */
+async function filesEnding(dataDir: string, suffix: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const folder of ['messages', 'recipients']) {
+    for (const name of await readdir(path.join(dataDir, folder))) if (name.endsWith(suffix)) out.push(`${folder}/${name}`);
+  }
+  return out.sort();
+}
+const checkpoints = (dataDir: string) => filesEnding(dataDir, '.idx');
+const segments = (dataDir: string) => filesEnding(dataDir, '.json');
 
 describe('checkpoints of the message index', () => {
   it('a clean stop checkpoints every segment; the next start reads none of them and shows the same inbox', async ({ apps }) => {
@@ -84,7 +95,7 @@ describe('checkpoints of the message index', () => {
     const counting = countingFs();
     const again = await apps.start({ dataDir, store: { ...STORE, fs: counting.fs, log: (line) => lines.push(line) } });
     expect(counting.segmentReads()).toBe(0);
-    expect(lines.filter((line) => line.includes('loaded captures'))).toEqual([]);
+    expect(lines.filter((line) => line.includes('loaded captures and recipients'))).toEqual([]);
     expect(await inbox(again)).toEqual(before);
     // Bodies read back, and sends go on with new ids.
     const listed = (before as { all: { messages: { id: string }[] } }).all.messages;
@@ -100,14 +111,14 @@ describe('checkpoints of the message index', () => {
     const dataDir = first.dataDir;
     await first.close();
     const names = await checkpoints(dataDir);
-    for (const name of names) await rm(path.join(dataDir, 'messages', name));
+    for (const name of names) await rm(path.join(dataDir, name));
     await rm(path.join(dataDir, 'packs', 'packs.idx'), { force: true });
     const lines: string[] = [];
     const again = await apps.start({ dataDir, store: { ...STORE, log: (line) => lines.push(line) } });
     expect(lines).toContainEqual(
       expect.stringMatching(
         new RegExp(
-          `^pigeonhole: loaded captures in \\d+ ms: 0 segment files from their checkpoint, ${names.length} read in full \\(${names.length} without one\\)`,
+          `^pigeonhole: loaded captures and recipients in \\d+ ms: 0 segment files from their checkpoint, ${names.length} read in full \\(${names.length} without one\\)`,
         ),
       ),
     );
@@ -122,11 +133,11 @@ describe('checkpoints of the message index', () => {
     await first.close();
     const [one, two] = await checkpoints(dataDir);
     // A flipped byte, and a file cut short (a power loss after the rename, without --fsync).
-    const damaged = path.join(dataDir, 'messages', one!);
+    const damaged = path.join(dataDir, one!);
     const bytes = await readFile(damaged);
     bytes[Math.floor(bytes.length / 2)]! ^= 0xff;
     await writeFile(damaged, bytes);
-    const torn = path.join(dataDir, 'messages', two!);
+    const torn = path.join(dataDir, two!);
     await truncate(torn, Math.floor((await readFile(torn)).length / 3));
     // What SIGKILL during a checkpoint's write leaves: its temporary file, half written.
     await writeFile(path.join(dataDir, 'messages', 'seg-000001.idx.tmp'), bytes.subarray(0, 100));
@@ -142,7 +153,7 @@ describe('checkpoints of the message index', () => {
     await again.close();
     const lines2: string[] = [];
     const third = await apps.start({ dataDir, store: { ...STORE, log: (line) => lines2.push(line) } });
-    expect(lines2.filter((line) => line.includes('loaded captures'))).toEqual([]);
+    expect(lines2.filter((line) => line.includes('loaded captures and recipients'))).toEqual([]);
     expect(await inbox(third)).toEqual(before);
   });
 
@@ -152,7 +163,7 @@ describe('checkpoints of the message index', () => {
     const dataDir = first.dataDir;
     await first.close();
     const saved = new Map<string, Buffer>();
-    for (const name of await checkpoints(dataDir)) saved.set(name, await readFile(path.join(dataDir, 'messages', name)));
+    for (const name of await checkpoints(dataDir)) saved.set(name, await readFile(path.join(dataDir, name)));
 
     const second = await apps.start({ dataDir, store: STORE });
     // A read mark and a deletion in old segments, and new captures in the last one.
@@ -164,7 +175,7 @@ describe('checkpoints of the message index', () => {
     const after = await inbox(second);
     await second.close();
     // Put the old checkpoints back, as a crash before the new ones were written would leave them.
-    for (const [name, bytes] of saved) await writeFile(path.join(dataDir, 'messages', name), bytes);
+    for (const [name, bytes] of saved) await writeFile(path.join(dataDir, name), bytes);
 
     const lines: string[] = [];
     const third = await apps.start({ dataDir, store: { ...STORE, log: (line) => lines.push(line) } });
@@ -201,7 +212,8 @@ describe('checkpoints of the message index', () => {
     expect(all).toEqual((await segments(first.dataDir)).map((name) => name.replace('.json', '.idx')));
     // Nothing changed since: nothing to write.
     expect(await first.store.checkpoint()).toBe(0);
+    // One send changes one segment of captures and one of recipients.
     await send(first, 20);
-    expect(await first.store.checkpoint()).toBe(1);
+    expect(await first.store.checkpoint()).toBe(2);
   });
 });

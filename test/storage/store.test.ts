@@ -42,6 +42,13 @@ function recipient(seq: number): RecipientRecord {
   };
 }
 
+/** The recipients' sequence numbers, oldest first. */
+const recipientSeqs = (store: Store) =>
+  store.recipients
+    .list({}, 0, Number.MAX_SAFE_INTEGER)
+    .items.map((r) => r.seq)
+    .reverse();
+
 const recipientFiles = async (dir: string) => (await readdir(path.join(dir, 'recipients'))).sort();
 
 /** An Fs that counts the writes made through it. */
@@ -73,7 +80,7 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     await store.close();
     const reopened = await open(dir);
     expect(reopened.recipients.size).toBe(950);
-    expect(reopened.recipients.all().map((r) => r.seq)).toEqual(Array.from({ length: 950 }, (_, i) => i + 1));
+    expect(recipientSeqs(reopened)).toEqual(Array.from({ length: 950 }, (_, i) => i + 1));
     expect(reopened.recipients.get(500)?.email).toBe('r500@example.com');
   });
 
@@ -119,9 +126,11 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
   it('writes a record as it is when the write starts, so changes made in place after insert are kept', async () => {
     const dir = await tempDir();
     const store = await open(dir);
-    const record = store.recipients.insert(recipient(1));
+    const record = recipient(1);
+    store.recipients.insert(record);
     record.firstName = 'Ada';
     record.flags.push('vip');
+    store.recipients.touch(record);
     await store.flush();
     await store.close();
     expect((await open(dir)).recipients.get(1)).toMatchObject({ firstName: 'Ada', flags: ['x', 'vip'] });
@@ -166,10 +175,8 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     await store.flush();
     await store.close();
     const reopened = await open(dir, { segmentSize: 1000 });
-    expect(reopened.recipients.all().map((r) => [r.seq, r.firstName])).toEqual([
-      ...[1, 2, 4, 5, 6, 7, 8, 9, 10].map((seq) => [seq, 'round 19']),
-      [11, 'A name of some length'],
-    ]);
+    const kept = reopened.recipients.list({}, 0, 100).items.reverse();
+    expect(kept.map((r) => [r.seq, r.firstName])).toEqual([...[1, 2, 4, 5, 6, 7, 8, 9, 10].map((seq) => [seq, 'round 19']), [11, 'A name of some length']]);
   });
 
   it('deletes a segment file once nothing in it is live', async () => {
@@ -183,7 +190,7 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect(await recipientFiles(dir)).toEqual(['seg-000000.json', 'seg-000001.json']);
     for (let seq = 10; seq <= 15; seq++) store.recipients.remove(seq);
     await store.flush();
-    expect(store.recipients.all().map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(recipientSeqs(store)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(await recipientFiles(dir)).toEqual(['seg-000000.json']);
     await store.close();
     const reopened = await open(dir, { segmentSize: 10 });
@@ -204,7 +211,7 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     await writeFile(file, text.replace('"r3@example.com"', '"r3@exa'));
     const lines: string[] = [];
     const reopened = await open(dir, { log: (line) => lines.push(line) });
-    expect(reopened.recipients.all().map((r) => r.seq)).toEqual([1, 2, 4, 5]);
+    expect(recipientSeqs(reopened)).toEqual([1, 2, 4, 5]);
     expect(reopened.damage).toMatchObject([{ file: path.join('recipients', 'seg-000000.json'), records: 1 }]);
     expect(lines.join('\n')).toMatch(
       /seg-000000\.json: damaged lines that do not parse, 1 record could not be read; the damaged bytes were moved to .*damaged.*delete that file/,
@@ -225,7 +232,7 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     const bytes = await readFile(file);
     await writeFile(file, bytes.subarray(0, Math.floor(bytes.length / 2)));
     const reopened = await open(dir);
-    const kept = reopened.recipients.all().map((r) => r.seq);
+    const kept = recipientSeqs(reopened);
     expect(kept.length).toBeGreaterThan(15);
     expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => i + 1));
     // Appending after the cut works, and the file reads whole again.
