@@ -1,4 +1,5 @@
 import { addressTag } from './namespace.ts';
+import { ByteCache } from './byte-cache.ts';
 import { RecipientIndex, recipientKey, recipientText, type RecipientIndexOptions } from './recipient-index.ts';
 import type { RecipientRecord } from './records.ts';
 import { SegmentLog, type SegmentLogOptions } from './segment-log.ts';
@@ -29,11 +30,11 @@ const LONE_SURROGATE = /\p{Cs}/u;
 export class RecipientStore {
   private log!: SegmentLog<RecipientRecord>;
   private readonly index: RecipientIndex;
-  private readonly cache: RecordCache<RecipientRecord>;
+  private readonly cache: ByteCache<RecipientRecord>;
 
   private constructor(options: RecipientStoreOptions) {
     this.index = new RecipientIndex(options);
-    this.cache = new RecordCache(options.cacheBytes ?? 256 * 1024);
+    this.cache = new ByteCache(options.cacheBytes ?? 256 * 1024);
   }
 
   /** Opens the folder, indexing each record as it loads (the records themselves are not kept). */
@@ -249,45 +250,5 @@ export class RecipientStore {
       });
     }
     return (slot) => tests.every((test) => test(slot));
-  }
-}
-
-/** Records read lately, the least recently used dropped first once their bytes pass the bound. */
-class RecordCache<T> {
-  private readonly entries = new Map<number, { record: T; bytes: number }>();
-  private total = 0;
-
-  constructor(private readonly limit: number) {}
-
-  get(seq: number): T | undefined {
-    const entry = this.entries.get(seq);
-    if (!entry) return undefined;
-    this.entries.delete(seq);
-    this.entries.set(seq, entry);
-    return entry.record;
-  }
-
-  /** The record if kept, without counting it as used. */
-  peek(seq: number): T | undefined {
-    return this.entries.get(seq)?.record;
-  }
-
-  set(seq: number, record: T, bytes: number): void {
-    this.delete(seq);
-    if (bytes > this.limit) return;
-    this.entries.set(seq, { record, bytes });
-    this.total += bytes;
-    for (const [oldest, entry] of this.entries) {
-      if (this.total <= this.limit) break;
-      this.entries.delete(oldest);
-      this.total -= entry.bytes;
-    }
-  }
-
-  delete(seq: number): void {
-    const entry = this.entries.get(seq);
-    if (!entry) return;
-    this.entries.delete(seq);
-    this.total -= entry.bytes;
   }
 }

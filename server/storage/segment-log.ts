@@ -275,6 +275,11 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     return { record: JSON.parse(bytes.toString('utf8')) as T, bytes: length };
   }
 
+  /** The length in bytes of the record's stored line (0: none stored yet). */
+  storedBytes(seq: number): number {
+    return this.segments.get(this.indexOf(seq))?.lengths[seq % this.options.segmentSize] ?? 0;
+  }
+
   /** Whether a record with this sequence number is stored (or about to be). */
   has(seq: number): boolean {
     const pending = this.pendingBySeq.get(seq);
