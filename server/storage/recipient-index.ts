@@ -517,15 +517,37 @@ export class RecipientIndex {
 }
 
 /** Whether `haystack[start, end)` holds `needle`. */
+/** Each needle's failure table (Knuth-Morris-Pratt), made once per needle (a query's words are made once per list). */
+const failures = new WeakMap<Uint8Array, Int32Array>();
+
+function failureOf(needle: Uint8Array): Int32Array {
+  let table = failures.get(needle);
+  if (table) return table;
+  table = new Int32Array(needle.length);
+  for (let i = 1, k = 0; i < needle.length; i++) {
+    while (k > 0 && needle[i] !== needle[k]) k = table[k - 1]!;
+    if (needle[i] === needle[k]) k++;
+    table[i] = k;
+  }
+  failures.set(needle, table);
+  return table;
+}
+
+/**
+ * Whether `needle` occurs in haystack[start, end), in time linear in both (Knuth-Morris-Pratt):
+ * a query word of repeated letters against a text of them costs no more than any other.
+ */
 function contains(haystack: Uint8Array, start: number, end: number, needle: Uint8Array): boolean {
   const n = needle.length;
   if (n === 0) return true;
-  const first = needle[0]!;
-  const last = end - n;
-  outer: for (let at = start; at <= last; at++) {
-    if (haystack[at] !== first) continue;
-    for (let k = 1; k < n; k++) if (haystack[at + k] !== needle[k]) continue outer;
-    return true;
+  if (end - start < n) return false;
+  const table = failureOf(needle);
+  let k = 0;
+  for (let at = start; at < end; at++) {
+    const byte = haystack[at];
+    while (k > 0 && byte !== needle[k]) k = table[k - 1]!;
+    if (byte === needle[k]) k++;
+    if (k === n) return true;
   }
   return false;
 }

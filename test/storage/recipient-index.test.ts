@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RecipientIndex, recipientKey } from '../../server/storage/recipient-index.ts';
 import type { RecipientRecord } from '../../server/storage/records.ts';
+import { growth, LINEAR } from '../support/scale.ts';
 
 function recipient(seq: number, over: Partial<RecipientRecord> = {}): RecipientRecord {
   const at = new Date(Date.UTC(2030, 0, 1, 0, 0, 0, seq)).toISOString();
@@ -156,5 +157,33 @@ describe('the compact recipient index', () => {
     const future = Buffer.from(parts[0]!);
     future[0] = 2;
     expect(() => new RecipientIndex().restoreRange(future)).toThrow('format 2');
+  });
+});
+
+describe('recipient search text is matched in linear time', () => {
+  it('finds words anywhere in the text, and a word of repeated letters against a name of them costs linear time', async () => {
+    const index = new RecipientIndex();
+    index.add(recipient(1, { firstName: 'Ada', lastName: 'Lovelace', flags: ['vip'] }));
+    const slot = index.slotOf(1);
+    const has = (...words: string[]) =>
+      index.textHas(
+        slot,
+        words.map((word) => Buffer.from(word)),
+      );
+    expect([has('user1@'), has('lovelace', 'vip'), has('ada', 'zebra'), has('aab'), has('')]).toEqual([true, true, false, false, true]);
+    // Overlapping prefixes (the case a naive restart gets right only by rescanning).
+    const overlap = new RecipientIndex();
+    overlap.add(recipient(1, { firstName: 'aabaabaaab' }));
+    expect(overlap.textHas(overlap.slotOf(1), [Buffer.from('aabaaab')])).toBe(true);
+    expect(overlap.textHas(overlap.slotOf(1), [Buffer.from('aabaabaaaa')])).toBe(false);
+
+    // Hostile: a name of n 'a's and a word of n/2 'a's then 'b' (a naive search costs n²/2).
+    const make = (n: number) => {
+      const ix = new RecipientIndex();
+      ix.add(recipient(1, { firstName: 'a'.repeat(n) }));
+      return { ix, needle: [Buffer.from(`${'a'.repeat(n / 2)}b`)] };
+    };
+    const { ratio } = await growth(make, ({ ix, needle }) => ix.textHas(ix.slotOf(1), needle), 2000);
+    expect(ratio).toBeLessThan(LINEAR);
   });
 });
