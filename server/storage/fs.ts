@@ -137,3 +137,13 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
   }
   return read === length ? buffer : buffer.subarray(0, read);
 }
+
+/** fsync on a folder makes a rename in it durable. */
+export async function syncDir(fs: Fs, dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

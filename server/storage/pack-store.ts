@@ -7,7 +7,7 @@ import { DamagedContent } from './errors.ts';
 import type { Batch, Participant } from './flusher.ts';
 import type { Fs } from './fs.ts';
 import type { Quarantine } from './quarantine.ts';
-import { syncDir } from './segment-log.ts';
+import { syncDir } from './fs.ts';
 
 /**
  * Where a part of a capture (its HTML, text, sealed record body, raw message or an attachment)

@@ -1,9 +1,20 @@
-import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, sameFile } from './checkpoint.ts';
 import type { Batch, Participant } from './flusher.ts';
-import type { Fs } from './fs.ts';
+import { syncDir, type Fs } from './fs.ts';
 import type { Quarantine } from './quarantine.ts';
+import {
+  checkpointFileOf,
+  EMPTY_SEGMENT,
+  HEADER_BYTES,
+  openFile,
+  Segment,
+  TAIL_AFTER_RECORD,
+  TRAILER_BYTES,
+  type Line,
+  parseSegmentFile,
+} from './segment-file.ts';
+import { SegmentBatch, SegmentWrite } from './segment-write.ts';
 
 /**
  * Segment files are lowdb's JSON documents, `{"records":[...]}`, written one record per line so
@@ -13,71 +24,6 @@ import type { Quarantine } from './quarantine.ts';
  * completed write the file is a valid JSON document again. A segment is rewritten without its
  * dead lines once they outnumber the live ones, and deleted once nothing in it is live.
  */
-const HEADER = '{"records":[\n';
-const TRAILER = ']}\n';
-const HEADER_BYTES = Buffer.from(HEADER);
-const TRAILER_BYTES = Buffer.from(TRAILER);
-/** The bytes an append overwrites at the end of a segment that has records: "\n]}\n". */
-const TAIL_AFTER_RECORD = Buffer.from(`\n${TRAILER}`);
-const EMPTY_SEGMENT = Buffer.concat([HEADER_BYTES, TRAILER_BYTES]);
-
-interface Line {
-  seq: number;
-  /**
-   * The record (its JSON is taken when the write starts, so later changes in place are
-   * included); null for a tombstone.
-   */
-  record: object | null;
-  /**
-   * A new record whose owner rolls it back when its write fails (a capture answered 507 must
-   * not come back). Other lines describe state kept in memory and are written again later.
-   */
-  volatile: boolean;
-  onCommit?: () => void;
-}
-
-interface Tombstone {
-  seq: number;
-  deleted: true;
-}
-
-class Segment {
-  handle: FileHandle | null = null;
-  /** Whether `handle` was opened for writing (a read-only data directory opens files to read). */
-  writable = false;
-  /** A damaged file's good content, to be written as a clean file before anything is appended. */
-  needsRewrite: Buffer | null = null;
-  /** Everything in the file was deleted at once (clear): the next write starts the file afresh. */
-  cleared = false;
-  /** Bytes on disk. 0: the file does not exist yet. */
-  size = 0;
-  /** Whether the file holds at least one line after the header. */
-  hasLines = false;
-  live = 0;
-  /** Lines that no longer count: superseded versions and tombstones. */
-  dead = 0;
-  pending: Line[] = [];
-  /** Byte offset and length of each sequence number's live line (length 0: none). */
-  readonly offsets: Float64Array;
-  readonly lengths: Uint32Array;
-  /** The highest sequence number a line of the file names (tombstones included). */
-  maxSeq = 0;
-  /** Changes made to the file in this process, and how many of them its checkpoint includes (-1: none is current). */
-  changes = 0;
-  checkpointed = -1;
-  /** When the file last changed (ms, wall clock): a checkpoint waits until it has been quiet a while. */
-  changedAt = 0;
-
-  constructor(
-    readonly index: number,
-    readonly file: string,
-    size: number,
-  ) {
-    this.offsets = new Float64Array(size);
-    this.lengths = new Uint32Array(size);
-  }
-}
-
 /**
  * What a collection's owner keeps in memory per segment, saved with the segment's checkpoint
  * (storage/checkpoint.ts) so that a start need not read the file.
@@ -536,59 +482,8 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       return;
     }
     const segment = new Segment(index, file, segmentSize);
-    const latest = new Map<number, T>();
-    const damaged: Buffer[] = [];
-    let damagedLines = 0;
-    let clean = bytes.subarray(0, HEADER_BYTES.length).equals(HEADER_BYTES);
-    let trailer = false;
-    let torn: Buffer | null = null;
-    if (!clean) {
-      damaged.push(bytes);
-      damagedLines = countLines(bytes);
-    } else {
-      let at = HEADER_BYTES.length;
-      while (at < bytes.length) {
-        const newline = bytes.indexOf(0x0a, at);
-        const end = newline < 0 ? bytes.length : newline;
-        const raw = bytes.subarray(at, end);
-        const text = raw.toString('utf8');
-        if (text === ']}' && (newline < 0 || newline === bytes.length - 1)) {
-          trailer = true;
-          break;
-        }
-        const jsonLength = raw.length - (text.endsWith(',') ? 1 : 0);
-        const parsed = parseLine(raw.subarray(0, jsonLength).toString('utf8'));
-        if (parsed === null) {
-          if (newline < 0) torn = raw;
-          else {
-            damaged.push(bytes.subarray(at, end + 1));
-            damagedLines++;
-          }
-        } else {
-          const seq = parsed.seq;
-          if (seq > this.maxSeqSeen) this.maxSeqSeen = seq;
-          if (seq > segment.maxSeq) segment.maxSeq = seq;
-          const slot = seq % segmentSize;
-          if (Math.floor(seq / segmentSize) !== index) {
-            damaged.push(bytes.subarray(at, end + 1));
-            damagedLines++;
-          } else {
-            if (segment.lengths[slot]! > 0) segment.dead++;
-            if ('deleted' in parsed && parsed.deleted === true) {
-              segment.dead++;
-              segment.lengths[slot] = 0;
-              latest.delete(seq);
-            } else {
-              segment.offsets[slot] = at;
-              segment.lengths[slot] = jsonLength;
-              latest.set(seq, parsed as T);
-            }
-          }
-        }
-        at = end + 1;
-      }
-      if (!trailer) clean = false;
-    }
+    const { latest, damaged, damagedLines, clean, torn } = parseSegmentFile<T>(bytes, segment);
+    if (segment.maxSeq > this.maxSeqSeen) this.maxSeqSeen = segment.maxSeq;
     if (damaged.length > 0) await quarantine.keep(file, Buffer.concat(damaged), damagedLines, 'damaged lines that do not parse');
     // Kept, not thrown away: after a crash mid-append it is a record nobody was answered for, but
     // a file cut short by other means (a copy, a full disk outside the server) loses records
@@ -781,200 +676,4 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     segment.needsRewrite = null;
     this.changed(segment);
   }
-}
-
-/** Opens a segment's file to read and write, or only to read where the file system refuses writes. */
-async function openFile(fs: Fs, file: string): Promise<{ handle: FileHandle; writable: boolean }> {
-  try {
-    return { handle: await fs.open(file, 'r+'), writable: true };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EROFS' && code !== 'EACCES' && code !== 'EPERM') throw error;
-    return { handle: await fs.open(file, 'r'), writable: false };
-  }
-}
-
-/** One segment's share of a group commit: its queued lines, appended in one write. */
-class SegmentWrite {
-  /** Where the write started and what it overwrote there, to undo it. */
-  private undo: { position: number; restore: Buffer; created: boolean } | null = null;
-  private placed: [line: Line, offset: number, length: number][] = [];
-
-  constructor(
-    readonly segment: Segment,
-    readonly lines: Line[],
-  ) {}
-
-  async write(log: SegmentLog<{ seq: number }>): Promise<FileHandle> {
-    const { fs, fsync } = log.options_();
-    const segment = this.segment;
-    if (segment.needsRewrite) await log.rewriteFrom(segment);
-    let created = false;
-    if (segment.cleared && segment.handle) {
-      // Its old lines were all deleted: start the file again rather than append after them.
-      if (!segment.writable) await log.reopenWritable(segment);
-      await segment.handle.truncate(0);
-      segment.size = 0;
-      segment.hasLines = false;
-      segment.cleared = false;
-    }
-    if (!segment.handle || segment.size === 0) {
-      if (!segment.handle || !segment.writable) {
-        await segment.handle?.close().catch(() => undefined);
-        segment.handle = await fs.open(segment.file, 'w+');
-        segment.writable = true;
-      }
-      created = true;
-    } else if (!segment.writable) {
-      await log.reopenWritable(segment);
-    }
-    const base = created ? 0 : segment.hasLines ? segment.size - TAIL_AFTER_RECORD.length : segment.size - TRAILER_BYTES.length;
-    let text = created ? HEADER : '';
-    let offset = base + (created ? HEADER_BYTES.length : 0);
-    let first = !segment.hasLines;
-    this.placed = [];
-    for (const line of this.lines) {
-      const json = JSON.stringify(line.record ?? ({ seq: line.seq, deleted: true } satisfies Tombstone));
-      const separator = first ? '' : ',\n';
-      text += separator + json;
-      offset += Buffer.byteLength(separator);
-      const length = Buffer.byteLength(json);
-      this.placed.push([line, offset, length]);
-      offset += length;
-      first = false;
-    }
-    text += `\n${TRAILER}`;
-    const buffer = Buffer.from(text);
-    this.undo = {
-      position: base,
-      created,
-      restore: created ? Buffer.alloc(0) : segment.hasLines ? TAIL_AFTER_RECORD : TRAILER_BYTES,
-    };
-    await fs.writeAt(segment.handle, [buffer], base);
-    if (fsync) await segment.handle.datasync();
-    return segment.handle;
-  }
-
-  /** Puts the file back as it was before this write (truncation needs no free space). */
-  async revert(fs: Fs): Promise<void> {
-    const { segment, undo } = this;
-    if (!undo || !segment.handle) return;
-    if (undo.created) {
-      await segment.handle.truncate(0);
-      return;
-    }
-    await segment.handle.truncate(undo.position + undo.restore.length);
-    await fs.writeAt(segment.handle, [undo.restore], undo.position);
-  }
-
-  commit(log: SegmentLog<{ seq: number }>, size: number): void {
-    this.segment.size = size;
-    this.segment.hasLines = true;
-    for (const [line, offset, length] of this.placed) log.committed(this.segment, line, offset, length);
-  }
-
-  /** The file's size once this write is in. */
-  endOf(): number {
-    const last = this.placed.at(-1);
-    return last ? last[1] + last[2] + TAIL_AFTER_RECORD.length : this.segment.size;
-  }
-}
-
-class SegmentBatch implements Batch {
-  private written: SegmentWrite[] = [];
-  private ends = new Map<SegmentWrite, number>();
-
-  constructor(
-    private readonly log: SegmentLog<{ seq: number }>,
-    private readonly writes: SegmentWrite[],
-    /** Files will be deleted (some are already empty, or tombstones may empty them). */
-    readonly deletes: boolean,
-  ) {}
-
-  get path(): string {
-    return this.log.dir;
-  }
-
-  async write(): Promise<FileHandle[]> {
-    const handles: FileHandle[] = [];
-    this.written = [];
-    for (const write of this.writes) {
-      handles.push(await write.write(this.log));
-      this.written.push(write);
-      this.ends.set(write, write.endOf());
-    }
-    return handles;
-  }
-
-  /**
-   * Deletes the segment files nothing lives in any more, including those this batch's
-   * tombstones just emptied (meta.json, written earlier in the cycle, keeps the counters).
-   */
-  async unlink(): Promise<void> {
-    if (!this.deletes) return;
-    const { fs } = this.log.options_();
-    const doomed = this.log.takeDoomed();
-    for (const [at, segment] of doomed.entries()) {
-      if (segment.live > 0 || segment.pending.length > 0) continue;
-      try {
-        await fs.unlink(segment.file);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-          for (const rest of doomed.slice(at)) this.log.requeueDoomed(rest);
-          throw error;
-        }
-      }
-      await segment.handle?.close().catch(() => undefined);
-      segment.handle = null;
-      segment.size = 0;
-      segment.hasLines = false;
-      segment.dead = 0;
-      // Its checkpoint describes a file that is gone (it would not match a new one either).
-      await fs.unlink(checkpointFileOf(segment.file)).catch(() => undefined);
-      this.log.dropped(segment);
-    }
-  }
-
-  async revert(): Promise<void> {
-    for (const write of this.written.reverse()) await write.revert(this.log.options_().fs).catch(() => undefined);
-  }
-
-  commit(): void {
-    for (const write of this.writes) write.commit(this.log, this.ends.get(write)!);
-  }
-
-  abort(): void {
-    for (const write of this.writes) this.log.aborted(write.segment, write.lines);
-  }
-}
-
-function parseLine(text: string): (Record<string, unknown> & { seq: number }) | null {
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (typeof value !== 'object' || value === null || !Number.isSafeInteger((value as { seq?: unknown }).seq)) return null;
-    return value as Record<string, unknown> & { seq: number };
-  } catch {
-    return null;
-  }
-}
-
-function countLines(bytes: Buffer): number {
-  let n = 0;
-  for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, at + 1)) n++;
-  return Math.max(1, n - 1);
-}
-
-/** fsync on a folder makes a rename in it durable. */
-export async function syncDir(fs: Fs, dir: string): Promise<void> {
-  const handle = await fs.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Where a segment file's checkpoint is kept: beside it. */
-function checkpointFileOf(segmentFile: string): string {
-  return segmentFile.replace(/\.json$/, '.idx');
 }
