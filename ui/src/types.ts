@@ -11,12 +11,9 @@ export type {
   DeliveryStatus,
   Frame,
   LinkCheckResult,
-  LinkEvent,
   MessageDetail,
   MessageList as Page,
   MessageSummary,
-  Recipient,
-  Sender,
   Source,
   Subscription,
 } from '../../client/pigeonhole-client.ts';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { reason, sandbox } from '../sandbox.ts';
 import { useLoad } from '../state/hooks.ts';
 import type { CheckPlatform, CheckReport, MessageDetail } from '../types.ts';
 import { AccessibilityList, CompatibilityWarnings, DarkModeList, PlatformSwitch, Scores, SizeSummary } from './check-sections.tsx';
@@ -11,7 +11,7 @@ export function CheckPanel({ message }: { message: MessageDetail }) {
   const [platform, setPlatform] = useState<CheckPlatform | 'all'>('all');
   const [line, setLine] = useState<number | null>(null);
   const [sourceOpen, setSourceOpen] = useState(false);
-  const check = useLoad((signal) => api.check(message.id, platform === 'all' ? [] : [platform], signal), [message.id, platform]);
+  const check = useLoad((signal) => sandbox.check(message.id, { platforms: platform === 'all' ? [] : [platform], signal }), [message.id, platform]);
   const report = check.data;
   const showLine = (n: number) => {
     setLine(n);
@@ -29,7 +29,7 @@ export function CheckPanel({ message }: { message: MessageDetail }) {
             </button>
           ) : null}
         </div>
-        {check.error ? <p class="banner error">Could not check the message: {check.error.message}</p> : null}
+        {check.error ? <p class="banner error">Could not check the message: {reason(check.error)}</p> : null}
         {!report ? (
           <p class="muted pad" role="status">
             Checking…

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { notFound, reason, sandbox } from '../sandbox.ts';
 import { fullTime } from '../format.ts';
 import type { Inbox } from '../state/inbox.ts';
 import type { Clock } from '../types.ts';
@@ -25,9 +25,9 @@ export function ClockControl({ inbox, onChanged, onClock }: { inbox: Inbox; onCh
   }, []);
 
   const load = () =>
-    api.clock().then(
+    sandbox.clock.get().then(
       (clock) => setState({ kind: 'ready', clock }),
-      (error: Error) => setState(error instanceof ApiError && error.status === 404 ? { kind: 'missing' } : { kind: 'error', message: error.message }),
+      (error: Error) => setState(notFound(error) ? { kind: 'missing' } : { kind: 'error', message: reason(error) }),
     );
   useEffect(() => {
     void load();
@@ -73,17 +73,17 @@ export function ClockControl({ inbox, onChanged, onClock }: { inbox: Inbox; onCh
         </p>
       ) : null}
       <div class="clock-actions">
-        <button type="button" class="button" disabled={busy || state.kind !== 'ready'} onClick={() => void act(() => api.advanceClock('1h'))}>
+        <button type="button" class="button" disabled={busy || state.kind !== 'ready'} onClick={() => void act(() => sandbox.clock.advance('1h'))}>
           +1 hour
         </button>
-        <button type="button" class="button" disabled={busy || state.kind !== 'ready'} onClick={() => void act(() => api.advanceClock('1d'))}>
+        <button type="button" class="button" disabled={busy || state.kind !== 'ready'} onClick={() => void act(() => sandbox.clock.advance('1d'))}>
           +1 day
         </button>
         <form
           class="clock-custom"
           onSubmit={(e) => {
             e.preventDefault();
-            if (custom.trim()) void act(() => api.advanceClock(custom.trim()));
+            if (custom.trim()) void act(() => sandbox.clock.advance(custom.trim()));
           }}
         >
           <input
@@ -102,7 +102,7 @@ export function ClockControl({ inbox, onChanged, onClock }: { inbox: Inbox; onCh
           type="button"
           class="button"
           disabled={busy || state.kind !== 'ready' || (state.kind === 'ready' && state.clock.real_time)}
-          onClick={() => void act(() => api.resetClock())}
+          onClick={() => void act(() => sandbox.clock.reset())}
         >
           Back to real time
         </button>

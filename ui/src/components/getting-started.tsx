@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { reason, sandbox } from '../sandbox.ts';
 import { useLoad } from '../state/hooks.ts';
 import { useNotices } from './notices.tsx';
 
@@ -8,7 +8,7 @@ import { useNotices } from './notices.tsx';
  * command, SMTP), so the first thing a new user sees is what to do next.
  */
 export function GettingStarted({ smtpPort }: { smtpPort: number | null }) {
-  const senders = useLoad(() => api.senders(), []);
+  const senders = useLoad((signal) => sandbox.senders({ signal }), []);
   const usable = (senders.data ?? []).filter((s) => !s.revoked);
   const [chosen, setChosen] = useState<string | null>(null);
   const sender = usable.find((s) => s.api_key === chosen) ?? usable[0];
@@ -40,7 +40,7 @@ export function GettingStarted({ smtpPort }: { smtpPort: number | null }) {
         <li>
           <h3>Use an API key</h3>
           {senders.error ? (
-            <p class="error">Could not load the senders: {senders.error.message}</p>
+            <p class="error">Could not load the senders: {reason(senders.error)}</p>
           ) : (
             <label class="gs-key">
               <span class="sr-only">API key</span>

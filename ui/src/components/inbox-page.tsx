@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, SandboxUnreachable } from '../api.ts';
 import { plural } from '../format.ts';
 import { useDebounced, useSubscription } from '../state/hooks.ts';
 import type { Inbox } from '../state/inbox.ts';
+import { SandboxUnreachable, reason, sandbox } from '../sandbox.ts';
 import { PREVIEW_WIDTH_KEY, remembered } from '../state/remembered.ts';
 import { messageHref, namespaceFromUrl, navigate, openMessageId, showNamespaceInUrl } from '../state/route.ts';
 import type { MessageFilter } from '../types.ts';
@@ -64,7 +64,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
     const next = list.at(index + 1) ?? list.at(index - 1);
     list.removeLocally([id]);
     try {
-      await api.remove(id);
+      await sandbox.remove(id);
       notices.succeeded(`delete:${id}`);
       if (openMessageId() === id) navigate(next ? messageHref(next.id) : '#/');
     } catch (error) {
@@ -79,7 +79,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
   const clearAll = async () => {
     setConfirmClear(false);
     try {
-      await (namespace ? api.clearNamespace(namespace) : api.clear());
+      await (namespace ? sandbox.reset({ namespace }) : sandbox.clear());
       notices.succeeded('clear');
       navigate('#/');
     } catch (error) {
@@ -148,7 +148,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
         </div>
         {listError ? (
           <p class="banner error" role="alert">
-            Could not load messages: {listError.message}
+            Could not load messages: {reason(listError)}
           </p>
         ) : null}
         {empty && filtered ? <p class="muted pad center">No messages match this search.</p> : null}

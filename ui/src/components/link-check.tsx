@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { reason, sandbox } from '../sandbox.ts';
 import type { LinkCheckResult } from '../types.ts';
 
 type State =
@@ -23,10 +23,10 @@ export function LinkCheck({ id }: { id: string }) {
     controller.current?.abort();
     const abort = (controller.current = new AbortController());
     setState({ phase: 'running', total: 0, skipped: 0, results: [] });
-    api
-      .checkLinks(
-        id,
-        (event) => {
+    sandbox
+      .checkLinks(id, {
+        signal: abort.signal,
+        onEvent: (event) => {
           if (abort.signal.aborted) return;
           if (event.type === 'start') setState({ phase: 'running', total: event.total, skipped: event.skipped, results: [] });
           else if (event.type === 'link') {
@@ -34,9 +34,8 @@ export function LinkCheck({ id }: { id: string }) {
             setState((s) => (s.phase === 'running' ? { ...s, results: [...s.results, result] } : s));
           } else setState((s) => (s.phase === 'running' ? { ...s, phase: 'done' } : s));
         },
-        abort.signal,
-      )
-      .catch((error: Error) => !abort.signal.aborted && setState({ phase: 'failed', message: error.message }));
+      })
+      .catch((error: Error) => !abort.signal.aborted && setState({ phase: 'failed', message: reason(error) }));
   };
 
   return (

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { api } from '../api.ts';
 import { fileSize, fullTime } from '../format.ts';
+import { reason, sandbox } from '../sandbox.ts';
 import { useLoad } from '../state/hooks.ts';
 import type { MessageDetail } from '../types.ts';
 import { StatusBadge } from './badges.tsx';
@@ -74,7 +74,7 @@ export function HeadersPart({ message }: { message: MessageDetail }) {
 
 /** The RFC 5322 source, with a download of the .eml. */
 export function RawPart({ message }: { message: MessageDetail }) {
-  const raw = useLoad((signal) => api.raw(message.id, signal), [message.id]);
+  const raw = useLoad((signal) => sandbox.raw(message.id, { signal }), [message.id]);
   return (
     <div class="part-raw">
       <div class="part-toolbar">
@@ -83,7 +83,7 @@ export function RawPart({ message }: { message: MessageDetail }) {
         </a>
         {raw.data !== undefined ? <span class="muted">{fileSize(new Blob([raw.data]).size)}</span> : null}
       </div>
-      {raw.error ? <p class="error pad">Could not load the source: {raw.error.message}</p> : <pre class="code-block">{raw.data ?? 'Loading…'}</pre>}
+      {raw.error ? <p class="error pad">Could not load the source: {reason(raw.error)}</p> : <pre class="code-block">{raw.data ?? 'Loading…'}</pre>}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, htmlUrl } from '../api.ts';
 import { displayName, emailAddress, fileSize, fullTime } from '../format.ts';
+import { htmlUrl, notFound, reason, sandbox } from '../sandbox.ts';
 import { useLoad } from '../state/hooks.ts';
 import type { Inbox } from '../state/inbox.ts';
 import type { MessageDetail } from '../types.ts';
@@ -33,7 +33,7 @@ interface Props {
 export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: setTab, onBack, onDelete }: Props) {
   const notices = useNotices();
   const [tick, setTick] = useState(0);
-  const loaded = useLoad((signal) => api.message(id, signal), [id, tick]);
+  const loaded = useLoad((signal) => sandbox.get(id, { signal }), [id, tick]);
   const [message, setMessage] = useState<MessageDetail | null>(null);
   const [deleted, setDeleted] = useState(false);
   const [remote, setRemote] = useState(false);
@@ -42,7 +42,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
   // The served page (with the server's CSP) follows the system's light or dark preference; a
   // mode the system does not give (or inversion) needs the document rewritten into a srcdoc frame.
   const served = colorMode === (systemPrefersDark() ? 'styles' : 'light');
-  const prepared = useLoad((signal) => (served ? Promise.resolve(null) : api.html(id, remote, signal)), [id, remote, served]);
+  const prepared = useLoad((signal) => (served ? Promise.resolve(null) : sandbox.html(id, { remote, signal })), [id, remote, served]);
   const modeDocument = useMemo(
     () => (served || typeof prepared.data !== 'string' ? null : colorModeDocument(prepared.data, colorMode, previewPolicy(location.origin, remote))),
     [prepared.data, colorMode, remote, served],
@@ -57,7 +57,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
   const setRead = async (messageId: string, read: boolean): Promise<boolean> => {
     const key = `read:${messageId}`;
     try {
-      await api.setRead(messageId, read);
+      await sandbox.setRead(messageId, read);
       notices.succeeded(key);
       return true;
     } catch (error) {
@@ -94,10 +94,10 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
   );
 
   if (loaded.error) {
-    const gone = 'status' in loaded.error && (loaded.error as { status: number }).status === 404;
+    const gone = notFound(loaded.error);
     return (
       <div class="view-empty" role="status">
-        <p>{gone ? 'This message does not exist (it may have been deleted).' : `Could not load the message: ${loaded.error.message}`}</p>
+        <p>{gone ? 'This message does not exist (it may have been deleted).' : `Could not load the message: ${reason(loaded.error)}`}</p>
         <button type="button" class="button" onClick={onBack}>
           Back to the inbox
         </button>
@@ -244,7 +244,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
                 dark={colorMode === 'light' ? undefined : colorMode}
               />
             ) : prepared.error ? (
-              <p class="banner error">Could not load the HTML for this colour scheme: {prepared.error.message}</p>
+              <p class="banner error">Could not load the HTML for this colour scheme: {reason(prepared.error)}</p>
             ) : modeDocument === null ? (
               <p class="muted pad">Loading…</p>
             ) : (

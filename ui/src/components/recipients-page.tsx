@@ -1,23 +1,21 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
 import { fullTime, shortTime } from '../format.ts';
-import { useDebounced, useFrameTick, useLoad } from '../state/hooks.ts';
 import type { Inbox } from '../state/inbox.ts';
+import { usePagedList } from '../state/paged-list.ts';
+import { notFound, reason, sandbox } from '../sandbox.ts';
 import { Pager } from './pager.tsx';
 
-const LIMIT = 50;
 // A bounce or complaint blocks its recipient without a recipient.changed frame: at capture (no
 // delivery delay: message.created) or when the outcome arrives (message.status).
 const RELOAD_ON = ['recipient.changed', 'message.created', 'message.status', 'sandbox.reset', 'reconnected'];
 
 /** Every recipient the sandbox knows, with flags and whether sends to them are blocked. */
 export function RecipientsPage({ inbox }: { inbox: Inbox }) {
-  const [search, setSearch] = useState('');
-  const q = useDebounced(search, 200);
-  const [offset, setOffset] = useState(0);
-  const tick = useFrameTick(inbox, RELOAD_ON);
-  const result = useLoad(() => api.recipients({ q: q.trim() || undefined, offset, limit: LIMIT }), [q, offset, tick]);
-  useEffect(() => setOffset(0), [q]);
+  const result = usePagedList({
+    source: inbox,
+    reloadOn: RELOAD_ON,
+    limit: 50,
+    load: ({ query, offset, limit }, signal) => sandbox.recipients({ q: query || undefined, offset, limit, signal }),
+  });
 
   return (
     <section class="page" aria-labelledby="recipients-title">
@@ -28,20 +26,18 @@ export function RecipientsPage({ inbox }: { inbox: Inbox }) {
           class="page-search"
           placeholder="Search email or name…"
           aria-label="Search recipients"
-          value={search}
-          onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+          value={result.search}
+          onInput={(e) => result.setSearch((e.target as HTMLInputElement).value)}
         />
       </header>
       {result.error ? (
         <p class="banner error" role="alert">
-          {result.error instanceof ApiError && result.error.status === 404
-            ? 'This server has no recipients API (GET /api/recipients).'
-            : `Could not load recipients: ${result.error.message}`}
+          {notFound(result.error) ? 'This server has no recipients API (GET /api/recipients).' : `Could not load recipients: ${reason(result.error)}`}
         </p>
       ) : null}
       {result.data && result.data.total === 0 ? (
         <p class="muted pad">
-          {q ? 'No recipient matches this search.' : 'No recipients yet. A recipient is recorded when an email is sent to it or its flags are set.'}
+          {result.query ? 'No recipient matches this search.' : 'No recipients yet. A recipient is recorded when an email is sent to it or its flags are set.'}
         </p>
       ) : null}
       {result.data && result.data.recipients.length > 0 ? (
@@ -95,7 +91,7 @@ export function RecipientsPage({ inbox }: { inbox: Inbox }) {
           </table>
         </div>
       ) : null}
-      {result.data ? <Pager total={result.data.total} offset={offset} limit={LIMIT} onOffset={setOffset} /> : null}
+      {result.data ? <Pager total={result.data.total} offset={result.offset} limit={result.limit} onOffset={result.setOffset} /> : null}
     </section>
   );
 }

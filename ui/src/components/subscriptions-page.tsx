@@ -1,26 +1,23 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { useState } from 'preact/hooks';
 import { fullTime, relativeTime } from '../format.ts';
-import { useDebounced, useFrameTick, useLoad } from '../state/hooks.ts';
 import type { Inbox } from '../state/inbox.ts';
+import { usePagedList } from '../state/paged-list.ts';
+import { notFound, reason, sandbox } from '../sandbox.ts';
 import type { Subscription } from '../types.ts';
 import { ClockControl } from './clock-control.tsx';
 import { Pager } from './pager.tsx';
 
-const LIMIT = 25;
 const RELOAD_ON = ['subscription.changed', 'subscription.removed', 'reconnected', 'clock.changed', 'sandbox.reset'];
 
 /** Flow subscriptions with their timelines, and the clock that drives them. */
 export function SubscriptionsPage({ inbox }: { inbox: Inbox }) {
-  const [search, setSearch] = useState('');
-  const email = useDebounced(search, 200);
-  const [offset, setOffset] = useState(0);
-  const tick = useFrameTick(inbox, RELOAD_ON);
-  // A clock move made here reloads at once, without waiting for its frame.
-  const [moves, setMoves] = useState(0);
-  const result = useLoad(() => api.subscriptions({ email: email.trim() || undefined, offset, limit: LIMIT }), [email, offset, tick, moves]);
-  useEffect(() => setOffset(0), [email]);
-  const missing = result.error instanceof ApiError && result.error.status === 404;
+  const result = usePagedList({
+    source: inbox,
+    reloadOn: RELOAD_ON,
+    limit: 25,
+    load: ({ query, offset, limit }, signal) => sandbox.subscriptions({ email: query || undefined, offset, limit, signal }),
+  });
+  const missing = notFound(result.error);
   // "Due in …" is measured on the sandbox clock, which may be ahead of the wall clock.
   const [offsetMs, setOffsetMs] = useState(0);
 
@@ -33,8 +30,8 @@ export function SubscriptionsPage({ inbox }: { inbox: Inbox }) {
           class="page-search"
           placeholder="Filter by email…"
           aria-label="Filter subscriptions by email"
-          value={search}
-          onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+          value={result.search}
+          onInput={(e) => result.setSearch((e.target as HTMLInputElement).value)}
         />
       </header>
       <div class="subs-layout">
@@ -45,20 +42,21 @@ export function SubscriptionsPage({ inbox }: { inbox: Inbox }) {
             </p>
           ) : result.error ? (
             <p class="banner error" role="alert">
-              Could not load subscriptions: {result.error.message}
+              Could not load subscriptions: {reason(result.error)}
             </p>
           ) : null}
           {result.data && result.data.total === 0 ? (
             <p class="muted pad">
-              No subscriptions{email ? ' for this email' : ''}. Subscribe a recipient with <code>POST /v1/flows/subscribe/</code>.
+              No subscriptions{result.query ? ' for this email' : ''}. Subscribe a recipient with <code>POST /v1/flows/subscribe/</code>.
             </p>
           ) : null}
           {result.data?.subscriptions.map((s) => (
             <SubscriptionCard key={s.id} subscription={s} offsetMs={offsetMs} />
           ))}
-          {result.data ? <Pager total={result.data.total} offset={offset} limit={LIMIT} onOffset={setOffset} /> : null}
+          {result.data ? <Pager total={result.data.total} offset={result.offset} limit={result.limit} onOffset={result.setOffset} /> : null}
         </div>
-        <ClockControl inbox={inbox} onChanged={() => setMoves((n) => n + 1)} onClock={(clock) => setOffsetMs(clock?.offset_ms ?? 0)} />
+        {/* A clock move made here reloads at once, without waiting for its frame. */}
+        <ClockControl inbox={inbox} onChanged={result.reload} onClock={(clock) => setOffsetMs(clock?.offset_ms ?? 0)} />
       </div>
     </section>
   );

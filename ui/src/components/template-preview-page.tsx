@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { reason, sandbox } from '../sandbox.ts';
 import { useDebounced, useLoad } from '../state/hooks.ts';
 import { remembered, TEMPLATE_DRAFT_KEY } from '../state/remembered.ts';
 import type { CheckReport } from '../types.ts';
@@ -20,7 +20,7 @@ type Layout = 'side' | PreviewWidth;
  * function the API uses, previewed at phone, tablet and desktop widths as they type.
  */
 export function TemplatePreviewPage() {
-  const senders = useLoad(() => api.senders(), []);
+  const senders = useLoad((signal) => sandbox.senders({ signal }), []);
   const [sender, setSender] = useState<string>('');
   const [html, setHtml] = useState(() => remembered.get(TEMPLATE_DRAFT_KEY) ?? SAMPLE);
   const [layout, setLayout] = useState<Layout>('side');
@@ -37,12 +37,12 @@ export function TemplatePreviewPage() {
     remembered.set(TEMPLATE_DRAFT_KEY, body);
     if (!chosen) return;
     const controller = new AbortController();
-    api.preview(chosen.id, body, controller.signal).then(
+    sandbox.preview(chosen.id, body, { signal: controller.signal }).then(
       (result) => {
         setWrapped(result);
         setProblem(null);
       },
-      (error: Error) => !controller.signal.aborted && setProblem(error.message),
+      (error: Error) => !controller.signal.aborted && setProblem(reason(error)),
     );
     return () => controller.abort();
   }, [body, chosen?.id]);
@@ -51,9 +51,9 @@ export function TemplatePreviewPage() {
   useEffect(() => {
     if (!chosen) return;
     const controller = new AbortController();
-    api.checkDraft({ html: body, sender: chosen.id }, controller.signal).then(
+    sandbox.checkDraft({ html: body, sender: chosen.id }, { signal: controller.signal }).then(
       (report) => setCheck({ report, body, error: null }),
-      (error: Error) => !controller.signal.aborted && setCheck((c) => ({ ...c, error: error.message })),
+      (error: Error) => !controller.signal.aborted && setCheck((c) => ({ ...c, error: reason(error) })),
     );
     return () => controller.abort();
   }, [body, chosen?.id]);
@@ -90,7 +90,7 @@ export function TemplatePreviewPage() {
         </div>
         <ColorModeSwitch value={colorMode} onChange={setColorMode} />
       </header>
-      {senders.error ? <p class="banner error">Could not load the senders: {senders.error.message}</p> : null}
+      {senders.error ? <p class="banner error">Could not load the senders: {reason(senders.error)}</p> : null}
       {chosen && !chosen.has_account_template ? (
         <p class="banner info small">{chosen.name} has no account template: the body is previewed as it is sent.</p>
       ) : null}
