@@ -15,6 +15,7 @@ export type {
   MessageList as Page,
   MessageSummary,
   Source,
+  StepState,
   Subscription,
 } from '../../client/pigeonhole-client.ts';
 import type { ListFilter } from '../../client/pigeonhole-client.ts';
