@@ -7,6 +7,7 @@ import { LinkCheck } from './link-check.tsx';
 import { SourceView } from './source-view.tsx';
 import styles from './check-panel.module.css';
 import sections from './check-sections.module.css';
+import { Badge } from '../badges/badges.tsx';
 
 /** The Check tab: scores first, then what to fix, each with its lines in the HTML source. */
 export function CheckPanel({ message }: { message: MessageDetail }) {
@@ -75,7 +76,7 @@ function Report({ report, onLine, id }: { report: CheckReport; onLine: (line: nu
           <ul class={sections.checkList}>
             {report.headers.findings.map((f, i) => (
               <li key={i} class={findingClass(f.status)}>
-                <span class={`badge tone-${f.status === 'ok' ? 'good' : f.status === 'warning' ? 'warn' : 'bad'}`}>{f.header}</span> {f.message}
+                <Badge tone={f.status === 'ok' ? 'good' : f.status === 'warning' ? 'warn' : 'bad'}>{f.header}</Badge> {f.message}
               </li>
             ))}
           </ul>

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { fileSize, plural } from '../../format.ts';
 import type { CheckPlatform, CheckReport, ClientSupport, CompatibilityWarning } from '../../types.ts';
 import styles from './check-sections.module.css';
+import { Badge } from '../badges/badges.tsx';
 
 const PLATFORM_CHOICES: { id: CheckPlatform | 'all'; label: string }[] = [
   { id: 'all', label: 'All clients' },
@@ -34,7 +35,7 @@ export function Scores({ report }: { report: CheckReport }) {
   return (
     <div class={styles.scores}>
       <div
-        class={`${styles.score} tone-${tone(html.score)}`}
+        class={`${styles.score} ${styles[tone(html.score)]}`}
         title="Mailpit's worst case: 100 minus the worst unsupported and partial shares of client versions, each weighted by how often the feature occurs"
       >
         <span class={styles.scoreValue} data-testid="check-score">
@@ -42,7 +43,7 @@ export function Scores({ report }: { report: CheckReport }) {
         </span>
         <span class={styles.scoreLabel}>compatibility (worst case)</span>
       </div>
-      <div class={`${styles.score} tone-${tone(html.market_score)}`} title="The same, with each client weighted by its share of email opens">
+      <div class={`${styles.score} ${styles[tone(html.market_score)]}`} title="The same, with each client weighted by its share of email opens">
         <span class={styles.scoreValue} data-testid="check-market-score">
           {html.market_score.toFixed(1)}
         </span>
@@ -117,7 +118,7 @@ function WarningItem({ warning, names, onLine }: { warning: CompatibilityWarning
     <li>
       <details class={styles.checkItem}>
         <summary>
-          <span class={`badge tone-${warning.severity === 'error' ? 'bad' : 'warn'}`}>{warning.category}</span>
+          <Badge tone={warning.severity === 'error' ? 'bad' : 'warn'}>{warning.category}</Badge>
           <span class={styles.checkTitle}>{warning.title}</span>
           <span class="muted small">
             ×{warning.count} · {no ? `no in ${no}` : ''}
@@ -198,7 +199,7 @@ export function AccessibilityList({ report, onLine }: { report: CheckReport; onL
     <ul class={styles.checkList}>
       {issues.map((issue, i) => (
         <li key={i} class={findingClass(issue.severity)}>
-          <span class={`badge tone-${issue.severity === 'error' ? 'bad' : 'warn'}`}>{issue.rule}</span> {issue.message}{' '}
+          <Badge tone={issue.severity === 'error' ? 'bad' : 'warn'}>{issue.rule}</Badge> {issue.message}{' '}
           {issue.line !== null ? <LineLinks lines={[issue.line]} onLine={onLine} /> : null}
         </li>
       ))}

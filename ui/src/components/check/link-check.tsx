@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { reason, sandbox } from '../../sandbox.ts';
 import type { LinkCheckResult } from '../../types.ts';
 import styles from './link-check.module.css';
+import { Badge } from '../badges/badges.tsx';
 
 type State =
   | { phase: 'idle' }
@@ -69,7 +70,7 @@ export function LinkCheck({ id }: { id: string }) {
                 {state.results.map((r) => (
                   <tr key={r.url} data-broken={r.ok ? undefined : 'true'}>
                     <td>
-                      <span class={`badge tone-${r.ok ? 'good' : 'bad'}`}>{r.status ?? 'failed'}</span>
+                      <Badge tone={r.ok ? 'good' : 'bad'}>{r.status ?? 'failed'}</Badge>
                     </td>
                     <td class={styles.linkUrl}>
                       <span class="muted small">{r.kind}</span> {r.url}

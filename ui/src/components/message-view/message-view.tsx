@@ -4,7 +4,7 @@ import { htmlUrl, notFound, reason, sandbox } from '../../sandbox.ts';
 import { useLoad } from '../../state/hooks.ts';
 import type { Inbox } from '../../state/inbox.ts';
 import type { MessageDetail } from '../../types.ts';
-import { MessageBadges } from '../badges/badges.tsx';
+import { Badge, MessageBadges } from '../badges/badges.tsx';
 import { CheckPanel } from '../check/check-panel.tsx';
 import { ColorModeSwitch } from '../preview/color-mode.tsx';
 import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
@@ -282,9 +282,9 @@ function SizeLine({ message }: { message: MessageDetail }) {
     <p class={`${styles.sizeLine} small`} data-testid="size-line">
       <span class="muted">HTML {fileSize(bytes)}</span>
       {bytes > GMAIL_CLIP_BYTES ? (
-        <span class="badge tone-bad" title={`Gmail shows only the first ${fileSize(GMAIL_CLIP_BYTES)} of the HTML, then "[Message clipped]"`}>
+        <Badge tone="bad" title={`Gmail shows only the first ${fileSize(GMAIL_CLIP_BYTES)} of the HTML, then "[Message clipped]"`}>
           Clipped by Gmail (over {GMAIL_CLIP_BYTES / 1024} KB)
-        </span>
+        </Badge>
       ) : (
         <span class="muted"> · not clipped by Gmail</span>
       )}

@@ -3,6 +3,7 @@ import type { Inbox } from '../../state/inbox.ts';
 import { usePagedList } from '../../state/paged-list.ts';
 import { notFound, reason, sandbox } from '../../sandbox.ts';
 import { Pager } from '../pager/pager.tsx';
+import { Badge, Badges } from '../badges/badges.tsx';
 
 // A bounce or complaint blocks its recipient without a recipient.changed frame: at capture (no
 // delivery delay: message.created) or when the outcome arrives (message.status).
@@ -61,24 +62,24 @@ export function RecipientsPage({ inbox }: { inbox: Inbox }) {
                   <td data-label="Team">{r.team}</td>
                   <td data-label="Flags">
                     {r.flags.length ? (
-                      <span class="badges">
+                      <Badges>
                         {r.flags.map((f) => (
-                          <span key={f} class="badge tone-plain">
+                          <Badge key={f} tone="plain">
                             {f}
-                          </span>
+                          </Badge>
                         ))}
-                      </span>
+                      </Badges>
                     ) : (
                       <span class="muted">—</span>
                     )}
                   </td>
                   <td data-label="State">
                     {r.blocked ? (
-                      <span class="badge tone-bad" title={r.block_reason ?? undefined}>
+                      <Badge tone="bad" title={r.block_reason ?? undefined}>
                         blocked{r.block_reason ? `: ${r.block_reason}` : ''}
-                      </span>
+                      </Badge>
                     ) : (
-                      <span class="badge tone-good">active</span>
+                      <Badge tone="good">active</Badge>
                     )}
                     {r.has_been_sent_email ? null : <span class="muted small"> never emailed</span>}
                   </td>

@@ -5,6 +5,7 @@ import type { Inbox } from '../../state/inbox.ts';
 import type { Clock } from '../../types.ts';
 import { useNotices } from '../notices/notices.tsx';
 import styles from './clock-control.module.css';
+import { Badge } from '../badges/badges.tsx';
 
 type ClockState = { kind: 'loading' } | { kind: 'ready'; clock: Clock } | { kind: 'missing' } | { kind: 'error'; message: string };
 
@@ -68,9 +69,7 @@ export function ClockControl({ inbox, onChanged, onClock }: { inbox: Inbox; onCh
       {state.kind === 'ready' ? (
         <p class={styles.clockNow}>
           <time dateTime={state.clock.now}>{fullTime(new Date(Date.now() + state.clock.offset_ms).toISOString())}</time>
-          <span class={`badge ${state.clock.real_time ? 'tone-good' : 'tone-warn'}`}>
-            {state.clock.real_time ? 'real time' : `ahead by ${duration(state.clock.offset_ms)}`}
-          </span>
+          <Badge tone={state.clock.real_time ? 'good' : 'warn'}>{state.clock.real_time ? 'real time' : `ahead by ${duration(state.clock.offset_ms)}`}</Badge>
         </p>
       ) : null}
       <div class={styles.clockActions}>

@@ -7,6 +7,7 @@ import type { StepState, Subscription } from '../../types.ts';
 import { ClockControl } from './clock-control.tsx';
 import { Pager } from '../pager/pager.tsx';
 import styles from './subscriptions-page.module.css';
+import { Badge } from '../badges/badges.tsx';
 
 const RELOAD_ON = ['subscription.changed', 'subscription.removed', 'reconnected', 'clock.changed', 'sandbox.reset'];
 
@@ -76,7 +77,7 @@ function SubscriptionCard({ subscription: s, offsetMs }: { subscription: Subscri
             {s.email} · team {s.team} · #{s.id}
           </p>
         </div>
-        <span class={`badge ${s.status === 'active' ? 'tone-info' : s.status === 'completed' ? 'tone-good' : 'tone-neutral'}`}>{s.status}</span>
+        <Badge tone={s.status === 'active' ? 'info' : s.status === 'completed' ? 'good' : 'neutral'}>{s.status}</Badge>
       </header>
       {s.next_send_date && s.status === 'active' ? (
         <p class="small">
