@@ -11,7 +11,7 @@
  *   check     the whole check but spam (/check)
  *   text      the text view (/text, `text` of a capture)
  *   snippet   the list preview, computed when the mail is captured
- *   dark      the inbox's dark-mode preview document (ui/src/components/dark-preview.ts)
+ *   dark      the inbox's dark-mode preview document (ui/src/components/preview/dark-preview.ts)
  *
  *   npm run bench:hostile [-- --runs 3 --only deep-div,anchors --give-up 10]
  */
@@ -21,7 +21,7 @@ import { extract } from '../server/domain/mail/extract.ts';
 import { prepareHtml } from '../server/domain/mail/html-preview.ts';
 import { textView } from '../server/domain/mail/text-view.ts';
 import { textSnippet } from '../server/domain/messages/snippet.ts';
-import { colorModeDocument } from '../ui/src/components/dark-preview.ts';
+import { colorModeDocument } from '../ui/src/components/preview/dark-preview.ts';
 import { HOSTILE_SHAPES, type HostileShape } from './lib/hostile-shapes.ts';
 
 const { values } = parseArgs({

@@ -13,7 +13,7 @@ import { CHROMIUM, CHROMIUM_FLAGS } from './lib/chromium.ts';
 const API_TARGET_MS = 50;
 const BROWSER_TARGET_MS = 300;
 const API_KEY = 'bulk-key';
-/** ui/src/components/filter-bar.tsx */
+/** ui/src/components/filter-bar/filter-bar.tsx */
 const SEARCH_BOX = 'input[type="search"][aria-label="Search messages"]';
 /** Attempts per browser run when a query for part of the text was sent while typing. */
 const BROWSER_ATTEMPTS = 3;
@@ -162,7 +162,7 @@ async function browserSearch(url: string, api: HttpClient, stored: number, runs:
       );
     }
     if (errors.length > 0) throw new Error(`the inbox page threw: ${errors.join('; ')}`);
-    const header = `Inbox search in Chromium, ${runs} typed searches per query (ms from the keydown of the last character; the inbox debounces typing by 120 ms (ui/src/components/inbox-page.tsx)):\n\n`;
+    const header = `Inbox search in Chromium, ${runs} typed searches per query (ms from the keydown of the last character; the inbox debounces typing by 120 ms (ui/src/components/inbox-page/inbox-page.tsx)):\n\n`;
     return [
       header +
         table(['query', 'q', 'hits', 'to the row in the DOM (median)', 'to the next frame (median)', 'to the next frame (max)'], rows, [
@@ -187,7 +187,7 @@ async function browserSearch(url: string, api: HttpClient, stored: number, runs:
 
 /** Waits until the list's first row is there and its aria-setsize says `expected` captures. */
 async function waitForList(page: Page, expected: number): Promise<void> {
-  await page.waitForFunction((n) => document.querySelector('.list-scroller #row-0')?.getAttribute('aria-setsize') === String(n), expected);
+  await page.waitForFunction((n) => document.querySelector('[role="listbox"] #row-0')?.getAttribute('aria-setsize') === String(n), expected);
 }
 
 /** Types `q` into the search box and times, in the page, the keydown of its last character to the first matching row. */
@@ -204,7 +204,7 @@ async function typeAndTime(page: Page, q: string, hits: number): Promise<Timing>
         window.addEventListener('keydown', () => (keydown = performance.now()), { capture: true, once: true });
         // (No named function in here: tsx would wrap it in a helper the page does not have.)
         const observer = new MutationObserver(() => {
-          const row = document.querySelector('.list-scroller #row-0');
+          const row = document.querySelector('[role="listbox"] #row-0');
           if (keydown === null || !row || row.getAttribute('aria-setsize') !== String(expected)) return;
           const text = (row.textContent ?? '').toLowerCase();
           if (!words.every((word) => text.includes(word))) return;

@@ -454,11 +454,12 @@ export interface SendEmailInput {
   encryptionKey?: string;
 }
 
-/** A non-2xx answer: the status and the JSON body the server sent. */
+/** A non-2xx answer: the status, the JSON body the server sent, and the status text. */
 export class PigeonholeError extends Error {
   constructor(
     readonly status: number,
     readonly body: unknown,
+    readonly statusText = '',
   ) {
     super(`Pigeonhole answered ${status}: ${JSON.stringify(body)}`);
     this.name = 'PigeonholeError';
@@ -506,6 +507,11 @@ export class TooFewMessages extends ExpectationFailed {
 export interface ExpectOptions {
   within?: number;
   settle?: number;
+  signal?: AbortSignal;
+}
+
+/** What every call takes beside its own options: `signal` aborts it (the fetch rejects with an AbortError). */
+export interface CallOptions {
   signal?: AbortSignal;
 }
 
@@ -588,18 +594,39 @@ export class PigeonholeClient {
   }
 
   /** The inbox list, newest first (summaries only; search adds links and codes). */
-  list(filter: ListFilter & { limit?: number; offset?: number } = {}): Promise<MessageList> {
-    return this.call('GET', '/api/messages', { ...filter });
+  list(filter: ListFilter & { limit?: number; offset?: number } & CallOptions = {}): Promise<MessageList> {
+    const { signal, ...query } = filter;
+    return this.call('GET', '/api/messages', query, undefined, signal);
   }
 
   /** One capture whole (bodies, text view, links and codes, headers, attachments, flags, ...). */
-  get(id: string): Promise<MessageDetail> {
-    return this.call('GET', `/api/messages/${encodeURIComponent(id)}`);
+  get(id: string, options: CallOptions = {}): Promise<MessageDetail> {
+    return this.call('GET', `/api/messages/${encodeURIComponent(id)}`, undefined, undefined, options.signal);
   }
 
   /** The capture's .eml, as stored. */
-  raw(id: string): Promise<string> {
-    return this.text(`/api/messages/${encodeURIComponent(id)}/raw`);
+  raw(id: string, options: CallOptions = {}): Promise<string> {
+    return this.text(`/api/messages/${encodeURIComponent(id)}/raw`, options.signal);
+  }
+
+  /** The HTML body as the inbox's preview frame gets it (cid: rewritten); `remote` allows remote images, styles and fonts. */
+  html(id: string, options: { remote?: boolean } & CallOptions = {}): Promise<string> {
+    return this.text(`/api/messages/${encodeURIComponent(id)}/html${options.remote ? '?remote=1' : ''}`, options.signal);
+  }
+
+  /** Marks a capture read or unread (as opening it in the inbox does). */
+  setRead(id: string, read: boolean, options: CallOptions = {}): Promise<MessageSummary> {
+    return this.call('PATCH', `/api/messages/${encodeURIComponent(id)}`, undefined, { read }, options.signal);
+  }
+
+  /** Deletes one capture and its files. */
+  async remove(id: string, options: CallOptions = {}): Promise<void> {
+    await this.call('DELETE', `/api/messages/${encodeURIComponent(id)}`, undefined, undefined, options.signal);
+  }
+
+  /** Deletes every capture and its files (`reset` also clears the rest of the sandbox's state). */
+  async clear(options: CallOptions = {}): Promise<void> {
+    await this.call('DELETE', '/api/messages', undefined, undefined, options.signal);
   }
 
   extract(id: string): Promise<Extracted> {
@@ -611,18 +638,48 @@ export class PigeonholeClient {
   }
 
   /** The designers' check of a capture: compatibility, size, accessibility, dark mode, headers, spam. */
-  check(id: string, options: { platforms?: CheckPlatform[] } = {}): Promise<CheckReport & { id: string }> {
-    return this.call('GET', `/api/messages/${encodeURIComponent(id)}/check`, { platform: options.platforms?.join(',') });
+  check(id: string, options: { platforms?: CheckPlatform[] } & CallOptions = {}): Promise<CheckReport & { id: string }> {
+    return this.call(
+      'GET',
+      `/api/messages/${encodeURIComponent(id)}/check`,
+      { platform: options.platforms?.join(',') || undefined },
+      undefined,
+      options.signal,
+    );
   }
 
-  /** Checks every http(s) link and image of a capture (the sandbox reaches out only for this). */
-  checkLinks(id: string, options: { timeoutMs?: number } = {}): Promise<LinkCheck> {
-    return this.call('POST', `/api/messages/${encodeURIComponent(id)}/check/links`, undefined, { timeout_ms: options.timeoutMs });
+  /**
+   * Checks every http(s) link and image of a capture (the sandbox reaches out only for this).
+   * With `onEvent`, the results stream (`Accept: application/x-ndjson`): each event as it
+   * arrives, the start, every link as it is checked and the end; the promise resolves the same.
+   */
+  async checkLinks(id: string, options: { timeoutMs?: number; onEvent?: (event: LinkEvent) => void } & CallOptions = {}): Promise<LinkCheck> {
+    const path = `/api/messages/${encodeURIComponent(id)}/check/links`;
+    const body = { timeout_ms: options.timeoutMs };
+    if (!options.onEvent) return this.call('POST', path, undefined, body, options.signal);
+    const response = await this.fetch(this.baseUrl + path, this.init('POST', body, options.signal, 'application/x-ndjson'));
+    if (!response.ok || !response.body) return this.parse(response);
+    const links: LinkCheckResult[] = [];
+    let result: LinkCheck = { total: 0, broken: 0, skipped: 0, links };
+    for await (const event of jsonLines<LinkEvent>(response.body)) {
+      if (event.type === 'link') {
+        const { type: _, ...link } = event;
+        links.push(link);
+      } else if (event.type === 'done') result = { total: event.total, broken: event.broken, skipped: event.skipped, links };
+      options.onEvent(event);
+    }
+    return result;
   }
 
   /** The same checks on a draft body, optionally wrapped in a sender's account template. */
-  checkDraft(draft: { html: string; text?: string; sender?: string; platforms?: CheckPlatform[] }): Promise<CheckReport> {
-    return this.call('POST', '/api/check', undefined, { html: draft.html, text: draft.text, sender: draft.sender, platform: draft.platforms?.join(',') });
+  checkDraft(draft: { html: string; text?: string; sender?: string; platforms?: CheckPlatform[] }, options: CallOptions = {}): Promise<CheckReport> {
+    const body = { html: draft.html, text: draft.text, sender: draft.sender, platform: draft.platforms?.join(',') };
+    return this.call('POST', '/api/check', undefined, body, options.signal);
+  }
+
+  /** A draft body wrapped in a sender's account template, as a send with `use_account_template` would be. */
+  async preview(sender: string, html: string, options: CallOptions = {}): Promise<string> {
+    return (await this.call<{ html: string }>('POST', '/api/preview', undefined, { sender, html }, options.signal)).html;
   }
 
   /** Resets the sandbox, one team, or (`namespace`) one namespace's captures and the records of its addresses. */
@@ -631,18 +688,22 @@ export class PigeonholeClient {
   }
 
   /** The configured senders with their API keys (for sendEmail). */
-  async senders(): Promise<Sender[]> {
-    return (await this.call<{ senders: Sender[] }>('GET', '/api/senders')).senders;
+  async senders(options: CallOptions = {}): Promise<Sender[]> {
+    return (await this.call<{ senders: Sender[] }>('GET', '/api/senders', undefined, undefined, options.signal)).senders;
   }
 
   /** Every team's recipients with their flags and block status, newest first. */
-  recipients(filter: { team?: string; q?: string; limit?: number; offset?: number } = {}): Promise<RecipientList> {
-    return this.call('GET', '/api/recipients', { ...filter });
+  recipients(filter: { team?: string; q?: string; limit?: number; offset?: number } & CallOptions = {}): Promise<RecipientList> {
+    const { signal, ...query } = filter;
+    return this.call('GET', '/api/recipients', query, undefined, signal);
   }
 
   /** Flow subscriptions with their step timelines, newest first. */
-  subscriptions(filter: { team?: string; email?: string; status?: SubscriptionStatus; limit?: number; offset?: number } = {}): Promise<SubscriptionList> {
-    return this.call('GET', '/api/subscriptions', { ...filter });
+  subscriptions(
+    filter: { team?: string; email?: string; status?: SubscriptionStatus; limit?: number; offset?: number } & CallOptions = {},
+  ): Promise<SubscriptionList> {
+    const { signal, ...query } = filter;
+    return this.call('GET', '/api/subscriptions', query, undefined, signal);
   }
 
   async blocks(team?: string): Promise<BlockEntry[]> {
@@ -692,18 +753,24 @@ export class PigeonholeClient {
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, value instanceof Date ? value.toISOString() : String(value));
     }
+    return this.parse<T>(await this.fetch(url, this.init(method, body, signal)));
+  }
+
+  /** The request: the login, the JSON body (undefined fields left out) and the signal. */
+  private init(method: string, body?: object, signal?: AbortSignal, accept?: string): RequestInit {
     const headers: Record<string, string> = {};
     if (this.authorization !== null) headers.Authorization = this.authorization;
+    if (accept !== undefined) headers.Accept = accept;
     const init: RequestInit = { method, headers, ...(signal ? { signal } : {}) };
     if (body !== undefined) {
       headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
     }
-    return this.parse<T>(await this.fetch(url, init));
+    return init;
   }
 
-  private async text(path: string): Promise<string> {
-    const response = await this.fetch(this.baseUrl + path);
+  private async text(path: string, signal?: AbortSignal): Promise<string> {
+    const response = await this.fetch(this.baseUrl + path, this.init('GET', undefined, signal));
     if (!response.ok) return this.parse(response);
     return response.text();
   }
@@ -718,9 +785,29 @@ export class PigeonholeClient {
         body = text;
       }
     }
-    if (!response.ok) throw new PigeonholeError(response.status, body);
+    if (!response.ok) throw new PigeonholeError(response.status, body, response.statusText);
     return body as T;
   }
+}
+
+/** The JSON objects of a stream of lines (`application/x-ndjson`), each as its line ends. */
+async function* jsonLines<T>(body: ReadableStream<Uint8Array>): AsyncGenerator<T> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffered += decoder.decode(value, { stream: true });
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (line) yield JSON.parse(line) as T;
+    }
+  }
+  buffered += decoder.decode();
+  if (buffered.trim()) yield JSON.parse(buffered) as T;
 }
 
 function isExpectFailure(body: unknown): body is ExpectFailure {

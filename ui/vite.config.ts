@@ -12,6 +12,9 @@ export default defineConfig({
   root: here,
   base: '/',
   plugins: [preact()],
+  // Each component's stylesheet is a CSS module beside it (`styles.listScroller` for
+  // `.list-scroller`); the scoped name keeps the class it came from, for reading the DOM.
+  css: { modules: { localsConvention: 'camelCaseOnly', generateScopedName: '[local]_[hash:base64:5]' } },
   build: {
     outDir: fileURLToPath(new URL('../dist/ui', import.meta.url)),
     emptyOutDir: true,

@@ -86,7 +86,7 @@ export function standardParts(deps: ResetDeps): ResettablePart[] {
       name: 'messages',
       reset: async (scope) => (everything(scope) ? messages.clear() : (await messages.remove(messages.within(scope))).length),
     },
-    { name: 'recipients', reset: (scope) => recipients.removeAll(scope.team, scope.namespace).length },
+    { name: 'recipients', reset: (scope) => recipients.removeAll(scope.team, scope.namespace) },
     {
       name: 'blocks',
       reset: (scope) => (scope.namespace === undefined ? blocks.reset(scope.team, scope.restoreFixtures) : blocks.resetNamespace(scope.team, scope.namespace)),

@@ -99,8 +99,7 @@ export function createSandbox({ store, config, clock, log: given = (m, e) => con
     async pruneRecipients() {
       const oldest = messages.oldestCreatedAt();
       if (oldest === null) return 0;
-      const inFlow = subscriptions.inFlow();
-      return recipients.prune(oldest.toISOString(), (r) => inFlow(r.team, r.email));
+      return recipients.prune(oldest.toISOString(), subscriptions.inFlow());
     },
     async close() {
       await scheduler.close();

@@ -6,8 +6,9 @@ export interface Sequenced {
 }
 
 /**
- * A collection kept whole in memory (recipients, flow subscriptions, the request log), stored
- * in a segment log: a change appends the record's new version, a deletion a tombstone.
+ * A collection kept whole in memory (flow subscriptions: few), stored in a segment log: a
+ * change appends the record's new version, a deletion a tombstone. Recipients, which grow with
+ * the captures, have a compact store of their own (recipient-store.ts).
  */
 export class Collection<T extends Sequenced> {
   private readonly bySeq = new Map<number, T>();

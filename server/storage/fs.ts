@@ -16,12 +16,17 @@ export interface Fs {
   mkdir(dir: string): Promise<void>;
   readdir(dir: string): Promise<string[]>;
   /** A file's size and link count, or null when it does not exist. */
-  stat(file: string): Promise<{ size: number; ino: number; dev: number; isDirectory: boolean } | null>;
+  stat(file: string): Promise<{ size: number; ino: number; dev: number; mtimeMs: number; isDirectory: boolean } | null>;
   rm(target: string): Promise<void>;
   /** Writes all of `buffers` at `position` of an open file. */
   writeAt(handle: FileHandle, buffers: Buffer[], position: number): Promise<void>;
   /** Reads `length` bytes at `position` of an open file (fewer where it ends). */
   readAt(handle: FileHandle, position: number, length: number): Promise<Buffer>;
+  /**
+   * The same, synchronously: for a small record a caller must have without waiting (a
+   * recipient looked up inside a send).
+   */
+  readAtSync(handle: FileHandle, position: number, length: number): Buffer;
 }
 
 /**
@@ -52,7 +57,7 @@ export const nodeFs: Fs = {
   stat: async (file) => {
     try {
       const s = await fsp.stat(file);
-      return { size: s.size, ino: s.ino, dev: s.dev, isDirectory: s.isDirectory() };
+      return { size: s.size, ino: s.ino, dev: s.dev, mtimeMs: s.mtimeMs, isDirectory: s.isDirectory() };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
@@ -77,16 +82,21 @@ export const nodeFs: Fs = {
   },
   readAt: async (handle, position, length) => {
     if (length > SYNC_LIMIT) return readAt(handle, position, length);
-    const buffer = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const n = readSync(handle.fd, buffer, read, length - read, position + read);
-      if (n === 0) break;
-      read += n;
-    }
-    return read === length ? buffer : buffer.subarray(0, read);
+    return readAtSync(handle, position, length);
   },
+  readAtSync: (handle, position, length) => readAtSync(handle, position, length),
 };
+
+function readAtSync(handle: FileHandle, position: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let read = 0;
+  while (read < length) {
+    const n = readSync(handle.fd, buffer, read, length - read, position + read);
+    if (n === 0) break;
+    read += n;
+  }
+  return read === length ? buffer : buffer.subarray(0, read);
+}
 
 /** Writes all of `buffers` at `position` (a short write is continued, never left half done). */
 async function writeAllAt(handle: FileHandle, buffers: Buffer[], position: number): Promise<number> {
@@ -126,4 +136,14 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
     read += bytesRead;
   }
   return read === length ? buffer : buffer.subarray(0, read);
+}
+
+/** fsync on a folder makes a rename in it durable. */
+export async function syncDir(fs: Fs, dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }

@@ -3,7 +3,7 @@ import { Low, type Adapter } from 'lowdb';
 import type { Batch, Participant } from './flusher.ts';
 import type { Fs } from './fs.ts';
 import type { Quarantine } from './quarantine.ts';
-import { syncDir } from './segment-log.ts';
+import { syncDir } from './fs.ts';
 
 /**
  * lowdb's adapter for a small whole-file JSON document (meta.json, blocks.json), written

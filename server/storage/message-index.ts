@@ -1,5 +1,7 @@
+import { bytesOf, Reader } from './checkpoint.ts';
 import { recordNamespace } from './namespace.ts';
-import { DELIVERY_STATUSES, type DeliveryStatus, type FlowMark, type MessageRecord, type Source } from './records.ts';
+import { ENTRY_HEADER } from './pack-store.ts';
+import { contentRefs, DELIVERY_STATUSES, type DeliveryStatus, type FlowMark, type MessageRecord, type Source } from './records.ts';
 
 const SOURCES: readonly Source[] = ['api', 'smtp', 'flow'];
 const STATUSES: readonly DeliveryStatus[] = DELIVERY_STATUSES;
@@ -12,6 +14,20 @@ const BLOCKED = 1 << 5;
 const REDIRECTED = 1 << 6;
 const READ = 1 << 7;
 const DEAD = 1 << 8;
+/** An SMTP capture whose MIME parts were not extracted yet (record.unparsed). */
+const UNPARSED = 1 << 9;
+
+const SMTP = SOURCES.indexOf('smtp');
+const PENDING = STATUSES.indexOf('pending') << STATUS_SHIFT;
+
+/** The version of serializeRange's format (its first byte). */
+const RANGE_FORMAT = 1;
+
+/**
+ * A pack a capture's parts lie in, the bytes they take there (entry headers included), and where
+ * the last of them ends (a pack shorter than that lost their bytes: a power loss).
+ */
+export type PackUse = [pack: number, bytes: number, end: number];
 
 /** Separators in the search text: before every address, and between the other fields. */
 export const ADDRESS_MARK = '\u0001';
@@ -31,7 +47,10 @@ export class MessageIndex {
   private bits = new Uint16Array(1024);
   private teams = new Uint16Array(1024);
   private senders = new Uint16Array(1024);
+  /** The pack holding the capture's stored parts (0: none), and how many bytes of it they take. */
   private packs = new Uint32Array(1024);
+  private packBytes = new Uint32Array(1024);
+  private packEnds = new Uint32Array(1024);
   /** Each capture's namespace, interned (many per run: one per test); 0 is none. */
   private spaces = new Uint32Array(1024);
   private texts: string[] = [];
@@ -53,37 +72,68 @@ export class MessageIndex {
   private readonly teamRecords = new Map<number, number>();
   /** Captures loaded with a pending status, and when it turns (ms): the domain schedules them. */
   private readonly deliveries = new Map<number, number>();
+  /** When each capture stored as pending (with a time) turns, in ms: start-up's deliveries come from here. */
+  private readonly pendingAt = new Map<number, number>();
+  /**
+   * Captures whose parts lie in more than one pack (a pack sealed between two of its parts):
+   * every pack and its bytes. Rare; the others' one pack is in `packs` and `packBytes`.
+   */
+  private readonly spread = new Map<number, PackUse[]>();
 
   get size(): number {
     return this.liveCount;
   }
 
   /** Adds a capture; captures arrive in sequence order. */
-  add(record: MessageRecord, pack: number): void {
-    if (this.used > 0 && record.seq <= this.seqs[this.used - 1]!) throw new Error(`capture ${record.seq} arrived out of order`);
-    if (this.used === this.seqs.length) this.grow(this.seqs.length * 2);
-    const slot = this.used++;
-    this.seqs[slot] = record.seq;
+  add(record: MessageRecord): void {
+    const slot = this.append(record.seq);
     this.created[slot] = Date.parse(record.createdAt);
     this.bits[slot] =
       SOURCES.indexOf(record.source) |
       (STATUSES.indexOf(record.status) << STATUS_SHIFT) |
       (record.blocked ? BLOCKED : 0) |
       (record.redirected ? REDIRECTED : 0) |
-      (record.read ? READ : 0);
+      (record.read ? READ : 0) |
+      (record.unparsed ? UNPARSED : 0);
     this.teams[slot] = this.nameId(record.team);
     this.senders[slot] = this.nameId(record.sender);
-    this.packs[slot] = pack;
     this.spaces[slot] = this.spaceId(recordNamespace(record));
     this.texts[slot] = searchText(record);
+    this.setUse(slot, record.seq, packUse(record));
     if (record.flow) this.flowMarks.set(record.seq, record.flow);
-    if (record.source !== 'smtp') this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 0) + 1);
+    if (record.status === 'pending' && record.deliverAt !== null) this.pendingAt.set(record.seq, Date.parse(record.deliverAt));
+    this.added(slot);
+  }
+
+  /** A new slot at the end for `seq` (captures arrive in sequence order). */
+  private append(seq: number): number {
+    if (this.used > 0 && seq <= this.seqs[this.used - 1]!) throw new Error(`capture ${seq} arrived out of order`);
+    if (this.used === this.seqs.length) this.grow(this.seqs.length * 2);
+    const slot = this.used++;
+    this.seqs[slot] = seq;
+    return slot;
+  }
+
+  /** Counts a slot whose fields are set: per team, and what start-up schedules again. */
+  private added(slot: number): void {
+    const seq = this.seqs[slot]!;
+    const bits = this.bits[slot]!;
+    if ((bits & SOURCE_MASK) !== SMTP) this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 0) + 1);
     if (this.loading) {
       // What start-up must schedule again; afterwards the domain tracks these itself.
-      if (record.status === 'pending' && record.deliverAt !== null) this.deliveries.set(record.seq, Date.parse(record.deliverAt));
-      if (record.unparsed) this.unparsed.push(record.seq);
+      const at = this.pendingAt.get(seq);
+      if (at !== undefined && (bits & STATUS_MASK) === PENDING) this.deliveries.set(seq, at);
+      if (bits & UNPARSED) this.unparsed.push(seq);
     }
     this.liveCount++;
+  }
+
+  private setUse(slot: number, seq: number, use: PackUse[]): void {
+    this.packs[slot] = use[0]?.[0] ?? 0;
+    this.packBytes[slot] = use[0]?.[1] ?? 0;
+    this.packEnds[slot] = use[0]?.[2] ?? 0;
+    if (use.length > 1) this.spread.set(seq, use);
+    else this.spread.delete(seq);
   }
 
   /** The slot of a live capture, or -1. */
@@ -108,10 +158,11 @@ export class MessageIndex {
     const slot = this.slotOf(seq);
     if (slot < 0) return false;
     this.bits[slot]! |= DEAD;
-    if ((this.bits[slot]! & SOURCE_MASK) !== SOURCES.indexOf('smtp'))
-      this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 1) - 1);
+    if ((this.bits[slot]! & SOURCE_MASK) !== SMTP) this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 1) - 1);
     this.texts[slot] = '';
     this.flowMarks.delete(seq);
+    this.pendingAt.delete(seq);
+    this.spread.delete(seq);
     this.liveCount--;
     if (this.used - this.liveCount > Math.max(4096, this.liveCount)) this.compact();
     return true;
@@ -124,6 +175,8 @@ export class MessageIndex {
     this.flowMarks.clear();
     this.teamRecords.clear();
     this.deliveries.clear();
+    this.pendingAt.clear();
+    this.spread.clear();
     this.spaceNames.length = 1;
     this.spaceIds.clear();
     this.grow(1024);
@@ -139,9 +192,17 @@ export class MessageIndex {
     if (slot >= 0) this.bits[slot] = read ? this.bits[slot]! | READ : this.bits[slot]! & ~READ;
   }
 
-  setPack(seq: number, pack: number): void {
-    const slot = this.slotOf(seq);
-    if (slot >= 0) this.packs[slot] = pack;
+  /** The capture's parts moved (a pack compacted): where they are now. */
+  setContent(record: MessageRecord): void {
+    const slot = this.slotOf(record.seq);
+    if (slot >= 0) this.setUse(slot, record.seq, packUse(record));
+  }
+
+  /** Whether any of the capture's parts lies in pack `no`. */
+  usesPack(slot: number, no: number): boolean {
+    if (this.packs[slot] === no) return true;
+    const spread = this.spread.get(this.seqs[slot]!);
+    return spread?.some(([pack]) => pack === no) === true;
   }
 
   /** How many API and flow captures the team has (its /v1 email records). */
@@ -178,9 +239,6 @@ export class MessageIndex {
   sender(slot: number): string | null {
     return this.names[this.senders[slot]!]!;
   }
-  pack(slot: number): number {
-    return this.packs[slot]!;
-  }
   /** The capture's namespace (storage/namespace.ts), or null. */
   namespace(slot: number): string | null {
     return this.spaceNames[this.spaces[slot]!]!;
@@ -204,7 +262,9 @@ export class MessageIndex {
   /** The search text changed (an SMTP message's parts were extracted: its snippet is known). */
   setText(seq: number, text: string): void {
     const slot = this.slotOf(seq);
-    if (slot >= 0) this.texts[slot] = text;
+    if (slot < 0) return;
+    this.texts[slot] = text;
+    this.bits[slot]! &= ~UNPARSED;
   }
 
   /** Captures that were pending when loaded, and when each turns (ms since the epoch). */
@@ -246,6 +306,147 @@ export class MessageIndex {
     return 0;
   }
 
+  /**
+   * The live captures with `lo <= seq < hi`, self-contained, for a checkpoint (storage/checkpoint.ts):
+   * restoreRange appends them again. `expected` is what the segment file holds live, in order:
+   * when the captures here differ (a write not settled yet), null: nothing consistent to save.
+   */
+  serializeRange(lo: number, hi: number, expected: readonly number[]): Buffer | null {
+    const slots: number[] = [];
+    let slot = this.lowerBound(lo);
+    for (; slot < this.used && this.seqs[slot]! < hi; slot++) {
+      if (this.bits[slot]! & DEAD) continue;
+      if (this.seqs[slot] !== expected[slots.length]) return null;
+      slots.push(slot);
+    }
+    if (slots.length !== expected.length) return null;
+    const n = slots.length;
+    const strings = new Map<string, number>();
+    const local = (value: string | null): number => {
+      if (value === null) return 0;
+      let id = strings.get(value);
+      if (id === undefined) {
+        id = strings.size + 1;
+        strings.set(value, id);
+      }
+      return id;
+    };
+    const seqs = new Float64Array(n);
+    const created = new Float64Array(n);
+    const bits = new Uint16Array(n);
+    const ids = new Uint32Array(3 * n);
+    const use = new Uint32Array(3 * n);
+    const lengths = new Uint32Array(n);
+    const texts: Buffer[] = [];
+    const extras: { f: [number, FlowMark][]; s: [number, PackUse[]][]; p: [number, number][] } = { f: [], s: [], p: [] };
+    slots.forEach((from, i) => {
+      const seq = this.seqs[from]!;
+      seqs[i] = seq;
+      created[i] = this.created[from]!;
+      bits[i] = this.bits[from]!;
+      ids[3 * i] = local(this.names[this.teams[from]!]!);
+      ids[3 * i + 1] = local(this.names[this.senders[from]!]!);
+      ids[3 * i + 2] = local(this.spaceNames[this.spaces[from]!]!);
+      use[3 * i] = this.packs[from]!;
+      use[3 * i + 1] = this.packBytes[from]!;
+      use[3 * i + 2] = this.packEnds[from]!;
+      const text = Buffer.from(this.texts[from]!, 'utf8');
+      lengths[i] = text.length;
+      texts.push(text);
+      const flow = this.flowMarks.get(seq);
+      if (flow) extras.f.push([seq, flow]);
+      const spread = this.spread.get(seq);
+      if (spread) extras.s.push([seq, spread]);
+      const at = this.pendingAt.get(seq);
+      if (at !== undefined) extras.p.push([seq, at]);
+    });
+    const head = Buffer.alloc(9);
+    head.writeUInt8(RANGE_FORMAT, 0);
+    head.writeUInt32LE(n, 1);
+    head.writeUInt32LE(strings.size, 5);
+    const table = [...strings.keys()].flatMap((value) => {
+      const bytes = Buffer.from(value, 'utf8');
+      const length = Buffer.alloc(4);
+      length.writeUInt32LE(bytes.length);
+      return [length, bytes];
+    });
+    const json = Buffer.from(JSON.stringify(extras), 'utf8');
+    const jsonLength = Buffer.alloc(4);
+    jsonLength.writeUInt32LE(json.length);
+    return Buffer.concat([
+      head,
+      ...table,
+      bytesOf(seqs),
+      bytesOf(created),
+      bytesOf(bits),
+      bytesOf(ids),
+      bytesOf(use),
+      bytesOf(lengths),
+      ...texts,
+      jsonLength,
+      json,
+    ]);
+  }
+
+  /**
+   * Appends the captures serializeRange wrote (ranges arrive in sequence order, as segments
+   * load); returns the bytes they take in each pack, which the pack store counts as live, and
+   * how many have parts past where `packEnd` says their pack ends now. Throws, having changed
+   * nothing, on a range it cannot read (the caller reads the segment file instead).
+   */
+  restoreRange(data: Buffer, packEnd: (pack: number) => number): { packs: Map<number, number>; cutShort: number } {
+    const reader = new Reader(data);
+    if (reader.u8() !== RANGE_FORMAT) throw new Error('unknown index range format');
+    const n = reader.u32();
+    const strings: (string | null)[] = [null];
+    for (let count = reader.u32(), i = 0; i < count; i++) strings.push(reader.utf8(reader.u32()));
+    const seqs = reader.array(Float64Array, n);
+    const created = reader.array(Float64Array, n);
+    const bits = reader.array(Uint16Array, n);
+    const ids = reader.array(Uint32Array, 3 * n);
+    const use = reader.array(Uint32Array, 3 * n);
+    const lengths = reader.array(Uint32Array, n);
+    const texts: string[] = [];
+    for (let i = 0; i < n; i++) texts.push(reader.utf8(lengths[i]!));
+    const extras = JSON.parse(reader.utf8(reader.u32())) as { f: [number, FlowMark][]; s: [number, PackUse[]][]; p: [number, number][] };
+    reader.end();
+    for (let i = 1; i < n; i++) if (seqs[i]! <= seqs[i - 1]!) throw new Error('index range out of order');
+    if (n > 0 && this.used > 0 && seqs[0]! <= this.seqs[this.used - 1]!) throw new Error('index range out of order');
+    for (const [seq, mark] of extras.f) this.flowMarks.set(seq, mark);
+    for (const [seq, at] of extras.p) this.pendingAt.set(seq, at);
+    const spread = new Map(extras.s);
+    const packs = new Map<number, number>();
+    let cutShort = 0;
+    for (let i = 0; i < n; i++) {
+      const seq = seqs[i]!;
+      const slot = this.append(seq);
+      this.created[slot] = created[i]!;
+      this.bits[slot] = bits[i]! & ~DEAD;
+      this.teams[slot] = this.nameId(strings[ids[3 * i]!] ?? null);
+      this.senders[slot] = this.nameId(strings[ids[3 * i + 1]!] ?? null);
+      this.spaces[slot] = this.spaceId(strings[ids[3 * i + 2]!] ?? null);
+      this.texts[slot] = texts[i]!;
+      const uses = spread.get(seq) ?? (use[3 * i] === 0 ? [] : [[use[3 * i]!, use[3 * i + 1]!, use[3 * i + 2]!] as PackUse]);
+      this.setUse(slot, seq, uses);
+      for (const [pack, bytes] of uses) packs.set(pack, (packs.get(pack) ?? 0) + bytes);
+      if (uses.some(([pack, , end]) => end > packEnd(pack))) cutShort++;
+      this.added(slot);
+    }
+    return { packs, cutShort };
+  }
+
+  /** The first slot whose seq is at least `seq`. */
+  private lowerBound(seq: number): number {
+    let lo = 0;
+    let hi = this.used;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.seqs[mid]! < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /** Drops dead slots (after many deletions). */
   private compact(): void {
     let to = 0;
@@ -257,6 +458,8 @@ export class MessageIndex {
       this.teams[to] = this.teams[from]!;
       this.senders[to] = this.senders[from]!;
       this.packs[to] = this.packs[from]!;
+      this.packBytes[to] = this.packBytes[from]!;
+      this.packEnds[to] = this.packEnds[from]!;
       this.spaces[to] = this.spaces[from]!;
       this.texts[to] = this.texts[from]!;
       to++;
@@ -287,6 +490,8 @@ export class MessageIndex {
     this.teams = copy(this.teams, (n) => new Uint16Array(n));
     this.senders = copy(this.senders, (n) => new Uint16Array(n));
     this.packs = copy(this.packs, (n) => new Uint32Array(n));
+    this.packBytes = copy(this.packBytes, (n) => new Uint32Array(n));
+    this.packEnds = copy(this.packEnds, (n) => new Uint32Array(n));
     this.spaces = copy(this.spaces, (n) => new Uint32Array(n));
   }
 
@@ -315,13 +520,18 @@ export class MessageIndex {
 
 /**
  * What search and the address filters look in, lowercased:
- * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02sender\x02snippet`.
+ * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02sender\x02snippet`,
+ * each address once.
  * The original recipient comes first, so "sent to" is a prefix test; any address is
  * `\x01address\x01`.
  */
 export function searchText(record: MessageRecord): string {
-  const addresses = [record.recipient, ...record.to, ...record.cc, ...record.bcc].map((a) => unmarked(a.trim())).join(ADDRESS_MARK);
+  // Each address once (the recipient is nearly always To as well): a filter asks whether an
+  // address is there, not how often, and a million captures keep ~25 MB less.
+  const addresses = [...new Set([record.recipient, ...record.to, ...record.cc, ...record.bcc].map((a) => unmarked(a.trim()).toLowerCase()))].join(ADDRESS_MARK);
   const fields = [record.subject, record.from, record.sender ?? '', record.snippet ?? ''].map(unmarked);
+  // Lowercased as a whole, which also makes it one flat string (pieces joined by a template
+  // would stay a tree of them, half as large again).
   return `${ADDRESS_MARK}${addresses}${ADDRESS_MARK}${FIELD_MARK}${fields.join(FIELD_MARK)}`.toLowerCase();
 }
 
@@ -331,4 +541,19 @@ export function searchText(record: MessageRecord): string {
  */
 export function unmarked(text: string): string {
   return text.replaceAll(ADDRESS_MARK, ' ').replaceAll(FIELD_MARK, ' ');
+}
+
+/** The packs a capture's parts lie in and the bytes they take in each (as the pack store counts them live). */
+function packUse(record: MessageRecord): PackUse[] {
+  const use: PackUse[] = [];
+  for (const ref of contentRefs(record)) {
+    if (!('p' in ref)) continue;
+    const entry = ENTRY_HEADER + ref.n;
+    const found = use.find(([pack]) => pack === ref.p);
+    if (found) {
+      found[1] += entry;
+      found[2] = Math.max(found[2], ref.o + entry);
+    } else use.push([ref.p, entry, ref.o + entry]);
+  }
+  return use;
 }

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { decodePacksCheckpoint, encodePacksCheckpoint, sameFile, type PackCheckpoint } from './checkpoint.ts';
 import { DamagedContent } from './errors.ts';
 import type { Batch, Participant } from './flusher.ts';
 import type { Fs } from './fs.ts';
 import type { Quarantine } from './quarantine.ts';
-import { syncDir } from './segment-log.ts';
+import { syncDir } from './fs.ts';
 
 /**
  * Where a part of a capture (its HTML, text, sealed record body, raw message or an attachment)
@@ -25,6 +26,8 @@ export type ContentRef = { p: number; o: number; n: number } | { f: string; n: n
  */
 const MAGIC = 0x314b4850; // "PHK1"
 export const ENTRY_HEADER = 20;
+/** The packs' checkpoint: which sealed packs were scanned, and what they held damaged. */
+const CHECKPOINT = 'packs.idx';
 
 export const PART = { html: 1, text: 2, sealed: 3, raw: 4, attachment: 16 } as const;
 
@@ -81,18 +84,36 @@ export class PackStore implements Participant {
   private doomedFiles: string[] = [];
   /** Entries found damaged at start-up: reads of them answer DamagedContent. */
   private readonly damaged = new Set<string>();
+  /** Sealed packs as the checkpoint read at start-up describes them (storage/checkpoint.ts). */
+  private checkpoint = new Map<number, PackCheckpoint>();
+  /** Packs sealed, dropped or written back in this process, and how many of those the checkpoint on disk includes. */
+  private changes = 0;
+  private checkpointed = -1;
+  /** Packs start-up took from the checkpoint, and packs it scanned. */
+  readonly checkpointUse = { restored: 0, scanned: 0 };
 
   private constructor(private readonly options: PackStoreOptions) {}
 
   static async open(options: PackStoreOptions): Promise<PackStore> {
     const store = new PackStore(options);
     await options.fs.mkdir(options.dir);
-    const numbers = (await options.fs.readdir(options.dir))
+    const names = await options.fs.readdir(options.dir);
+    await options.fs.unlink(path.join(options.dir, `${CHECKPOINT}.tmp`)).catch(() => undefined);
+    const saved = await options.fs.readFile(path.join(options.dir, CHECKPOINT)).catch(() => null);
+    try {
+      if (saved) store.checkpoint = new Map(decodePacksCheckpoint(saved).map((pack) => [pack.no, pack]));
+    } catch {
+      // Damaged: every pack is scanned, as without one.
+    }
+    const numbers = names
       .map((name) => /^(\d{6})\.pack$/.exec(name)?.[1])
       .filter((n): n is string => n !== undefined)
       .map(Number)
       .sort((a, b) => a - b);
     for (const no of numbers) await store.load(no, no === numbers.at(-1));
+    // Current when every sealed pack came from it (the last one is always scanned: it is appended to).
+    store.checkpointed = store.checkpointUse.restored >= numbers.length - 1 ? 0 : -1;
+    store.checkpoint.clear();
     const last = numbers.at(-1);
     store.active = last !== undefined ? store.packs.get(last)! : store.newPack(1);
     if (store.active.size >= options.packSize) store.rotate();
@@ -170,6 +191,45 @@ export class PackStore implements Participant {
     if (!('p' in ref)) return false;
     const pack = this.packs.get(ref.p);
     return pack !== undefined && ref.o + ENTRY_HEADER + ref.n > pack.size;
+  }
+
+  /** Bytes on disk in pack `no`; unbounded for one that is not there (missing is not "cut short": reads say it is missing). */
+  sizeOf(no: number): number {
+    return this.packs.get(no)?.size ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Counts `bytes` of pack `no` as live (start-up, for captures restored from a checkpoint). */
+  retainBytes(no: number, bytes: number): void {
+    const pack = this.packs.get(no);
+    if (pack) pack.live += bytes;
+  }
+
+  /**
+   * Writes the packs' checkpoint (the sealed packs as scanned, and their damaged entries) when
+   * packs were sealed or dropped since the last one; false when there was nothing to write.
+   */
+  async saveCheckpoint(): Promise<boolean> {
+    const changes = this.changes;
+    if (changes === this.checkpointed) return false;
+    const { fs } = this.options;
+    const entries: PackCheckpoint[] = [];
+    for (const pack of this.packs.values()) {
+      if (!pack.sealed || pack === this.active || !pack.handle || pack.size === 0 || pack.inflightBytes > 0 || pack.queuedBytes > 0) continue;
+      const stat = await pack.handle.stat();
+      if (stat.nlink === 0 || stat.size !== pack.size) continue;
+      const damaged = [...this.damaged].filter((key) => key.startsWith(`${pack.no}:`)).map((key) => Number(key.slice(key.indexOf(':') + 1)));
+      entries.push({ no: pack.no, file: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }, damaged });
+    }
+    const target = path.join(this.options.dir, CHECKPOINT);
+    try {
+      await fs.writeFile(`${target}.tmp`, encodePacksCheckpoint(entries));
+      await fs.rename(`${target}.tmp`, target);
+    } catch (error) {
+      await fs.unlink(`${target}.tmp`).catch(() => undefined);
+      throw error;
+    }
+    this.checkpointed = changes;
+    return true;
   }
 
   /** Counts a stored part as live (at start-up, for every capture's parts). */
@@ -283,6 +343,7 @@ export class PackStore implements Participant {
       await pack.handle.close().catch(() => undefined);
       pack.handle = handle;
       pack.writable = true;
+      this.changes++;
       restored++;
     }
     return restored;
@@ -345,9 +406,11 @@ export class PackStore implements Participant {
   /** @internal A dead, sealed pack whose file is deleted. */
   dropPack(pack: Pack): void {
     this.packs.delete(pack.no);
+    this.changes++;
   }
 
   private rotate(): void {
+    this.changes++;
     this.active.sealed = true;
     this.active = this.newPack(this.active.no + 1);
   }
@@ -377,9 +440,18 @@ export class PackStore implements Participant {
       if (code !== 'EROFS' && code !== 'EACCES' && code !== 'EPERM') throw error;
       pack.handle = await fs.open(pack.file, 'r');
     }
-    const { size } = await pack.handle.stat();
+    const stat = await pack.handle.stat();
+    const size = stat.size;
     pack.size = size;
     pack.sealed = !last;
+    const saved = this.checkpoint.get(no);
+    if (!last && saved && sameFile(saved.file, stat)) {
+      // Scanned before, unchanged since: what the scan found is in the checkpoint.
+      for (const offset of saved.damaged) this.damaged.add(`${no}:${offset}`);
+      this.checkpointUse.restored++;
+      return;
+    }
+    this.checkpointUse.scanned++;
     const bad: BadEntry[] = [];
     let at = 0;
     let tornAt: number | null = null;

@@ -195,3 +195,12 @@ export interface BlocksData {
   /** Configured blocks lifted through the sandbox API, until a reset restores the fixtures. */
   lifted?: { team: string; email: string }[];
 }
+
+/** Every stored part of a capture: its bodies, raw message and attachments. */
+export function contentRefs(record: MessageRecord): ContentRef[] {
+  const refs: ContentRef[] = [];
+  const { html, text, sealed, raw, eml } = record.content;
+  for (const ref of [html, text, sealed, raw, eml]) if (ref) refs.push(ref);
+  for (const attachment of record.attachments) if (attachment.content) refs.push(attachment.content);
+  return refs;
+}

@@ -1,8 +1,20 @@
-import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, sameFile } from './checkpoint.ts';
 import type { Batch, Participant } from './flusher.ts';
-import type { Fs } from './fs.ts';
+import { syncDir, type Fs } from './fs.ts';
 import type { Quarantine } from './quarantine.ts';
+import {
+  checkpointFileOf,
+  EMPTY_SEGMENT,
+  HEADER_BYTES,
+  openFile,
+  Segment,
+  TAIL_AFTER_RECORD,
+  TRAILER_BYTES,
+  type Line,
+  parseSegmentFile,
+} from './segment-file.ts';
+import { SegmentBatch, SegmentWrite } from './segment-write.ts';
 
 /**
  * Segment files are lowdb's JSON documents, `{"records":[...]}`, written one record per line so
@@ -12,62 +24,29 @@ import type { Quarantine } from './quarantine.ts';
  * completed write the file is a valid JSON document again. A segment is rewritten without its
  * dead lines once they outnumber the live ones, and deleted once nothing in it is live.
  */
-const HEADER = '{"records":[\n';
-const TRAILER = ']}\n';
-const HEADER_BYTES = Buffer.from(HEADER);
-const TRAILER_BYTES = Buffer.from(TRAILER);
-/** The bytes an append overwrites at the end of a segment that has records: "\n]}\n". */
-const TAIL_AFTER_RECORD = Buffer.from(`\n${TRAILER}`);
-const EMPTY_SEGMENT = Buffer.concat([HEADER_BYTES, TRAILER_BYTES]);
-
-interface Line {
-  seq: number;
+/**
+ * What a collection's owner keeps in memory per segment, saved with the segment's checkpoint
+ * (storage/checkpoint.ts) so that a start need not read the file.
+ */
+interface CheckpointRows {
   /**
-   * The record (its JSON is taken when the write starts, so later changes in place are
-   * included); null for a tombstone.
+   * The owner's rows for sequence numbers lo <= seq < hi; `live` lists the ones the file holds
+   * live. Null when they differ (a change not settled yet): nothing consistent to save now.
    */
-  record: object | null;
-  /**
-   * A new record whose owner rolls it back when its write fails (a capture answered 507 must
-   * not come back). Other lines describe state kept in memory and are written again later.
-   */
-  volatile: boolean;
-  onCommit?: () => void;
+  save(lo: number, hi: number, live: readonly number[]): Buffer | null;
+  /** Restores what save wrote; throws, having changed nothing, when it cannot. */
+  restore(data: Buffer): void;
 }
 
-interface Tombstone {
-  seq: number;
-  deleted: true;
-}
-
-class Segment {
-  handle: FileHandle | null = null;
-  /** Whether `handle` was opened for writing (a read-only data directory opens files to read). */
-  writable = false;
-  /** A damaged file's good content, to be written as a clean file before anything is appended. */
-  needsRewrite: Buffer | null = null;
-  /** Everything in the file was deleted at once (clear): the next write starts the file afresh. */
-  cleared = false;
-  /** Bytes on disk. 0: the file does not exist yet. */
-  size = 0;
-  /** Whether the file holds at least one line after the header. */
-  hasLines = false;
-  live = 0;
-  /** Lines that no longer count: superseded versions and tombstones. */
-  dead = 0;
-  pending: Line[] = [];
-  /** Byte offset and length of each sequence number's live line (length 0: none). */
-  readonly offsets: Float64Array;
-  readonly lengths: Uint32Array;
-
-  constructor(
-    readonly index: number,
-    readonly file: string,
-    size: number,
-  ) {
-    this.offsets = new Float64Array(size);
-    this.lengths = new Uint32Array(size);
-  }
+/** Why start-up read segment files instead of their checkpoints (none: all came from checkpoints). */
+export interface CheckpointUse {
+  restored: number;
+  /** No checkpoint (a new segment, or checkpoints were never taken here). */
+  missing: number;
+  /** The file changed after its checkpoint was taken. */
+  old: number;
+  /** The checkpoint failed its checksum or could not be read. */
+  damaged: number;
 }
 
 export interface SegmentLogOptions {
@@ -79,6 +58,8 @@ export interface SegmentLogOptions {
   /** fdatasync every write (--fsync). */
   fsync: boolean;
   quarantine: Quarantine;
+  /** Checkpoints of the owner's rows per segment; without it every start reads every file. */
+  checkpoint?: CheckpointRows;
 }
 
 /** One collection's records on disk: append, replace, delete, read back by sequence number. */
@@ -89,6 +70,8 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
   /** Segment files to delete with the next write (nothing live in them). */
   private readonly doomed = new Set<Segment>();
   private maxSeqSeen = 0;
+  /** How start-up loaded the segments (with checkpoints). */
+  readonly checkpointUse: CheckpointUse = { restored: 0, missing: 0, old: 0, damaged: 0 };
 
   private constructor(private readonly options: SegmentLogOptions) {}
 
@@ -100,7 +83,15 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
   static async open<T extends { seq: number }>(options: SegmentLogOptions, onRecord: (record: T) => void): Promise<SegmentLog<T>> {
     const log = new SegmentLog<T>(options);
     await options.fs.mkdir(options.dir);
-    for (const index of await segmentIndexes(options.fs, options.dir)) await log.load(index, onRecord);
+    const names = await options.fs.readdir(options.dir);
+    const indexes = segmentIndexesIn(names);
+    for (const index of indexes) if (!(await log.loadCheckpoint(index))) await log.load(index, onRecord);
+    // Checkpoints of segment files no longer there (deleted while the server was down), and
+    // ones cut off by a stop in the middle of their write.
+    for (const name of names) {
+      const index = /^seg-(\d+)\.idx(\.tmp)?$/.exec(name);
+      if (index && (index[2] || !indexes.includes(Number(index[1])))) await options.fs.unlink(path.join(options.dir, name)).catch(() => undefined);
+    }
     return log;
   }
 
@@ -183,6 +174,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       segment.live = 0;
       segment.dead = 0;
       segment.needsRewrite = null;
+      this.changed(segment);
       if (segment.size > 0) segment.cleared = true;
       this.maybeDoom(segment);
     }
@@ -242,6 +234,35 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       }
     }
     return out;
+  }
+
+  /**
+   * The record of the line queued for this sequence number and not written yet: the very object
+   * put (changes made to it in place are written with it); null for a deletion; undefined when
+   * nothing is queued.
+   */
+  queued(seq: number): T | null | undefined {
+    return this.pendingBySeq.get(seq)?.record as T | null | undefined;
+  }
+
+  /**
+   * The record as stored, read by its byte range synchronously (for a caller that cannot wait,
+   * such as a lookup inside a send), with its line's length; undefined when none is stored.
+   * Lines queued and not written yet are not looked at (see queued).
+   */
+  readStoredSync(seq: number): { record: T; bytes: number } | undefined {
+    const segment = this.segments.get(this.indexOf(seq));
+    if (!segment?.handle) return undefined;
+    const slot = seq % this.options.segmentSize;
+    const length = segment.lengths[slot]!;
+    if (length === 0) return undefined;
+    const bytes = this.options.fs.readAtSync(segment.handle, segment.offsets[slot]!, length);
+    return { record: JSON.parse(bytes.toString('utf8')) as T, bytes: length };
+  }
+
+  /** The length in bytes of the record's stored line (0: none stored yet). */
+  storedBytes(seq: number): number {
+    return this.segments.get(this.indexOf(seq))?.lengths[seq % this.options.segmentSize] ?? 0;
   }
 
   /** Whether a record with this sequence number is stored (or about to be). */
@@ -317,6 +338,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     segment.hasLines = moves.length > 0;
     segment.dead = 0;
     for (const [slot, offset] of moves) segment.offsets[slot] = offset;
+    this.changed(segment);
     await replaced.close().catch(() => undefined);
   }
 
@@ -336,9 +358,12 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       const content = await fs.readAt(segment.handle, 0, segment.size);
       const handle = await fs.open(segment.file, 'w+');
       await fs.writeAt(handle, [content], 0);
-      await segment.handle.close().catch(() => undefined);
+      // Swapped before the old one is closed: a synchronous read may come in between.
+      const old = segment.handle;
       segment.handle = handle;
       segment.writable = true;
+      this.changed(segment);
+      await old.close().catch(() => undefined);
       restored++;
     }
     return restored;
@@ -386,6 +411,8 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
   /** @internal a line was written: it is where reads find the record now. */
   committed(segment: Segment, line: Line, offset: number, length: number): void {
     const slot = line.seq % this.options.segmentSize;
+    this.changed(segment);
+    if (line.seq > segment.maxSeq) segment.maxSeq = line.seq;
     const had = segment.lengths[slot]! > 0;
     if (had) segment.dead++;
     if (line.record === null) {
@@ -418,6 +445,15 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       this.pendingBySeq.set(line.seq, line);
     }
     segment.pending = [...again, ...segment.pending];
+  }
+
+  /** @internal opens a segment's file for writing (it was opened to read), swapping the handle before closing the old. */
+  async reopenWritable(segment: Segment): Promise<void> {
+    const handle = await this.options.fs.open(segment.file, 'r+');
+    const old = segment.handle;
+    segment.handle = handle;
+    segment.writable = true;
+    await old?.close().catch(() => undefined);
   }
 
   /** @internal a file that was to be deleted is looked at again with the next write. */
@@ -459,6 +495,12 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     this.doomed.delete(segment);
   }
 
+  /** The file changed: its checkpoint (if any) no longer describes it. */
+  changed(segment: Segment): void {
+    segment.changes++;
+    segment.changedAt = Date.now();
+  }
+
   private maybeDoom(segment: Segment): void {
     if (segment.live === 0 && segment.pending.length === 0 && segment.size > 0) this.doomed.add(segment);
   }
@@ -491,99 +533,8 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       return;
     }
     const segment = new Segment(index, file, segmentSize);
-    /** Byte ranges of the earlier versions of a record, in case its last line does not parse. */
-    const earlier = new Map<number, [offset: number, length: number][]>();
-    const damaged: Buffer[] = [];
-    let damagedLines = 0;
-    /** Sets the line at `at` aside (with its comma and newline). */
-    const setAside = (at: number) => {
-      const newline = bytes.indexOf(0x0a, at);
-      damaged.push(bytes.subarray(at, newline < 0 ? bytes.length : newline + 1));
-      damagedLines++;
-    };
-    let clean = bytes.subarray(0, HEADER_BYTES.length).equals(HEADER_BYTES);
-    let trailer = false;
-    let torn: Buffer | null = null;
-    if (!clean) {
-      damaged.push(bytes);
-      damagedLines = countLines(bytes);
-    } else {
-      // First the lines' sequence numbers, read from how this log writes them (no parse), so
-      // that only the last version of each record is parsed, below.
-      let at = HEADER_BYTES.length;
-      while (at < bytes.length) {
-        const newline = bytes.indexOf(0x0a, at);
-        const end = newline < 0 ? bytes.length : newline;
-        if (end - at === 2 && bytes[at] === 0x5d && bytes[at + 1] === 0x7d && (newline < 0 || newline === bytes.length - 1)) {
-          trailer = true;
-          break;
-        }
-        const jsonLength = end - at - (end > at && bytes[end - 1] === 0x2c ? 1 : 0);
-        let line = newline < 0 ? null : peekLine(bytes, at, jsonLength);
-        if (line === null) {
-          // Written otherwise, damaged, or the last line without its newline: parsed to know.
-          const parsed = parseLine(bytes.toString('utf8', at, at + jsonLength));
-          if (parsed === null) {
-            if (newline < 0) torn = bytes.subarray(at, end);
-            else setAside(at);
-            at = end + 1;
-            continue;
-          }
-          line = { seq: parsed.seq, deleted: 'deleted' in parsed && parsed.deleted === true };
-        }
-        const { seq } = line;
-        if (seq > this.maxSeqSeen) this.maxSeqSeen = seq;
-        if (Math.floor(seq / segmentSize) !== index) {
-          setAside(at);
-          at = end + 1;
-          continue;
-        }
-        const slot = seq % segmentSize;
-        if (segment.lengths[slot]! > 0) {
-          segment.dead++;
-          if (!line.deleted) {
-            const versions = earlier.get(slot) ?? [];
-            versions.push([segment.offsets[slot]!, segment.lengths[slot]!]);
-            earlier.set(slot, versions);
-          }
-        }
-        if (line.deleted) {
-          segment.dead++;
-          segment.lengths[slot] = 0;
-          earlier.delete(slot);
-        } else {
-          segment.offsets[slot] = at;
-          segment.lengths[slot] = jsonLength;
-        }
-        at = end + 1;
-      }
-      if (!trailer) clean = false;
-    }
-    // Then each live record, parsed and handed over one at a time (a segment holds thousands:
-    // they are not all kept until the last one is read). A last version that does not parse is
-    // set aside and the version before it, if one parses, is the record.
-    let live = 0;
-    for (let slot = 0; slot < segmentSize; slot++) {
-      if (segment.lengths[slot] === 0) continue;
-      const seq = index * segmentSize + slot;
-      let parsed: ReturnType<typeof parseLine> = null;
-      for (;;) {
-        const offset = segment.offsets[slot]!;
-        parsed = parseLine(bytes.toString('utf8', offset, offset + segment.lengths[slot]!));
-        if (parsed !== null && parsed.seq === seq) break;
-        parsed = null;
-        setAside(offset);
-        const previous = earlier.get(slot)?.pop();
-        if (!previous) break;
-        [segment.offsets[slot], segment.lengths[slot]] = previous;
-      }
-      if (parsed === null || ('deleted' in parsed && parsed.deleted === true)) {
-        segment.lengths[slot] = 0;
-        continue;
-      }
-      live++;
-      onRecord(parsed as T);
-    }
+    const { damaged, damagedLines, clean, torn } = parseSegmentFile<T>(bytes, segment, onRecord);
+    if (segment.maxSeq > this.maxSeqSeen) this.maxSeqSeen = segment.maxSeq;
     if (damaged.length > 0) await quarantine.keep(file, Buffer.concat(damaged), damagedLines, 'damaged lines that do not parse');
     // Kept, not thrown away: after a crash mid-append it is a record nobody was answered for, but
     // a file cut short by other means (a copy, a full disk outside the server) loses records
@@ -595,9 +546,10 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
         torn[0] === 0x7b ? 1 : 0,
         'a torn last line (a write cut short, by a crash or otherwise) was dropped; records after it, if any, are not in the file',
       );
-    segment.live = live;
     this.segments.set(index, segment);
-    await openSegment(fs, segment);
+    const opened = await openFile(fs, file);
+    segment.handle = opened.handle;
+    segment.writable = opened.writable;
     segment.size = bytes.length;
     segment.hasLines = bytes.length > EMPTY_SEGMENT.length;
     if (!clean || damaged.length > 0 || torn) {
@@ -609,12 +561,137 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     if (segment.live === 0) this.maybeDoom(segment);
   }
 
+  /**
+   * Loads segment `index` from its checkpoint when there is one that describes the file as it
+   * is; false (having changed nothing) when the file must be read instead.
+   */
+  private async loadCheckpoint(index: number): Promise<boolean> {
+    const { fs, segmentSize, checkpoint: rows } = this.options;
+    if (!rows) return false;
+    const use = this.checkpointUse;
+    const file = this.fileOf(index);
+    const bytes = await fs.readFile(checkpointFileOf(file)).catch(() => null);
+    if (bytes === null) {
+      use.missing++;
+      return false;
+    }
+    let checkpoint: ReturnType<typeof decodeSegmentCheckpoint>;
+    try {
+      checkpoint = decodeSegmentCheckpoint(bytes);
+    } catch {
+      use.damaged++;
+      return false;
+    }
+    const segment = new Segment(index, file, segmentSize);
+    const opened = await openFile(fs, file);
+    segment.handle = opened.handle;
+    segment.writable = opened.writable;
+    const stat = await segment.handle.stat();
+    if (checkpoint.segmentSize !== segmentSize || !sameFile(checkpoint.file, stat)) {
+      await segment.handle!.close().catch(() => undefined);
+      use.old++;
+      return false;
+    }
+    try {
+      rows.restore(checkpoint.payload);
+    } catch {
+      await segment.handle!.close().catch(() => undefined);
+      use.damaged++;
+      return false;
+    }
+    for (let i = 0; i < checkpoint.slots.length; i++) {
+      segment.offsets[checkpoint.slots[i]!] = checkpoint.offsets[i]!;
+      segment.lengths[checkpoint.slots[i]!] = checkpoint.lengths[i]!;
+    }
+    segment.size = stat.size;
+    segment.hasLines = checkpoint.hasLines;
+    segment.live = checkpoint.live;
+    segment.dead = checkpoint.dead;
+    segment.maxSeq = checkpoint.maxSeq;
+    segment.checkpointed = 0;
+    if (checkpoint.maxSeq > this.maxSeqSeen) this.maxSeqSeen = checkpoint.maxSeq;
+    this.segments.set(index, segment);
+    if (segment.live === 0) this.maybeDoom(segment);
+    use.restored++;
+    return true;
+  }
+
+  /**
+   * Segments whose checkpoint is missing or older than the file and that have not changed for
+   * `quietMs` (the one being appended to changes all the time: replaying it is cheap).
+   */
+  staleCheckpoints(quietMs: number, now = Date.now()): number[] {
+    if (!this.options.checkpoint) return [];
+    const out: number[] = [];
+    for (const segment of this.segments.values()) {
+      if (segment.checkpointed === segment.changes || segment.size === 0 || segment.handle === null) continue;
+      if (now - segment.changedAt >= quietMs) out.push(segment.index);
+    }
+    return out.sort((a, b) => a - b);
+  }
+
+  /**
+   * Takes segment `index`'s checkpoint, with nothing writing (`exclusive`), and writes it beside
+   * the file (a temporary file renamed over the old one). False when there is nothing
+   * consistent to save now (lines waiting to be written, a change not settled).
+   */
+  async saveCheckpoint(index: number, exclusive: <R>(task: () => Promise<R>) => Promise<R>): Promise<boolean> {
+    const { fs, segmentSize, checkpoint: rows } = this.options;
+    const segment = this.segments.get(index);
+    if (!rows || !segment) return false;
+    const taken = await exclusive(async () => {
+      if (!segment.handle || !segment.writable || segment.size === 0 || segment.pending.length > 0 || segment.needsRewrite || segment.cleared) return null;
+      if (this.segments.get(index) !== segment) return null;
+      const changes = segment.changes;
+      const stat = await segment.handle.stat();
+      // Nothing may have changed during the stat (exclusive holds writes, not compaction's bookkeeping).
+      if (segment.changes !== changes || stat.size !== segment.size) return null;
+      const slots: number[] = [];
+      for (let slot = 0; slot < segmentSize; slot++) if (segment.lengths[slot]! > 0) slots.push(slot);
+      const lo = index * segmentSize;
+      const payload = rows.save(
+        lo,
+        lo + segmentSize,
+        slots.map((slot) => lo + slot),
+      );
+      if (payload === null) return null;
+      const bytes = encodeSegmentCheckpoint({
+        segmentSize,
+        file: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino },
+        live: segment.live,
+        dead: segment.dead,
+        maxSeq: segment.maxSeq,
+        hasLines: segment.hasLines,
+        slots: Uint32Array.from(slots),
+        offsets: Float64Array.from(slots, (slot) => segment.offsets[slot]!),
+        lengths: Uint32Array.from(slots, (slot) => segment.lengths[slot]!),
+        payload,
+      });
+      return { bytes, changes };
+    });
+    if (taken === null) return false;
+    const target = checkpointFileOf(segment.file);
+    const temp = `${target}.tmp`;
+    try {
+      await fs.writeFile(temp, taken.bytes);
+      await fs.rename(temp, target);
+    } catch (error) {
+      await fs.unlink(temp).catch(() => undefined);
+      throw error;
+    }
+    segment.checkpointed = taken.changes;
+    return true;
+  }
+
   /** Replaces a damaged segment's file with its live lines, taken from its old content. */
   async rewriteFrom(segment: Segment): Promise<void> {
     const bytes = segment.needsRewrite;
     if (!bytes) return;
     const { fs } = this.options;
     const parts: Buffer[] = [HEADER_BYTES];
+    // Where each line will be: the old places stay in use until the new file is open (a
+    // synchronous read may come between the awaits below).
+    const offsets = new Float64Array(segment.offsets.length);
     let at = HEADER_BYTES.length;
     let count = 0;
     for (let slot = 0; slot < this.options.segmentSize; slot++) {
@@ -625,7 +702,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
         at += 2;
       }
       parts.push(bytes.subarray(segment.offsets[slot]!, segment.offsets[slot]! + length));
-      segment.offsets[slot] = at;
+      offsets[slot] = at;
       at += length;
       count++;
     }
@@ -634,13 +711,18 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     const temp = `${segment.file}.tmp`;
     await fs.writeFile(temp, content);
     await fs.rename(temp, segment.file);
-    await segment.handle?.close().catch(() => undefined);
-    segment.handle = null;
-    await openSegment(fs, segment);
+    const old = segment.handle;
+    const opened = await openFile(fs, segment.file);
+    // The new file and where its lines are, in one step.
+    segment.handle = opened.handle;
+    segment.writable = opened.writable;
+    segment.offsets.set(offsets);
+    await old?.close().catch(() => undefined);
     segment.size = content.length;
     segment.hasLines = count > 0;
     segment.dead = 0;
     segment.needsRewrite = null;
+    this.changed(segment);
   }
 }
 
@@ -649,235 +731,16 @@ export function segmentFileName(index: number): string {
   return `seg-${String(index).padStart(6, '0')}.json`;
 }
 
-/** The numbers of the segment files in a folder, in order. */
-export async function segmentIndexes(fs: Fs, dir: string): Promise<number[]> {
-  return (await fs.readdir(dir))
+/** The numbers of the segment files among a folder's names, in order. */
+function segmentIndexesIn(names: readonly string[]): number[] {
+  return names
     .map((name) => /^seg-(\d+)\.json$/.exec(name)?.[1])
     .filter((n): n is string => n !== undefined)
     .map(Number)
     .sort((a, b) => a - b);
 }
 
-/** Opens a segment to read and write, or only to read where the file system refuses writes. */
-async function openSegment(fs: Fs, segment: Segment): Promise<void> {
-  try {
-    segment.handle = await fs.open(segment.file, 'r+');
-    segment.writable = true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EROFS' && code !== 'EACCES' && code !== 'EPERM') throw error;
-    segment.handle = await fs.open(segment.file, 'r');
-    segment.writable = false;
-  }
-}
-
-/** One segment's share of a group commit: its queued lines, appended in one write. */
-class SegmentWrite {
-  /** Where the write started and what it overwrote there, to undo it. */
-  private undo: { position: number; restore: Buffer; created: boolean } | null = null;
-  private placed: [line: Line, offset: number, length: number][] = [];
-
-  constructor(
-    readonly segment: Segment,
-    readonly lines: Line[],
-  ) {}
-
-  async write(log: SegmentLog<{ seq: number }>): Promise<FileHandle> {
-    const { fs, fsync } = log.options_();
-    const segment = this.segment;
-    if (segment.needsRewrite) await log.rewriteFrom(segment);
-    let created = false;
-    if (segment.cleared && segment.handle) {
-      // Its old lines were all deleted: start the file again rather than append after them.
-      if (!segment.writable) {
-        const handle = await fs.open(segment.file, 'r+');
-        await segment.handle.close().catch(() => undefined);
-        segment.handle = handle;
-        segment.writable = true;
-      }
-      await segment.handle.truncate(0);
-      segment.size = 0;
-      segment.hasLines = false;
-      segment.cleared = false;
-    }
-    if (!segment.handle || segment.size === 0) {
-      if (!segment.handle || !segment.writable) {
-        await segment.handle?.close().catch(() => undefined);
-        segment.handle = await fs.open(segment.file, 'w+');
-        segment.writable = true;
-      }
-      created = true;
-    } else if (!segment.writable) {
-      const handle = await fs.open(segment.file, 'r+');
-      await segment.handle.close().catch(() => undefined);
-      segment.handle = handle;
-      segment.writable = true;
-    }
-    const base = created ? 0 : segment.hasLines ? segment.size - TAIL_AFTER_RECORD.length : segment.size - TRAILER_BYTES.length;
-    let text = created ? HEADER : '';
-    let offset = base + (created ? HEADER_BYTES.length : 0);
-    let first = !segment.hasLines;
-    this.placed = [];
-    for (const line of this.lines) {
-      const json = JSON.stringify(line.record ?? ({ seq: line.seq, deleted: true } satisfies Tombstone));
-      const separator = first ? '' : ',\n';
-      text += separator + json;
-      offset += Buffer.byteLength(separator);
-      const length = Buffer.byteLength(json);
-      this.placed.push([line, offset, length]);
-      offset += length;
-      first = false;
-    }
-    text += `\n${TRAILER}`;
-    const buffer = Buffer.from(text);
-    this.undo = {
-      position: base,
-      created,
-      restore: created ? Buffer.alloc(0) : segment.hasLines ? TAIL_AFTER_RECORD : TRAILER_BYTES,
-    };
-    await fs.writeAt(segment.handle, [buffer], base);
-    if (fsync) await segment.handle.datasync();
-    return segment.handle;
-  }
-
-  /** Puts the file back as it was before this write (truncation needs no free space). */
-  async revert(fs: Fs): Promise<void> {
-    const { segment, undo } = this;
-    if (!undo || !segment.handle) return;
-    if (undo.created) {
-      await segment.handle.truncate(0);
-      return;
-    }
-    await segment.handle.truncate(undo.position + undo.restore.length);
-    await fs.writeAt(segment.handle, [undo.restore], undo.position);
-  }
-
-  commit(log: SegmentLog<{ seq: number }>, size: number): void {
-    this.segment.size = size;
-    this.segment.hasLines = true;
-    for (const [line, offset, length] of this.placed) log.committed(this.segment, line, offset, length);
-  }
-
-  /** The file's size once this write is in. */
-  endOf(): number {
-    const last = this.placed.at(-1);
-    return last ? last[1] + last[2] + TAIL_AFTER_RECORD.length : this.segment.size;
-  }
-}
-
-class SegmentBatch implements Batch {
-  private written: SegmentWrite[] = [];
-  private ends = new Map<SegmentWrite, number>();
-
-  constructor(
-    private readonly log: SegmentLog<{ seq: number }>,
-    private readonly writes: SegmentWrite[],
-    /** Files will be deleted (some are already empty, or tombstones may empty them). */
-    readonly deletes: boolean,
-  ) {}
-
-  get path(): string {
-    return this.log.dir;
-  }
-
-  async write(): Promise<FileHandle[]> {
-    const handles: FileHandle[] = [];
-    this.written = [];
-    for (const write of this.writes) {
-      handles.push(await write.write(this.log));
-      this.written.push(write);
-      this.ends.set(write, write.endOf());
-    }
-    return handles;
-  }
-
-  /**
-   * Deletes the segment files nothing lives in any more, including those this batch's
-   * tombstones just emptied (meta.json, written earlier in the cycle, keeps the counters).
-   */
-  async unlink(): Promise<void> {
-    if (!this.deletes) return;
-    const { fs } = this.log.options_();
-    const doomed = this.log.takeDoomed();
-    for (const [at, segment] of doomed.entries()) {
-      if (segment.live > 0 || segment.pending.length > 0) continue;
-      try {
-        await fs.unlink(segment.file);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-          for (const rest of doomed.slice(at)) this.log.requeueDoomed(rest);
-          throw error;
-        }
-      }
-      await segment.handle?.close().catch(() => undefined);
-      segment.handle = null;
-      segment.size = 0;
-      segment.hasLines = false;
-      segment.dead = 0;
-      this.log.dropped(segment);
-    }
-  }
-
-  async revert(): Promise<void> {
-    for (const write of this.written.reverse()) await write.revert(this.log.options_().fs).catch(() => undefined);
-  }
-
-  commit(): void {
-    for (const write of this.writes) write.commit(this.log, this.ends.get(write)!);
-  }
-
-  abort(): void {
-    for (const write of this.writes) this.log.aborted(write.segment, write.lines);
-  }
-}
-
-const SEQ_PREFIX = Buffer.from('{"seq":');
-const TOMBSTONE_TAIL = Buffer.from(',"deleted":true}');
-
-/**
- * A line as this log writes it, read without parsing it: a record whose first field is its
- * sequence number (`{"seq":N,...}`) or a tombstone (`{"seq":N,"deleted":true}`). Null for any
- * other line, which is then parsed. (A record line damaged after its sequence number is found
- * when it is parsed, as the last version of its record; as an earlier one it is never read, and
- * goes with the segment's next rewrite.)
- */
-function peekLine(bytes: Buffer, at: number, length: number): { seq: number; deleted: boolean } | null {
-  const end = at + length;
-  if (length < SEQ_PREFIX.length + 2 || bytes[end - 1] !== 0x7d || bytes.compare(SEQ_PREFIX, 0, SEQ_PREFIX.length, at, at + SEQ_PREFIX.length) !== 0)
-    return null;
-  const digits = at + SEQ_PREFIX.length;
-  let i = digits;
-  let seq = 0;
-  while (i < end && bytes[i]! >= 0x30 && bytes[i]! <= 0x39) seq = seq * 10 + (bytes[i++]! - 0x30);
-  if (i === digits || i - digits > 15 || (bytes[digits] === 0x30 && i - digits > 1)) return null;
-  if (bytes[i] === 0x7d) return i === end - 1 ? { seq, deleted: false } : null;
-  if (bytes[i] !== 0x2c) return null;
-  const deleted = end - i === TOMBSTONE_TAIL.length && bytes.compare(TOMBSTONE_TAIL, 0, TOMBSTONE_TAIL.length, i, end) === 0;
-  return { seq, deleted };
-}
-
-function parseLine(text: string): (Record<string, unknown> & { seq: number }) | null {
-  try {
-    const value = JSON.parse(text) as unknown;
-    if (typeof value !== 'object' || value === null || !Number.isSafeInteger((value as { seq?: unknown }).seq)) return null;
-    return value as Record<string, unknown> & { seq: number };
-  } catch {
-    return null;
-  }
-}
-
-function countLines(bytes: Buffer): number {
-  let n = 0;
-  for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, at + 1)) n++;
-  return Math.max(1, n - 1);
-}
-
-/** fsync on a folder makes a rename in it durable. */
-export async function syncDir(fs: Fs, dir: string): Promise<void> {
-  const handle = await fs.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+/** The numbers of the segment files in a folder, in order. */
+export async function segmentIndexes(fs: Fs, dir: string): Promise<number[]> {
+  return segmentIndexesIn(await fs.readdir(dir));
 }

@@ -8,10 +8,19 @@ import { StorageHealth } from './health.ts';
 import { JsonFile } from './json-file.ts';
 import { MessageIndex } from './message-index.ts';
 import { migrateFromV1, isV1 } from './migrate-v1.ts';
-import { PackStore, type ContentRef } from './pack-store.ts';
+import { PackStore } from './pack-store.ts';
 import { Quarantine, type DamageReport } from './quarantine.ts';
-import type { BlocksData, MessageRecord, MetaData, RecipientRecord, RequestLogRecord, RequestSummary, SubscriptionRecord } from './records.ts';
-import { SegmentLog } from './segment-log.ts';
+import { RecipientStore, type RecipientStoreOptions } from './recipient-store.ts';
+import {
+  contentRefs,
+  type BlocksData,
+  type MessageRecord,
+  type MetaData,
+  type RequestLogRecord,
+  type RequestSummary,
+  type SubscriptionRecord,
+} from './records.ts';
+import { SegmentLog, type CheckpointUse } from './segment-log.ts';
 import { requestLogSegmentSize, SEGMENT_SIZE, segmentSizeOf } from './segment-size.ts';
 import { unsavedNote } from './unsaved.ts';
 import { deniesWrites, holdsStore, notWritable } from './writable.ts';
@@ -37,6 +46,11 @@ export interface StoreOptions {
   probeIntervalMs?: number;
   /** Where start-up damage and recovery are reported. */
   log?: (line: string) => void;
+  /** How often the background checkpoint runs, and how long a segment must be unchanged for it. */
+  checkpointIntervalMs?: number;
+  checkpointQuietMs?: number;
+  /** The recipients' read cache and key hash (tests make them small and poor). */
+  recipients?: RecipientStoreOptions;
 }
 
 /** The captures: a compact index in memory, the records in segment files, the bytes in packs. */
@@ -54,7 +68,7 @@ interface RequestStore {
 export interface Store {
   readonly dataDir: string;
   readonly messages: MessageStore;
-  readonly recipients: Collection<RecipientRecord>;
+  readonly recipients: RecipientStore;
   readonly subscriptions: Collection<SubscriptionRecord>;
   /** The /v1 request log: bounded (oldest entries removed), with its own group commit. */
   readonly requests: RequestStore;
@@ -85,6 +99,11 @@ export interface Store {
   flushRequests(): Promise<void>;
   /** Runs `task` with no write under way (compaction). */
   exclusive<T>(task: () => Promise<T>): Promise<T>;
+  /**
+   * Writes the checkpoint of every segment that changed since its last one (and of the packs)
+   * now, as a clean stop does; resolves with how many files it wrote.
+   */
+  checkpoint(): Promise<number>;
   /** Bytes the data directory takes on disk (allocated blocks) and how many files it holds. */
   diskUsage(): Promise<{ bytes: number; files: number }>;
   close(): Promise<void>;
@@ -96,6 +115,8 @@ const DEFAULTS = {
   largePartSize: 1024 * 1024,
   reserveSize: 256 * 1024,
   probeIntervalMs: 500,
+  checkpointIntervalMs: 10_000,
+  checkpointQuietMs: 5_000,
 };
 
 /**
@@ -157,25 +178,31 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const packs = await PackStore.open({ dir: dirs.packs, ...common, packSize: settings.packSize, largePartSize: settings.largePartSize });
   const index = new MessageIndex();
   const segmentOptions = (dir: string, size = segmentSize) => ({ dir, segmentSize: size, ...common });
+  const opened = Date.now();
   let cutShort = 0;
-  const messageLog = await SegmentLog.open<MessageRecord>(segmentOptions(dirs.messages), (record) => {
+  const rows = {
+    save: (lo: number, hi: number, live: readonly number[]) => index.serializeRange(lo, hi, live),
+    restore: (data: Buffer) => {
+      const restored = index.restoreRange(data, (pack) => packs.sizeOf(pack));
+      for (const [pack, bytes] of restored.packs) packs.retainBytes(pack, bytes);
+      cutShort += restored.cutShort;
+    },
+  };
+  const messageLog = await SegmentLog.open<MessageRecord>({ ...segmentOptions(dirs.messages), checkpoint: rows }, (record) => {
     const refs = contentRefs(record);
     // Packs are written before the records that point into them, so this only happens when a
     // power loss (without --fsync) kept a record but not its bytes: the capture stays, and its
     // parts read as damaged.
     if (refs.some((ref) => packs.cutShort(ref))) cutShort++;
-    let pack = 0;
-    for (const ref of refs) {
-      packs.retain(ref);
-      if ('p' in ref) pack = ref.p;
-    }
-    index.add(record, pack);
+    for (const ref of refs) packs.retain(ref);
+    index.add(record);
   });
   if (cutShort > 0)
     log(
       `pigeonhole: ${cutShort} capture${cutShort === 1 ? '' : 's'} point${cutShort === 1 ? 's' : ''} at bytes missing from the end of a pack (a write cut short by a power loss); their parts read as damaged`,
     );
-  const recipients = await Collection.open<RecipientRecord>(segmentOptions(dirs.recipients));
+  const recipients = await RecipientStore.open(segmentOptions(dirs.recipients), options.recipients);
+  logCheckpointUse(log, [messageLog.checkpointUse, recipients.storage.checkpointUse], packs.checkpointUse, Date.now() - opened);
   const subscriptions = await Collection.open<SubscriptionRecord>(segmentOptions(dirs.subscriptions));
   const requestSummaries: RequestSummary[] = [];
   const requestLog = await SegmentLog.open<RequestLogRecord>(segmentOptions(dirs.requests, requestLogSegmentSize(segmentSize)), (record) =>
@@ -280,6 +307,35 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const timer = setInterval(() => void probe(), settings.probeIntervalMs);
   timer.unref();
 
+  /**
+   * Checkpoints (storage/checkpoint.ts): of the segments that changed and have been quiet a
+   * while, and of the packs, in the background; of everything at a clean stop. Never while the
+   * disk refuses writes; a checkpoint that cannot be written only makes the next start slower.
+   */
+  let checkpointing: Promise<number> | null = null;
+  const saveCheckpoints = (quietMs: number, limit: number): Promise<number> => {
+    checkpointing ??= (async () => {
+      let written = 0;
+      try {
+        if (health.problem) return 0;
+        for (const segmentLog of [messageLog, recipients.storage]) {
+          for (const segment of segmentLog.staleCheckpoints(quietMs).slice(0, limit)) {
+            if (await segmentLog.saveCheckpoint(segment, (task) => flusher.exclusive(task))) written++;
+          }
+        }
+        if (await packs.saveCheckpoint()) written++;
+      } catch {
+        // The disk refused it: the files stay the record, read at the next start.
+      } finally {
+        checkpointing = null;
+      }
+      return written;
+    })();
+    return checkpointing;
+  };
+  const checkpointTimer = setInterval(() => void saveCheckpoints(settings.checkpointQuietMs, 8), settings.checkpointIntervalMs);
+  checkpointTimer.unref();
+
   /** Makes the folders again and writes back every file from the copy still open, and the rest from memory. */
   async function restoreFolders(): Promise<void> {
     for (const dir of [dataDir, ...Object.values(dirs)]) await fs.mkdir(dir);
@@ -317,11 +373,16 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     flush: (options) => flusher.flush(options),
     flushRequests: () => logFlusher.flush(),
     exclusive: (task) => flusher.exclusive(task),
+    checkpoint: async () => {
+      await checkpointing;
+      return saveCheckpoints(0, Number.POSITIVE_INFINITY);
+    },
     diskUsage: () => diskUsage(fs, dataDir),
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(timer);
+      clearInterval(checkpointTimer);
       if (lazyTimer) clearTimeout(lazyTimer);
       meta.force();
       health.silence();
@@ -342,6 +403,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
               packBytes: packs.unsavedBytes,
             }),
           );
+        } else {
+          await checkpointing;
+          await saveCheckpoints(0, Number.POSITIVE_INFINITY);
         }
       } finally {
         await Promise.all([packs.close(), messageLog.close(), recipients.storage.close(), subscriptions.storage.close(), requestLog.close()]);
@@ -357,14 +421,6 @@ export function requestSummary(record: RequestLogRecord): RequestSummary {
 }
 
 /** Every stored part of a capture. */
-export function contentRefs(record: MessageRecord): ContentRef[] {
-  const refs: ContentRef[] = [];
-  const { html, text, sealed, raw, eml } = record.content;
-  for (const ref of [html, text, sealed, raw, eml]) if (ref) refs.push(ref);
-  for (const attachment of record.attachments) if (attachment.content) refs.push(attachment.content);
-  return refs;
-}
-
 function freshMeta(): MetaData {
   return { version: 2, counters: { message: 0, recipient: 0, subscription: 0, request: 0 }, daily: { day: '', bySender: {} } };
 }
@@ -487,4 +543,28 @@ async function diskUsage(fs: Fs, dir: string): Promise<{ bytes: number; files: n
   };
   await walk(dir);
   return { bytes, files };
+}
+
+/**
+ * One line when start-up read segment files in full rather than their checkpoints (why, and how
+ * long start-up took), so a slow start explains itself. A data directory without captures says nothing.
+ */
+function logCheckpointUse(log: (line: string) => void, uses: CheckpointUse[], packs: { restored: number; scanned: number }, ms: number): void {
+  const segments = { restored: 0, missing: 0, old: 0, damaged: 0 };
+  for (const use of uses) {
+    segments.restored += use.restored;
+    segments.missing += use.missing;
+    segments.old += use.old;
+    segments.damaged += use.damaged;
+  }
+  const read = segments.missing + segments.old + segments.damaged;
+  if (read === 0) return;
+  const why = [
+    segments.missing > 0 ? `${segments.missing} without one` : '',
+    segments.old > 0 ? `${segments.old} changed after it` : '',
+    segments.damaged > 0 ? `${segments.damaged} with a damaged one, ignored` : '',
+  ].filter(Boolean);
+  log(
+    `pigeonhole: loaded captures and recipients in ${ms} ms: ${segments.restored} segment file${segments.restored === 1 ? '' : 's'} from their checkpoint, ${read} read in full (${why.join(', ')}); ${packs.restored} pack${packs.restored === 1 ? '' : 's'} from the checkpoint, ${packs.scanned} scanned`,
+  );
 }

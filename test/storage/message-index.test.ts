@@ -50,14 +50,14 @@ const live = (index: MessageIndex) => {
 describe('the compact message index', () => {
   it('keeps what lists and filters read, and the search text lowercased with marked addresses', () => {
     const index = new MessageIndex();
-    index.add(record(1, { cc: ['Boss@Example.com'], status: 'pending', deliverAt: '2030-01-01T01:00:00Z' }), 3);
+    index.add(record(1, { cc: ['Boss@Example.com'], status: 'pending', deliverAt: '2030-01-01T01:00:00Z', content: { html: { p: 3, o: 0, n: 80 } } }));
     const slot = index.slotOf(1);
-    expect([index.source(slot), index.status(slot), index.team(slot), index.sender(slot), index.pack(slot), index.read(slot)]).toEqual([
+    expect([index.source(slot), index.status(slot), index.team(slot), index.sender(slot), index.usesPack(slot, 3), index.read(slot)]).toEqual([
       'api',
       'pending',
       'acme',
       'acme-main',
-      3,
+      true,
       false,
     ]);
     expect(index.text(slot)).toBe(searchText(record(1, { cc: ['Boss@Example.com'] })));
@@ -71,11 +71,11 @@ describe('the compact message index', () => {
 
   it("counts each team's API and flow captures (not SMTP ones) through adds and deletes", () => {
     const index = new MessageIndex();
-    index.add(record(1), 1);
-    index.add(record(2, { source: 'smtp' }), 1);
-    index.add(record(3, { source: 'flow' }), 1);
-    index.add(record(4, { team: 'globex' }), 1);
-    index.add(record(5, { source: 'smtp', team: null, sender: null }), 1);
+    index.add(record(1));
+    index.add(record(2, { source: 'smtp' }));
+    index.add(record(3, { source: 'flow' }));
+    index.add(record(4, { team: 'globex' }));
+    index.add(record(5, { source: 'smtp', team: null, sender: null }));
     expect([index.teamRecordCount('acme'), index.teamRecordCount('globex'), index.teamRecordCount('nobody')]).toEqual([2, 1, 0]);
     index.remove(1);
     index.remove(2);
@@ -86,8 +86,8 @@ describe('the compact message index', () => {
 
   it('refuses a capture out of order, finds slots by binary search, and drops dead slots once they pile up', () => {
     const index = new MessageIndex();
-    for (let seq = 1; seq <= 20_000; seq++) index.add(record(seq), 1);
-    expect(() => index.add(record(5), 1)).toThrow(/out of order/);
+    for (let seq = 1; seq <= 20_000; seq++) index.add(record(seq));
+    expect(() => index.add(record(5))).toThrow(/out of order/);
     for (let seq = 1; seq <= 15_000; seq++) expect(index.remove(seq)).toBe(true);
     expect(index.remove(3)).toBe(false);
     expect(index.size).toBe(5_000);
@@ -96,7 +96,7 @@ describe('the compact message index', () => {
     expect(index.seq(index.slotOf(17_000))).toBe(17_000);
     expect(index.oldest(3)).toEqual([15_001, 15_002, 15_003]);
     expect(index.oldestCreatedMs()).toBe(Date.parse(record(15_001).createdAt));
-    index.add(record(20_001), 1);
+    index.add(record(20_001));
     expect(index.maxSeq()).toBe(20_001);
   });
 });
@@ -104,11 +104,11 @@ describe('the compact message index', () => {
 describe('namespaces in the index', () => {
   it('keeps each capture’s namespace, derives it for records stored before namespaces, and keeps it through compaction', () => {
     const index = new MessageIndex();
-    index.add(record(1, { namespace: 'stored' }), 0);
+    index.add(record(1, { namespace: 'stored' }));
     // Older records have no field: derived from To, Cc, Bcc (the original addresses after a redirect).
-    index.add(record(2, { to: ['a@example.com'], cc: ['b+Legacy@example.com'] }), 0);
-    index.add(record(3, { redirected: true, to: ['dev@example.com'], originalTo: ['ada+Original@example.com'] }), 0);
-    index.add(record(4, { namespace: null, to: ['ada+ignored@example.com'] }), 0);
+    index.add(record(2, { to: ['a@example.com'], cc: ['b+Legacy@example.com'] }));
+    index.add(record(3, { redirected: true, to: ['dev@example.com'], originalTo: ['ada+Original@example.com'] }));
+    index.add(record(4, { namespace: null, to: ['ada+ignored@example.com'] }));
     const namespaces = () => {
       const out: [number, string | null][] = [];
       index.scanNewestFirst(
@@ -123,7 +123,7 @@ describe('namespaces in the index', () => {
       [2, 'legacy'],
       [1, 'stored'],
     ]);
-    for (let seq = 5; seq < 5000; seq++) index.add(record(seq, { namespace: `n${seq % 3}` }), 0);
+    for (let seq = 5; seq < 5000; seq++) index.add(record(seq, { namespace: `n${seq % 3}` }));
     for (let seq = 5; seq < 5000; seq++) index.remove(seq);
     expect(namespaces()).toEqual([
       [4, null],
@@ -131,5 +131,68 @@ describe('namespaces in the index', () => {
       [2, 'legacy'],
       [1, 'stored'],
     ]);
+  });
+});
+
+describe('a range of the index saved for a checkpoint', () => {
+  it('restores every field: flags, names, namespace, search text, flow marks, pending deliveries, unparsed captures and pack use', () => {
+    const index = new MessageIndex();
+    const flow = { subscription: 7, step: 2 } as unknown as MessageRecord['flow'];
+    index.add(record(10, { content: { html: { p: 1, o: 0, n: 50 }, text: { p: 2, o: 100, n: 30 } } }));
+    index.add(record(11, { source: 'flow', flow, status: 'pending', deliverAt: '2030-01-02T00:00:00Z', team: 'globex', to: ['a+ns1@example.com'] }));
+    index.add(record(12, { source: 'smtp', team: null, sender: null, unparsed: true, content: { raw: { p: 2, o: 500, n: 900 } } }));
+    index.add(record(13));
+    index.setRead(13, true);
+    index.remove(13);
+    const saved = index.serializeRange(10, 20, [10, 11, 12])!;
+    expect(saved).not.toBeNull();
+
+    const again = new MessageIndex();
+    const { packs, cutShort } = again.restoreRange(saved, (pack) => (pack === 2 ? 1000 : 10_000));
+    // Pack 2 holds 30 + 900 bytes (and two entry headers); capture 12's bytes end at 1420 > 1000.
+    expect([...packs]).toEqual([
+      [1, 70],
+      [2, 970],
+    ]);
+    expect(cutShort).toBe(1);
+    const fields = (ix: MessageIndex) =>
+      [10, 11, 12].map((seq) => {
+        const slot = ix.slotOf(seq);
+        return [
+          ix.source(slot),
+          ix.status(slot),
+          ix.team(slot),
+          ix.sender(slot),
+          ix.namespace(slot),
+          ix.read(slot),
+          ix.text(slot),
+          ix.createdMs(slot),
+          ix.flow(seq),
+        ];
+      });
+    expect(fields(again)).toEqual(fields(index));
+    expect(again.slotOf(13)).toBe(-1);
+    expect(again.size).toBe(3);
+    expect(again.teamRecordCount('acme')).toBe(index.teamRecordCount('acme'));
+    expect(again.teamRecordCount('globex')).toBe(1);
+    expect([again.usesPack(again.slotOf(10), 1), again.usesPack(again.slotOf(10), 2), again.usesPack(again.slotOf(11), 1)]).toEqual([true, true, false]);
+    expect(again.pendingDeliveries()).toEqual([[11, Date.parse('2030-01-02T00:00:00Z')]]);
+    expect(again.unparsedCaptures()).toEqual([12]);
+  });
+
+  it('saves nothing when the captures differ from what the segment file holds, and refuses damaged or out-of-order ranges unchanged', () => {
+    const index = new MessageIndex();
+    for (let seq = 1; seq <= 5; seq++) index.add(record(seq));
+    // The file holds 1-4 (5 not written yet), or 1-6 (6 deleted in memory, its tombstone not written).
+    expect(index.serializeRange(0, 8, [1, 2, 3, 4])).toBeNull();
+    expect(index.serializeRange(0, 8, [1, 2, 3, 4, 5, 6])).toBeNull();
+    const saved = index.serializeRange(0, 8, [1, 2, 3, 4, 5])!;
+    const again = new MessageIndex();
+    expect(() => again.restoreRange(saved.subarray(0, saved.length - 3), () => 0)).toThrow();
+    expect(() => again.restoreRange(Buffer.concat([saved, Buffer.from([1])]), () => 0)).toThrow();
+    expect(again.size).toBe(0);
+    again.restoreRange(saved, () => 0);
+    expect(() => again.restoreRange(saved, () => 0)).toThrow(/out of order/);
+    expect(again.size).toBe(5);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colorModeDocument } from '../../ui/src/components/dark-preview.ts';
+import { colorModeDocument } from '../../ui/src/components/preview/dark-preview.ts';
 import { GROWTH, growth, LINEAR } from '../support/scale.ts';
 
 /** The inbox's dark-mode preview document (issue 19): its policy lands in the real head, in linear time. */

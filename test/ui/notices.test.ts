@@ -1,31 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, SandboxUnreachable } from '../../ui/src/api.ts';
+import { PigeonholeError } from '../../client/pigeonhole-client.ts';
+import { SandboxUnreachable } from '../../ui/src/sandbox.ts';
 import { explain, Notices } from '../../ui/src/state/notices.ts';
 
 const READ_ONLY = 'Not stored: the file system is read-only (/data/messages). Make the data directory writable; Pigeonhole picks it up by itself.';
 
 describe('explain', () => {
   it("quotes the server's detail after the status, and adds nothing where the detail says what to do (507)", () => {
-    expect(explain(new ApiError(507, 'Insufficient Storage', READ_ONLY))).toEqual({
+    expect(explain(new PigeonholeError(507, { detail: READ_ONLY }, 'Insufficient Storage'))).toEqual({
       detail: `The sandbox answered 507: ${READ_ONLY}`,
       advice: null,
     });
   });
 
   it('says what to do where the answer does not', () => {
-    expect(explain(new ApiError(507, 'Insufficient Storage', null))).toEqual({
+    expect(explain(new PigeonholeError(507, null, 'Insufficient Storage'))).toEqual({
       detail: 'The sandbox answered 507 Insufficient Storage.',
       advice: 'The sandbox could not write to its data directory: /readyz says why.',
     });
-    expect(explain(new ApiError(404, 'Not Found', 'Message not found.'))).toEqual({
+    expect(explain(new PigeonholeError(404, { detail: 'Message not found.' }, 'Not Found'))).toEqual({
       detail: 'The sandbox answered 404: Message not found.',
       advice: 'It may have been deleted already, in another tab or through the API.',
     });
-    expect(explain(new ApiError(502, 'Bad Gateway', null))).toEqual({
+    expect(explain(new PigeonholeError(502, null, 'Bad Gateway'))).toEqual({
       detail: 'The sandbox answered 502 Bad Gateway.',
       advice: 'Try again; if it keeps failing, the server log says why.',
     });
-    expect(explain(new ApiError(400, 'Bad Request', '"zz" is not a duration like "30s".'))).toEqual({
+    expect(explain(new PigeonholeError(400, { detail: '"zz" is not a duration like "30s".' }, 'Bad Request'))).toEqual({
       detail: 'The sandbox answered 400: "zz" is not a duration like "30s".',
       advice: null,
     });
@@ -45,7 +46,7 @@ describe('Notices', () => {
     const notices = new Notices();
     let changes = 0;
     const unsubscribe = notices.subscribe(() => (changes += 1));
-    notices.fail('delete:a', 'Could not delete the message.', new ApiError(507, 'Insufficient Storage', READ_ONLY));
+    notices.fail('delete:a', 'Could not delete the message.', new PigeonholeError(507, { detail: READ_ONLY }, 'Insufficient Storage'));
     notices.fail('read:b', 'Could not mark the message as read.', new SandboxUnreachable());
     expect(notices.items.map((n) => [n.key, n.title])).toEqual([
       ['delete:a', 'Could not delete the message.'],
@@ -62,9 +63,9 @@ describe('Notices', () => {
 
   it('replaces a failure by a newer one of the same action, and drops it when that action succeeds', () => {
     const notices = new Notices();
-    notices.fail('clock', 'Could not move the sandbox clock.', new ApiError(400, 'Bad Request', 'first'));
+    notices.fail('clock', 'Could not move the sandbox clock.', new PigeonholeError(400, { detail: 'first' }, 'Bad Request'));
     notices.fail('clear', 'Could not delete the messages.', new SandboxUnreachable());
-    notices.fail('clock', 'Could not move the sandbox clock.', new ApiError(400, 'Bad Request', 'second'));
+    notices.fail('clock', 'Could not move the sandbox clock.', new PigeonholeError(400, { detail: 'second' }, 'Bad Request'));
     expect(notices.items.map((n) => [n.key, n.detail])).toEqual([
       ['clear', 'The sandbox cannot be reached: Pigeonhole may have stopped, or the network is down.'],
       ['clock', 'The sandbox answered 400: second'],

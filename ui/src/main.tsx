@@ -1,5 +1,10 @@
 import { render } from 'preact';
-import { App } from './components/app.tsx';
-import './styles.css';
+// The global styles first (tokens, resets, the shared controls and layouts): each component's
+// own CSS module comes after them.
+import './styles/tokens.css';
+import './styles/base.css';
+import './styles/controls.css';
+import './styles/layout.css';
+import { App } from './components/app/app.tsx';
 
 render(<App />, document.getElementById('app')!);

@@ -11,13 +11,11 @@ export type {
   DeliveryStatus,
   Frame,
   LinkCheckResult,
-  LinkEvent,
   MessageDetail,
   MessageList as Page,
   MessageSummary,
-  Recipient,
-  Sender,
   Source,
+  StepState,
   Subscription,
 } from '../../client/pigeonhole-client.ts';
 import type { ListFilter } from '../../client/pigeonhole-client.ts';

@@ -1,13 +1,11 @@
-import type { Collection } from '../../storage/collection.ts';
 import type { RecipientRecord } from '../entities.ts';
+import type { RecipientStore } from '../../storage/recipient-store.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Clock } from '../time/clock.ts';
-import { addressTag } from '../../storage/namespace.ts';
-import { emailKey } from '../email-address.ts';
 import { NotFound } from '../errors.ts';
 import { addFlags } from './flags.ts';
 import { encodeId } from '../ids.ts';
-import { pageNewestFirst, type PageOf } from '../paging.ts';
+import type { PageOf } from '../paging.ts';
 import type { Scheduler } from '../time/scheduler.ts';
 
 export interface RecipientChange {
@@ -28,12 +26,13 @@ export interface RecipientSearch {
   q?: string;
 }
 
-/** Recipients per team, keyed by address without regard to case (docs/api-contract.md §5). */
+/**
+ * Recipients per team, keyed by address without regard to case (docs/api-contract.md §5). The
+ * store keeps them compact (storage/recipient-store.ts): a record is read when it is looked up,
+ * and changed in place then touched, all in one synchronous step.
+ */
 export class Recipients {
-  private readonly index = new Map<string, RecipientRecord>();
-  /** How many times each recipient was changed in this process: an undo applies only to the latest change. */
-  private readonly changes = new WeakMap<RecipientRecord, number>();
-  private readonly collection: Collection<RecipientRecord>;
+  private readonly recipients: RecipientStore;
 
   constructor(
     private readonly store: Store,
@@ -41,12 +40,11 @@ export class Recipients {
     private readonly scheduler: Scheduler,
     private readonly onChange: (r: RecipientRecord) => void,
   ) {
-    this.collection = store.recipients;
-    for (const record of this.collection.all()) this.index.set(key(record.team, record.email), record);
+    this.recipients = store.recipients;
   }
 
   find(team: string, email: string): RecipientRecord | undefined {
-    return this.index.get(key(team, email));
+    return this.recipients.find(team, email);
   }
 
   /**
@@ -65,6 +63,86 @@ export class Recipients {
    * overwrite, omitted ones are kept, flags are only added (docs/api-contract.md §5).
    */
   apply(team: string, email: string, change: RecipientChange): { record: RecipientRecord; created: boolean } {
+    return this.change(team, email, change).result;
+  }
+
+  /**
+   * `apply`, and a function that puts the recipient back as it was (removed again if this made
+   * it), for a caller whose write was refused: a send answered 507 keeps nothing.
+   */
+  applyUndoably(team: string, email: string, change: RecipientChange): () => void {
+    const before = this.find(team, email);
+    const was = before && {
+      firstName: before.firstName,
+      lastName: before.lastName,
+      flags: [...before.flags],
+      hasBeenSentEmail: before.hasBeenSentEmail,
+      updatedAt: before.updatedAt,
+    };
+    const { result, stamp } = this.change(team, email, change);
+    const { seq } = result.record;
+    return () => {
+      // Changed again since (another send, the API), or removed: that stands.
+      if (this.recipients.lastChange(seq) !== stamp) return;
+      if (result.created) {
+        this.recipients.discard(seq);
+        return;
+      }
+      // Taken again by its sequence number: the object changed may have been read anew since.
+      const record = this.recipients.get(seq);
+      if (!record) return;
+      Object.assign(record, was);
+      this.recipients.touch(record);
+    };
+  }
+
+  async clearFlags(team: string, email: string, flags: readonly string[]): Promise<RecipientRecord> {
+    const record = this.removeFlags(team, email, flags);
+    if (!record) throw new NotFound();
+    await this.store.flush();
+    return record;
+  }
+
+  /** Removes flags in memory, to be flushed with the caller's write; undefined if no such recipient. */
+  removeFlags(team: string, email: string, flags: readonly string[]): RecipientRecord | undefined {
+    const record = this.find(team, email);
+    if (!record) return undefined;
+    record.flags = record.flags.filter((flag) => !flags.includes(flag));
+    record.updatedAt = this.clock.now().toISOString();
+    this.recipients.touch(record);
+    this.onChange(record);
+    return record;
+  }
+
+  /** Removes every recipient, or one team's, or those of one namespace's addresses (a reset); returns how many. */
+  removeAll(team?: string, namespace?: string): number {
+    return this.recipients.removeWhere({ team, namespace });
+  }
+
+  /**
+   * Removes the recipients nothing has touched (a send, a flag, a name) since `before`, except
+   * those `keep` names (an active flow subscription): retention of captures takes the
+   * recipients they left behind with it, so a long-running sandbox stays bounded.
+   */
+  async prune(before: string, keep: readonly { team: string; email: string }[]): Promise<number> {
+    const removed = this.recipients.removeUnchangedSince(Date.parse(before), keep);
+    if (removed > 0) await this.store.flush();
+    return removed;
+  }
+
+  /** A page of every team's recipients for the sandbox's recipients view, newest first: a team, and words found in the address, names or flags. */
+  search(search: RecipientSearch, offset: number, limit: number): PageOf<RecipientRecord> {
+    const words = (search.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+    return this.recipients.list({ team: search.team, words }, offset, limit);
+  }
+
+  /** A page of the team's recipients, newest first. */
+  page(team: string, filter: RecipientFilter, offset: number, limit: number): PageOf<RecipientRecord> {
+    return this.recipients.list({ team, email: filter.email, flag: filter.flag }, offset, limit);
+  }
+
+  /** The change made in memory (the record read, changed in place, indexed again) and its stamp. */
+  private change(team: string, email: string, change: RecipientChange): { result: { record: RecipientRecord; created: boolean }; stamp: number } {
     const now = this.clock.now().toISOString();
     let record = this.find(team, email);
     const created = !record;
@@ -83,120 +161,14 @@ export class Recipients {
         createdAt: now,
         updatedAt: now,
       };
-      this.collection.insert(record);
-      this.index.set(key(team, email), record);
     }
     if (change.firstName !== undefined) record.firstName = change.firstName;
     if (change.lastName !== undefined) record.lastName = change.lastName;
     if (change.flags) addFlags(record.flags, change.flags);
     if (change.sent) record.hasBeenSentEmail = true;
     record.updatedAt = now;
-    if (!created) this.collection.touch(record);
-    this.changes.set(record, (this.changes.get(record) ?? 0) + 1);
+    const stamp = created ? this.recipients.insert(record) : this.recipients.touch(record);
     this.onChange(record);
-    return { record, created };
+    return { result: { record, created }, stamp };
   }
-
-  /**
-   * `apply`, and a function that puts the recipient back as it was (removed again if this made
-   * it), for a caller whose write was refused: a send answered 507 keeps nothing.
-   */
-  applyUndoably(team: string, email: string, change: RecipientChange): () => void {
-    const before = this.find(team, email);
-    const was = before && {
-      firstName: before.firstName,
-      lastName: before.lastName,
-      flags: [...before.flags],
-      hasBeenSentEmail: before.hasBeenSentEmail,
-      updatedAt: before.updatedAt,
-    };
-    const { record, created } = this.apply(team, email, change);
-    const mine = this.changes.get(record);
-    return () => {
-      // Changed again since (another send, the API): that change stands.
-      if (this.changes.get(record) !== mine || this.collection.get(record.seq) !== record) return;
-      if (created) {
-        this.collection.discard(record.seq);
-        this.index.delete(key(team, email));
-        return;
-      }
-      Object.assign(record, was);
-      this.collection.touch(record);
-    };
-  }
-
-  async clearFlags(team: string, email: string, flags: readonly string[]): Promise<RecipientRecord> {
-    const record = this.removeFlags(team, email, flags);
-    if (!record) throw new NotFound();
-    await this.store.flush();
-    return record;
-  }
-
-  /** Removes flags in memory, to be flushed with the caller's write; undefined if no such recipient. */
-  removeFlags(team: string, email: string, flags: readonly string[]): RecipientRecord | undefined {
-    const record = this.find(team, email);
-    if (!record) return undefined;
-    record.flags = record.flags.filter((flag) => !flags.includes(flag));
-    record.updatedAt = this.clock.now().toISOString();
-    this.collection.touch(record);
-    this.changes.set(record, (this.changes.get(record) ?? 0) + 1);
-    this.onChange(record);
-    return record;
-  }
-
-  /** Removes every recipient, or one team's, or those of one namespace's addresses (a reset); returns them. */
-  removeAll(team?: string, namespace?: string): RecipientRecord[] {
-    const doomed = this.collection
-      .all()
-      .filter((r) => (team === undefined || r.team === team) && (namespace === undefined || addressTag(r.email) === namespace));
-    for (const record of doomed) {
-      this.collection.remove(record.seq);
-      this.index.delete(key(record.team, record.email));
-    }
-    return doomed;
-  }
-
-  /**
-   * Removes the recipients nothing has touched (a send, a flag, a name) since `before`, except
-   * those `keep` names (an active flow subscription): retention of captures takes the
-   * recipients they left behind with it, so a long-running sandbox stays bounded.
-   */
-  async prune(before: string, keep: (record: RecipientRecord) => boolean): Promise<number> {
-    const doomed = this.collection.all().filter((r) => r.updatedAt < before && !keep(r));
-    for (const record of doomed) {
-      this.collection.remove(record.seq);
-      this.index.delete(key(record.team, record.email));
-    }
-    if (doomed.length > 0) await this.store.flush();
-    return doomed.length;
-  }
-
-  /** A page of every team's recipients for the sandbox API (see searchRecipients). */
-  search(search: RecipientSearch, offset: number, limit: number): PageOf<RecipientRecord> {
-    return searchRecipients(this.collection.all(), search, offset, limit);
-  }
-
-  /** A page of the team's recipients, newest first. */
-  page(team: string, filter: RecipientFilter, offset: number, limit: number): PageOf<RecipientRecord> {
-    const wanted = filter.email === undefined ? undefined : emailKey(filter.email);
-    const match = (r: RecipientRecord) =>
-      r.team === team && (wanted === undefined || emailKey(r.email) === wanted) && (filter.flag === undefined || r.flags.includes(filter.flag));
-    return pageNewestFirst(this.collection.all(), match, offset, limit);
-  }
-}
-
-/** A page of every team's recipients, newest first, for the sandbox's recipients view. */
-function searchRecipients(all: readonly RecipientRecord[], search: RecipientSearch, offset: number, limit: number): PageOf<RecipientRecord> {
-  const words = (search.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-  const match = (r: RecipientRecord) => {
-    if (search.team !== undefined && r.team !== search.team) return false;
-    if (words.length === 0) return true;
-    const haystack = [r.email, r.firstName, r.lastName, ...r.flags].join('\n').toLowerCase();
-    return words.every((w) => haystack.includes(w));
-  };
-  return pageNewestFirst(all, match, offset, limit);
-}
-
-function key(team: string, email: string): string {
-  return `${team}\u0000${emailKey(email)}`;
 }

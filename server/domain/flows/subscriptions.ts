@@ -46,15 +46,12 @@ export class Subscriptions {
     private readonly engine: FlowEngine,
   ) {}
 
-  /** A test of whether a recipient is in a flow now (has an active subscription). */
-  inFlow(): (team: string, email: string) => boolean {
-    const active = new Set(
-      this.store.subscriptions
-        .all()
-        .filter((s) => s.status === 'active')
-        .map((s) => `${s.team}\u0000${emailKey(s.email)}`),
-    );
-    return (team, email) => active.has(`${team}\u0000${emailKey(email)}`);
+  /** The recipients in a flow now (with an active subscription), by team and address. */
+  inFlow(): { team: string; email: string }[] {
+    return this.store.subscriptions
+      .all()
+      .filter((s) => s.status === 'active')
+      .map((s) => ({ team: s.team, email: s.email }));
   }
 
   async subscribe(team: string, input: SubscribeInput): Promise<{ record: SubscriptionRecord; flowName: string }> {

@@ -1,7 +1,7 @@
 /**
  * The real head of an HTML document, found in one linear pass: the server's preview
  * (html-preview.ts) puts its <base> and policy there, and the inbox's dark preview
- * (ui/src/components/dark-preview.ts) its color-scheme policy. No imports, so the UI may share it.
+ * (ui/src/components/preview/dark-preview.ts) its color-scheme policy. No imports, so the UI may share it.
  */
 /** Where the document's head content goes (see headPosition). */
 export interface HeadPosition {

@@ -2,7 +2,9 @@ import { searchText, type MessageIndex } from '../../storage/message-index.ts';
 import { namespaceOf, recordNamespace } from '../../storage/namespace.ts';
 import { PART, type ContentRef } from '../../storage/pack-store.ts';
 import type { AttachmentRecord, DeliveryStatus, FlowMark, MessageRecord, Source } from '../entities.ts';
-import { contentRefs, type Store } from '../../storage/store.ts';
+import { ByteCache } from '../../storage/byte-cache.ts';
+import type { Store } from '../../storage/store.ts';
+import { contentRefs } from '../../storage/records.ts';
 import type { Blocks } from '../toolkit/blocks.ts';
 import { utcDay, type Clock } from '../time/clock.ts';
 import { outcomeBlock, simulatedOutcome } from '../toolkit/delivery.ts';
@@ -97,14 +99,19 @@ export interface MessagesOptions {
 
 export type ForcedStatus = Exclude<DeliveryStatus, 'pending'>;
 
-/** Full records kept decoded: those just looked at. */
-const CACHE_SIZE = 256;
+/** Full records kept decoded (those just looked at), by the bytes of their stored JSON. */
+const CACHE_BYTES = 1024 * 1024;
+/** What a record not written yet counts for in the cache. */
+const UNSTORED_RECORD_BYTES = 2048;
 /** SMTP messages taken apart at the same time (see queueParse). */
 const PARSERS = 16;
 /** Raw bytes of SMTP messages waiting to be taken apart that are kept in memory, at most. */
 const PARSE_BUFFER_BYTES = 32 * 1024 * 1024;
-/** SMTP messages kept taken apart (bodies and attachments) after a read, for the next one. */
-const PARTS_CACHE_SIZE = 16;
+/**
+ * SMTP messages kept taken apart (bodies and attachments) after a read, for the next one, by
+ * the size of their raw bytes (a message larger than this is taken apart at each read).
+ */
+const PARTS_CACHE_BYTES = 32 * 1024 * 1024;
 /** Headers are read from at most this much of the start of a message. */
 const MAX_HEADER_BYTES = 256 * 1024;
 /** A pack left to retention is looked at again this much later (see compact). */
@@ -117,7 +124,7 @@ const EMPTYING_RECHECK_MS = 5000;
  */
 export class Messages {
   private readonly index: MessageIndex;
-  private readonly cache = new Map<number, MessageRecord>();
+  private readonly cache = new ByteCache<MessageRecord>(CACHE_BYTES);
   /** Captures whose status is pending, and when it turns into its outcome (sandbox clock, ms). */
   private readonly pending = new Map<number, number>();
   private maintenance: NodeJS.Timeout | null = null;
@@ -134,7 +141,7 @@ export class Messages {
   private readonly toParse = new Map<number, { record: MessageRecord; raw: Buffer }>();
   private toParseBytes = 0;
   /** SMTP messages recently taken apart for a read (a preview, then its text, then its attachments). */
-  private readonly partsCache = new Map<number, Promise<MessageParts>>();
+  private readonly partsCache = new ByteCache<Promise<MessageParts>>(PARTS_CACHE_BYTES);
   /** Captures whose tombstones are queued or being written (still in the index until they are on disk). */
   private readonly deleting = new Set<number>();
 
@@ -254,7 +261,7 @@ export class Messages {
         updatedAt: now.toISOString(),
       };
       this.store.messages.log.put(record, { volatile: true });
-      this.index.add(record, packOf(record));
+      this.index.add(record);
       // Kept for its parse, from before anyone can read the capture (a reader may start it).
       if (deferred && this.toParseBytes + email.raw!.length <= PARSE_BUFFER_BYTES) {
         this.toParse.set(seq, { record, raw: email.raw! });
@@ -417,17 +424,13 @@ export class Messages {
 
   /** An SMTP capture's bodies and attachments, taken from its raw bytes (the last few are kept). */
   private rawParts(record: MessageRecord): Promise<MessageParts> {
-    let parts = this.partsCache.get(record.seq);
-    if (parts) {
-      this.partsCache.delete(record.seq);
-    } else {
-      const parser = this.options.parseRaw;
-      const raw = record.content.raw;
-      parts = parser && raw ? this.part(record, raw).then((bytes) => parser.parts(bytes)) : Promise.resolve({ html: null, text: null, attachments: [] });
-      parts.catch(() => this.partsCache.delete(record.seq));
-    }
-    this.partsCache.set(record.seq, parts);
-    if (this.partsCache.size > PARTS_CACHE_SIZE) this.partsCache.delete(this.partsCache.keys().next().value!);
+    const kept = this.partsCache.get(record.seq);
+    if (kept) return kept;
+    const parser = this.options.parseRaw;
+    const raw = record.content.raw;
+    const parts = parser && raw ? this.part(record, raw).then((bytes) => parser.parts(bytes)) : Promise.resolve({ html: null, text: null, attachments: [] });
+    parts.catch(() => this.partsCache.delete(record.seq));
+    this.partsCache.set(record.seq, parts, raw?.n ?? 0);
     return parts;
   }
 
@@ -617,7 +620,7 @@ export class Messages {
    * at a time is such (the one holding the oldest capture).
    */
   private emptiedFromOldest(no: number): boolean {
-    const inPack = this.index.oldest(Number.MAX_SAFE_INTEGER, (slot) => this.index.pack(slot) === no);
+    const inPack = this.index.oldest(Number.MAX_SAFE_INTEGER, (slot) => this.index.usesPack(slot, no));
     const oldest = this.index.oldest(inPack.length);
     return inPack.length > 0 && inPack.every((seq, i) => seq === oldest[i]);
   }
@@ -628,7 +631,7 @@ export class Messages {
    */
   private async compactPack(no: number): Promise<void> {
     this.store.packs.seal(no);
-    const seqs = this.index.oldest(Number.MAX_SAFE_INTEGER, (slot) => this.index.pack(slot) === no);
+    const seqs = this.index.oldest(Number.MAX_SAFE_INTEGER, (slot) => this.index.usesPack(slot, no));
     for (let at = 0; at < seqs.length; at += 64) {
       for (const seq of seqs.slice(at, at + 64)) {
         const record = await this.load(seq);
@@ -664,7 +667,7 @@ export class Messages {
         }
         current.content = content;
         current.attachments = attachments;
-        this.index.setPack(seq, packOf(current));
+        this.index.setContent(current);
         this.store.messages.log.put(current, {
           onCommit: () => {
             for (const [old] of moved) this.store.packs.release(old);
@@ -706,10 +709,7 @@ export class Messages {
   private async read(seq: number): Promise<MessageRecord | undefined> {
     if (!this.index.has(seq)) return undefined;
     let record = this.cache.get(seq);
-    if (record) {
-      this.cache.delete(seq);
-      this.cache.set(seq, record);
-    } else {
+    if (!record) {
       record = await this.store.messages.log.read(seq);
       if (!record) return undefined;
       // Stored before namespaces: derived as the index did when it was loaded.
@@ -805,8 +805,7 @@ export class Messages {
   }
 
   private remember(record: MessageRecord): void {
-    this.cache.set(record.seq, record);
-    if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(record.seq, record, this.store.messages.log.storedBytes(record.seq) || UNSTORED_RECORD_BYTES);
   }
 
   /** Takes a capture that was never stored out of memory again. */
@@ -899,11 +898,6 @@ export class Messages {
 }
 
 /** The pack holding a capture's parts (0: none, every part is a file of its own). */
-function packOf(record: MessageRecord): number {
-  for (const ref of contentRefs(record)) if ('p' in ref) return ref.p;
-  return 0;
-}
-
 /** Addresses without repeats (compared without regard to case), first spelling kept. */
 function uniqueAddresses(addresses: readonly string[]): string[] {
   const seen = new Set<string>();

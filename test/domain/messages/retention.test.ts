@@ -184,8 +184,8 @@ describe('retention', () => {
     await sendTo('old1@example.com');
     const recipients = () =>
       server.store.recipients
-        .all()
-        .map((r) => r.email)
+        .list({}, 0, 100)
+        .items.map((r) => r.email)
         .sort();
     expect(recipients()).toHaveLength(15);
 

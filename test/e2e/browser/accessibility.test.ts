@@ -109,9 +109,13 @@ describe('the inbox meets WCAG 2.1 A and AA (axe-core) in Chromium, light and da
     await capture();
     const view = await b.open({ colorScheme });
     const { page } = view;
-    await page.locator('.list-scroller [role="option"]').filter({ hasText: 'Redirected' }).waitFor();
+    await page.locator('[role="listbox"][aria-label="Messages"] [role="option"]').filter({ hasText: 'Redirected' }).waitFor();
     // The snippets read as text, entities decoded (a screen reader said "ampersand middot").
-    await page.locator('.list-scroller [role="option"]').filter({ hasText: 'Will bounce' }).getByText('Acme Inc. · You receive').waitFor();
+    await page
+      .locator('[role="listbox"][aria-label="Messages"] [role="option"]')
+      .filter({ hasText: 'Will bounce' })
+      .getByText('Acme Inc. · You receive')
+      .waitFor();
     await passesAudit(view, `a11y-list-${colorScheme}`);
   });
 

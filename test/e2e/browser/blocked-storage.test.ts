@@ -122,7 +122,7 @@ describe('the inbox with browser storage blocked', () => {
     await page.goto(`${app.url}/#/m/${first}`);
     await page.locator('#message-subject').getByText('Stored nowhere').waitFor();
     await expect(page.getByRole('button', { name: 'Desktop', exact: true }).getAttribute('aria-pressed')).resolves.toBe('true');
-    expect(await page.locator('.notices .notice').count()).toBe(0);
+    expect(await page.getByTestId('notice').count()).toBe(0);
     expect(problems).toEqual([]);
   });
 

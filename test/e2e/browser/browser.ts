@@ -75,5 +75,5 @@ export function useBrowser(): BrowserHarness {
 
 /** The list row of one capture. */
 export function row(page: Page, id: string) {
-  return page.locator(`.list-scroller [role="option"][data-id="${id}"]`);
+  return page.locator(`[role="listbox"][aria-label="Messages"] [role="option"][data-id="${id}"]`);
 }

@@ -58,7 +58,9 @@ describe('the message check in Chromium', () => {
       await errorsGroup.waitFor();
       await partialGroup.waitFor();
       expect(
-        await page.getByRole('tabpanel').evaluate((panel) => [...panel.querySelectorAll('.check-group h4')].map((h) => h.firstChild?.textContent?.trim())),
+        await page
+          .getByRole('tabpanel')
+          .evaluate((panel) => [...panel.querySelectorAll('section[aria-label] > h4')].map((h) => h.firstChild?.textContent?.trim())),
       ).toEqual(['Not supported by some clients', 'Partly supported']);
 
       const flex = errorsGroup.locator('details').filter({ hasText: 'display:flex' });
@@ -66,13 +68,13 @@ describe('the message check in Chromium', () => {
       await flex.getByText('Outlook Windows', { exact: false }).first().waitFor();
       expect(
         await flex
-          .locator('li.support-no')
+          .locator('li[data-support="no"]')
           .filter({ hasText: /Outlook Windows(?! Mail)/ })
           .count(),
       ).toBe(1);
       const flexLine = html.slice(0, html.indexOf('display: flex')).split('\n').length;
       await flex.getByRole('button', { name: `Show line ${flexLine} in the HTML source` }).click();
-      const current = page.locator('.source-line.current');
+      const current = page.locator('[data-line][aria-current="true"]');
       await current.waitFor();
       expect(await current.getAttribute('data-line')).toBe(String(flexLine));
       expect(await current.innerText()).toContain('display: flex');
@@ -95,12 +97,12 @@ describe('the message check in Chromium', () => {
     const status = page.getByRole('status').filter({ hasText: 'checked' });
     // Live: the fast answers are shown while the slow link is still being checked.
     await status.getByText('2 of 3 checked, 1 broken', { exact: false }).waitFor();
-    expect(await page.locator('.links-table tbody tr').count()).toBe(2);
-    await page.locator('.links-table').scrollIntoViewIfNeeded();
+    expect(await page.getByTestId('links-table').locator('tbody tr').count()).toBe(2);
+    await page.getByTestId('links-table').scrollIntoViewIfNeeded();
     await screenshot('check-links-running');
     await status.getByText('3 of 3 checked, 1 broken', { exact: false }).waitFor({ timeout: 5000 });
     expect(await status.innerText()).toContain('1 other URLs');
-    expect(await page.locator('.links-table tr.link-broken').innerText()).toContain('404');
+    expect(await page.getByTestId('links-table').locator('tr[data-broken]').innerText()).toContain('404');
     await page.getByRole('button', { name: 'Check links again' }).waitFor();
     expect(site.requests.map((r) => r.path).sort()).toEqual(['/missing', '/ok', '/slow/1500']);
     expect(errors).toEqual([]);

@@ -9,11 +9,11 @@ describe('the inbox in Chromium', () => {
     const { page, errors, screenshot } = await b.open();
     // Waited for: the page is live before its first list has loaded (isVisible() would not wait, and raced it).
     await page.getByRole('heading', { name: 'No email captured yet' }).waitFor();
-    const help = await page.locator('.getting-started').innerText();
+    const help = await page.getByRole('region', { name: 'No email captured yet' }).innerText();
     expect(help).toContain(`${b.server.url}/v1/email/send/`);
     expect(help).toContain('Api-Key test-key');
     // The SMTP port the server announces in its hello frame (a free port in tests, not 1025).
-    await page.locator('.getting-started').getByText(String(b.server.smtpPort)).first().waitFor({ timeout: 3000 });
+    await page.getByRole('region', { name: 'No email captured yet' }).getByText(String(b.server.smtpPort)).first().waitFor({ timeout: 3000 });
     await screenshot('empty-desktop-light');
     const phone = await b.open({ width: 390, height: 844, colorScheme: 'dark' });
     await phone.page.getByRole('heading', { name: 'No email captured yet' }).waitFor();
@@ -26,7 +26,7 @@ describe('the inbox in Chromium', () => {
     await row(page, id).waitFor({ timeout: 10_000 });
     await expect(row(page, id).innerText()).resolves.toContain('Arrives live');
     await expect(page.evaluate(() => (window as unknown as { marker?: string }).marker)).resolves.toBe('same page');
-    await expect(row(page, id).getAttribute('class')).resolves.toContain('unread');
+    await row(page, id).getByRole('img', { name: 'Unread' }).waitFor();
     await page.getByRole('link', { name: /Inbox/ }).getByLabel('1 unread').waitFor();
     expect(await page.title()).toBe('(1) Pigeonhole');
     expect(errors).toEqual([]);
@@ -61,7 +61,7 @@ describe('the inbox in Chromium', () => {
       await screenshot(`preview-${label.toLowerCase()}`);
     }
     await page.getByRole('button', { name: 'Desktop', exact: true }).click();
-    const stage = await page.locator('.frame-stage').boundingBox();
+    const stage = await page.getByTestId('frame-stage').boundingBox();
     const desktop = await frame.boundingBox();
     expect(Math.round(desktop!.width)).toBe(Math.round(stage!.width));
     expect(desktop!.width).toBeGreaterThan(768);
@@ -69,7 +69,7 @@ describe('the inbox in Chromium', () => {
 
     const detail = (await (await fetch(`${b.server.url}/api/messages/${id}`)).json()) as { read: boolean };
     expect(detail.read).toBe(true);
-    await expect(row(page, id).getAttribute('class')).resolves.not.toContain('unread');
+    expect(await row(page, id).getByRole('img', { name: 'Unread' }).count()).toBe(0);
     expect(errors).toEqual([]);
   });
 
@@ -126,7 +126,7 @@ describe('the inbox in Chromium', () => {
     await heading.waitFor();
     expect(await heading.innerText()).toBe(subject);
     expect(await heading.locator('b, img').count()).toBe(0);
-    const from = page.locator('.meta-from');
+    const from = page.getByTestId('meta-from');
     expect(await from.innerText()).toContain('<i>Evil</i>');
     expect(await from.locator('i, img').count()).toBe(0);
     await row(page, id!).waitFor();
@@ -145,9 +145,9 @@ describe('the inbox in Chromium', () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Search messages');
     await page.keyboard.type('apple pie');
     await expect.poll(() => row(page, banana).count(), { timeout: 3000 }).toBe(0);
-    expect(await page.locator('.list-scroller [role="option"]').count()).toBe(1);
+    expect(await page.locator('[role="listbox"][aria-label="Messages"] [role="option"]').count()).toBe(1);
     await row(page, apple).waitFor();
-    await expect(page.locator('.list-meta').innerText()).resolves.toContain('1 match');
+    await expect(page.getByTestId('list-meta').innerText()).resolves.toContain('1 match');
     await screenshot('search');
     // Esc empties the search (all rows again), a second Esc leaves the box.
     await page.keyboard.press('Escape');
@@ -207,7 +207,7 @@ describe('the inbox in Chromium', () => {
     // What this test measures is requests, not speed (the one-second arrival is the first test's):
     // the waits allow for a busy CI machine.
     await page
-      .locator('.list-meta')
+      .getByTestId('list-meta')
       .getByText(`${(await total()).toLocaleString('en-US')} messages`)
       .waitFor({ timeout: 10_000 });
     await row(page, plain.at(-1)!).waitFor();
@@ -215,11 +215,11 @@ describe('the inbox in Chromium', () => {
 
     // Searching: the server decides what matches, so the list is refetched, coalesced.
     await page.getByRole('searchbox', { name: 'Search messages' }).fill('searched');
-    await page.locator('.list-meta').getByText('0 matches').waitFor();
+    await page.getByTestId('list-meta').getByText('0 matches').waitFor();
     listRequests = 0;
     const started = Date.now();
     const searched = await burst('Searched', 150);
-    await page.locator('.list-meta').getByText('150 matches').waitFor({ timeout: 10_000 });
+    await page.getByTestId('list-meta').getByText('150 matches').waitFor({ timeout: 10_000 });
     await row(page, searched.at(-1)!).waitFor();
     const elapsed = Date.now() - started;
     console.log(`burst: 150 sends while searching in ${elapsed} ms, ${listRequests} list requests`);

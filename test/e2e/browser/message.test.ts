@@ -139,7 +139,7 @@ describe('a message in Chromium', () => {
     await expect.poll(async () => ((await (await fetch(`${b.server.url}/api/messages/${id}`)).json()) as { read: boolean }).read).toBe(true);
     await page.getByRole('button', { name: 'Mark unread' }).click();
     await expect.poll(async () => ((await (await fetch(`${b.server.url}/api/messages/${id}`)).json()) as { read: boolean }).read).toBe(false);
-    await expect.poll(async () => (await row(page, id).getAttribute('class')) ?? '').toContain('unread');
+    await row(page, id).getByRole('img', { name: 'Unread' }).waitFor();
     expect(errors).toEqual([]);
   });
 
@@ -148,7 +148,8 @@ describe('a message in Chromium', () => {
     const blocked = await b.send({ recipient: 'blocked@example.com', subject: 'Filter blocked', body: '<p>x</p>' }, 'test-key');
     const { page, errors } = await b.open();
     await row(page, blocked).waitFor();
-    const shown = async () => page.locator('.list-scroller [role="option"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
+    const shown = async () =>
+      page.locator('[role="listbox"][aria-label="Messages"] [role="option"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')));
 
     await page.getByRole('combobox', { name: 'Source' }).selectOption('smtp');
     await expect.poll(() => shown()).not.toContain(blocked);

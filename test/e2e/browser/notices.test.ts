@@ -98,7 +98,7 @@ const it = test
     };
   });
 
-const notices = (page: Page) => page.locator('.notices .notice');
+const notices = (page: Page) => page.getByTestId('notice');
 const notice = (page: Page, title: string) => page.getByRole('group', { name: title });
 /** Until the notices' entrance animation is over (boxes and screenshots are final). */
 const settled = (page: Page) => page.waitForFunction(() => document.getAnimations().length === 0);
@@ -125,9 +125,9 @@ describe('a failed action in Chromium', () => {
     await row(page, first).click();
     const markRead = notice(page, 'Could not mark the message as read.');
     await markRead.waitFor();
-    expect(await markRead.locator('.notice-detail').innerText()).toMatch(NOT_STORED);
+    expect(await markRead.getByTestId('notice-detail').innerText()).toMatch(NOT_STORED);
     // The server's detail already says what to do: nothing is added to it.
-    expect(await markRead.locator('.notice-advice').count()).toBe(0);
+    expect(await markRead.getByTestId('notice-advice').count()).toBe(0);
     await page.getByRole('button', { name: 'Mark read' }).waitFor();
     await markRead.getByRole('button', { name: 'Dismiss' }).click();
     await markRead.waitFor({ state: 'detached' });
@@ -139,7 +139,7 @@ describe('a failed action in Chromium', () => {
     await page.getByRole('button', { name: 'Mark unread' }).click();
     const markUnread = notice(page, 'Could not mark the message as unread.');
     await markUnread.waitFor();
-    expect(await markUnread.locator('.notice-detail').innerText()).toMatch(NOT_STORED);
+    expect(await markUnread.getByTestId('notice-detail').innerText()).toMatch(NOT_STORED);
     await page.getByRole('button', { name: 'Mark unread' }).waitFor();
     // Once the disk is writable again, the same action works and its notice goes with the failure.
     disk.set(false);
@@ -156,7 +156,7 @@ describe('a failed action in Chromium', () => {
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     const deleteFailed = notice(page, 'Could not delete the message.');
     await deleteFailed.waitFor();
-    expect(await deleteFailed.locator('.notice-detail').innerText()).toMatch(NOT_STORED);
+    expect(await deleteFailed.getByTestId('notice-detail').innerText()).toMatch(NOT_STORED);
     expect(new URL(page.url()).hash).toBe(`#/m/${third}`);
     await page.locator('#message-subject').getByText('Third capture').waitFor();
 
@@ -164,7 +164,7 @@ describe('a failed action in Chromium', () => {
     await page.getByRole('button', { name: 'Clear all' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete all' }).click();
     await notice(page, 'Could not delete the messages.').waitFor();
-    expect(await notices(page).locator('.notice-title').allInnerTexts()).toEqual([
+    expect(await notices(page).getByTestId('notice-title').allInnerTexts()).toEqual([
       'Could not mark the message as read.',
       'Could not delete the message.',
       'Could not delete the messages.',
@@ -194,8 +194,8 @@ describe('a failed action in Chromium', () => {
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     const failed = notice(page, 'Could not delete the message.');
     await failed.waitFor();
-    expect(await failed.locator('.notice-detail').innerText()).toBe('The sandbox cannot be reached: Pigeonhole may have stopped, or the network is down.');
-    expect(await failed.locator('.notice-advice').innerText()).toBe('Try again once it is back; the inbox reconnects by itself.');
+    expect(await failed.getByTestId('notice-detail').innerText()).toBe('The sandbox cannot be reached: Pigeonhole may have stopped, or the network is down.');
+    expect(await failed.getByTestId('notice-advice').innerText()).toBe('Try again once it is back; the inbox reconnects by itself.');
     // The outage itself is the indicator's to show: the one notice is the delete's.
     expect(await notices(page).count()).toBe(1);
     expect(new URL(page.url()).hash).toBe(`#/m/${id}`);
@@ -223,8 +223,8 @@ describe('a failed action in Chromium', () => {
       await page.getByRole('button', { name: 'Copy', exact: true }).click();
       const refused = notice(page, 'Could not copy the command.');
       await refused.waitFor();
-      expect(await refused.locator('.notice-detail').innerText()).toBe('This browser allows copying only on https:// or localhost pages.');
-      expect(await refused.locator('.notice-advice').innerText()).toBe('Select the command and copy it by hand.');
+      expect(await refused.getByTestId('notice-detail').innerText()).toBe('This browser allows copying only on https:// or localhost pages.');
+      expect(await refused.getByTestId('notice-advice').innerText()).toBe('Select the command and copy it by hand.');
       expect(await page.getByRole('button', { name: 'Copy', exact: true }).isVisible()).toBe(true);
       expect(pageErrors).toEqual([]);
     } finally {
@@ -248,7 +248,7 @@ describe('a failed action in Chromium', () => {
     await clock.getByRole('button', { name: 'Advance' }).click();
     const refused = notice(page, 'Could not move the sandbox clock.');
     await refused.waitFor();
-    expect(await refused.locator('.notice-detail').innerText()).toBe(
+    expect(await refused.getByTestId('notice-detail').innerText()).toBe(
       'The sandbox answered 400: "zz" is not a duration like "30s", "15m", "2h", "1d" or "1d12h".',
     );
     await clock.getByRole('textbox', { name: /Advance by/ }).fill('2h');
@@ -281,8 +281,8 @@ describe('a failed action in Chromium', () => {
       expect(box.x + box.width).toBeLessThanOrEqual(width - 8);
       expect(box.y + box.height).toBeLessThanOrEqual(height - 8);
       // On a phone the older notice shows its title only; the newest says everything.
-      expect(await notices(page).first().locator('.notice-detail').isVisible()).toBe(width > 600);
-      expect(await notices(page).last().locator('.notice-detail').isVisible()).toBe(true);
+      expect(await notices(page).first().getByTestId('notice-detail').isVisible()).toBe(width > 600);
+      expect(await notices(page).last().getByTestId('notice-detail').isVisible()).toBe(true);
       await page.screenshot({ path: `${ARTIFACTS}${name}.png` });
       expect(pageErrors).toEqual([]);
     }

@@ -44,7 +44,7 @@ describe('the inbox across a server outage', () => {
     await tracker.spawn({ dataDir, args: ['--http-port', String(first.port)] });
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
     await page.locator(`[data-id="${during}"]`).waitFor();
-    expect(await page.locator('.list-meta').innerText()).toContain('2 messages');
+    expect(await page.getByTestId('list-meta').innerText()).toContain('2 messages');
     await page.close();
   }, 60_000);
 });

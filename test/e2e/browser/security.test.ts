@@ -327,7 +327,7 @@ describe('the inbox and test pages keep working', () => {
     await expect.poll(async () => (await login.sandbox.messages.get(id))?.read).toBe(true);
     // A capture arriving now is pushed to the page over the logged-in live push.
     const next = await send(login, 'Pushed live');
-    await page.locator(`.list-scroller [role="option"][data-id="${next}"]`).waitFor();
+    await page.locator(`[role="listbox"][aria-label="Messages"] [role="option"][data-id="${next}"]`).waitFor();
     await page.context().close();
   });
 

@@ -22,7 +22,7 @@ describe('the Text tab in Chromium', () => {
       const panel = page.getByRole('tabpanel');
       await panel.getByRole('note').getByText('This email has no plain-text part: this is its HTML rendered as text.').waitFor();
       const found = panel.getByRole('region', { name: 'Codes and links found' });
-      expect(await found.locator('.found-code').allInnerTexts()).toEqual(['482913']);
+      expect(await found.locator('code').allInnerTexts()).toEqual(['482913']);
       const links = found.getByRole('link');
       expect(await links.evaluateAll((as) => as.map((a) => a.getAttribute('href')))).toEqual([
         'https://app.example/confirm?t=abc&u=1',

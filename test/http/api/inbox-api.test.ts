@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { api, read } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
-import { previewPolicy } from '../../../ui/src/components/dark-preview.ts';
+import { previewPolicy } from '../../../ui/src/components/preview/dark-preview.ts';
 
 /**
  * On the file's app: `get(path)` the JSON body of a GET, `call(method, path, body?, type?)` any

@@ -1,4 +1,4 @@
-import { api } from '../api.ts';
+import { sandbox } from '../sandbox.ts';
 import { connectRealtime, eventsUrl, type ConnectionState } from '../realtime.ts';
 import type { Frame, MessageFilter } from '../types.ts';
 import { coalesce } from './coalesce.ts';
@@ -12,14 +12,14 @@ export type FrameListener = (frame: Frame | { type: 'reconnected' }) => void;
  * for their own data, and to `reconnected` to refetch after an outage.
  */
 export class Inbox {
-  readonly list = new MessageWindow((filter, offset, limit, signal) => api.messages(filter, offset, limit, signal));
+  readonly list = new MessageWindow((filter, offset, limit, signal) => sandbox.list({ ...filter, offset, limit, signal }));
   connection: ConnectionState = 'connecting';
   /** The SMTP port, when the server announces it in its hello frame. */
   smtpPort: number | null = null;
   /** Unread captures in the whole inbox (null until known). */
   unread: number | null = null;
   private readonly refreshUnread = coalesce(async () => {
-    const page = await api.messages({ read: false }, 0, 1);
+    const page = await sandbox.list({ read: false, offset: 0, limit: 1 });
     if (page.total !== this.unread) {
       this.unread = page.total;
       this.emit();

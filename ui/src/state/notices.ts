@@ -1,4 +1,5 @@
-import { ApiError, SandboxUnreachable } from '../api.ts';
+import { PigeonholeError } from '../../../client/pigeonhole-client.ts';
+import { answerDetail, SandboxUnreachable } from '../sandbox.ts';
 
 /** A failure the user should know about: what did not happen, why, and what to do. */
 export interface Notice {
@@ -64,19 +65,20 @@ export function explain(error: unknown): { detail: string; advice: string | null
       advice: 'Try again once it is back; the inbox reconnects by itself.',
     };
   }
-  if (error instanceof ApiError) {
+  if (error instanceof PigeonholeError) {
     // The server's detail says more than the status text does.
-    const status = error.detail === null && error.statusText ? `${error.status} ${error.statusText}` : String(error.status);
-    const detail = error.detail === null ? `The sandbox answered ${status}.` : `The sandbox answered ${status}: ${error.detail}`;
-    return { detail, advice: advise(error) };
+    const said = answerDetail(error);
+    const status = said === null && error.statusText ? `${error.status} ${error.statusText}` : String(error.status);
+    const detail = said === null ? `The sandbox answered ${status}.` : `The sandbox answered ${status}: ${said}`;
+    return { detail, advice: advise(error.status, said) };
   }
   return { detail: error instanceof Error ? error.message : String(error), advice: null };
 }
 
-function advise(error: ApiError): string | null {
-  if (error.status === 404) return 'It may have been deleted already, in another tab or through the API.';
+function advise(status: number, detail: string | null): string | null {
+  if (status === 404) return 'It may have been deleted already, in another tab or through the API.';
   // A 507's detail names the cause and the fix (the storage engine's words).
-  if (error.status === 507) return error.detail === null ? 'The sandbox could not write to its data directory: /readyz says why.' : null;
-  if (error.status >= 500) return 'Try again; if it keeps failing, the server log says why.';
+  if (status === 507) return detail === null ? 'The sandbox could not write to its data directory: /readyz says why.' : null;
+  if (status >= 500) return 'Try again; if it keeps failing, the server log says why.';
   return null;
 }

@@ -1,0 +1,159 @@
+import type { FileHandle } from 'node:fs/promises';
+import type { Batch } from './flusher.ts';
+import type { Fs } from './fs.ts';
+import { checkpointFileOf, HEADER, HEADER_BYTES, TAIL_AFTER_RECORD, TRAILER, TRAILER_BYTES, type Line, type Segment, type Tombstone } from './segment-file.ts';
+import type { SegmentLog } from './segment-log.ts';
+
+/** One segment's share of a group commit: its queued lines, appended in one write. */
+export class SegmentWrite {
+  /** Where the write started and what it overwrote there, to undo it. */
+  private undo: { position: number; restore: Buffer; created: boolean } | null = null;
+  private placed: [line: Line, offset: number, length: number][] = [];
+
+  constructor(
+    readonly segment: Segment,
+    readonly lines: Line[],
+  ) {}
+
+  async write(log: SegmentLog<{ seq: number }>): Promise<FileHandle> {
+    const { fs, fsync } = log.options_();
+    const segment = this.segment;
+    if (segment.needsRewrite) await log.rewriteFrom(segment);
+    let created = false;
+    if (segment.cleared && segment.handle) {
+      // Its old lines were all deleted: start the file again rather than append after them.
+      if (!segment.writable) await log.reopenWritable(segment);
+      await segment.handle.truncate(0);
+      segment.size = 0;
+      segment.hasLines = false;
+      segment.cleared = false;
+    }
+    if (!segment.handle || segment.size === 0) {
+      if (!segment.handle || !segment.writable) {
+        await segment.handle?.close().catch(() => undefined);
+        segment.handle = await fs.open(segment.file, 'w+');
+        segment.writable = true;
+      }
+      created = true;
+    } else if (!segment.writable) {
+      await log.reopenWritable(segment);
+    }
+    const base = created ? 0 : segment.hasLines ? segment.size - TAIL_AFTER_RECORD.length : segment.size - TRAILER_BYTES.length;
+    let text = created ? HEADER : '';
+    let offset = base + (created ? HEADER_BYTES.length : 0);
+    let first = !segment.hasLines;
+    this.placed = [];
+    for (const line of this.lines) {
+      const json = JSON.stringify(line.record ?? ({ seq: line.seq, deleted: true } satisfies Tombstone));
+      const separator = first ? '' : ',\n';
+      text += separator + json;
+      offset += Buffer.byteLength(separator);
+      const length = Buffer.byteLength(json);
+      this.placed.push([line, offset, length]);
+      offset += length;
+      first = false;
+    }
+    text += `\n${TRAILER}`;
+    const buffer = Buffer.from(text);
+    this.undo = {
+      position: base,
+      created,
+      restore: created ? Buffer.alloc(0) : segment.hasLines ? TAIL_AFTER_RECORD : TRAILER_BYTES,
+    };
+    await fs.writeAt(segment.handle, [buffer], base);
+    if (fsync) await segment.handle.datasync();
+    return segment.handle;
+  }
+
+  /** Puts the file back as it was before this write (truncation needs no free space). */
+  async revert(fs: Fs): Promise<void> {
+    const { segment, undo } = this;
+    if (!undo || !segment.handle) return;
+    if (undo.created) {
+      await segment.handle.truncate(0);
+      return;
+    }
+    await segment.handle.truncate(undo.position + undo.restore.length);
+    await fs.writeAt(segment.handle, [undo.restore], undo.position);
+  }
+
+  commit(log: SegmentLog<{ seq: number }>, size: number): void {
+    this.segment.size = size;
+    this.segment.hasLines = true;
+    for (const [line, offset, length] of this.placed) log.committed(this.segment, line, offset, length);
+  }
+
+  /** The file's size once this write is in. */
+  endOf(): number {
+    const last = this.placed.at(-1);
+    return last ? last[1] + last[2] + TAIL_AFTER_RECORD.length : this.segment.size;
+  }
+}
+
+export class SegmentBatch implements Batch {
+  private written: SegmentWrite[] = [];
+  private ends = new Map<SegmentWrite, number>();
+
+  constructor(
+    private readonly log: SegmentLog<{ seq: number }>,
+    private readonly writes: SegmentWrite[],
+    /** Files will be deleted (some are already empty, or tombstones may empty them). */
+    readonly deletes: boolean,
+  ) {}
+
+  get path(): string {
+    return this.log.dir;
+  }
+
+  async write(): Promise<FileHandle[]> {
+    const handles: FileHandle[] = [];
+    this.written = [];
+    for (const write of this.writes) {
+      handles.push(await write.write(this.log));
+      this.written.push(write);
+      this.ends.set(write, write.endOf());
+    }
+    return handles;
+  }
+
+  /**
+   * Deletes the segment files nothing lives in any more, including those this batch's
+   * tombstones just emptied (meta.json, written earlier in the cycle, keeps the counters).
+   */
+  async unlink(): Promise<void> {
+    if (!this.deletes) return;
+    const { fs } = this.log.options_();
+    const doomed = this.log.takeDoomed();
+    for (const [at, segment] of doomed.entries()) {
+      if (segment.live > 0 || segment.pending.length > 0) continue;
+      try {
+        await fs.unlink(segment.file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+          for (const rest of doomed.slice(at)) this.log.requeueDoomed(rest);
+          throw error;
+        }
+      }
+      await segment.handle?.close().catch(() => undefined);
+      segment.handle = null;
+      segment.size = 0;
+      segment.hasLines = false;
+      segment.dead = 0;
+      // Its checkpoint describes a file that is gone (it would not match a new one either).
+      await fs.unlink(checkpointFileOf(segment.file)).catch(() => undefined);
+      this.log.dropped(segment);
+    }
+  }
+
+  async revert(): Promise<void> {
+    for (const write of this.written.reverse()) await write.revert(this.log.options_().fs).catch(() => undefined);
+  }
+
+  commit(): void {
+    for (const write of this.writes) write.commit(this.log, this.ends.get(write)!);
+  }
+
+  abort(): void {
+    for (const write of this.writes) this.log.aborted(write.segment, write.lines);
+  }
+}
