@@ -24,6 +24,16 @@ import { SegmentBatch, SegmentWrite } from './segment-write.ts';
  * completed write the file is a valid JSON document again. A segment is rewritten without its
  * dead lines once they outnumber the live ones, and deleted once nothing in it is live.
  */
+/** Checkpoints read ahead of the one being applied at start-up. */
+const CHECKPOINTS_AHEAD = 4;
+
+/** A segment's checkpoint that matches its file, read and not applied yet. */
+interface ReadCheckpoint {
+  segment: Segment;
+  checkpoint: ReturnType<typeof decodeSegmentCheckpoint>;
+  size: number;
+}
+
 /**
  * What a collection's owner keeps in memory per segment, saved with the segment's checkpoint
  * (storage/checkpoint.ts) so that a start need not read the file.
@@ -85,7 +95,23 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     await options.fs.mkdir(options.dir);
     const names = await options.fs.readdir(options.dir);
     const indexes = segmentIndexesIn(names);
-    for (const index of indexes) if (!(await log.loadCheckpoint(index))) await log.load(index, onRecord);
+    // Checkpoints are read a few segments ahead (the reads overlap; at most that many are held
+    // at once) and applied in order, since rows arrive in sequence order.
+    const ahead: (Promise<ReadCheckpoint | null> | undefined)[] = [];
+    const readAhead = (i: number) => {
+      if (i >= indexes.length) return;
+      const read = log.readCheckpoint(indexes[i]!);
+      // Awaited in turn below; a start-up that fails before it must not also report it unhandled.
+      read.catch(() => undefined);
+      ahead[i] = read;
+    };
+    for (let i = 0; i < CHECKPOINTS_AHEAD; i++) readAhead(i);
+    for (const [i, index] of indexes.entries()) {
+      const read = await ahead[i];
+      ahead[i] = undefined;
+      readAhead(i + CHECKPOINTS_AHEAD);
+      if (!(read && (await log.applyCheckpoint(read)))) await log.load(index, onRecord);
+    }
     // Checkpoints of segment files no longer there (deleted while the server was down), and
     // ones cut off by a stop in the middle of their write.
     for (const name of names) {
@@ -565,22 +591,22 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
    * Loads segment `index` from its checkpoint when there is one that describes the file as it
    * is; false (having changed nothing) when the file must be read instead.
    */
-  private async loadCheckpoint(index: number): Promise<boolean> {
+  private async readCheckpoint(index: number): Promise<ReadCheckpoint | null> {
     const { fs, segmentSize, checkpoint: rows } = this.options;
-    if (!rows) return false;
+    if (!rows) return null;
     const use = this.checkpointUse;
     const file = this.fileOf(index);
     const bytes = await fs.readFile(checkpointFileOf(file)).catch(() => null);
     if (bytes === null) {
       use.missing++;
-      return false;
+      return null;
     }
     let checkpoint: ReturnType<typeof decodeSegmentCheckpoint>;
     try {
       checkpoint = decodeSegmentCheckpoint(bytes);
     } catch {
       use.damaged++;
-      return false;
+      return null;
     }
     const segment = new Segment(index, file, segmentSize);
     const opened = await openFile(fs, file);
@@ -588,10 +614,20 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     segment.writable = opened.writable;
     const stat = await segment.handle.stat();
     if (checkpoint.segmentSize !== segmentSize || !sameFile(checkpoint.file, stat)) {
-      await segment.handle!.close().catch(() => undefined);
+      await segment.handle.close().catch(() => undefined);
       use.old++;
-      return false;
+      return null;
     }
+    return { segment, checkpoint, size: stat.size };
+  }
+
+  /**
+   * Takes a segment from the checkpoint readCheckpoint found for it; false (having changed
+   * nothing) when its rows cannot be restored and the file must be read instead.
+   */
+  private async applyCheckpoint({ segment, checkpoint, size }: ReadCheckpoint): Promise<boolean> {
+    const rows = this.options.checkpoint!;
+    const use = this.checkpointUse;
     try {
       rows.restore(checkpoint.payload);
     } catch {
@@ -603,14 +639,14 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       segment.offsets[checkpoint.slots[i]!] = checkpoint.offsets[i]!;
       segment.lengths[checkpoint.slots[i]!] = checkpoint.lengths[i]!;
     }
-    segment.size = stat.size;
+    segment.size = size;
     segment.hasLines = checkpoint.hasLines;
     segment.live = checkpoint.live;
     segment.dead = checkpoint.dead;
     segment.maxSeq = checkpoint.maxSeq;
     segment.checkpointed = 0;
     if (checkpoint.maxSeq > this.maxSeqSeen) this.maxSeqSeen = checkpoint.maxSeq;
-    this.segments.set(index, segment);
+    this.segments.set(segment.index, segment);
     if (segment.live === 0) this.maybeDoom(segment);
     use.restored++;
     return true;
