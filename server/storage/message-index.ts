@@ -1,5 +1,6 @@
 import { bytesOf, Reader } from './checkpoint.ts';
 import { recordNamespace } from './namespace.ts';
+import { lowerBound, resized } from './rows.ts';
 import { ENTRY_HEADER } from './pack-store.ts';
 import { contentRefs, DELIVERY_STATUSES, type DeliveryStatus, type FlowMark, type MessageRecord, type Source } from './records.ts';
 
@@ -313,7 +314,7 @@ export class MessageIndex {
    */
   serializeRange(lo: number, hi: number, expected: readonly number[]): Buffer | null {
     const slots: number[] = [];
-    let slot = this.lowerBound(lo);
+    let slot = lowerBound(this.seqs, this.used, lo);
     for (; slot < this.used && this.seqs[slot]! < hi; slot++) {
       if (this.bits[slot]! & DEAD) continue;
       if (this.seqs[slot] !== expected[slots.length]) return null;
@@ -435,18 +436,6 @@ export class MessageIndex {
     return { packs, cutShort };
   }
 
-  /** The first slot whose seq is at least `seq`. */
-  private lowerBound(seq: number): number {
-    let lo = 0;
-    let hi = this.used;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.seqs[mid]! < seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   /** Drops dead slots (after many deletions). */
   private compact(): void {
     let to = 0;
@@ -479,20 +468,15 @@ export class MessageIndex {
   }
 
   private grow(capacity: number): void {
-    const copy = <A extends Float64Array | Uint16Array | Uint32Array>(from: A, make: (n: number) => A): A => {
-      const next = make(capacity);
-      next.set(from.subarray(0, Math.min(this.used, capacity)));
-      return next;
-    };
-    this.seqs = copy(this.seqs, (n) => new Float64Array(n));
-    this.created = copy(this.created, (n) => new Float64Array(n));
-    this.bits = copy(this.bits, (n) => new Uint16Array(n));
-    this.teams = copy(this.teams, (n) => new Uint16Array(n));
-    this.senders = copy(this.senders, (n) => new Uint16Array(n));
-    this.packs = copy(this.packs, (n) => new Uint32Array(n));
-    this.packBytes = copy(this.packBytes, (n) => new Uint32Array(n));
-    this.packEnds = copy(this.packEnds, (n) => new Uint32Array(n));
-    this.spaces = copy(this.spaces, (n) => new Uint32Array(n));
+    this.seqs = resized(this.seqs, this.used, capacity);
+    this.created = resized(this.created, this.used, capacity);
+    this.bits = resized(this.bits, this.used, capacity);
+    this.teams = resized(this.teams, this.used, capacity);
+    this.senders = resized(this.senders, this.used, capacity);
+    this.packs = resized(this.packs, this.used, capacity);
+    this.packBytes = resized(this.packBytes, this.used, capacity);
+    this.packEnds = resized(this.packEnds, this.used, capacity);
+    this.spaces = resized(this.spaces, this.used, capacity);
   }
 
   private spaceId(namespace: string | null): number {

@@ -1,4 +1,5 @@
 import { Reader } from './checkpoint.ts';
+import { lowerBound, resized } from './rows.ts';
 import type { RecipientRecord } from './records.ts';
 
 const INITIAL_SLOTS = 1024;
@@ -226,7 +227,7 @@ export class RecipientIndex {
     const out = new Writer();
     out.byte(FORMAT);
     const rows: number[] = [];
-    for (let slot = this.firstSlotFrom(lo); slot < this.used && this.seqs[slot]! < hi; slot++) {
+    for (let slot = lowerBound(this.seqs, this.used, lo); slot < this.used && this.seqs[slot]! < hi; slot++) {
       if (this.bits[slot]! & DEAD) continue;
       // What the segment file holds live must be these rows: otherwise a change is not settled.
       if (this.seqs[slot] !== expected[rows.length]) return null;
@@ -487,36 +488,18 @@ export class RecipientIndex {
   }
 
   private resize(capacity: number): void {
-    const copy = <A extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(from: A, make: (n: number) => A): A => {
-      const next = make(capacity);
-      next.set(from.subarray(0, Math.min(this.used, capacity)));
-      return next;
-    };
-    this.seqs = copy(this.seqs, (n) => new Uint32Array(n));
-    this.updated = copy(this.updated, (n) => new Float64Array(n));
-    this.hashes = copy(this.hashes, (n) => new Uint32Array(n));
-    this.teams = copy(this.teams, (n) => new Uint16Array(n));
-    this.sets = copy(this.sets, (n) => new Uint32Array(n));
-    this.texts = copy(this.texts, (n) => new Uint32Array(n));
-    this.stamps = copy(this.stamps, (n) => new Uint32Array(n));
-    this.bits = copy(this.bits, (n) => new Uint8Array(n));
+    this.seqs = resized(this.seqs, this.used, capacity);
+    this.updated = resized(this.updated, this.used, capacity);
+    this.hashes = resized(this.hashes, this.used, capacity);
+    this.teams = resized(this.teams, this.used, capacity);
+    this.sets = resized(this.sets, this.used, capacity);
+    this.texts = resized(this.texts, this.used, capacity);
+    this.stamps = resized(this.stamps, this.used, capacity);
+    this.bits = resized(this.bits, this.used, capacity);
     this.capacity = capacity;
-  }
-
-  /** The first slot whose sequence number is `seq` or more. */
-  private firstSlotFrom(seq: number): number {
-    let lo = 0;
-    let hi = this.used;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.seqs[mid]! < seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 }
 
-/** Whether `haystack[start, end)` holds `needle`. */
 /** Each needle's failure table (Knuth-Morris-Pratt), made once per needle (a query's words are made once per list). */
 const failures = new WeakMap<Uint8Array, Int32Array>();
 
