@@ -1,6 +1,7 @@
 import { bytesOf, Reader } from './checkpoint.ts';
 import { recordNamespace } from './namespace.ts';
 import { lowerBound, resized } from './rows.ts';
+import { SearchTexts } from './search-texts.ts';
 import { ENTRY_HEADER } from './pack-store.ts';
 import { contentRefs, DELIVERY_STATUSES, type DeliveryStatus, type FlowMark, type MessageRecord, type Source } from './records.ts';
 
@@ -37,10 +38,10 @@ export const FIELD_MARK = '\u0002';
 /**
  * Every capture, as compact as the inbox's lists, filters, search and wait-for allow
  * (docs/storage.md: memory per capture is only what those need). Fixed-size fields live in
- * typed arrays, one slot per capture in sequence order; the only object per capture is its
- * search text: the addresses, subject, From, sender id and body snippet, lowercased, in one
- * string. Everything else (names, flags, attachments, where the bodies are) is read from the
- * segment files when a capture is shown.
+ * typed arrays, one slot per capture in sequence order; its search text (the addresses, subject,
+ * From, sender id and body snippet, lowercased) is UTF-8 bytes in shared chunks (search-texts.ts):
+ * no object or string per capture. Everything else (names, flags, attachments, where the bodies
+ * are) is read from the segment files when a capture is shown.
  */
 export class MessageIndex {
   private seqs = new Float64Array(1024);
@@ -54,7 +55,9 @@ export class MessageIndex {
   private packEnds = new Uint32Array(1024);
   /** Each capture's namespace, interned (many per run: one per test); 0 is none. */
   private spaces = new Uint32Array(1024);
-  private texts: string[] = [];
+  /** Where each capture's search text is in `texts`. */
+  private places = new Float64Array(1024);
+  private readonly texts = new SearchTexts();
   private used = 0;
   private liveCount = 0;
   /** Team and sender ids, interned: a handful per configuration. Index 0 is null. */
@@ -99,7 +102,7 @@ export class MessageIndex {
     this.teams[slot] = this.nameId(record.team);
     this.senders[slot] = this.nameId(record.sender);
     this.spaces[slot] = this.spaceId(recordNamespace(record));
-    this.texts[slot] = searchText(record);
+    this.places[slot] = this.texts.add(searchText(record));
     this.setUse(slot, record.seq, packUse(record));
     if (record.flow) this.flowMarks.set(record.seq, record.flow);
     if (record.status === 'pending' && record.deliverAt !== null) this.pendingAt.set(record.seq, Date.parse(record.deliverAt));
@@ -160,19 +163,20 @@ export class MessageIndex {
     if (slot < 0) return false;
     this.bits[slot]! |= DEAD;
     if ((this.bits[slot]! & SOURCE_MASK) !== SMTP) this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 1) - 1);
-    this.texts[slot] = '';
+    this.texts.remove(this.places[slot]!);
     this.flowMarks.delete(seq);
     this.pendingAt.delete(seq);
     this.spread.delete(seq);
     this.liveCount--;
     if (this.used - this.liveCount > Math.max(4096, this.liveCount)) this.compact();
+    else if (this.texts.wasteful) this.texts.rewrite(this.places, this.used, (slot) => !(this.bits[slot]! & DEAD));
     return true;
   }
 
   clear(): void {
     this.used = 0;
     this.liveCount = 0;
-    this.texts = [];
+    this.texts.clear();
     this.flowMarks.clear();
     this.teamRecords.clear();
     this.deliveries.clear();
@@ -244,9 +248,21 @@ export class MessageIndex {
   namespace(slot: number): string | null {
     return this.spaceNames[this.spaces[slot]!]!;
   }
-  /** The lowercased search text (see searchText). */
+  /**
+   * A test of whether a slot's search text (see searchText) holds every needle (UTF-8 bytes of
+   * lowercased text), and `inSubject` within its subject (search-texts.ts matcher).
+   */
+  textMatcher(needles: readonly Uint8Array[], inSubject?: Uint8Array): (slot: number) => boolean {
+    const match = this.texts.matcher(needles, inSubject);
+    return (slot) => match(this.places[slot]!);
+  }
+  /** The slot's search text, decoded (a string made for each call: for tests and tools, not scans). */
   text(slot: number): string {
-    return this.texts[slot]!;
+    return this.texts.bytes(this.places[slot]!).toString('utf8');
+  }
+  /** Whether the slot's search text begins with `prefix` (UTF-8 bytes). */
+  textStartsWith(slot: number, prefix: Uint8Array): boolean {
+    return this.texts.startsWith(this.places[slot]!, prefix);
   }
   flow(seq: number): FlowMark | undefined {
     return this.flowMarks.get(seq);
@@ -264,8 +280,10 @@ export class MessageIndex {
   setText(seq: number, text: string): void {
     const slot = this.slotOf(seq);
     if (slot < 0) return;
-    this.texts[slot] = text;
+    this.texts.remove(this.places[slot]!);
+    this.places[slot] = this.texts.add(text);
     this.bits[slot]! &= ~UNPARSED;
+    if (this.texts.wasteful) this.texts.rewrite(this.places, this.used, (at) => !(this.bits[at]! & DEAD));
   }
 
   /** Captures that were pending when loaded, and when each turns (ms since the epoch). */
@@ -351,7 +369,7 @@ export class MessageIndex {
       use[3 * i] = this.packs[from]!;
       use[3 * i + 1] = this.packBytes[from]!;
       use[3 * i + 2] = this.packEnds[from]!;
-      const text = Buffer.from(this.texts[from]!, 'utf8');
+      const text = this.texts.bytes(this.places[from]!);
       lengths[i] = text.length;
       texts.push(text);
       const flow = this.flowMarks.get(seq);
@@ -407,8 +425,8 @@ export class MessageIndex {
     const ids = reader.array(Uint32Array, 3 * n);
     const use = reader.array(Uint32Array, 3 * n);
     const lengths = reader.array(Uint32Array, n);
-    const texts: string[] = [];
-    for (let i = 0; i < n; i++) texts.push(reader.utf8(lengths[i]!));
+    const texts: Buffer[] = [];
+    for (let i = 0; i < n; i++) texts.push(reader.take(lengths[i]!));
     const extras = JSON.parse(reader.utf8(reader.u32())) as { f: [number, FlowMark][]; s: [number, PackUse[]][]; p: [number, number][] };
     reader.end();
     for (let i = 1; i < n; i++) if (seqs[i]! <= seqs[i - 1]!) throw new Error('index range out of order');
@@ -426,7 +444,7 @@ export class MessageIndex {
       this.teams[slot] = this.nameId(strings[ids[3 * i]!] ?? null);
       this.senders[slot] = this.nameId(strings[ids[3 * i + 1]!] ?? null);
       this.spaces[slot] = this.spaceId(strings[ids[3 * i + 2]!] ?? null);
-      this.texts[slot] = texts[i]!;
+      this.places[slot] = this.texts.add(texts[i]!);
       const uses = spread.get(seq) ?? (use[3 * i] === 0 ? [] : [[use[3 * i]!, use[3 * i + 1]!, use[3 * i + 2]!] as PackUse]);
       this.setUse(slot, seq, uses);
       for (const [pack, bytes] of uses) packs.set(pack, (packs.get(pack) ?? 0) + bytes);
@@ -450,11 +468,11 @@ export class MessageIndex {
       this.packBytes[to] = this.packBytes[from]!;
       this.packEnds[to] = this.packEnds[from]!;
       this.spaces[to] = this.spaces[from]!;
-      this.texts[to] = this.texts[from]!;
+      this.places[to] = this.places[from]!;
       to++;
     }
     this.used = to;
-    this.texts.length = to;
+    if (this.texts.wasteful) this.texts.rewrite(this.places, this.used, () => true);
     this.grow(Math.max(1024, to * 2));
     this.reinternSpaces();
   }
@@ -477,6 +495,7 @@ export class MessageIndex {
     this.packBytes = resized(this.packBytes, this.used, capacity);
     this.packEnds = resized(this.packEnds, this.used, capacity);
     this.spaces = resized(this.spaces, this.used, capacity);
+    this.places = resized(this.places, this.used, capacity);
   }
 
   private spaceId(namespace: string | null): number {
