@@ -33,7 +33,7 @@ export type PackUse = [pack: number, bytes: number, end: number];
 
 /** Separators in the search text: before every address, and between the other fields. */
 export const ADDRESS_MARK = '\u0001';
-export const FIELD_MARK = '\u0002';
+const FIELD_MARK = '\u0002';
 
 /**
  * Every capture, as compact as the inbox's lists, filters, search and wait-for allow
