@@ -1,5 +1,6 @@
 import { collapseSpaces } from '../mail/whitespace.ts';
-import { HtmlValidate } from 'html-validate';
+import { createRequire } from 'node:module';
+import type { HtmlValidate } from 'html-validate';
 import { parseDeclarations } from './css-scan.ts';
 import type { ScannedElement, ScannedHtml } from './html-scan.ts';
 
@@ -83,7 +84,9 @@ export function accessibilityReport(html: string | null, text: string | null, sc
     issues.push({ rule: 'not-validated', severity: 'warning', line: null, source: 'pigeonhole', message: skipped });
     return { issues: byLine(issues) };
   }
-  validator ??= new HtmlValidate({ extends: ['html-validate:a11y'] });
+  // Loaded with the first check, not with the server: it is a sixth of start-up and 14 MB (its
+  // CommonJS build, so the check stays synchronous).
+  validator ??= new (createRequire(import.meta.url)('html-validate') as typeof import('html-validate')).HtmlValidate({ extends: ['html-validate:a11y'] });
   // Runs of spaces and tabs collapsed (lines stay where they are): html-validate's lexer takes
   // time quadratic in such a run (64 KB of spaces in a paragraph took 3.5 s, issue 19).
   const result = validator.validateStringSync(html.replace(/[ \t\f\r]{2,}/g, ' '));
