@@ -1,10 +1,9 @@
 import path from 'node:path';
-import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, sameFile } from './checkpoint.ts';
 import type { Batch, Participant } from './flusher.ts';
 import { syncDir, type Fs } from './fs.ts';
 import type { Quarantine } from './quarantine.ts';
+import { applyCheckpoint, type CheckpointRows, type ReadCheckpoint, readCheckpoint, saveCheckpoint } from './segment-checkpoints.ts';
 import {
-  checkpointFileOf,
   EMPTY_SEGMENT,
   HEADER_BYTES,
   openFile,
@@ -26,27 +25,6 @@ import { SegmentBatch, SegmentWrite } from './segment-write.ts';
  */
 /** Checkpoints read ahead of the one being applied at start-up. */
 const CHECKPOINTS_AHEAD = 4;
-
-/** A segment's checkpoint that matches its file, read and not applied yet. */
-interface ReadCheckpoint {
-  segment: Segment;
-  checkpoint: ReturnType<typeof decodeSegmentCheckpoint>;
-  size: number;
-}
-
-/**
- * What a collection's owner keeps in memory per segment, saved with the segment's checkpoint
- * (storage/checkpoint.ts) so that a start need not read the file.
- */
-interface CheckpointRows {
-  /**
-   * The owner's rows for sequence numbers lo <= seq < hi; `live` lists the ones the file holds
-   * live. Null when they differ (a change not settled yet): nothing consistent to save now.
-   */
-  save(lo: number, hi: number, live: readonly number[]): Buffer | null;
-  /** Restores what save wrote; throws, having changed nothing, when it cannot. */
-  restore(data: Buffer): void;
-}
 
 /** Why start-up read segment files instead of their checkpoints (none: all came from checkpoints). */
 export interface CheckpointUse {
@@ -587,68 +565,18 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     if (segment.live === 0) this.maybeDoom(segment);
   }
 
-  /**
-   * Loads segment `index` from its checkpoint when there is one that describes the file as it
-   * is; false (having changed nothing) when the file must be read instead.
-   */
-  private async readCheckpoint(index: number): Promise<ReadCheckpoint | null> {
-    const { fs, segmentSize, checkpoint: rows } = this.options;
-    if (!rows) return null;
-    const use = this.checkpointUse;
-    const file = this.fileOf(index);
-    const bytes = await fs.readFile(checkpointFileOf(file)).catch(() => null);
-    if (bytes === null) {
-      use.missing++;
-      return null;
-    }
-    let checkpoint: ReturnType<typeof decodeSegmentCheckpoint>;
-    try {
-      checkpoint = decodeSegmentCheckpoint(bytes);
-    } catch {
-      use.damaged++;
-      return null;
-    }
-    const segment = new Segment(index, file, segmentSize);
-    const opened = await openFile(fs, file);
-    segment.handle = opened.handle;
-    segment.writable = opened.writable;
-    const stat = await segment.handle.stat();
-    if (checkpoint.segmentSize !== segmentSize || !sameFile(checkpoint.file, stat)) {
-      await segment.handle.close().catch(() => undefined);
-      use.old++;
-      return null;
-    }
-    return { segment, checkpoint, size: stat.size };
+  /** Segment `index`'s checkpoint when there is one that describes the file as it is. */
+  private readCheckpoint(index: number): Promise<ReadCheckpoint | null> {
+    return readCheckpoint(this.options, new Segment(index, this.fileOf(index), this.options.segmentSize), this.checkpointUse);
   }
 
-  /**
-   * Takes a segment from the checkpoint readCheckpoint found for it; false (having changed
-   * nothing) when its rows cannot be restored and the file must be read instead.
-   */
-  private async applyCheckpoint({ segment, checkpoint, size }: ReadCheckpoint): Promise<boolean> {
-    const rows = this.options.checkpoint!;
-    const use = this.checkpointUse;
-    try {
-      rows.restore(checkpoint.payload);
-    } catch {
-      await segment.handle!.close().catch(() => undefined);
-      use.damaged++;
-      return false;
-    }
-    for (let i = 0; i < checkpoint.slots.length; i++) {
-      segment.offsets[checkpoint.slots[i]!] = checkpoint.offsets[i]!;
-      segment.lengths[checkpoint.slots[i]!] = checkpoint.lengths[i]!;
-    }
-    segment.size = size;
-    segment.hasLines = checkpoint.hasLines;
-    segment.live = checkpoint.live;
-    segment.dead = checkpoint.dead;
-    segment.maxSeq = checkpoint.maxSeq;
-    segment.checkpointed = 0;
-    if (checkpoint.maxSeq > this.maxSeqSeen) this.maxSeqSeen = checkpoint.maxSeq;
+  /** Takes a segment from its checkpoint; false (having changed nothing) when the file must be read instead. */
+  private async applyCheckpoint(read: ReadCheckpoint): Promise<boolean> {
+    if (!(await applyCheckpoint(this.options.checkpoint!, read, this.checkpointUse))) return false;
+    const { segment } = read;
+    if (segment.maxSeq > this.maxSeqSeen) this.maxSeqSeen = segment.maxSeq;
     this.segments.set(segment.index, segment);
     if (segment.live === 0) this.maybeDoom(segment);
-    use.restored++;
     return true;
   }
 
@@ -668,55 +596,13 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
 
   /**
    * Takes segment `index`'s checkpoint, with nothing writing (`exclusive`), and writes it beside
-   * the file (a temporary file renamed over the old one). False when there is nothing
-   * consistent to save now (lines waiting to be written, a change not settled).
+   * the file. False when there is nothing consistent to save now (lines waiting to be written, a
+   * change not settled).
    */
   async saveCheckpoint(index: number, exclusive: <R>(task: () => Promise<R>) => Promise<R>): Promise<boolean> {
-    const { fs, segmentSize, checkpoint: rows } = this.options;
     const segment = this.segments.get(index);
-    if (!rows || !segment) return false;
-    const taken = await exclusive(async () => {
-      if (!segment.handle || !segment.writable || segment.size === 0 || segment.pending.length > 0 || segment.needsRewrite || segment.cleared) return null;
-      if (this.segments.get(index) !== segment) return null;
-      const changes = segment.changes;
-      const stat = await segment.handle.stat();
-      // Nothing may have changed during the stat (exclusive holds writes, not compaction's bookkeeping).
-      if (segment.changes !== changes || stat.size !== segment.size) return null;
-      const slots: number[] = [];
-      for (let slot = 0; slot < segmentSize; slot++) if (segment.lengths[slot]! > 0) slots.push(slot);
-      const lo = index * segmentSize;
-      const payload = rows.save(
-        lo,
-        lo + segmentSize,
-        slots.map((slot) => lo + slot),
-      );
-      if (payload === null) return null;
-      const bytes = encodeSegmentCheckpoint({
-        segmentSize,
-        file: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino },
-        live: segment.live,
-        dead: segment.dead,
-        maxSeq: segment.maxSeq,
-        hasLines: segment.hasLines,
-        slots: Uint32Array.from(slots),
-        offsets: Float64Array.from(slots, (slot) => segment.offsets[slot]!),
-        lengths: Uint32Array.from(slots, (slot) => segment.lengths[slot]!),
-        payload,
-      });
-      return { bytes, changes };
-    });
-    if (taken === null) return false;
-    const target = checkpointFileOf(segment.file);
-    const temp = `${target}.tmp`;
-    try {
-      await fs.writeFile(temp, taken.bytes);
-      await fs.rename(temp, target);
-    } catch (error) {
-      await fs.unlink(temp).catch(() => undefined);
-      throw error;
-    }
-    segment.checkpointed = taken.changes;
-    return true;
+    if (!this.options.checkpoint || !segment) return false;
+    return saveCheckpoint(this.options, segment, exclusive, () => this.segments.get(index) === segment);
   }
 
   /** Replaces a damaged segment's file with its live lines, taken from its old content. */
