@@ -425,8 +425,10 @@ export class MessageIndex {
     const ids = reader.array(Uint32Array, 3 * n);
     const use = reader.array(Uint32Array, 3 * n);
     const lengths = reader.array(Uint32Array, n);
-    const texts: Buffer[] = [];
-    for (let i = 0; i < n; i++) texts.push(reader.take(lengths[i]!));
+    // The texts lie end to end: copied from here into the search texts, with no Buffer made per capture.
+    let textBytes = 0;
+    for (let i = 0; i < n; i++) textBytes += lengths[i]!;
+    let textAt = reader.skip(textBytes);
     const extras = JSON.parse(reader.utf8(reader.u32())) as { f: [number, FlowMark][]; s: [number, PackUse[]][]; p: [number, number][] };
     reader.end();
     for (let i = 1; i < n; i++) if (seqs[i]! <= seqs[i - 1]!) throw new Error('index range out of order');
@@ -444,11 +446,26 @@ export class MessageIndex {
       this.teams[slot] = this.nameId(strings[ids[3 * i]!] ?? null);
       this.senders[slot] = this.nameId(strings[ids[3 * i + 1]!] ?? null);
       this.spaces[slot] = this.spaceId(strings[ids[3 * i + 2]!] ?? null);
-      this.places[slot] = this.texts.add(texts[i]!);
-      const uses = spread.get(seq) ?? (use[3 * i] === 0 ? [] : [[use[3 * i]!, use[3 * i + 1]!, use[3 * i + 2]!] as PackUse]);
-      this.setUse(slot, seq, uses);
-      for (const [pack, bytes] of uses) packs.set(pack, (packs.get(pack) ?? 0) + bytes);
-      if (uses.some(([pack, , end]) => end > packEnd(pack))) cutShort++;
+      this.places[slot] = this.texts.add(data, textAt, textAt + lengths[i]!);
+      textAt += lengths[i]!;
+      const uses = spread.get(seq);
+      if (uses) {
+        this.setUse(slot, seq, uses);
+        for (const [pack, bytes] of uses) packs.set(pack, (packs.get(pack) ?? 0) + bytes);
+        if (uses.some(([pack, , end]) => end > packEnd(pack))) cutShort++;
+      } else {
+        // Nearly every capture: one pack or none, set with no array made for it.
+        const pack = use[3 * i]!;
+        const bytes = use[3 * i + 1]!;
+        const end = use[3 * i + 2]!;
+        this.packs[slot] = pack;
+        this.packBytes[slot] = bytes;
+        this.packEnds[slot] = end;
+        if (pack !== 0) {
+          packs.set(pack, (packs.get(pack) ?? 0) + bytes);
+          if (end > packEnd(pack)) cutShort++;
+        }
+      }
       this.added(slot);
     }
     return { packs, cutShort };

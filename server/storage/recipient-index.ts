@@ -256,27 +256,50 @@ export class RecipientIndex {
     const input = new Reader(buffer);
     const format = input.u8();
     if (format !== FORMAT) throw new Error(`recipient index rows in format ${format}, not ${FORMAT}`);
-    const rows: { seq: number; updated: number; hash: number; bits: number; team: string; flags: string; text: Buffer }[] = [];
-    for (let count = input.u32(), row = 0; row < count; row++) {
-      rows.push({
-        seq: input.u32(),
-        updated: input.f64(),
-        hash: input.u32(),
-        bits: input.u8(),
-        team: input.utf8(input.u32()),
-        flags: input.utf8(input.u32()),
-        text: input.take(input.u32()),
-      });
+    // Read into columns first (nothing changes until all of it reads), with no object or
+    // string made per row: teams and flag sets repeat, so each is decoded when it differs from
+    // the row before.
+    const count = input.u32();
+    const seqs = new Uint32Array(count);
+    const updated = new Float64Array(count);
+    const hashes = new Uint32Array(count);
+    const bits = new Uint8Array(count);
+    // Where each row's team, flags and text lie in `buffer`: start and length, in turn.
+    const spans = new Uint32Array(6 * count);
+    let last = this.used > 0 ? this.seqs[this.used - 1]! : 0;
+    for (let row = 0; row < count; row++) {
+      seqs[row] = input.u32();
+      if (seqs[row]! <= last) throw new Error(`recipient ${seqs[row]} arrived out of order`);
+      last = seqs[row]!;
+      updated[row] = input.f64();
+      hashes[row] = input.u32();
+      bits[row] = input.u8();
+      for (let field = 0; field < 3; field++) {
+        const length = input.u32();
+        spans[6 * row + 2 * field] = input.skip(length);
+        spans[6 * row + 2 * field + 1] = length;
+      }
     }
     input.end();
-    let last = this.used > 0 ? this.seqs[this.used - 1]! : 0;
-    for (const row of rows) {
-      if (row.seq <= last) throw new Error(`recipient ${row.seq} arrived out of order`);
-      last = row.seq;
-    }
-    for (const row of rows) {
-      const slot = this.append(row.seq, this.teamId(row.team), row.hash, row.updated, this.flagSets.acquireKey(row.flags), row.text);
-      this.bits[slot]! |= row.bits & INEXACT;
+    const same = (row: number, field: number) =>
+      row > 0 &&
+      buffer.compare(
+        buffer,
+        spans[6 * (row - 1) + 2 * field]!,
+        spans[6 * (row - 1) + 2 * field]! + spans[6 * (row - 1) + 2 * field + 1]!,
+        spans[6 * row + 2 * field]!,
+        spans[6 * row + 2 * field]! + spans[6 * row + 2 * field + 1]!,
+      ) === 0;
+    const text = (row: number, field: number) =>
+      buffer.toString('utf8', spans[6 * row + 2 * field]!, spans[6 * row + 2 * field]! + spans[6 * row + 2 * field + 1]!);
+    let team = 0;
+    let flags = '';
+    for (let row = 0; row < count; row++) {
+      if (!same(row, 0)) team = this.teamId(text(row, 0));
+      if (!same(row, 1)) flags = text(row, 1);
+      const start = spans[6 * row + 4]!;
+      const slot = this.append(seqs[row]!, team, hashes[row]!, updated[row]!, this.flagSets.acquireKey(flags), buffer, start, start + spans[6 * row + 5]!);
+      this.bits[slot]! |= bits[row]! & INEXACT;
     }
   }
 
@@ -296,7 +319,7 @@ export class RecipientIndex {
     return arrays.reduce((sum, a) => sum + a.byteLength, 0) + this.arena.length;
   }
 
-  private append(seq: number, team: number, hash: number, updated: number, set: number, text: string | Uint8Array): number {
+  private append(seq: number, team: number, hash: number, updated: number, set: number, text: string | Buffer, from = 0, to = text.length): number {
     if (this.used > 0 && seq <= this.seqs[this.used - 1]!) throw new Error(`recipient ${seq} arrived out of order`);
     if (seq > 0xffffffff) throw new Error(`recipient ${seq} is beyond the index's range`);
     // Half as much again each time: the spare room stays a third of the rows at most.
@@ -309,7 +332,7 @@ export class RecipientIndex {
     this.sets[slot] = set;
     this.stamps[slot] = 0;
     this.bits[slot] = 0;
-    this.texts[slot] = this.writeText(slot, text);
+    this.texts[slot] = this.writeText(slot, text, from, to);
     this.live++;
     if (this.live > this.table.length * MAX_LOAD) this.rebuildTable(Math.ceil(this.table.length * 1.5));
     else this.tableInsert(slot);
@@ -396,8 +419,8 @@ export class RecipientIndex {
   }
 
   /** Appends a text entry to the arena (marking the slot inexact if need be); returns where it starts. */
-  private writeText(slot: number, text: string | Uint8Array): number {
-    const length = typeof text === 'string' ? Buffer.byteLength(text) : text.length;
+  private writeText(slot: number, text: string | Buffer, from = 0, to = text.length): number {
+    const length = typeof text === 'string' ? Buffer.byteLength(text) : to - from;
     this.reserveArena(length + 5);
     const start = this.arenaUsed;
     let at = start;
@@ -411,7 +434,7 @@ export class RecipientIndex {
     if (typeof text === 'string') {
       this.arena.write(text, at, 'utf8');
       if (LONE_SURROGATE.test(text)) this.bits[slot]! |= INEXACT;
-    } else this.arena.set(text, at);
+    } else text.copy(this.arena, at, from, to);
     this.arenaUsed = at + length;
     return start;
   }

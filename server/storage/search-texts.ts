@@ -41,9 +41,9 @@ export class SearchTexts {
   private liveBytes = 0;
   private deadBytes = 0;
 
-  /** Appends a text; returns its place. */
-  add(text: string | Uint8Array): number {
-    const length = typeof text === 'string' ? Buffer.byteLength(text) : text.length;
+  /** Appends a text (or `source[from, to)`); returns its place. */
+  add(text: string | Uint8Array, from = 0, to = typeof text === 'string' ? 0 : text.length): number {
+    const length = typeof text === 'string' ? Buffer.byteLength(text) : to - from;
     const chunk = this.room(length);
     const entry = chunk.entries++;
     if (entry === chunk.starts.length) {
@@ -53,7 +53,8 @@ export class SearchTexts {
     }
     chunk.starts[entry] = chunk.used;
     if (typeof text === 'string') chunk.bytes.write(text, chunk.used, 'utf8');
-    else chunk.bytes.set(text, chunk.used);
+    else if (Buffer.isBuffer(text)) text.copy(chunk.bytes, chunk.used, from, to);
+    else chunk.bytes.set(text.subarray(from, to), chunk.used);
     chunk.used += length;
     chunk.live++;
     this.liveBytes += length;
@@ -108,7 +109,7 @@ export class SearchTexts {
       const place = places[i]!;
       const chunk = old.get(Math.floor(place / ENTRIES))!;
       const entry = place % ENTRIES;
-      places[i] = this.add(chunk.bytes.subarray(chunk.starts[entry]!, entryEnd(chunk, entry)));
+      places[i] = this.add(chunk.bytes, chunk.starts[entry]!, entryEnd(chunk, entry));
     }
   }
 
