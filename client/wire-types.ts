@@ -71,34 +71,7 @@ export interface Extracted {
 }
 
 /** A capture with its bodies and what was extracted from them. */
-export interface Capture {
-  id: string;
-  source: Source;
-  team: string | null;
-  /** Sender id. */
-  sender: string | null;
-  from: string;
-  /** The original recipient. */
-  recipient: string;
-  /** Where the capture went (the development address after a redirect). */
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  subject: string;
-  /** The start of the body text (up to 200 characters). */
-  snippet: string;
-  status: DeliveryStatus;
-  blocked: boolean;
-  redirected: boolean;
-  read: boolean;
-  attachment_count: number;
-  /** Capture time. */
-  created_at: string;
-  /** The first `+tag` of its To, Cc, Bcc addresses, lower-case; null when none (docs/testing.md). */
-  namespace: string | null;
-  links: Link[];
-  /** One-time codes, in order of appearance. */
-  codes: string[];
+export interface Capture extends MessageSummary, Extracted {
   html: string | null;
   /** The plain part, or the HTML rendered as text when there is none. */
   text: string | null;
@@ -116,42 +89,11 @@ export interface ExpectResult {
 }
 
 /** More matched than expected (409), or fewer by the end (408). */
-export interface ExpectFailure {
+export interface ExpectFailure extends ExpectResult {
   detail: string;
-  /** How many captures matched. */
-  count: number;
-  /** The matches, newest first, at most 50. */
-  messages: Capture[];
 }
 
-export interface SearchResult {
-  id: string;
-  source: Source;
-  team: string | null;
-  /** Sender id. */
-  sender: string | null;
-  from: string;
-  /** The original recipient. */
-  recipient: string;
-  /** Where the capture went (the development address after a redirect). */
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  subject: string;
-  /** The start of the body text (up to 200 characters). */
-  snippet: string;
-  status: DeliveryStatus;
-  blocked: boolean;
-  redirected: boolean;
-  read: boolean;
-  attachment_count: number;
-  /** Capture time. */
-  created_at: string;
-  /** The first `+tag` of its To, Cc, Bcc addresses, lower-case; null when none (docs/testing.md). */
-  namespace: string | null;
-  links: Link[];
-  /** One-time codes, in order of appearance. */
-  codes: string[];
+export interface SearchResult extends MessageSummary, Extracted {
   url: string;
 }
 
@@ -175,34 +117,7 @@ export interface FlowMark {
   run?: number;
 }
 
-export interface MessageDetail {
-  id: string;
-  source: Source;
-  team: string | null;
-  /** Sender id. */
-  sender: string | null;
-  from: string;
-  /** The original recipient. */
-  recipient: string;
-  /** Where the capture went (the development address after a redirect). */
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  subject: string;
-  /** The start of the body text (up to 200 characters). */
-  snippet: string;
-  status: DeliveryStatus;
-  blocked: boolean;
-  redirected: boolean;
-  read: boolean;
-  attachment_count: number;
-  /** Capture time. */
-  created_at: string;
-  /** The first `+tag` of its To, Cc, Bcc addresses, lower-case; null when none (docs/testing.md). */
-  namespace: string | null;
-  links: Link[];
-  /** One-time codes, in order of appearance. */
-  codes: string[];
+export interface MessageDetail extends MessageSummary, Extracted {
   first_name: string | null;
   last_name: string | null;
   flags: string[];
@@ -234,17 +149,11 @@ export interface Page {
   limit: number;
 }
 
-export interface MessageList {
-  total: number;
-  offset: number;
-  limit: number;
+export interface MessageList extends Page {
   messages: MessageSummary[];
 }
 
-export interface SearchPage {
-  total: number;
-  offset: number;
-  limit: number;
+export interface SearchPage extends Page {
   messages: SearchResult[];
 }
 
@@ -380,10 +289,7 @@ export interface RequestLogEntry {
   };
 }
 
-export interface RequestLogList {
-  total: number;
-  offset: number;
-  limit: number;
+export interface RequestLogList extends Page {
   requests: RequestLogEntry[];
 }
 
@@ -422,10 +328,7 @@ export interface Recipient {
   updated_at: string;
 }
 
-export interface RecipientList {
-  total: number;
-  offset: number;
-  limit: number;
+export interface RecipientList extends Page {
   recipients: Recipient[];
 }
 
@@ -451,10 +354,7 @@ export interface Subscription {
   steps: SubscriptionStep[];
 }
 
-export interface SubscriptionList {
-  total: number;
-  offset: number;
-  limit: number;
+export interface SubscriptionList extends Page {
   subscriptions: Subscription[];
 }
 

@@ -40,22 +40,49 @@ export function wireTypesSource(): string {
   const all = z.toJSONSchema(z.object(wireTypes.types), { metadata: metadata as never, io: 'output', unrepresentable: 'throw' }) as Json;
   const defs = (all.$defs ?? {}) as Record<string, Json>;
   const out: string[] = [HEADER];
+  const interfaces = new Map<string, Json>();
   for (const name of names.values()) {
     const def = defs[name];
     if (def === undefined) throw new Error(`${name}: not in the JSON Schema`);
-    out.push(declaration(name, def, lists.get(name)));
+    out.push(declaration(name, def, lists.get(name), interfaces));
   }
   return format(out.join('\n'));
 }
 
-function declaration(name: string, schema: Json, list: string | undefined): string {
+function declaration(name: string, schema: Json, list: string | undefined, interfaces: Map<string, Json>): string {
   const doc = comment(schema.description, '');
   if (list !== undefined) {
     if (!Array.isArray(schema.enum)) throw new Error(`${name}: a list needs an enum`);
     return `${doc}export const ${list} = [${schema.enum.map(literal).join(', ')}] as const;\nexport type ${name} = (typeof ${list})[number];\n`;
   }
-  if (schema.type === 'object' && schema.properties !== undefined) return `${doc}export interface ${name} ${objectType(schema, '')}\n`;
-  return `${doc}export type ${name} = ${type(schema, '')};\n`;
+  if (schema.type !== 'object' || schema.properties === undefined) return `${doc}export type ${name} = ${type(schema, '')};\n`;
+  const { bases, rest } = inherited(schema, interfaces);
+  interfaces.set(name, schema);
+  return `${doc}export interface ${name} ${bases.length > 0 ? `extends ${bases.join(', ')} ` : ''}${objectType(rest, '')}\n`;
+}
+
+/**
+ * The interfaces declared before whose fields an object has, the same (zod spreads one shape into
+ * another: a Capture is a MessageSummary with more), largest first; and the fields left.
+ */
+function inherited(schema: Json, interfaces: Map<string, Json>): { bases: string[]; rest: Json } {
+  const properties = { ...(schema.properties as Record<string, Json>) };
+  const required = new Set((schema.required ?? []) as string[]);
+  const field = (key: string, value: Json, isRequired: boolean) => JSON.stringify([key, value, isRequired]);
+  const bases: string[] = [];
+  const candidates = [...interfaces].sort(([, a], [, b]) => Object.keys(b.properties as Json).length - Object.keys(a.properties as Json).length);
+  for (const [base, baseSchema] of candidates) {
+    const baseFields = Object.entries(baseSchema.properties as Record<string, Json>);
+    const baseRequired = new Set((baseSchema.required ?? []) as string[]);
+    if (baseFields.length < 2) continue;
+    const fits = baseFields.every(
+      ([key, value]) => properties[key] !== undefined && field(key, properties[key], required.has(key)) === field(key, value, baseRequired.has(key)),
+    );
+    if (!fits) continue;
+    bases.push(base);
+    for (const [key] of baseFields) delete properties[key];
+  }
+  return { bases, rest: { ...schema, properties, required: [...required].filter((key) => key in properties) } };
 }
 
 /** The TypeScript type of a JSON Schema node; `indent` is the indentation of the line it is on. */
