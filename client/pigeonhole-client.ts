@@ -12,123 +12,97 @@
 
 // ---------------------------------------------------------------------------------------------
 // Wire types: the JSON of the sandbox API (/api) and of the live push (/api/events), snake_case
-// as sent. The one definition: the server builds its answers against these (`satisfies`), the
-// inbox UI imports them, and this file stays one file you can copy.
+// as sent, generated from the server's zod schemas into client/wire-types.ts (`npm run generate`;
+// never edit that file). The one definition: the server builds its answers against them
+// (`satisfies`), the inbox UI imports them from here, and the two files of client/ stay a client
+// you can copy.
 // ---------------------------------------------------------------------------------------------
 
-/** How a capture arrived. */
-export const SOURCES = ['api', 'smtp', 'flow'] as const;
-export type Source = (typeof SOURCES)[number];
-/** A capture's delivery status. */
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'bounced', 'complained', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-/** The statuses `setStatus` can force on a capture. */
-export const FORCED_STATUSES = ['delivered', 'bounced', 'complained', 'failed'] as const satisfies readonly DeliveryStatus[];
-export type ForcedStatus = (typeof FORCED_STATUSES)[number];
+import type {
+  BlockEntry,
+  Capture,
+  CheckPlatform,
+  CheckReport,
+  Clock,
+  DeliveryStatus,
+  ExpectFailure,
+  ExpectResult,
+  Extracted,
+  FaultRule,
+  FaultRuleInput,
+  ForcedStatus,
+  Frame,
+  LinkCheck,
+  LinkCheckResult,
+  LinkEvent,
+  MessageDetail,
+  MessageList,
+  MessageSummary,
+  RecipientList,
+  RequestLogList,
+  ResetResult,
+  SearchPage,
+  Sender,
+  Source,
+  SubscriptionList,
+  SubscriptionStatus,
+} from './wire-types.ts';
 
-export interface MessageSummary {
-  id: string;
-  source: Source;
-  team: string | null;
-  sender: string | null;
-  from: string;
-  /** The address the sender asked for. */
-  recipient: string;
-  /** Where the capture went (after a Development Mode redirect, the development address). */
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  subject: string;
-  /** The start of the body text (up to 200 characters), as the inbox list shows it. */
-  snippet: string;
-  status: DeliveryStatus;
-  blocked: boolean;
-  redirected: boolean;
-  read: boolean;
-  attachment_count: number;
-  created_at: string;
-  /** The capture's namespace: the first `+tag` of its To, Cc, Bcc addresses, lower-case; null when none (docs/testing.md). */
-  namespace: string | null;
-}
-
-export interface Link {
-  href: string;
-  text: string;
-}
-
-export interface Extracted {
-  links: Link[];
-  codes: string[];
-}
-
-/** A capture as wait and latest return it: bodies, links and codes in one answer. */
-export interface Capture extends MessageSummary, Extracted {
-  html: string | null;
-  /** The plain part, or the HTML rendered as text when there is none (then `text_derived`). */
-  text: string | null;
-  /** True when `text` was rendered from the HTML because the capture has no plain part. */
-  text_derived: boolean;
-  url: string;
-}
-
-/** GET /api/messages/expect: how many captures matched, and the matches (newest first, at most 50). */
-export interface ExpectResult {
-  count: number;
-  messages: Capture[];
-}
-
-/** Its 409 (more matched than expected) and 408 (fewer by the end of `within`). */
-export interface ExpectFailure extends ExpectResult {
-  detail: string;
-}
-
-/** A search result: the summary, its links and codes, and where its bodies are. */
-export interface SearchResult extends MessageSummary, Extracted {
-  url: string;
-}
-
-export interface AttachmentInfo {
-  filename: string;
-  content_type: string;
-  size: number;
-  content_id: string | null;
-  url: string;
-}
-
-export interface HeaderField {
-  name: string;
-  value: string;
-}
-
-/** Which flow step captured an email (`subscription` and `run`: the engine's crash-safe mark). */
-export interface FlowMark {
-  trigger: string;
-  step: number;
-  subscription?: number;
-  run?: number;
-}
-
-/** One capture whole, as GET /api/messages/<id> gives it. */
-export interface MessageDetail extends MessageSummary, Extracted {
-  first_name: string | null;
-  last_name: string | null;
-  flags: string[];
-  used_template: boolean;
-  ses_id: string;
-  encrypted: boolean;
-  flow: FlowMark | null;
-  html: string | null;
-  /** The plain part, or the HTML rendered as text when there is none (then `text_derived`). */
-  text: string | null;
-  text_derived: boolean;
-  /** The HTML refers to images, styles or fonts on other hosts (blocked in the preview by default). */
-  has_remote_content: boolean;
-  headers: HeaderField[];
-  raw_url: string;
-  html_url: string | null;
-  text_url: string | null;
-  attachments: AttachmentInfo[];
-}
+export { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from './wire-types.ts';
+export type {
+  AccessibilityIssue,
+  AttachmentInfo,
+  BlockEntry,
+  BlockReason,
+  Capture,
+  CheckPlatform,
+  CheckReport,
+  ClientSupport,
+  Clock,
+  Compatibility,
+  CompatibilityWarning,
+  DarkMode,
+  DeliveryStatus,
+  EmailClient,
+  ExpectFailure,
+  ExpectResult,
+  Extracted,
+  FaultAction,
+  FaultRule,
+  FaultRuleInput,
+  FlowMark,
+  ForcedStatus,
+  Frame,
+  HeaderField,
+  HeadersReport,
+  Hello,
+  Link,
+  LinkCheck,
+  LinkCheckResult,
+  LinkEvent,
+  MessageDetail,
+  MessageList,
+  MessageSummary,
+  Page,
+  Recipient,
+  RecipientList,
+  Removed,
+  RequestLogEntry,
+  RequestLogList,
+  ResetResult,
+  SearchPage,
+  SearchResult,
+  Sender,
+  SizeReport,
+  SmtpStage,
+  Source,
+  SpamReport,
+  StepState,
+  Subscription,
+  SubscriptionList,
+  SubscriptionStatus,
+  SubscriptionStep,
+} from './wire-types.ts';
 
 export interface MessageFilter {
   /** Any address on the capture (original recipient, To, Cc, Bcc). */
@@ -156,87 +130,6 @@ export interface ListFilter extends MessageFilter {
   read?: boolean;
 }
 
-/** The paging fields of every sandbox API list (limit/offset, newest first). */
-export interface Page {
-  total: number;
-  offset: number;
-  limit: number;
-}
-
-export interface MessageList extends Page {
-  messages: MessageSummary[];
-}
-
-export interface SearchPage extends Page {
-  messages: SearchResult[];
-}
-
-/** What each part of a reset removed: subscriptions, messages, recipients, blocks, daily_counters, requests, faults, clock. */
-export type Removed = Record<string, number>;
-
-export interface ResetResult {
-  team: string | null;
-  /** The namespace reset, or null (a team's or the whole sandbox's). */
-  namespace: string | null;
-  restore_fixtures: boolean;
-  removed: Removed;
-}
-
-/** `suppressed`: a flow's suppress action; `config`: the team's configured list. */
-export type BlockReason = 'config' | 'bounce' | 'complaint' | 'manual' | 'suppressed';
-
-export interface BlockEntry {
-  team: string;
-  email: string;
-  reason: BlockReason;
-  created_at: string | null;
-}
-
-export type FaultAction =
-  | { type: 'status'; status: 429 | 500 | 503 }
-  | { type: 'delay'; ms: number }
-  | { type: 'drop' }
-  | { type: 'smtp_reply'; code: number; message: string }
-  /** A token bucket per API key: `rate` a second, `burst` at once (default: one second's worth). */
-  | { type: 'rate_limit'; rate: number; burst?: number };
-
-export type SmtpStage = 'connect' | 'auth' | 'mail' | 'rcpt' | 'data';
-
-export interface FaultRuleInput {
-  id?: string;
-  target: 'http' | 'smtp';
-  match?: { route?: string; method?: 'GET' | 'POST' | 'DELETE'; sender?: string; recipient?: string; stage?: SmtpStage };
-  action: FaultAction;
-  times?: number;
-  probability?: number;
-  seed?: number;
-}
-
-export interface FaultRule extends FaultRuleInput {
-  id: string;
-  source: 'config' | 'api';
-  match: NonNullable<FaultRuleInput['match']>;
-  matched: number;
-  fired: number;
-  remaining: number | null;
-}
-
-export interface RequestLogEntry {
-  id: number;
-  at: string;
-  duration_ms: number;
-  method: string;
-  path: string;
-  query: Record<string, string | string[]>;
-  route: string | null;
-  sender: string | null;
-  team: string | null;
-  status: number | null;
-  fault: string | null;
-  request: { headers: Record<string, string>; body: unknown; files: { field: string; filename: string; content_type: string; size: number }[] };
-  response: { body: unknown };
-}
-
 export interface RequestLogFilter {
   method?: string;
   path?: string;
@@ -247,186 +140,6 @@ export interface RequestLogFilter {
   limit?: number;
   offset?: number;
 }
-
-export interface RequestLogList extends Page {
-  requests: RequestLogEntry[];
-}
-
-export interface Clock {
-  now: string;
-  offset_ms: number;
-  real_time: boolean;
-}
-
-export interface Sender {
-  team: string;
-  team_name: string;
-  id: string;
-  name: string;
-  email: string;
-  api_key: string;
-  development_mode: boolean;
-  development_recipient: string | null;
-  daily_limit: number | null;
-  has_account_template: boolean;
-  revoked: boolean;
-}
-
-export interface Recipient {
-  team: string;
-  email: string;
-  /** `""` when not given. */
-  first_name: string;
-  last_name: string;
-  flags: string[];
-  blocked: boolean;
-  block_reason: BlockReason | null;
-  has_been_sent_email: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface RecipientList extends Page {
-  recipients: Recipient[];
-}
-
-/** A flow subscription's status. */
-export const SUBSCRIPTION_STATUSES = ['active', 'completed', 'cancelled'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
-export type StepState = 'done' | 'current' | 'pending' | 'skipped';
-
-export interface SubscriptionStep {
-  order: number;
-  name: string | null;
-  type: 'send_email' | 'wait' | 'condition' | 'action';
-  state: StepState;
-  summary: string;
-}
-
-export interface Subscription {
-  id: number;
-  team: string;
-  trigger: string;
-  flow_name: string;
-  email: string;
-  status: SubscriptionStatus;
-  current_step_order: number;
-  next_send_date: string | null;
-  created_at: string;
-  updated_at: string;
-  steps: SubscriptionStep[];
-}
-
-export interface SubscriptionList extends Page {
-  subscriptions: Subscription[];
-}
-
-export type CheckPlatform = 'desktop' | 'web' | 'mobile';
-export type ClientSupport = 'yes' | 'partial' | 'no';
-
-export interface EmailClient {
-  /** `family.platform`: `gmail.android`, `outlook.windows`, `apple-mail.ios`, ... */
-  id: string;
-  name: string;
-  family: string;
-  platform: CheckPlatform;
-  market_share: number;
-}
-
-export interface CompatibilityWarning {
-  feature: string;
-  title: string;
-  /** html, css, image or others (caniemail's categories). */
-  category: string;
-  severity: 'error' | 'warning';
-  url: string;
-  count: number;
-  lines: number[];
-  /** By client id, from each client's most recent test. */
-  support: Record<string, ClientSupport>;
-  notes: Record<string, string>;
-  unsupported_pct: number;
-  partial_pct: number;
-  market_unsupported_pct: number;
-  market_partial_pct: number;
-}
-
-/** GET /api/messages/<id>/check (and POST /api/check for a draft). See docs/checks.md. */
-export interface CheckReport {
-  html: {
-    score: number;
-    market_score: number;
-    data: { source: string; version: string; license: string; date: string };
-    platforms: CheckPlatform[];
-    nodes: number;
-    warnings: CompatibilityWarning[];
-    clients: EmailClient[];
-  } | null;
-  size: {
-    html_bytes: number;
-    text_bytes: number;
-    message_bytes: number;
-    gmail_clip_bytes: number;
-    gmail_clipped: boolean;
-    attachments: { count: number; bytes: number; encoded_bytes: number; limits: { provider: string; limit_bytes: number; over: boolean }[] };
-  };
-  accessibility: {
-    issues: { rule: string; severity: 'error' | 'warning'; message: string; line: number | null; source: 'pigeonhole' | 'html-validate'; url?: string }[];
-  };
-  dark_mode: {
-    color_scheme: string | null;
-    has_dark_styles: boolean;
-    findings: { rule: 'color-scheme-meta' | 'no-dark-styles' | 'light-background'; message: string; line: number | null }[];
-  } | null;
-  headers: { bulk: boolean; findings: { header: string; status: 'ok' | 'warning' | 'error'; value: string | null; message: string }[] } | null;
-  spam: { score: number; threshold: number; is_spam: boolean; rules: { name: string; score: number; description: string }[]; spamd: string } | null;
-  spam_note: string | null;
-}
-
-export interface LinkCheckResult {
-  url: string;
-  kind: 'link' | 'image';
-  lines: number[];
-  status: number | null;
-  ok: boolean;
-  final_url: string;
-  redirects: number;
-  method: 'HEAD' | 'GET';
-  time_ms: number;
-  error: string | null;
-}
-
-export interface LinkCheck {
-  total: number;
-  broken: number;
-  skipped: number;
-  links: LinkCheckResult[];
-}
-
-/** One line of the link check's stream (`Accept: application/x-ndjson`). */
-export type LinkEvent =
-  | { type: 'start'; total: number; skipped: number }
-  | ({ type: 'link' } & LinkCheckResult)
-  | { type: 'done'; total: number; broken: number; skipped: number };
-
-/** The hello frame's data: the sandbox clock, how many captures there are, the SMTP port. */
-export interface Hello {
-  server_time: string;
-  total: number;
-  smtp_port: number | null;
-}
-
-/** Frames pushed on the /api/events WebSocket, `{type, data}`. */
-export type Frame =
-  | { type: 'hello'; data: Hello }
-  | { type: 'message.created' | 'message.status' | 'message.updated'; data: MessageSummary }
-  | { type: 'message.deleted'; data: { ids: string[] } }
-  | { type: 'message.cleared'; data: { count: number } }
-  | { type: 'recipient.changed'; data: Recipient }
-  | { type: 'subscription.changed'; data: Subscription }
-  | { type: 'subscription.removed'; data: { id: number } }
-  | { type: 'clock.changed'; data: Clock }
-  | { type: 'sandbox.reset'; data: { team: string | null; namespace: string | null; removed: Removed } };
 
 /** The data of each frame type. */
 export type FrameData<T extends Frame['type']> = Frame extends infer F

@@ -16,8 +16,9 @@ import type { Subscriptions } from './domain/flows/subscriptions.ts';
 
 /**
  * The sandbox API's and the live push's representations: each entity mapped to its snake_case
- * wire type in this one place. The types are the typed client's (client/pigeonhole-client.ts),
- * shared with the inbox UI; `satisfies` keeps every answer to them.
+ * wire type in this one place. The types are the typed client's, generated from the wire's zod
+ * schemas (server/http/openapi/schemas.ts → client/wire-types.ts) and shared with the inbox UI;
+ * `satisfies` keeps every answer to them, so to the schemas the OpenAPI document shows.
  */
 
 /** ISO-8601 UTC with whole seconds and Z, the wire format (docs/api-contract.md §1). */

@@ -4,16 +4,13 @@ import { z } from 'zod';
 import {
   type PigeonholeClient,
   PigeonholeError,
-  DELIVERY_STATUSES,
-  FORCED_STATUSES,
-  SOURCES,
-  SUBSCRIPTION_STATUSES,
   ExpectationFailed,
   type Capture,
   type MessageDetail,
   type MessageFilter,
   type MessageSummary,
 } from '../../client/pigeonhole-client.ts';
+import * as S from '../http/openapi/schemas.ts';
 
 /**
  * The MCP server's tools and resources, defined once for both transports: `/mcp` on the HTTP
@@ -69,8 +66,8 @@ const filterShape = {
   q: z.string().optional().describe('Words that must all appear in the subject, an address, the sender or the start of the text.'),
   sender: z.string().optional().describe('Sender id or API key.'),
   team: z.string().optional().describe('Team id.'),
-  source: z.enum(SOURCES).optional().describe('How it arrived.'),
-  status: z.enum(DELIVERY_STATUSES).optional().describe('Delivery status.'),
+  source: S.Source.optional().describe('How it arrived.'),
+  status: S.DeliveryStatus.optional().describe('Delivery status.'),
   since: z.string().optional().describe('ISO-8601 time: only captures created at or after it.'),
   after: z.string().optional().describe('A capture id: only captures newer than it (to wait for new mail only).'),
   namespace: z.string().optional().describe('Only captures of this namespace: the +tag of an address (ada+t7f3k@example.com is in t7f3k).'),
@@ -86,20 +83,6 @@ const page = (max: number, fallback: number) => ({
   limit: z.number().int().min(1).max(max).default(fallback).describe(`How many (1–${max}).`),
   offset: z.number().int().min(0).default(0).describe('How many to skip.'),
 });
-
-const faultAction = z.discriminatedUnion('type', [
-  z
-    .object({ type: z.literal('status'), status: z.union([z.literal(429), z.literal(500), z.literal(503)]) })
-    .describe('Answer /v1 with this status and the contract body.'),
-  z.object({ type: z.literal('delay'), ms: z.number().int().min(0).max(120_000) }).describe('Hold the request or SMTP command, then go on.'),
-  z.object({ type: z.literal('drop') }).describe('Cut the connection without an answer.'),
-  z
-    .object({ type: z.literal('smtp_reply'), code: z.number().int().min(400).max(599), message: z.string() })
-    .describe('Refuse the SMTP command with this reply.'),
-  z
-    .object({ type: z.literal('rate_limit'), rate: z.number().positive(), burst: z.number().int().min(1).optional() })
-    .describe('A token bucket per API key: 429 with Retry-After over /v1, 421 4.7.0 over SMTP.'),
-]);
 
 type Args<T extends z.ZodRawShape> = z.infer<z.ZodObject<T>>;
 
@@ -221,10 +204,7 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
     'Check a captured email as a designer would: client compatibility scores and warnings, size (Gmail clipping), accessibility, dark mode, headers and spam (docs/checks.md). platforms narrows the clients.',
     {
       id: z.string().min(1).describe('The capture id.'),
-      platforms: z
-        .array(z.enum(['desktop', 'web', 'mobile']))
-        .optional()
-        .describe('Only clients of these platforms (default: all).'),
+      platforms: z.array(S.CheckPlatform).optional().describe('Only clients of these platforms (default: all).'),
     },
     async ({ id, platforms }) => client.check(id, { platforms }),
     READS_MAIL,
@@ -242,7 +222,7 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
     {
       team: z.string().optional(),
       email: z.string().optional().describe('Recipient address.'),
-      status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+      status: S.SubscriptionStatus.optional(),
       ...page(500, 50),
     },
     async (args) => client.subscriptions(args),
@@ -267,7 +247,7 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
   tool(
     'set_delivery_outcome',
     'Force the delivery status of a captured email (a bounce or complaint blocks the recipient for later sends).',
-    { id: z.string().min(1).describe('The capture id.'), status: z.enum(FORCED_STATUSES) },
+    { id: z.string().min(1).describe('The capture id.'), status: S.ForcedStatus },
     async ({ id, status }) => client.setStatus(id, status),
     DESTROYS,
   );
@@ -275,21 +255,9 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
     'add_fault',
     'Add a fault rule that makes matching /v1 requests or SMTP commands fail: a status, a delay, a dropped connection, an SMTP reply, or a rate limit per API key.',
     {
+      ...S.FaultRuleInput.shape,
       id: z.string().optional().describe('A name for the rule (chosen when absent).'),
-      target: z.enum(['http', 'smtp']).describe('http: /v1 requests; smtp: SMTP sessions.'),
-      match: z
-        .object({
-          route: z.string().optional().describe('http: a /v1 route or path, * as wildcard, e.g. /v1/email/send/.'),
-          method: z.enum(['GET', 'POST', 'DELETE']).optional(),
-          sender: z.string().optional().describe('Sender id or API key.'),
-          recipient: z.string().optional().describe('Glob (*@example.com) or /regex/.'),
-          stage: z.enum(['connect', 'auth', 'mail', 'rcpt', 'data']).optional().describe('smtp only.'),
-        })
-        .optional(),
-      action: faultAction,
-      times: z.number().int().positive().optional().describe('Fire for the next N matches only.'),
-      probability: z.number().min(0).max(1).optional().describe('Chance to fire per match.'),
-      seed: z.number().int().min(0).optional().describe('Seed of the chance, to repeat a pattern.'),
+      target: S.FaultRuleInput.shape.target.describe('http: /v1 requests; smtp: SMTP sessions.'),
     },
     async (rule) => client.faults.add(rule),
     CHANGES,

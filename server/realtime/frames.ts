@@ -10,7 +10,11 @@ import type { FrameMappers } from './realtime.ts';
 export const helloFrame = (sandbox: Sandbox, smtpPort: () => number | null) => (): FrameData<'hello'> =>
   helloBody(sandbox.clock.now(), sandbox.messages.count(), smtpPort());
 
-/** Each pushed domain event's frame data, typed by the wire's Frame union. */
+/**
+ * Each pushed domain event's frame data, typed by the wire's Frame union (generated from the
+ * Frame schema in server/http/openapi/schemas.ts into the typed client, with the data schemas
+ * the sandbox API answers with).
+ */
 type Mappers = { [T in Exclude<Frame['type'], 'hello'>]: (...args: DomainEvents[T]) => FrameData<T> };
 
 /** The frames docs/live-push.md documents, each in the sandbox API's shape for the same thing. */

@@ -3,10 +3,11 @@ import { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } fr
 import * as server from '../../server/domain/entities.ts';
 
 /**
- * The wire's enumerations are written twice: with the records (server/storage/records.ts, which
- * the server validates and documents with) and in the typed client (client/pigeonhole-client.ts,
- * one file with no dependencies, which the inbox and the MCP tools use). The two must be the same
- * lists in the same order (the inbox's status filter shows them in it).
+ * The wire's enumerations are written once, with the records (server/storage/records.ts) and the
+ * entities (server/domain/entities.ts); the wire's zod schemas take them from there, and the typed
+ * client's lists (client/wire-types.ts, which the inbox and the MCP tools use) are generated from
+ * the schemas. This checks the generated lists are the server's, in the same order (the inbox's
+ * status filter shows them in it).
  */
 describe('the enumerations of the wire', () => {
   it.for([
