@@ -1,8 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
-import { api, read } from '../../support/app.ts';
-import { test } from '../../support/fixtures.ts';
+import { api, read } from '../support/app.ts';
+import { test } from '../support/fixtures.ts';
 
 /** A second team with flows, so a team reset can be seen to leave the other team alone. */
 test.override('appOptions', {

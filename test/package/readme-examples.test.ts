@@ -3,16 +3,16 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect } from 'vitest';
-import { createLogin } from '../../../server/http/basic-auth.ts';
-import { browserPolicy } from '../../../server/http/browser-guard.ts';
-import { startApp } from '../../support/app.ts';
-import { test } from '../../support/fixtures.ts';
+import { createLogin } from '../../server/http/basic-auth.ts';
+import { browserPolicy } from '../../server/http/browser-guard.ts';
+import { startApp } from '../support/app.ts';
+import { test } from '../support/fixtures.ts';
 
 /**
  * The examples of the README ("Catching mail in tests") and of docs/testing.md, run as written
  * against a real server.
  */
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 // `app`, and `guarded`: the same examples against a sandbox with a login, given to them in PIGEONHOLE_AUTH.
 const it = test.extend('guarded', { scope: 'file' }, async ({}, { onCleanup }) => {
@@ -53,7 +53,7 @@ const envFor = (url: string, auth?: string) => {
 
 /** Every `pigeonhole.x(` or `pigeonhole.x.y(` call of a TypeScript example is a method of the client. */
 async function expectClientMethods(code: string): Promise<void> {
-  const { PigeonholeClient } = await import('../../../client/pigeonhole-client.ts');
+  const { PigeonholeClient } = await import('../../client/pigeonhole-client.ts');
   const client = new PigeonholeClient() as unknown as Record<string, Record<string, unknown>>;
   const calls = [...code.matchAll(/pigeonhole\.([\w.]+)\(/g)].map((m) => m[1]!);
   expect(calls.length).toBeGreaterThan(0);
@@ -83,7 +83,7 @@ describe('README: In your test suite', () => {
   it('the TypeScript example starts the sandbox from the root export and calls only methods its client has', async () => {
     const code = await example(...README, 'ts');
     expect(code).toContain("import { startPigeonhole } from 'pigeonhole';");
-    const root = (await import('../../../server/start-pigeonhole.ts')) as Record<string, unknown>;
+    const root = (await import('../../server/start-pigeonhole.ts')) as Record<string, unknown>;
     expect(typeof root.startPigeonhole).toBe('function');
     await expectClientMethods(code.replaceAll('sandbox.client.', 'pigeonhole.'));
     expect(code).toContain('sandbox.client.expectNone(');
