@@ -66,7 +66,7 @@ describe('the layering check (scripts/check-layers.mjs)', () => {
     expect(status).toBe(1);
     expect(stderr).toMatchInlineSnapshot(`
       "bench/storage.ts:1 imports test/support/app.ts: benchmarks never depend on the tests (docs/architecture.md)
-      client/pigeonhole-client.ts:1 imports zod: the typed client is one file with no dependencies (docs/architecture.md)
+      client/pigeonhole-client.ts:1 imports zod: the typed client (its calls and its generated wire types) depends on nothing outside client/ (docs/architecture.md)
       server/domain/ingest.ts:1 imports koa: Koa, ws, smtp-server and mailparser stay in the edge that uses them; the domain and storage never see their types (docs/architecture.md)
       server/domain/ingest.ts:2 imports server/http/route.ts: the domain never depends on the HTTP edge (docs/architecture.md)
       server/domain/ingest.ts:3 imports server/realtime/push.ts: the domain never depends on the live push; the live push subscribes to its events (docs/architecture.md)
