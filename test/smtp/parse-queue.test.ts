@@ -57,7 +57,11 @@ describe('the SMTP parse queue', () => {
     ]);
     const { side, records, found, readBack } = captures(messages);
     let parses = 0;
-    const queue = new ParseQueue({ summary: (raw) => (parses++, summarizeParts(raw)) }, side);
+    const counted = (raw: Buffer) => {
+      parses++;
+      return summarizeParts(raw);
+    };
+    const queue = new ParseQueue({ summary: counted }, side);
     for (const [seq, raw] of messages) queue.keep(records.get(seq)!, raw);
     for (const seq of messages.keys()) queue.add(seq);
     // A reader that needs capture 1 now joins its parse rather than starting another.

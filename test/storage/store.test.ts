@@ -341,7 +341,11 @@ describe('the unit of work (Store.update)', () => {
     const store = await open(dir, { fs: counting.fs, segmentSize: 1000 });
     await store.commit();
     const before = counting.writes();
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.update(() => (store.recipients.insert(recipient(i + 1)), i + 1))));
+    const insert = (seq: number) => () => {
+      store.recipients.insert(recipient(seq));
+      return seq;
+    };
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.update(insert(i + 1))));
     expect(results).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect(counting.writes() - before).toBeLessThanOrEqual(2);
     await store.close();
