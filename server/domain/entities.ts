@@ -10,7 +10,6 @@ export type {
   BlockRecord,
   DeliveryStatus,
   FlowMark,
-  MessageContent,
   MessageRecord,
   RecipientRecord,
   RequestLogRecord,

@@ -61,7 +61,8 @@ export class Reset {
     const scope: ResetScope = { ...options, senders: new Set(teams.flatMap((t) => t.senders.map((s) => s.id))) };
     const report: ResetReport = {};
     for (const part of this.parts) report[part.name] = await part.reset(scope);
-    await this.store.flush();
+    // What the parts changed in memory without a write of their own goes to disk now.
+    await this.store.commit();
     this.events.emit('sandbox.reset', { team: options.team ?? null, namespace: options.namespace ?? null, removed: report });
     return report;
   }

@@ -1,7 +1,7 @@
 import libbase64 from 'libbase64';
 import libmime from 'libmime';
 import libqp from 'libqp';
-import type { PartsSummary } from '../domain/messages/messages.ts';
+import type { PartsSummary } from '../domain/messages/incoming.ts';
 import { textSnippet } from '../domain/messages/snippet.ts';
 
 /** Messages larger than this go to mailparser: the quick read is for the everyday mail. */

@@ -2,7 +2,7 @@ import type { AddressObject, EmailAddress } from 'mailparser';
 import addressparser, { type Address } from 'nodemailer/lib/addressparser';
 import { lazy } from '../domain/lazy.ts';
 import { parseHeaders } from '../domain/mail/headers.ts';
-import type { IncomingAttachment, MessageParts, PartsSummary } from '../domain/messages/messages.ts';
+import type { IncomingAttachment, MessageParts, PartsSummary } from '../domain/messages/incoming.ts';
 import { textSnippet } from '../domain/messages/snippet.ts';
 
 /** A message's header fields that a capture needs the moment it arrives (who, to whom, what). */

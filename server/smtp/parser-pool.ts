@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { MessageParts, PartsSummary, RawParser } from '../domain/messages/messages.ts';
+import type { MessageParts, PartsSummary, RawParser, UnparsedCaptures } from '../domain/messages/incoming.ts';
+import { ParseQueue } from './parse-queue.ts';
 import { parseParts, summarizeParts } from './parse-message.ts';
 
 export interface ParseRequest {
@@ -50,6 +51,10 @@ export class ParserPool implements RawParser {
       },
       () => parseParts(raw),
     );
+  }
+
+  queue(captures: UnparsedCaptures): ParseQueue {
+    return new ParseQueue(this, captures);
   }
 
   async close(): Promise<void> {

@@ -255,7 +255,6 @@ export function createSmtpServer({
         // A message that arrives over SMTP is already complete: the account template is an API option.
         useAccountTemplate: false,
         raw,
-        partsFromRaw: true,
         partsSummary: quickSummary(raw) ?? undefined,
         client: { address: session.remoteAddress, helo: typeof session.hostNameAppearsAs === 'string' ? session.hostNameAppearsAs : '' },
       });

@@ -65,6 +65,23 @@ interface RequestStore {
   readonly summaries: RequestSummary[];
 }
 
+/** How a write is made: see Store.flush. */
+interface CommitOptions {
+  /** Part of a deletion, which may use the reserve on a full disk. */
+  freesSpace?: boolean;
+  /** The write waits for the rest of this turn of the event loop, and what it brings shares it. */
+  gather?: boolean;
+}
+
+/** A unit of work's options: how it is written, and how memory is put back if it cannot be. */
+interface UpdateOptions extends CommitOptions {
+  /**
+   * Puts memory back as it was before the change, when the write fails (the change is then
+   * never reported saved: the update rejects with the StorageError after it has run).
+   */
+  undo?: () => void;
+}
+
 export interface Store {
   readonly dataDir: string;
   readonly messages: MessageStore;
@@ -91,7 +108,16 @@ export interface Store {
    * `freesSpace`: part of a deletion, which may use the reserve on a full disk. `gather`: the
    * write waits for the rest of this turn of the event loop, and what it brings shares it.
    */
-  flush(options?: { freesSpace?: boolean; gather?: boolean }): Promise<void>;
+  flush(options?: CommitOptions): Promise<void>;
+  /**
+   * One unit of work, as lowdb's `db.update(fn)`: applies `change` (synchronous, in memory: it
+   * queues what it changes) and resolves with its result once the change is on disk, in the
+   * group commit it shares with whatever else is queued. A write that fails rejects with the
+   * StorageError (after `undo`, when given), so a change is reported saved only once it is.
+   */
+  update<T>(change: () => T, options?: UpdateOptions): Promise<T>;
+  /** Resolves once every change made before the call is on disk (a command whose change was queued step by step). */
+  commit(options?: CommitOptions): Promise<void>;
   /**
    * The request log has its own group commit: it is not accepted data, and a /v1 response
    * must never wait for a log segment to be written.
@@ -371,6 +397,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     touchCounters: () => meta.touchLazily(),
     touchBlocks: () => blocks.touch(),
     flush: (options) => flusher.flush(options),
+    update: (change, options) => update(flusher, change, options),
+    commit: (options) => flusher.flush(options),
     flushRequests: () => logFlusher.flush(),
     exclusive: (task) => flusher.exclusive(task),
     checkpoint: async () => {
@@ -412,6 +440,18 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       }
     },
   };
+}
+
+/** Store.update: the change, then the group commit that writes it (or `undo` and the error). */
+async function update<T>(flusher: Flusher, change: () => T, { undo, ...options }: UpdateOptions = {}): Promise<T> {
+  const result = change();
+  try {
+    await flusher.flush(options);
+  } catch (error) {
+    undo?.();
+    throw error;
+  }
+  return result;
 }
 
 /** The fields of a request log entry its filters read, kept in memory. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { JSONFile } from 'lowdb/node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { StorageError } from '../../server/storage/errors.ts';
 import { nodeFs, type Fs } from '../../server/storage/fs.ts';
 import type { RecipientRecord } from '../../server/storage/records.ts';
 import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
@@ -319,6 +320,79 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     await reopened.flush();
     await reopened.close();
     expect((await open(dir)).recipients.get(100)?.email).toBe('r100@example.com');
+  });
+});
+
+describe('the unit of work (Store.update)', () => {
+  /** An Fs whose writes fail with ENOSPC (a full disk) while `full` is set. */
+  function fillableFs(): { fs: Fs; full: { on: boolean } } {
+    const full = { on: false };
+    const fs: Fs = {
+      ...nodeFs,
+      writeAt: (handle, buffers, position) =>
+        full.on ? Promise.reject(Object.assign(new Error('ENOSPC: injected'), { code: 'ENOSPC' })) : nodeFs.writeAt(handle, buffers, position),
+    };
+    return { fs, full };
+  }
+
+  it('applies the change, resolves with its result once it is on disk, and shares one group commit between concurrent updates', async () => {
+    const dir = await tempDir();
+    const counting = countingFs();
+    const store = await open(dir, { fs: counting.fs, segmentSize: 1000 });
+    await store.commit();
+    const before = counting.writes();
+    const insert = (seq: number) => () => {
+      store.recipients.insert(recipient(seq));
+      return seq;
+    };
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.update(insert(i + 1))));
+    expect(results).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(counting.writes() - before).toBeLessThanOrEqual(2);
+    await store.close();
+    expect(recipientSeqs(await open(dir))).toHaveLength(50);
+  });
+
+  it('a write that fails rejects with the StorageError after undo, and the change is never reported saved nor written', async () => {
+    const dir = await tempDir();
+    const { fs, full } = fillableFs();
+    const store = await open(dir, { fs });
+    await store.update(() => store.recipients.insert(recipient(1)));
+    const record = store.recipients.get(1)!;
+    full.on = true;
+    let saved = false;
+    let undone = 0;
+    const update = store.update(
+      () => {
+        record.firstName = 'Changed';
+        store.recipients.touch(record);
+      },
+      {
+        undo: () => {
+          undone++;
+          record.firstName = 'A name of some length';
+          store.recipients.touch(record);
+        },
+      },
+    );
+    void update.then(() => (saved = true)).catch(() => undefined);
+    const error = await update.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageError);
+    expect((error as StorageError).problem).toBe('full');
+    expect(undone).toBe(1);
+    expect(saved).toBe(false);
+    // A change that throws writes nothing, and undo is not called for it (nothing was applied).
+    full.on = false;
+    await expect(
+      store.update(
+        () => {
+          throw new Error('refused');
+        },
+        { undo: () => undone++ },
+      ),
+    ).rejects.toThrow('refused');
+    expect(undone).toBe(1);
+    await store.close();
+    expect((await open(dir)).recipients.get(1)).toMatchObject({ firstName: 'A name of some length' });
   });
 });
 

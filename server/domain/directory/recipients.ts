@@ -52,8 +52,7 @@ export class Recipients {
    * has run its next steps (so the caller's answer already reflects them).
    */
   async upsert(team: string, email: string, change: RecipientChange): Promise<{ record: RecipientRecord; created: boolean }> {
-    const result = this.apply(team, email, change);
-    await this.store.flush();
+    const result = await this.store.update(() => this.apply(team, email, change));
     if (change.flags && change.flags.length > 0) await this.scheduler.settle();
     return result;
   }
@@ -97,10 +96,11 @@ export class Recipients {
   }
 
   async clearFlags(team: string, email: string, flags: readonly string[]): Promise<RecipientRecord> {
-    const record = this.removeFlags(team, email, flags);
-    if (!record) throw new NotFound();
-    await this.store.flush();
-    return record;
+    return this.store.update(() => {
+      const record = this.removeFlags(team, email, flags);
+      if (!record) throw new NotFound();
+      return record;
+    });
   }
 
   /** Removes flags in memory, to be flushed with the caller's write; undefined if no such recipient. */
@@ -126,7 +126,7 @@ export class Recipients {
    */
   async prune(before: string, keep: readonly { team: string; email: string }[]): Promise<number> {
     const removed = this.recipients.removeUnchangedSince(Date.parse(before), keep);
-    if (removed > 0) await this.store.flush();
+    if (removed > 0) await this.store.commit();
     return removed;
   }
 

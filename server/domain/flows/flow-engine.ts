@@ -144,7 +144,7 @@ export class FlowEngine {
         this.advance(sub, flow, next);
       }
       // Completed, or stopped meanwhile: what the last steps changed goes to disk now.
-      await this.deps.store.flush();
+      await this.deps.store.commit();
     } catch (error) {
       this.deps.log(`flow ${sub.flowTrigger}: subscription ${seq} failed at step ${sub.currentStepOrder}; trying again in a minute`, error);
       if (this.live(sub)) this.deps.scheduler.schedule('flow', seq, this.deps.clock.now().getTime() + RETRY_MS);
@@ -227,8 +227,7 @@ export class FlowEngine {
   }
 
   private async save(sub: SubscriptionRecord): Promise<void> {
-    this.deps.store.subscriptions.touch(sub);
-    await this.deps.store.flush();
+    await this.deps.store.update(() => this.deps.store.subscriptions.touch(sub));
     this.deps.events.emit('subscription.changed', sub);
   }
 

@@ -83,8 +83,7 @@ export class Subscriptions {
       run: 0,
       doneSteps: [],
     };
-    this.store.subscriptions.insert(record);
-    await this.store.flush();
+    await this.store.update(() => this.store.subscriptions.insert(record));
     this.events.emit('subscription.changed', record);
     await this.engine.start(record);
     return { record, flowName: flow.name };
@@ -102,8 +101,7 @@ export class Subscriptions {
       record.waiting = false;
       record.updatedAt = this.clock.now().toISOString();
       this.engine.stop(record);
-      this.store.subscriptions.touch(record);
-      await this.store.flush();
+      await this.store.update(() => this.store.subscriptions.touch(record));
       this.events.emit('subscription.changed', record);
       return { record, flowName: flow.name };
     });
@@ -129,12 +127,13 @@ export class Subscriptions {
     return this.engine.between(async () => {
       const doomed = this.list(team, { email, trigger });
       if (doomed.length === 0) throw new NotFound();
-      for (const record of doomed) {
-        this.engine.stop(record);
-        this.store.subscriptions.remove(record.seq);
-        this.events.emit('subscription.removed', record);
-      }
-      await this.store.flush();
+      await this.store.update(() => {
+        for (const record of doomed) {
+          this.engine.stop(record);
+          this.store.subscriptions.remove(record.seq);
+          this.events.emit('subscription.removed', record);
+        }
+      });
       return doomed.length;
     });
   }
@@ -165,12 +164,13 @@ export class Subscriptions {
       const doomed = this.store.subscriptions
         .all()
         .filter((s) => (team === undefined || s.team === team) && (namespace === undefined || addressTag(s.email) === namespace));
-      for (const record of doomed) {
-        this.store.subscriptions.remove(record.seq);
-        this.events.emit('subscription.removed', record);
-      }
-      this.engine.reload();
-      await this.store.flush();
+      await this.store.update(() => {
+        for (const record of doomed) {
+          this.store.subscriptions.remove(record.seq);
+          this.events.emit('subscription.removed', record);
+        }
+        this.engine.reload();
+      });
       return doomed.length;
     });
   }

@@ -73,17 +73,20 @@ export class ClockControl {
    * not run it again.
    */
   private async changed(previousOffset: number): Promise<ClockState> {
-    this.store.meta.clockOffsetMs = this.clock.offset;
-    this.store.touchMeta();
-    this.scheduler.clockMoved();
-    try {
-      await this.store.flush();
-    } catch (error) {
-      this.clock.setOffset(previousOffset);
-      this.store.meta.clockOffsetMs = previousOffset;
-      this.scheduler.clockMoved();
-      throw error;
-    }
+    await this.store.update(
+      () => {
+        this.store.meta.clockOffsetMs = this.clock.offset;
+        this.store.touchMeta();
+        this.scheduler.clockMoved();
+      },
+      {
+        undo: () => {
+          this.clock.setOffset(previousOffset);
+          this.store.meta.clockOffsetMs = previousOffset;
+          this.scheduler.clockMoved();
+        },
+      },
+    );
     const state = this.read();
     this.events.emit('clock.changed', state);
     return state;

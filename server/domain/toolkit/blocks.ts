@@ -55,16 +55,13 @@ export class Blocks {
   /** Blocks a recipient through the sandbox API, on disk when it resolves; false if it already was. */
   async add(team: string, email: string): Promise<boolean> {
     const created = !this.isBlocked(team, email);
-    this.block(team, email, 'manual');
-    await this.store.flush();
+    await this.store.update(() => this.block(team, email, 'manual'));
     return created;
   }
 
   /** Lifts a block through the sandbox API, on disk when it resolves; false if it was not blocked. */
   async remove(team: string, email: string): Promise<boolean> {
-    const lifted = this.unblock(team, email);
-    await this.store.flush();
-    return lifted;
+    return this.store.update(() => this.unblock(team, email));
   }
 
   /** Lifts a block (stored or configured); false when the recipient was not blocked. */
