@@ -25,7 +25,6 @@ const EDGES = [
   ['server/wire.ts', "the domain never depends on the edges' wire mapping"],
   ['server/pigeonhole.ts', 'the domain never depends on the composition root'],
   ['server/main.ts', 'the domain never depends on the entry point'],
-  ['server/serve.ts', 'the domain never depends on the entry point'],
   ['server/cli.ts', 'the domain never depends on the command line'],
   ['ui/', 'the domain never depends on the UI'],
 ];
