@@ -15,16 +15,3 @@ const HEAP_GROWING_PERCENT = 30;
 export function boundHeapGrowth(percent = HEAP_GROWING_PERCENT): void {
   v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
-
-/**
- * The young generation's two semispaces double (from 1 MB) whenever many objects survive a
- * scavenge, up to 16 MB each, and stay that size for good. Loading the modules and then a large
- * inbox made them grow and left 32 MB resident in an idle process (178 MB after a restart on
- * 100,000 captures, 141 MB with them held at 1 MB). V8 reads its growth factor at each growth,
- * so setting it to 1 at run time holds them wherever Pigeonhole runs as its own process
- * (`--max-semi-space-size` would need to be on the command line of every way it is launched,
- * and a cap set by watching collections came too late: modules load in one synchronous stretch).
- */
-export function boundYoungGeneration(): void {
-  v8.setFlagsFromString('--semi-space-growth-factor=1');
-}
