@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { Context, Next } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { HttpMethodEnum, KoaBodyMiddlewareOptions } from 'koa-body';
 import { storageError, type StorageError } from '../domain/errors.ts';
 import { detail, HttpError } from './errors.ts';
 
@@ -46,13 +46,15 @@ export function bodyParser(options: BodyOptions) {
   // in (formidable reports files in the order they finish).
   let uploads = 0;
   const tooLarge = () => detail(413, `Request body exceeds the limit of ${options.limit} bytes.`);
-  const forms = koaBody({
+  // koa-body (with formidable) loads with the first form or upload, not with the server: JSON,
+  // which nearly every request sends, is read here, and loading it was a tenth of start-up.
+  const formOptions: Partial<KoaBodyMiddlewareOptions> = {
     json: false,
     text: false,
     urlencoded: true,
     multipart: true,
     formLimit: options.limit,
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE, HttpMethodEnum.GET],
+    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'] as HttpMethodEnum[],
     formidable: {
       uploadDir: options.uploadDir,
       maxFileSize: options.limit,
@@ -66,7 +68,8 @@ export function bodyParser(options: BodyOptions) {
     onError: (error) => {
       throw error;
     },
-  });
+  };
+  let forms: Promise<(ctx: Context, next: Next) => Promise<unknown>> | undefined;
 
   let uploadDirReady: Promise<unknown> | undefined;
   return async (ctx: Context, next: Next) => {
@@ -87,7 +90,8 @@ export function bodyParser(options: BodyOptions) {
       throw await uploadFailure(error, options.uploadDir);
     }));
     try {
-      await forms(ctx, async () => undefined);
+      forms ??= import('koa-body').then(({ koaBody }) => koaBody(formOptions) as (ctx: Context, next: Next) => Promise<unknown>);
+      await (await forms)(ctx, async () => undefined);
     } catch (error) {
       if (DISK_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw await uploadFailure(error, options.uploadDir);
       throw formError(error, ctx.is('multipart') !== false, tooLarge);

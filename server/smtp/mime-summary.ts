@@ -1,6 +1,16 @@
-import libbase64 from 'libbase64';
-import libmime from 'libmime';
-import libqp from 'libqp';
+import { createRequire } from 'node:module';
+import type libbase64Module from 'libbase64';
+import type libmimeModule from 'libmime';
+import type libqpModule from 'libqp';
+
+// Loaded with the first SMTP message, not with the server (libmime's charset tables are a tenth
+// of start-up); their CommonJS builds keep the quick read synchronous.
+const load = createRequire(import.meta.url);
+let libs: { libmime: typeof libmimeModule; libqp: typeof libqpModule; libbase64: typeof libbase64Module } | null = null;
+function mimeLibs() {
+  libs ??= { libmime: load('libmime'), libqp: load('libqp'), libbase64: load('libbase64') };
+  return libs;
+}
 import type { PartsSummary } from '../domain/messages/incoming.ts';
 import { textSnippet } from '../domain/messages/snippet.ts';
 
@@ -79,7 +89,7 @@ function readPart(raw: Buffer, start: number, end: number, root: boolean, all: P
     if (line === undefined) return '';
     // Non-ASCII bytes in these fields are read differently by mailsplit: let it read them.
     if (!isAscii(line)) return null;
-    return String(libmime.decodeHeader(line).value ?? '').trim();
+    return String(mimeLibs().libmime.decodeHeader(line).value ?? '').trim();
   };
   const typeField = first('content-type');
   const dispositionField = first('content-disposition');
@@ -89,8 +99,8 @@ function readPart(raw: Buffer, start: number, end: number, root: boolean, all: P
   // Without Content-Type mailsplit guesses from a filename; only the plain default is read here.
   if (typeField === '' && (dispositionField !== '' || !root)) return null;
   if (encodingField.includes('(') || dispositionField.includes('=?')) return null;
-  const type = libmime.parseHeaderValue(typeField === '' ? 'text/plain' : typeField);
-  const disposition = libmime.parseHeaderValue(dispositionField);
+  const type = mimeLibs().libmime.parseHeaderValue(typeField === '' ? 'text/plain' : typeField);
+  const disposition = mimeLibs().libmime.parseHeaderValue(dispositionField);
   const contentType = String(type.value ?? '')
     .toLowerCase()
     .trim();
@@ -233,7 +243,9 @@ function summaryOf(root: Part, all: Part[]): PartsSummary | null {
     snippet,
     attachments: attachments.map((a, index) => {
       const contentType =
-        a.contentType === 'application/octet-stream' && a.filename ? libmime.detectMimeType(a.filename) || 'application/octet-stream' : a.contentType;
+        a.contentType === 'application/octet-stream' && a.filename
+          ? mimeLibs().libmime.detectMimeType(a.filename) || 'application/octet-stream'
+          : a.contentType;
       return {
         filename: a.filename || `attachment-${index + 1}`,
         contentType,
@@ -246,8 +258,8 @@ function summaryOf(root: Part, all: Part[]): PartsSummary | null {
 
 /** A leaf's content with its transfer encoding undone (anything but QP and base64 is as sent). */
 function decode(part: Part): Buffer {
-  if (part.encoding === 'base64') return libbase64.decode(part.body.toString('latin1').replace(/[^a-zA-Z0-9+/=]/g, ''));
-  if (part.encoding === 'quoted-printable') return libqp.decode(part.body.toString('latin1'));
+  if (part.encoding === 'base64') return mimeLibs().libbase64.decode(part.body.toString('latin1').replace(/[^a-zA-Z0-9+/=]/g, ''));
+  if (part.encoding === 'quoted-printable') return mimeLibs().libqp.decode(part.body.toString('latin1'));
   return part.body;
 }
 
@@ -258,7 +270,7 @@ function lines(content: Buffer): string {
 
 function decodeWords(value: string): string {
   try {
-    return libmime.decodeWords(value);
+    return mimeLibs().libmime.decodeWords(value);
   } catch {
     return value;
   }

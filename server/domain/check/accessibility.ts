@@ -86,7 +86,10 @@ export function accessibilityReport(html: string | null, text: string | null, sc
   }
   // Loaded with the first check, not with the server: it is a sixth of start-up and 14 MB (its
   // CommonJS build, so the check stays synchronous).
-  validator ??= new (createRequire(import.meta.url)('html-validate') as typeof import('html-validate')).HtmlValidate({ extends: ['html-validate:a11y'] });
+  if (validator === null) {
+    const { HtmlValidate } = createRequire(import.meta.url)('html-validate') as typeof import('html-validate');
+    validator = new HtmlValidate({ extends: ['html-validate:a11y'] });
+  }
   // Runs of spaces and tabs collapsed (lines stay where they are): html-validate's lexer takes
   // time quadratic in such a run (64 KB of spaces in a paragraph took 3.5 s, issue 19).
   const result = validator.validateStringSync(html.replace(/[ \t\f\r]{2,}/g, ' '));

@@ -1,4 +1,8 @@
-import MailComposer from 'nodemailer/lib/mail-composer';
+import { createRequire } from 'node:module';
+import type MailComposerClass from 'nodemailer/lib/mail-composer';
+
+/** nodemailer's composer, loaded with the first message built rather than with the server (its CommonJS build). */
+let composerClass: typeof MailComposerClass | null = null;
 
 interface MimeAttachment {
   filename: string;
@@ -24,7 +28,8 @@ export interface MimeInput {
 
 /** Builds the RFC 5322 message a recipient would receive, with nodemailer's composer. */
 export function buildMime(input: MimeInput): Promise<Buffer> {
-  const composer = new MailComposer({
+  composerClass ??= createRequire(import.meta.url)('nodemailer/lib/mail-composer') as typeof MailComposerClass;
+  const composer = new composerClass({
     messageId: input.messageId,
     date: input.date,
     from: input.from,
