@@ -1,4 +1,6 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4
+// (The flag holds V8's young generation to 4 MB semispaces, as on every launch of the server:
+// docs/running.md, Memory.)
 // The `pigeonhole` command: the same entry as `npm start` (server/main.ts), with the same flags.
 // In an installed package (and the Docker image) it runs the compiled build in dist/. In a clone
 // of the repository, where the sources and tsx (a development dependency) are present, it runs

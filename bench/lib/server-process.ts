@@ -135,6 +135,9 @@ export interface Pigeonhole {
   smtpPort: number;
 }
 
+/** Node's flags on every launch of the server (package.json `start`, bin/pigeonhole.js, the Dockerfile; test/cli/launch-flags.test.ts). */
+const NODE_FLAGS = ['--max-semi-space-size=4'];
+
 /**
  * Starts Pigeonhole as `npm start` runs it (the compiled build in dist/, which the caller builds
  * first) on free ports, with the sample configuration and `extraArgs`. `timeoutMs`: how long it
@@ -142,7 +145,7 @@ export interface Pigeonhole {
  */
 export async function spawnPigeonhole(dataDir: string, extraArgs: string[] = [], timeoutMs?: number): Promise<Pigeonhole> {
   const { server, match } = await spawnServer('pigeonhole', {
-    args: ['dist/server/main.js', '--http-port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...extraArgs],
+    args: [...NODE_FLAGS, 'dist/server/main.js', '--http-port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...extraArgs],
     ready: /listening on http:\/\/[^:\s]+:(\d+)[\s\S]*SMTP capture: +smtp:\/\/[^:\s]+:(\d+)/,
     timeoutMs,
   });

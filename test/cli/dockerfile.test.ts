@@ -99,7 +99,7 @@ describe('the Dockerfile', () => {
     // A probe is a Node process of about 0.1 s of CPU. The start period is long enough for a slow machine.
     expect(durationMs(flag(health, 'interval')!)).toBeLessThanOrEqual(10_000);
     expect(durationMs(flag(health, 'start-period')!)).toBeGreaterThanOrEqual(20_000);
-    expect(execForm(one('CMD').args)).toEqual(['node', 'dist/server/main.js']);
+    expect(execForm(one('CMD').args)).toEqual(['node', '--max-semi-space-size=4', 'dist/server/main.js']);
   });
 
   it("keeps npm's cache out of the image and needs no frontend pulled", () => {
