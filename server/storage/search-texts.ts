@@ -1,5 +1,3 @@
-import { lowerBound } from './rows.ts';
-
 /** Bytes of a chunk (a text longer than that gets a chunk of its own size). */
 const CHUNK_BYTES = 1 << 20;
 /** A place is `chunk * ENTRIES + entry`: more entries than a chunk can hold (each is at least a byte). */
@@ -128,14 +126,22 @@ export class SearchTexts {
    * looks in those entries alone.
    */
   matcher(needles: readonly Uint8Array[], inSubject?: Uint8Array): (place: number) => boolean {
-    const words = [...new Map(needles.filter((n) => n.length > 0).map((n) => [Buffer.from(n).toString('latin1'), n])).values()];
+    // Each word with the share of texts it was found in (0 until it has read a chunk on its own).
+    const words = [...new Map(needles.filter((n) => n.length > 0).map((n) => [Buffer.from(n).toString('latin1'), n])).values()].map((bytes) => ({
+      bytes,
+      share: 0,
+    }));
     const subject = inSubject !== undefined && inSubject.length > 0 ? inSubject : undefined;
     const wanted = words.length + (subject ? 1 : 0);
     if (wanted === 0) return () => true;
     const known = new Map<number, { scanned: number; found: Uint16Array; direct: number }>();
+    // The chunk asked about last (a scan asks about one chunk's texts in a row).
+    let lastId = -1;
+    let last: { scanned: number; found: Uint16Array; direct: number } | undefined;
     return (place) => {
       const id = Math.floor(place / ENTRIES);
-      const entry = place % ENTRIES;
+      const entry = place - id * ENTRIES;
+      if (id === lastId && entry < last!.scanned) return last!.found[entry] === wanted;
       const chunk = this.chunks.get(id);
       if (chunk === undefined) return false;
       let seen = known.get(id);
@@ -143,12 +149,34 @@ export class SearchTexts {
         seen = { scanned: 0, found: new Uint16Array(0), direct: 0 };
         known.set(id, seen);
       }
+      lastId = id;
+      last = seen;
       if (entry < seen.scanned) return seen.found[entry] === wanted;
-      if (++seen.direct <= DIRECT_QUERIES) return entryHas(chunk, entry, words, subject);
+      if (++seen.direct <= DIRECT_QUERIES) return entryHas(chunk, entry, needlesOf(words), subject);
       // Many questions about this chunk: read the rest of it at once.
       const found = new Uint16Array(chunk.entries);
       found.set(seen.found.subarray(0, seen.scanned));
-      for (const word of words) scan(chunk, seen.scanned, chunk.entries, word, false, found);
+      // The rarest word so far (at first the longest: the longer the needle, the further the
+      // search skips) reads the chunk; each other word reads it too while many texts are left,
+      // or else looks in those alone.
+      words.sort((a, b) => a.share - b.share || b.bytes.length - a.bytes.length);
+      const texts = chunk.entries - seen.scanned;
+      let left = texts;
+      for (let k = 0; k < words.length; k++) {
+        const word = words[k]!;
+        if (k > 0 && left * 8 < texts) {
+          for (let e = seen.scanned; e < chunk.entries; e++)
+            if (found[e] === k && chunk.bytes.subarray(chunk.starts[e]!, entryEnd(chunk, e)).indexOf(word.bytes) >= 0) found[e]!++;
+        } else {
+          scan(chunk, seen.scanned, chunk.entries, word.bytes, false, found);
+          left = 0;
+          for (let e = seen.scanned; e < chunk.entries; e++) if (found[e] === k + 1) left++;
+          if (k === 0) word.share = left / Math.max(1, texts);
+          continue;
+        }
+        left = 0;
+        for (let e = seen.scanned; e < chunk.entries; e++) if (found[e] === k + 1) left++;
+      }
       if (subject) scan(chunk, seen.scanned, chunk.entries, subject, true, found);
       seen.found = found;
       seen.scanned = chunk.entries;
@@ -183,6 +211,10 @@ export class SearchTexts {
     this.last = chunk;
     return chunk;
   }
+}
+
+function needlesOf(words: readonly { bytes: Uint8Array }[]): Uint8Array[] {
+  return words.map((word) => word.bytes);
 }
 
 function entryEnd(chunk: Chunk, entry: number): number {
@@ -220,7 +252,8 @@ function scan(chunk: Chunk, from: number, to: number, needle: Uint8Array, subjec
   while (at < stop) {
     const hit = bytes.indexOf(needle, at);
     if (hit < 0 || hit + needle.length > stop) return;
-    entry = lowerBound(starts, to, hit + 1) - 1;
+    // Hits come in order: the entry holding each is found by walking on from the last.
+    while (entry + 1 < to && starts[entry + 1]! <= hit) entry++;
     const end = entryEnd(chunk, entry);
     if (hit + needle.length <= end) {
       if (!subjectOnly) {
