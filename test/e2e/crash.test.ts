@@ -115,15 +115,24 @@ async function burstAndKill(server: ServerProcess): Promise<Burst> {
   return burst;
 }
 
-/** Every segment and meta file parses, and start-up set nothing aside as damaged. */
+/**
+ * Every segment and meta file parses, and start-up set nothing aside as damaged but, at most, a
+ * torn last line per file: Linux stops a write(2) of more than a page at a page boundary when a
+ * fatal signal comes, so a SIGKILL can cut the line being appended (a record nobody was answered
+ * for, or a compaction's move whose older line still stands); start-up drops it and keeps its
+ * bytes in damaged/, saying so. A damaged line anywhere else, or a pack entry failing its
+ * checksum, is a defect.
+ */
 async function expectWholeStore(dataDir: string, server: ServerProcess): Promise<void> {
-  const jsonFiles = (await jsonFilesUnder(dataDir)).filter((file) => !file.endsWith('.tmp'));
+  const jsonFiles = (await jsonFilesUnder(dataDir)).filter((file) => !file.endsWith('.tmp') && path.relative(dataDir, file).split(path.sep)[0] !== 'damaged');
   expect(jsonFiles.length).toBeGreaterThan(0);
   for (const jsonFile of jsonFiles) {
     const text = await readFile(jsonFile, 'utf8');
     expect(() => JSON.parse(text), `${path.relative(dataDir, jsonFile)} is not valid JSON`).not.toThrow();
   }
-  expect(await readdir(path.join(dataDir, 'damaged')).catch(() => [])).toEqual([]);
+  const setAside = await readdir(path.join(dataDir, 'damaged')).catch(() => [] as string[]);
+  const torn = server.output().match(/a torn last line \(a write cut short, by a crash or otherwise\) was dropped/g) ?? [];
+  expect(setAside.length, server.output()).toBe(torn.length);
   expect(server.output()).not.toMatch(/damaged lines|failed the checksum/);
 }
 
