@@ -1,6 +1,6 @@
 import { bytesOf, Reader } from './checkpoint.ts';
 import { recordNamespace } from './namespace.ts';
-import { lowerBound, resized } from './rows.ts';
+import { keepRows, lowerBound, resized } from './rows.ts';
 import { SearchTexts } from './search-texts.ts';
 import { ENTRY_HEADER } from './pack-store.ts';
 import { contentRefs, DELIVERY_STATUSES, type DeliveryStatus, type FlowMark, type MessageRecord, type Source } from './records.ts';
@@ -473,21 +473,8 @@ export class MessageIndex {
 
   /** Drops dead slots (after many deletions). */
   private compact(): void {
-    let to = 0;
-    for (let from = 0; from < this.used; from++) {
-      if (this.bits[from]! & DEAD) continue;
-      this.seqs[to] = this.seqs[from]!;
-      this.created[to] = this.created[from]!;
-      this.bits[to] = this.bits[from]!;
-      this.teams[to] = this.teams[from]!;
-      this.senders[to] = this.senders[from]!;
-      this.packs[to] = this.packs[from]!;
-      this.packBytes[to] = this.packBytes[from]!;
-      this.packEnds[to] = this.packEnds[from]!;
-      this.spaces[to] = this.spaces[from]!;
-      this.places[to] = this.places[from]!;
-      to++;
-    }
+    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, this.packs, this.packBytes, this.packEnds, this.spaces, this.places];
+    const to = keepRows(columns, this.used, (slot) => !(this.bits[slot]! & DEAD));
     this.used = to;
     if (this.texts.wasteful) this.texts.rewrite(this.places, this.used, () => true);
     this.grow(Math.max(1024, to * 2));

@@ -1,5 +1,5 @@
 import { Reader } from './checkpoint.ts';
-import { lowerBound, resized } from './rows.ts';
+import { keepRows, lowerBound, resized } from './rows.ts';
 import type { RecipientRecord } from './records.ts';
 
 const INITIAL_SLOTS = 1024;
@@ -492,19 +492,8 @@ export class RecipientIndex {
   /** Drops dead slots (after many removals). */
   private compact(): void {
     this.compactArena();
-    let to = 0;
-    for (let from = 0; from < this.used; from++) {
-      if (this.bits[from]! & DEAD) continue;
-      this.seqs[to] = this.seqs[from]!;
-      this.updated[to] = this.updated[from]!;
-      this.hashes[to] = this.hashes[from]!;
-      this.teams[to] = this.teams[from]!;
-      this.sets[to] = this.sets[from]!;
-      this.texts[to] = this.texts[from]!;
-      this.stamps[to] = this.stamps[from]!;
-      this.bits[to] = this.bits[from]!;
-      to++;
-    }
+    const columns = [this.seqs, this.updated, this.hashes, this.teams, this.sets, this.texts, this.stamps, this.bits];
+    const to = keepRows(columns, this.used, (slot) => !(this.bits[slot]! & DEAD));
     this.used = to;
     this.resize(Math.max(INITIAL_SLOTS, to * 2));
     this.rebuildTable(Math.ceil(this.live / 0.5));

@@ -23,3 +23,17 @@ export function resized<A extends Column>(from: A, used: number, capacity: numbe
   next.set(from.subarray(0, Math.min(used, capacity)));
   return next;
 }
+
+/**
+ * Moves the rows `keep` accepts to the front of every column, in order (a compaction of the
+ * index after many removals); returns how many there are.
+ */
+export function keepRows(columns: readonly Column[], used: number, keep: (slot: number) => boolean): number {
+  let to = 0;
+  for (let from = 0; from < used; from++) {
+    if (!keep(from)) continue;
+    if (to !== from) for (const column of columns) column[to] = column[from]!;
+    to++;
+  }
+  return to;
+}
