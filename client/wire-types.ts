@@ -21,6 +21,9 @@ export type ForcedStatus = (typeof FORCED_STATUSES)[number];
 export const SUBSCRIPTION_STATUSES = ['active', 'completed', 'cancelled'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
+/** Whether the HTML body as the sender gave it, before the account template wrapped it, can be had. kept: stored beside the wrapped HTML; not_wrapped: no template wrapped it (the HTML is the body as sent); not_kept: wrapped by a template before Pigeonhole kept the body as sent (only the wrapped HTML exists). */
+export type UnwrappedBody = 'kept' | 'not_wrapped' | 'not_kept';
+
 /** Why an address is blocked. config: the team's configured list; suppressed: a flow's suppress action. */
 export type BlockReason = 'config' | 'bounce' | 'complaint' | 'manual' | 'suppressed';
 
@@ -57,6 +60,9 @@ export interface MessageSummary {
   created_at: string;
   /** The first `+tag` of its To, Cc, Bcc addresses, lower-case; null when none (docs/testing.md). */
   namespace: string | null;
+  /** The version of the sender's account template that wrapped the body (0: the configuration file's); null when no template wrapped it, or it was wrapped before versions were kept. */
+  template_version: number | null;
+  unwrapped_body: UnwrappedBody;
 }
 
 export interface Link {
@@ -123,6 +129,8 @@ export interface MessageDetail extends MessageSummary, Extracted {
   flags: string[];
   /** The sender's account template wrapped the body. */
   used_template: boolean;
+  /** The HTML body as the sender gave it, before the account template wrapped it; null when unwrapped_body is not_kept, or the capture has no HTML. */
+  unwrapped_html: string | null;
   ses_id: string;
   /** The /v1 record body is encrypted at rest (Encryption-Key). */
   encrypted: boolean;

@@ -11,6 +11,7 @@ import type {
 import type { BlockEntry, Blocks } from './domain/toolkit/blocks.ts';
 import type { Caller } from './domain/directory/directory.ts';
 import type { MessageRecord, RecipientRecord, RequestLogRecord, SubscriptionRecord } from './domain/entities.ts';
+import { unwrappedState } from './domain/messages/reads.ts';
 import type { ClockState } from './domain/time/clock.ts';
 import type { Subscriptions } from './domain/flows/subscriptions.ts';
 
@@ -48,6 +49,8 @@ export function messageSummary(m: MessageRecord) {
     attachment_count: m.attachments.length,
     created_at: wireTime(m.createdAt),
     namespace: m.namespace ?? null,
+    template_version: m.templateVersion ?? null,
+    unwrapped_body: unwrappedState(m),
   } satisfies MessageSummary;
 }
 

@@ -15,6 +15,8 @@ export type {
   RequestLogRecord,
   Source,
   SubscriptionRecord,
+  TemplateVersionRecord,
+  WorkbenchData,
 } from '../storage/records.ts';
 
 /** The namespace rule (docs/testing.md): one definition, in storage, so records stored before it are read the same way. */

@@ -54,4 +54,7 @@ export class ClockCannotMoveBack extends DomainError {
 /** An instant past what the clock can represent on the wire (year 9999). */
 export class ClockOutOfRange extends DomainError {}
 
+/** An account template (or a request about one) that cannot be taken: the sentence says why. */
+export class TemplateRefused extends DomainError {}
+
 export { DamagedContent, StorageError, storageError } from '../storage/errors.ts';

@@ -22,6 +22,8 @@ export interface DomainEvents {
   'subscription.removed': [SubscriptionRecord];
   /** The sandbox was reset (one team or all): what each part removed. */
   'sandbox.reset': [{ team: string | null; namespace: string | null; removed: Record<string, number> }];
+  /** A sender's account template was saved or reverted: the version now in use (0: the configured one). */
+  'template.changed': [{ sender: string; version: number }];
   /** The sandbox clock was advanced, set or reset (after what fell due has run). */
   'clock.changed': [ClockState];
 }

@@ -3,6 +3,7 @@ import type { Store } from '../storage/store.ts';
 import { Blocks } from './toolkit/blocks.ts';
 import type { SandboxClock } from './time/clock.ts';
 import { ClockControl } from './time/clock-control.ts';
+import { AccountTemplates } from './directory/account-templates.ts';
 import { Directory } from './directory/directory.ts';
 import { StorageError } from './errors.ts';
 import { parseDuration } from './time/duration.ts';
@@ -36,6 +37,8 @@ export interface Sandbox {
   readonly scheduler: Scheduler;
   readonly events: Events;
   readonly directory: Directory;
+  /** Each sender's account template: the configured one and the versions saved since (kept by a reset). */
+  readonly templates: AccountTemplates;
   readonly blocks: Blocks;
   readonly recipients: Recipients;
   readonly messages: Messages;
@@ -67,7 +70,11 @@ export function createSandbox({ store, config, clock, log: given = (m, e) => con
   const directory = new Directory(config);
   const blocks = new Blocks(store, directory, clock);
   const recipients = new Recipients(store, clock, scheduler, (record) => events.emit('recipient.changed', record));
-  const messages = new Messages(store, clock, recipients, blocks, events, parseDuration(config.delivery.delay) ?? 0, scheduler, { parseRaw });
+  const templates = new AccountTemplates(store, directory, clock, events);
+  const messages = new Messages(store, clock, recipients, blocks, events, parseDuration(config.delivery.delay) ?? 0, scheduler, {
+    parseRaw,
+    liveTemplate: (sender) => templates.live(sender),
+  });
   const flows = new FlowEngine({ store, clock, directory, recipients, messages, blocks, scheduler, events, log });
   events.on('recipient.changed', (record) => flows.recipientChanged(record));
   const subscriptions = new Subscriptions(store, clock, directory, recipients, events, flows);
@@ -89,6 +96,7 @@ export function createSandbox({ store, config, clock, log: given = (m, e) => con
     scheduler,
     events,
     directory,
+    templates,
     blocks,
     recipients,
     messages,

@@ -12,6 +12,7 @@ import {
   NotFound,
   NotSubscribed,
   StorageError,
+  TemplateRefused,
 } from '../domain/errors.ts';
 
 /** An error that owns its exact wire response. Thrown anywhere, rendered once, below. */
@@ -44,6 +45,7 @@ function fromDomain(error: unknown): HttpError | undefined {
   if (error instanceof InvalidEncryptionKey) return detail(400, 'Invalid encryption key.');
   if (error instanceof ClockCannotMoveBack) return detail(400, `The sandbox clock cannot move backwards: it is already at ${wireTime(error.now)}.`);
   if (error instanceof ClockOutOfRange) return detail(400, 'The sandbox clock cannot go past 9999-12-31T23:59:59Z.');
+  if (error instanceof TemplateRefused) return detail(400, error.message);
   if (error instanceof StorageError) return detail(507, storageDetail(error));
   if (error instanceof DamagedContent)
     return detail(

@@ -20,6 +20,8 @@ export interface PreparedContent {
   text: PreparedPart | null;
   sealed: PreparedPart | null;
   raw: PreparedPart | null;
+  /** The HTML body before the account template wrapped it (only when one did). */
+  body: PreparedPart | null;
   attachments: PreparedPart[];
 }
 
@@ -37,7 +39,7 @@ export interface StoredContent {
  */
 export async function prepareContent(
   packs: PackStore,
-  input: { html: string | null; text: string | null; raw?: Buffer; sealed: Buffer | null; attachments: IncomingPart[] },
+  input: { html: string | null; text: string | null; raw?: Buffer; sealed: Buffer | null; body?: string | null; attachments: IncomingPart[] },
 ): Promise<PreparedContent> {
   const part = async (data: Buffer | null): Promise<PreparedPart | null> => {
     if (data === null) return null;
@@ -58,6 +60,7 @@ export async function prepareContent(
     text: await part(input.text === null ? null : Buffer.from(input.text)),
     sealed: await part(input.sealed),
     raw: await part(input.raw ?? null),
+    body: await part(input.body == null ? null : Buffer.from(input.body)),
     attachments,
   };
 }
@@ -73,10 +76,11 @@ export function storeContent(packs: PackStore, seq: number, prepared: PreparedCo
   if (prepared.text) content.text = put(prepared.text, PART.text).ref;
   if (prepared.sealed) content.sealed = put(prepared.sealed, PART.sealed).ref;
   if (prepared.raw) content.raw = put(prepared.raw, PART.raw).ref;
+  if (prepared.body) content.body = put(prepared.body, PART.body).ref;
   return { content, attachments: prepared.attachments.map((a, index) => put(a, PART.attachment + index)) };
 }
 
 /** Parts already written to files of their own: removed again when the capture is rolled back. */
 export function preparedFiles(prepared: PreparedContent): ContentRef[] {
-  return [prepared.html, prepared.text, prepared.sealed, prepared.raw, ...prepared.attachments].flatMap((p) => (p && 'ref' in p ? [p.ref] : []));
+  return [prepared.html, prepared.text, prepared.sealed, prepared.raw, prepared.body, ...prepared.attachments].flatMap((p) => (p && 'ref' in p ? [p.ref] : []));
 }

@@ -49,7 +49,14 @@ export class CaptureStore {
   }
 
   /** Reads uploads and writes large parts into files of their own (before the capture has its id). */
-  prepare(input: { html: string | null; text: string | null; raw?: Buffer; sealed: Buffer | null; attachments: IncomingPart[] }): Promise<PreparedContent> {
+  prepare(input: {
+    html: string | null;
+    text: string | null;
+    raw?: Buffer;
+    sealed: Buffer | null;
+    body?: string | null;
+    attachments: IncomingPart[];
+  }): Promise<PreparedContent> {
     return prepareContent(this.store.packs, input);
   }
 
@@ -255,13 +262,14 @@ export class CaptureStore {
           moved.push([ref, copy]);
           return copy;
         };
-        const { html, text, sealed, raw, eml } = record.content;
+        const { html, text, sealed, raw, eml, body } = record.content;
         const content = { ...record.content };
         if (html) content.html = await move(html, PART.html);
         if (text) content.text = await move(text, PART.text);
         if (sealed) content.sealed = await move(sealed, PART.sealed);
         if (raw) content.raw = await move(raw, PART.raw);
         if (eml) content.eml = await move(eml, PART.raw);
+        if (body) content.body = await move(body, PART.body);
         const attachments = await Promise.all(
           record.attachments.map(async (a, i) => (a.content ? { ...a, content: (await move(a.content, PART.attachment + i))! } : a)),
         );

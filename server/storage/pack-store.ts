@@ -29,7 +29,7 @@ export const ENTRY_HEADER = 20;
 /** The packs' checkpoint: which sealed packs were scanned, and what they held damaged. */
 const CHECKPOINT = 'packs.idx';
 
-export const PART = { html: 1, text: 2, sealed: 3, raw: 4, attachment: 16 } as const;
+export const PART = { html: 1, text: 2, sealed: 3, raw: 4, body: 5, attachment: 16 } as const;
 
 export interface PackStoreOptions {
   dir: string;

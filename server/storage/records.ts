@@ -41,6 +41,11 @@ export interface MessageRecord {
   flags: string[];
   /** Whether the sender's account template wrapped the body. */
   usedTemplate: boolean;
+  /**
+   * The version of the account template that wrapped it (0: the configured one); absent when none
+   * did, and on captures stored before template versions (whose body as sent was not kept).
+   */
+  templateVersion?: number;
   redirected: boolean;
   /** Every address the sender asked for, when Development Mode redirected them (X-Original-To). */
   originalTo?: string[];
@@ -93,6 +98,8 @@ export interface MessageContent {
   raw?: ContentRef;
   /** The whole .eml as an older version stored it (moved over as it was). */
   eml?: ContentRef;
+  /** The HTML body as the sender gave it, before the account template wrapped it (only when one did). */
+  body?: ContentRef;
 }
 
 /** Which flow step captured an email. */
@@ -190,6 +197,23 @@ export interface MetaData {
   segmentSize?: number;
 }
 
+/** A saved version of a sender's account template (the configured one is version 0, never stored). */
+export interface TemplateVersionRecord {
+  version: number;
+  html: string;
+  savedAt: string;
+}
+
+/**
+ * The designers' workbench (workbench.json): each sender's saved account template versions and
+ * which one is in use, and the sample data kept per template file. Replaced whole inside a unit
+ * of work (Store.workbench), small and bounded by the domain (versions per sender, bytes per entry).
+ */
+export interface WorkbenchData {
+  templates: Record<string, { current: number; next: number; versions: TemplateVersionRecord[] }>;
+  samples: Record<string, { data: Record<string, unknown>; savedAt: string }>;
+}
+
 export interface BlocksData {
   blocks: BlockRecord[];
   /** Configured blocks lifted through the sandbox API, until a reset restores the fixtures. */
@@ -199,8 +223,8 @@ export interface BlocksData {
 /** Every stored part of a capture: its bodies, raw message and attachments. */
 export function contentRefs(record: MessageRecord): ContentRef[] {
   const refs: ContentRef[] = [];
-  const { html, text, sealed, raw, eml } = record.content;
-  for (const ref of [html, text, sealed, raw, eml]) if (ref) refs.push(ref);
+  const { html, text, sealed, raw, eml, body } = record.content;
+  for (const ref of [html, text, sealed, raw, eml, body]) if (ref) refs.push(ref);
   for (const attachment of record.attachments) if (attachment.content) refs.push(attachment.content);
   return refs;
 }

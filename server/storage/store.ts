@@ -19,6 +19,7 @@ import {
   type RequestLogRecord,
   type RequestSummary,
   type SubscriptionRecord,
+  type WorkbenchData,
 } from './records.ts';
 import { SegmentLog, type CheckpointUse } from './segment-log.ts';
 import { requestLogSegmentSize, SEGMENT_SIZE, segmentSizeOf } from './segment-size.ts';
@@ -92,6 +93,11 @@ export interface Store {
   readonly packs: PackStore;
   readonly meta: MetaData;
   readonly blocks: BlocksData;
+  /**
+   * The designers' workbench (account template versions, sample data): `replace` it whole inside
+   * `update` (its undo puts the old value back); it is written with that unit of work's commit.
+   */
+  readonly workbench: { readonly data: Readonly<WorkbenchData>; replace(next: WorkbenchData): void };
   readonly health: StorageHealth;
   /** What start-up found damaged and set aside in `<data>/damaged/`. */
   readonly damage: readonly DamageReport[];
@@ -196,6 +202,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const meta = await JsonFile.open<MetaData>(path.join(dataDir, 'meta.json'), freshMeta(), common);
   meta.data = { ...freshMeta(), ...meta.data, version: 2 };
   const blocks = await JsonFile.open<BlocksData>(path.join(dataDir, 'blocks.json'), { blocks: [] }, common);
+  const workbench = await JsonFile.open<WorkbenchData>(path.join(dataDir, 'workbench.json'), { templates: {}, samples: {} }, common);
   const segmentSize = await segmentSizeOf({ recorded: meta.data.segmentSize, requested: settings.segmentSize, folders: dirs, fs });
   if (!readOnly && meta.data.segmentSize !== segmentSize) {
     meta.data.segmentSize = segmentSize;
@@ -289,7 +296,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       }
     },
   };
-  const flusher = new Flusher([packs, messageLog, recipients.storage, subscriptions.storage, meta, blocks], hooks);
+  const flusher = new Flusher([packs, messageLog, recipients.storage, subscriptions.storage, meta, blocks, workbench], hooks);
   const logFlusher = new Flusher([requestLog], {
     failed: async (error) => {
       health.failed(error);
@@ -369,6 +376,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     for (const segmentLog of [messageLog, recipients.storage, subscriptions.storage, requestLog]) files += await segmentLog.restore();
     meta.touch();
     blocks.touch();
+    workbench.touch();
     reserve.missing = true;
     void reserve.ensure();
     await watched.remember();
@@ -390,6 +398,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     },
     get blocks() {
       return blocks.data;
+    },
+    workbench: {
+      get data() {
+        return workbench.data;
+      },
+      replace(next) {
+        workbench.data = next;
+        workbench.touch();
+      },
     },
     health,
     damage: quarantine.reports,

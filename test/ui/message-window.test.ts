@@ -26,6 +26,8 @@ function fakeServer(count: number, delayMs = 20) {
     attachment_count: 0,
     created_at: '2026-11-22T00:00:00Z',
     namespace: null,
+    template_version: null,
+    unwrapped_body: 'not_wrapped',
   });
   const fetchPage = async (filter: MessageFilter, offset: number, limit: number, signal: AbortSignal): Promise<Page> => {
     requests.push({ filter, offset, limit });

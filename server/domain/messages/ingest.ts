@@ -1,6 +1,7 @@
 import type { CaptureStore } from '../../storage/capture-store.ts';
 import { namespaceOf } from '../../storage/namespace.ts';
 import type { Store } from '../../storage/store.ts';
+import type { LiveTemplate } from '../directory/account-templates.ts';
 import type { Caller } from '../directory/directory.ts';
 import { normaliseFlags } from '../directory/flags.ts';
 import type { Recipients } from '../directory/recipients.ts';
@@ -30,6 +31,8 @@ export interface IngestDeps {
   delivery: Delivery;
   /** Takes SMTP messages apart after they are stored; without it, such captures keep only their .eml. */
   parses: ParseQueue | null;
+  /** The account template a sender's send is wrapped in now (saved versions included). */
+  liveTemplate: (senderId: string) => LiveTemplate | null;
 }
 
 /**
@@ -49,8 +52,10 @@ export class Ingest {
     const smtp = email.source === 'smtp' ? email : null;
     const sender = email.caller?.sender ?? null;
     const team = email.caller?.team.id ?? null;
-    const template = email.useAccountTemplate ? (sender?.accountTemplate ?? null) : null;
-    const html = email.html === null ? null : wrapInTemplate(template, email.html);
+    const template = email.useAccountTemplate && sender ? this.deps.liveTemplate(sender.id) : null;
+    const html = email.html === null ? null : wrapInTemplate(template?.html ?? null, email.html);
+    // The body as sent is kept beside the wrapped HTML (one more part) only when a template wrapped it.
+    const wrapped = html !== null && template !== null;
     const encryptionKey = api?.encryptionKey;
     // Reading uploads and sealing take time: done before the capture is given its id, so ids
     // are handed out (and captures indexed) in the order they are stored.
@@ -59,6 +64,7 @@ export class Ingest {
       text: email.text,
       raw: smtp?.raw,
       sealed: encryptionKey === undefined ? null : Buffer.from(await seal(html ?? '', encryptionKey)),
+      body: wrapped ? email.html : null,
       attachments: email.attachments,
     });
     const raw = smtp?.raw;
@@ -110,7 +116,8 @@ export class Ingest {
             firstName: api?.firstName ?? null,
             lastName: api?.lastName ?? null,
             flags,
-            usedTemplate: html !== null && template !== null,
+            usedTemplate: wrapped,
+            ...(wrapped && template ? { templateVersion: template.version } : {}),
             redirected,
             ...(redirected ? { originalTo: originals } : {}),
             // From the addresses as the sender gave them, so a Development Mode redirect keeps it.

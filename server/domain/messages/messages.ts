@@ -1,5 +1,6 @@
 import { searchText } from '../../storage/message-index.ts';
 import type { Store } from '../../storage/store.ts';
+import type { LiveTemplate } from '../directory/account-templates.ts';
 import type { Caller } from '../directory/directory.ts';
 import type { Recipients } from '../directory/recipients.ts';
 import type { MessageRecord } from '../entities.ts';
@@ -16,6 +17,8 @@ import { MessageReads } from './reads.ts';
 export interface MessagesOptions {
   /** Extracts the parts of an SMTP message; without it, such captures keep only their .eml. */
   parseRaw?: RawParser;
+  /** The account template a sender's send is wrapped in now (directory/account-templates.ts). */
+  liveTemplate: (senderId: string) => LiveTemplate | null;
 }
 
 /**
@@ -38,7 +41,7 @@ export class Messages extends MessageReads {
     private readonly events: Events,
     deliveryDelayMs: number,
     scheduler: Scheduler,
-    options: MessagesOptions = {},
+    options: MessagesOptions,
   ) {
     super(store, options.parseRaw);
     const { captures } = this;
@@ -49,7 +52,8 @@ export class Messages extends MessageReads {
         raw: (record) => captures.part(record, record.content.raw!),
         parsed: (seq, record, summary) => this.storeParts(seq, record, summary),
       }) ?? null;
-    this.intake = new Ingest({ store, captures, clock, recipients, blocks, events, scheduler, delivery: this.delivery, parses: this.parses });
+    const { liveTemplate } = options;
+    this.intake = new Ingest({ store, captures, clock, recipients, blocks, events, scheduler, delivery: this.delivery, parses: this.parses, liveTemplate });
     // Delivery outcomes are due on the sandbox clock, so advancing it settles them in order.
     scheduler.handle('delivery', async (seq) => {
       const record = await this.load(seq);

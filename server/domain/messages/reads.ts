@@ -20,6 +20,14 @@ const PARTS_CACHE_BYTES = 32 * 1024 * 1024;
 /** Headers are read from at most this much of the start of a message. */
 const MAX_HEADER_BYTES = 256 * 1024;
 
+/** Whether a capture's body as sent, before the account template, can be had (MessageReads.unwrappedHtml). */
+export type UnwrappedState = 'kept' | 'not_wrapped' | 'not_kept';
+
+export function unwrappedState(record: MessageRecord): UnwrappedState {
+  if (record.content.body) return 'kept';
+  return record.usedTemplate ? 'not_kept' : 'not_wrapped';
+}
+
 /**
  * The rules of reading captures: lists, filters and search run on the store's compact index
  * (nothing is read for them); a capture's full record is read from its segment when shown,
@@ -137,6 +145,18 @@ export abstract class MessageReads {
   async html(record: MessageRecord): Promise<string | null> {
     if (record.derived) return record.derived.html ? (await this.rawParts(record)).html : null;
     return record.content.html ? (await this.part(record, record.content.html)).toString('utf8') : null;
+  }
+
+  /**
+   * The HTML body as the sender gave it, before the account template wrapped it: the part kept
+   * beside the HTML (`kept`), the HTML itself when no template wrapped it (`not_wrapped`), or
+   * null for a capture wrapped before Pigeonhole kept the body as sent (`not_kept`).
+   */
+  async unwrappedHtml(record: MessageRecord): Promise<string | null> {
+    const state = unwrappedState(record);
+    if (state === 'not_kept') return null;
+    if (state === 'not_wrapped') return this.html(record);
+    return (await this.part(record, record.content.body!)).toString('utf8');
   }
 
   async text(record: MessageRecord): Promise<string | null> {

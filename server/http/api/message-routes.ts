@@ -245,14 +245,19 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       doc: {
         summary: 'One capture',
         description:
-          'Summary plus names, flags, template flag, SES id, bodies, `text_derived` (true when `text` is the HTML rendered as text because there is no plain part), links and codes, headers, raw_url and attachments.',
+          'Summary plus names, flags, template flag, the body before the account template (`unwrapped_html`), SES id, bodies, `text_derived` (true when `text` is the HTML rendered as text because there is no plain part), links and codes, headers, raw_url and attachments.',
         tags,
         params,
         responses: { 200: json('The capture.', S.MessageDetail), 404: notFoundDoc() },
       },
       async handle(ctx) {
         const record = await find(ctx);
-        const [html, text, headers] = await Promise.all([messages.html(record), messages.text(record), messages.headers(record)]);
+        const [html, text, headers, unwrapped] = await Promise.all([
+          messages.html(record),
+          messages.text(record),
+          messages.headers(record),
+          messages.unwrappedHtml(record),
+        ]);
         const view = await textView(html, text);
         ctx.body = {
           ...messageSummary(record),
@@ -260,6 +265,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
           last_name: record.lastName,
           flags: record.flags,
           used_template: record.usedTemplate,
+          unwrapped_html: unwrapped,
           ses_id: record.sesId,
           encrypted: record.encrypted,
           flow: record.flow,

@@ -18,6 +18,11 @@ export const Source = z.enum(SOURCES).describe('How a capture arrived.');
 export const DeliveryStatus = z.enum(DELIVERY_STATUSES).describe("A capture's delivery status.");
 export const ForcedStatus = z.enum(FORCED_STATUSES).describe('The statuses a capture can be forced to (POST /api/messages/<id>/status).');
 export const SubscriptionStatus = z.enum(SUBSCRIPTION_STATUSES).describe("A flow subscription's status.");
+export const UnwrappedBody = z
+  .enum(['kept', 'not_wrapped', 'not_kept'])
+  .describe(
+    'Whether the HTML body as the sender gave it, before the account template wrapped it, can be had. kept: stored beside the wrapped HTML; not_wrapped: no template wrapped it (the HTML is the body as sent); not_kept: wrapped by a template before Pigeonhole kept the body as sent (only the wrapped HTML exists).',
+  );
 const BlockReason = z
   .enum(['config', 'bounce', 'complaint', 'manual', 'suppressed'])
   .describe("Why an address is blocked. config: the team's configured list; suppressed: a flow's suppress action.");
@@ -111,6 +116,12 @@ export const MessageSummary = z
     attachment_count: int(),
     created_at: time('Capture time.'),
     namespace: z.string().nullable().describe('The first `+tag` of its To, Cc, Bcc addresses, lower-case; null when none (docs/testing.md).'),
+    template_version: int()
+      .nullable()
+      .describe(
+        "The version of the sender's account template that wrapped the body (0: the configuration file's); null when no template wrapped it, or it was wrapped before versions were kept.",
+      ),
+    unwrapped_body: UnwrappedBody,
   })
   .meta({ id: 'MessageSummary' });
 const page = { total: int(), offset: int(), limit: int() };
@@ -151,6 +162,12 @@ export const MessageDetail = z
     last_name: z.string().nullable(),
     flags: z.array(z.string()),
     used_template: z.boolean().describe("The sender's account template wrapped the body."),
+    unwrapped_html: z
+      .string()
+      .nullable()
+      .describe(
+        'The HTML body as the sender gave it, before the account template wrapped it; null when unwrapped_body is not_kept, or the capture has no HTML.',
+      ),
     ses_id: z.string(),
     encrypted: z.boolean().describe('The /v1 record body is encrypted at rest (Encryption-Key).'),
     flow: FlowMark.nullable().describe('The flow step that sent it.'),
@@ -460,6 +477,7 @@ export const wireTypes = {
     DeliveryStatus,
     ForcedStatus,
     SubscriptionStatus,
+    UnwrappedBody,
     BlockReason,
     SmtpStage,
     StepState,
