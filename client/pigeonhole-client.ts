@@ -41,11 +41,14 @@ import type {
   RecipientList,
   RequestLogList,
   ResetResult,
+  Rewrap,
   SearchPage,
   Sender,
   Source,
   SubscriptionList,
   SubscriptionStatus,
+  TemplateVersion,
+  TemplateVersions,
 } from './wire-types.ts';
 
 export { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from './wire-types.ts';
@@ -90,6 +93,8 @@ export type {
   RequestLogEntry,
   RequestLogList,
   ResetResult,
+  Rewrap,
+  RewrappedCapture,
   SearchPage,
   SearchResult,
   Sender,
@@ -102,6 +107,9 @@ export type {
   SubscriptionList,
   SubscriptionStatus,
   SubscriptionStep,
+  TemplateVersion,
+  TemplateVersions,
+  UnwrappedBody,
 } from './wire-types.ts';
 
 export interface MessageFilter {
@@ -390,9 +398,40 @@ export class PigeonholeClient {
     return this.call('POST', '/api/check', undefined, body, options.signal);
   }
 
-  /** A draft body wrapped in a sender's account template, as a send with `use_account_template` would be. */
-  async preview(sender: string, html: string, options: CallOptions = {}): Promise<string> {
-    return (await this.call<{ html: string }>('POST', '/api/preview', undefined, { sender, html }, options.signal)).html;
+  /**
+   * A draft body wrapped in a sender's account template (the version in use), as a send with
+   * `use_account_template` would be; or in a draft `template` instead.
+   */
+  async preview(sender: string, html: string, options: { template?: string } & CallOptions = {}): Promise<string> {
+    return (await this.call<{ html: string }>('POST', '/api/preview', undefined, { sender, html, template: options.template }, options.signal)).html;
+  }
+
+  /** The account template the sender's next send is wrapped in (version 0: the configuration file's). */
+  template(sender: string, options: CallOptions = {}): Promise<TemplateVersion> {
+    return this.call('GET', `/api/senders/${encodeURIComponent(sender)}/template`, undefined, undefined, options.signal);
+  }
+
+  /** Saves a new version of the sender's account template (it must contain `{{content}}`); used from the next send on. */
+  saveTemplate(sender: string, html: string, options: CallOptions = {}): Promise<TemplateVersion> {
+    return this.call('PUT', `/api/senders/${encodeURIComponent(sender)}/template`, undefined, { html }, options.signal);
+  }
+
+  /** Every version of the sender's account template, version 0 (the configured one) first. */
+  templateVersions(sender: string, options: CallOptions = {}): Promise<TemplateVersions> {
+    return this.call('GET', `/api/senders/${encodeURIComponent(sender)}/template/versions`, undefined, undefined, options.signal);
+  }
+
+  /** Makes an earlier version the one in use again; without `version`, the configured one. */
+  revertTemplate(sender: string, version?: number, options: CallOptions = {}): Promise<TemplateVersion> {
+    return this.call('POST', `/api/senders/${encodeURIComponent(sender)}/template/revert`, undefined, version === undefined ? {} : { version }, options.signal);
+  }
+
+  /**
+   * Captures re-wrapped in a draft template (absent: the version in use): each one's body as sent,
+   * wrapped as a send would be. `ids` default to the sender's newest 20.
+   */
+  rewrap(sender: string, draft: { html?: string; ids?: string[] } = {}, options: CallOptions = {}): Promise<Rewrap> {
+    return this.call('POST', `/api/senders/${encodeURIComponent(sender)}/template/rewrap`, undefined, draft, options.signal);
   }
 
   /** Resets the sandbox, one team, or (`namespace`) one namespace's captures and the records of its addresses. */

@@ -318,8 +318,47 @@ export interface Sender {
   development_mode: boolean;
   development_recipient: string | null;
   daily_limit: number | null;
+  /** An account template is in use (configured or saved through /api). */
   has_account_template: boolean;
+  /** The account template version in use (0: the configuration file's); null when it has none. */
+  template_version: number | null;
   revoked: boolean;
+}
+
+export interface TemplateVersion {
+  sender: string;
+  /** 0: the configuration file's; saved versions count from 1. */
+  version: number;
+  /** The template, with {{content}} where the body goes; null: version 0 of a sender configured without one. */
+  html: string | null;
+  saved_at: string | null;
+  /** The version the next send is wrapped in. */
+  current: boolean;
+}
+
+export interface TemplateVersions {
+  sender: string;
+  /** The version in use. */
+  current: number;
+  /** Version 0 first, then oldest first. */
+  versions: TemplateVersion[];
+}
+
+export interface RewrappedCapture {
+  id: string;
+  subject: string;
+  /** Capture time. */
+  created_at: string;
+  /** The version that wrapped it when it was captured (null: none, or unknown). */
+  template_version: number | null;
+  unwrapped_body: UnwrappedBody;
+  /** Its body as sent, wrapped in the draft exactly as a send would be; null when unwrapped_body is not_kept or it has no HTML. */
+  html: string | null;
+}
+
+export interface Rewrap {
+  sender: string;
+  captures: RewrappedCapture[];
 }
 
 export interface Recipient {
@@ -607,6 +646,14 @@ export type Frame =
   | {
       type: 'clock.changed';
       data: Clock;
+    }
+  | {
+      type: 'template.changed';
+      data: {
+        sender: string;
+        /** The version now in use (0: the configuration file's). */
+        version: number;
+      };
     }
   | {
       type: 'sandbox.reset';

@@ -15,6 +15,7 @@ import { requestRoutes } from './http/api/request-routes.ts';
 import { resetRoutes } from './http/api/reset-routes.ts';
 import { mountApi, type ApiRoute } from './http/api/route.ts';
 import { senderRoutes } from './http/api/sender-routes.ts';
+import { templateRoutes } from './http/api/template-routes.ts';
 import { subscriptionRoutes } from './http/api/subscription-routes.ts';
 import { accessMiddleware, openAccess, type Access } from './http/access.ts';
 import { bodyParser } from './http/body.ts';
@@ -83,6 +84,7 @@ export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
       messageRoutes(sandbox),
       checkRoutes(sandbox, options),
       senderRoutes(sandbox),
+      templateRoutes(sandbox),
       recipientRoutes(sandbox),
       resetRoutes(sandbox),
       blockRoutes(sandbox),

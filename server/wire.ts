@@ -9,6 +9,7 @@ import type {
   Subscription,
 } from '../client/pigeonhole-client.ts';
 import type { BlockEntry, Blocks } from './domain/toolkit/blocks.ts';
+import type { LiveTemplate } from './domain/directory/account-templates.ts';
 import type { Caller } from './domain/directory/directory.ts';
 import type { MessageRecord, RecipientRecord, RequestLogRecord, SubscriptionRecord } from './domain/entities.ts';
 import { unwrappedState } from './domain/messages/reads.ts';
@@ -71,7 +72,8 @@ export function recipientItem(r: RecipientRecord, blocks: Blocks) {
   } satisfies Recipient;
 }
 
-export function senderItem({ sender, team }: Caller) {
+/** A sender as GET /api/senders lists it; `template`: the account template in use (directory/account-templates.ts). */
+export function senderItem({ sender, team }: Caller, template: LiveTemplate | null) {
   return {
     team: team.id,
     team_name: team.name,
@@ -82,7 +84,8 @@ export function senderItem({ sender, team }: Caller) {
     development_mode: sender.developmentMode,
     development_recipient: sender.developmentRecipient,
     daily_limit: sender.dailyLimit,
-    has_account_template: sender.accountTemplate !== null,
+    has_account_template: template !== null,
+    template_version: template?.version ?? null,
     revoked: sender.revoked,
   } satisfies Sender;
 }

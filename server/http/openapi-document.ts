@@ -37,6 +37,7 @@ function openApiDocument({ v1, api }: { v1: Endpoint[]; api: ApiRoute[] }): Json
       { name: 'clock', description: 'The sandbox clock.' },
       { name: 'flows', description: 'Flow subscriptions.' },
       { name: 'inbox', description: "The inbox UI's own calls." },
+      { name: 'templates', description: 'Account templates edited live, their versions, and captures re-wrapped in a draft (docs/sandbox-api.md#templates).' },
       { name: 'checks', description: 'Compatibility, size, accessibility, dark mode, headers, spam and links of an email (docs/checks.md).' },
       { name: 'mcp', description: 'The MCP server for coding agents.' },
       { name: 'operations', description: 'Probes, metrics and the inbox page.' },

@@ -29,6 +29,7 @@ export function domainFrames(sandbox: Sandbox): FrameMappers {
     'subscription.changed': (s: SubscriptionRecord) => subscriptionSummary(sandbox.subscriptions, s),
     'subscription.removed': (s: SubscriptionRecord) => ({ id: s.seq }),
     'clock.changed': (state: ClockState) => clockBody(state),
+    'template.changed': (change: { sender: string; version: number }) => change,
     'sandbox.reset': (reset: { team: string | null; namespace: string | null; removed: Record<string, number> }) => reset,
   };
   return mappers;

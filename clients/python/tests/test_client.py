@@ -188,3 +188,25 @@ def test_the_clock_reads_advances_and_returns_to_real_time(pigeonhole: Pigeonhol
     assert failure.value.status == 400
     back = pigeonhole.clock.reset()
     assert (back.real_time, back.offset_ms) == (True, 0)
+
+
+def test_account_templates_save_wrap_the_next_send_list_rewrap_and_revert(pigeonhole: Pigeonhole, pigeonhole_inbox: Inbox, send) -> None:
+    # acme-dev (Development Mode): no other test sends with it, so its template may change while they run.
+    draft = '<div class="py">{{content}}</div>'
+    saved = pigeonhole.templates.save("acme-dev", draft)
+    try:
+        assert (saved["version"] >= 1, saved["html"], saved["current"]) == (True, draft, True)
+        assert pigeonhole.templates.get("acme-dev")["version"] == saved["version"]
+        sent = send.api(pigeonhole_inbox.address("ada"), "Wrapped", "<p>hi</p>", api_key="dev-key")
+        mail = pigeonhole.get(sent)
+        assert mail.html == '<div class="py"><p>hi</p></div>'
+        versions = pigeonhole.templates.versions("acme-dev")
+        assert versions["current"] == saved["version"] and versions["versions"][0]["version"] == 0
+        [again] = pigeonhole.templates.rewrap("acme-dev", html="<i>{{content}}</i>", ids=[mail])
+        assert (again["id"], again["unwrapped_body"], again["html"]) == (sent, "kept", "<i><p>hi</p></i>")
+        with pytest.raises(PigeonholeError) as refused:
+            pigeonhole.templates.save("acme-dev", "<div></div>")
+        assert (refused.value.status, refused.value.body) == (400, {"detail": "html must contain {{content}} where the body goes."})
+    finally:
+        assert pigeonhole.templates.revert("acme-dev")["version"] == 0
+    assert pigeonhole.templates.get("acme-dev")["html"] is None

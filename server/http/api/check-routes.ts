@@ -161,13 +161,13 @@ export function checkRoutes(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
       doc: {
         summary: 'Check a draft',
         description:
-          "The same compatibility, size, accessibility and dark-mode checks on an HTML body (the Templates page's live check), wrapped in a sender's account template when `sender` is given. No headers or spam check.",
+          "The same compatibility, size, accessibility and dark-mode checks on an HTML body (the Templates page's live check), wrapped in a sender's account template (the version in use) when `sender` is given. No headers or spam check.",
         tags,
         bodyExample: { html: '<p>Hello</p>', sender: 'acme-main', platform: 'desktop,web' },
         responses: { 200: json('The check.', S.CheckReport), 400: detail('A bad body.', 'html must be a string.') },
       },
       async handle(ctx, { body }) {
-        const html = body.sender ? wrapInTemplate(body.sender.sender.accountTemplate, body.html) : body.html;
+        const html = body.sender ? wrapInTemplate(sandbox.templates.live(body.sender.sender.id)?.html ?? null, body.html) : body.html;
         const { analyse, report } = await engine();
         const analysis = analyse({ html, text: body.text ?? null, headers: null, messageBytes: null, attachmentSizes: [], source: 'draft' });
         ctx.body = report(analysis, body.platform, { report: null, note: DRAFT_SPAM_NOTE }) satisfies CheckReport;

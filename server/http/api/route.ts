@@ -5,7 +5,7 @@ import type { ParsedBody } from '../body.ts';
 import { detail, HttpError } from '../errors.ts';
 import { detail as detailDoc, type RouteDoc } from '../openapi/docs.ts';
 
-type ApiMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type ApiContext = Context & { params: Record<string, string> };
 

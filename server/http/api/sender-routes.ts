@@ -1,18 +1,19 @@
 import { z } from 'zod';
+import { templateProblem } from '../../domain/directory/account-templates.ts';
 import { wrapInTemplate } from '../../domain/mail/template.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { senderItem } from '../../wire.ts';
 import { detail } from '../errors.ts';
 import { detail as detailDoc, json } from '../openapi/docs.ts';
 import * as S from '../openapi/schemas.ts';
-import { bodyString } from './fields.ts';
+import { bodyString, optionalBodyString } from './fields.ts';
 import { route, type ApiRoute } from './route.ts';
 
 const tags = ['inbox'];
 
 /** The configured senders, and the designers' template preview. */
 export function senderRoutes(sandbox: Sandbox): ApiRoute[] {
-  const { directory } = sandbox;
+  const { directory, templates } = sandbox;
   return [
     route({
       method: 'GET',
@@ -24,17 +25,22 @@ export function senderRoutes(sandbox: Sandbox): ApiRoute[] {
         responses: { 200: json('Senders.', z.object({ senders: z.array(S.Sender) })) },
       },
       handle(ctx) {
-        ctx.body = { senders: directory.config.teams.flatMap((team) => team.senders.map((sender) => senderItem({ team, sender }))) };
+        ctx.body = { senders: directory.config.teams.flatMap((team) => team.senders.map((sender) => senderItem({ team, sender }, templates.live(sender.id)))) };
       },
     }),
     // The body wrapped exactly as a send through /v1 with use_account_template=true would be.
     route({
       method: 'POST',
       path: '/api/preview',
-      body: z.object({ sender: bodyString('sender').describe('Sender id.'), html: bodyString('html') }),
+      body: z.object({
+        sender: bodyString('sender').describe('Sender id.'),
+        html: bodyString('html'),
+        template: optionalBodyString('template').describe("A draft account template (with {{content}}) to wrap in instead of the sender's."),
+      }),
       doc: {
         summary: "Wrap HTML in a sender's template",
-        description: 'Exactly as a send with `use_account_template` would be (unchanged for a sender without one).',
+        description:
+          'Exactly as a send with `use_account_template` would be now (the version in use; unchanged for a sender without one), or in a draft `template` (400 without {{content}}).',
         tags,
         bodyExample: { sender: 'acme-main', html: '<p>Hello</p>' },
         responses: { 200: json('Wrapped.', z.object({ html: z.string() })), 400: detailDoc('Bad body or an unknown sender.', 'sender must be a string.') },
@@ -42,7 +48,11 @@ export function senderRoutes(sandbox: Sandbox): ApiRoute[] {
       handle(ctx, { body }) {
         const caller = directory.sender(body.sender);
         if (!caller) throw detail(400, `Unknown sender "${body.sender}".`);
-        ctx.body = { html: wrapInTemplate(caller.sender.accountTemplate, body.html) };
+        if (body.template !== undefined) {
+          const problem = templateProblem(body.template);
+          if (problem) throw detail(400, problem.replace(/^html/, 'template'));
+        }
+        ctx.body = { html: wrapInTemplate(body.template ?? templates.live(caller.sender.id)?.html ?? null, body.html) };
       },
     }),
   ];

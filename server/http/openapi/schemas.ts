@@ -266,10 +266,41 @@ export const Sender = z
     development_mode: z.boolean(),
     development_recipient: z.string().nullable(),
     daily_limit: int().nullable(),
-    has_account_template: z.boolean(),
+    has_account_template: z.boolean().describe('An account template is in use (configured or saved through /api).'),
+    template_version: int().nullable().describe("The account template version in use (0: the configuration file's); null when it has none."),
     revoked: z.boolean(),
   })
   .meta({ id: 'Sender' });
+export const TemplateVersion = z
+  .object({
+    sender: z.string(),
+    version: int().describe("0: the configuration file's; saved versions count from 1."),
+    html: z.string().nullable().describe('The template, with {{content}} where the body goes; null: version 0 of a sender configured without one.'),
+    saved_at: time('When it was saved (sandbox clock); null for version 0.').nullable(),
+    current: z.boolean().describe('The version the next send is wrapped in.'),
+  })
+  .meta({ id: 'TemplateVersion' });
+export const TemplateVersions = z
+  .object({
+    sender: z.string(),
+    current: int().describe('The version in use.'),
+    versions: z.array(TemplateVersion).describe('Version 0 first, then oldest first.'),
+  })
+  .meta({ id: 'TemplateVersions' });
+const RewrappedCapture = z
+  .object({
+    id: z.string(),
+    subject: z.string(),
+    created_at: time('Capture time.'),
+    template_version: int().nullable().describe('The version that wrapped it when it was captured (null: none, or unknown).'),
+    unwrapped_body: UnwrappedBody,
+    html: z
+      .string()
+      .nullable()
+      .describe('Its body as sent, wrapped in the draft exactly as a send would be; null when unwrapped_body is not_kept or it has no HTML.'),
+  })
+  .meta({ id: 'RewrappedCapture' });
+export const Rewrap = z.object({ sender: z.string(), captures: z.array(RewrappedCapture) }).meta({ id: 'Rewrap' });
 const SandboxRecipient = z
   .object({
     team: z.string(),
@@ -462,6 +493,7 @@ const Frame = z
     frame('subscription.changed', SandboxSubscription),
     frame('subscription.removed', z.object({ id: int() })),
     frame('clock.changed', Clock),
+    frame('template.changed', z.object({ sender: z.string(), version: int().describe("The version now in use (0: the configuration file's).") })),
     frame('sandbox.reset', ResetResult.pick({ team: true, namespace: true, removed: true })),
   ])
   .describe('Frames pushed on the /api/events WebSocket, `{type, data}`.');
@@ -507,6 +539,10 @@ export const wireTypes = {
     RequestLogList,
     Clock,
     Sender,
+    TemplateVersion,
+    TemplateVersions,
+    RewrappedCapture,
+    Rewrap,
     Recipient: SandboxRecipient,
     RecipientList,
     SubscriptionStep,

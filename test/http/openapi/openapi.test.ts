@@ -131,6 +131,23 @@ describe('every answer as documented', () => {
     'POST /api/check': [{ init: json({ html: '<p>Hi</p>', sender: 'acme-main' }) }, { init: json({ html: 5 }) }],
     'GET /api/senders': [{}],
     'POST /api/preview': [{ init: json({ sender: 'acme-main', html: '<p>Hi</p>' }) }, { init: json({ sender: 'nobody', html: '' }) }],
+    'GET /api/senders/:sender/template': [{ path: '/api/senders/acme-main/template' }, { path: '/api/senders/nobody/template' }],
+    'PUT /api/senders/:sender/template': [
+      { path: '/api/senders/acme-bulk/template', init: { ...json({ html: '<div>{{content}}</div>' }), method: 'PUT' } },
+      { path: '/api/senders/acme-bulk/template', init: { ...json({ html: '<div></div>' }), method: 'PUT' } },
+      { path: '/api/senders/nobody/template', init: { ...json({ html: '{{content}}' }), method: 'PUT' } },
+    ],
+    'GET /api/senders/:sender/template/versions': [{ path: '/api/senders/acme-bulk/template/versions' }, { path: '/api/senders/nobody/template/versions' }],
+    'POST /api/senders/:sender/template/revert': [
+      { path: '/api/senders/acme-bulk/template/revert', init: json({}) },
+      { path: '/api/senders/acme-bulk/template/revert', init: json({ version: 9 }) },
+      { path: '/api/senders/nobody/template/revert', init: json({}) },
+    ],
+    'POST /api/senders/:sender/template/rewrap': [
+      { path: '/api/senders/acme-main/template/rewrap', init: json({ html: '<i>{{content}}</i>' }) },
+      { path: '/api/senders/acme-main/template/rewrap', init: json({ html: '<i></i>' }) },
+      { path: '/api/senders/nobody/template/rewrap', init: json({}) },
+    ],
     'GET /api/recipients': [{}, { path: '/api/recipients?team=nope' }],
     'POST /api/reset': [{ init: json({ team: 'globex' }) }, { init: json({ team: 'nope' }) }, { init: json({ namespace: 'docs', tema: 'x' }) }],
     'GET /api/blocks': [{}],

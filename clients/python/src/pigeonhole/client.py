@@ -124,6 +124,37 @@ class RequestsApi(_Section):
         self._client._call("DELETE", "/api/requests")
 
 
+class TemplatesApi(_Section):
+    """Each sender's account template, edited live: the version in use, new versions, revert, and
+    captures re-wrapped in a draft (docs/sandbox-api.md, "Templates"). Version 0 is the
+    configuration file's; a save is used from the next send on."""
+
+    def get(self, sender: str) -> Dict[str, Any]:
+        """The version in use: `version`, `html` (None for a sender configured without one), `saved_at`."""
+        return dict(self._client._call("GET", f"/api/senders/{_segment(sender)}/template"))
+
+    def save(self, sender: str, html: str) -> Dict[str, Any]:
+        """Saves a new version (it must contain `{{content}}`: a 400 PigeonholeError otherwise) and uses it."""
+        return dict(self._client._call("PUT", f"/api/senders/{_segment(sender)}/template", body={"html": html}))
+
+    def versions(self, sender: str) -> Dict[str, Any]:
+        """`current` and every version, 0 first."""
+        return dict(self._client._call("GET", f"/api/senders/{_segment(sender)}/template/versions"))
+
+    def revert(self, sender: str, version: Optional[int] = None) -> Dict[str, Any]:
+        """Uses an earlier version again; without one, the configuration file's."""
+        return dict(self._client._call("POST", f"/api/senders/{_segment(sender)}/template/revert", body={} if version is None else {"version": version}))
+
+    def rewrap(self, sender: str, html: Optional[str] = None, ids: Optional[Sequence[Union[str, Message]]] = None) -> List[Dict[str, Any]]:
+        """Captures' bodies as sent wrapped in a draft template (None: the version in use); `ids` default to the sender's newest 20."""
+        body: Dict[str, Any] = {}
+        if html is not None:
+            body["html"] = html
+        if ids is not None:
+            body["ids"] = [_id(i) for i in ids]
+        return list(self._client._call("POST", f"/api/senders/{_segment(sender)}/template/rewrap", body=body)["captures"])
+
+
 class Pigeonhole:
     """A client of one sandbox. `url` is its base URL (no `/api`); a `user:password@` in it, or
     `auth="user:password"`, logs in to a sandbox started with `--auth`. `smtp` is `(host, port)`
@@ -152,6 +183,7 @@ class Pigeonhole:
         self.clock = ClockApi(self)
         self.faults = FaultsApi(self)
         self.requests = RequestsApi(self)
+        self.templates = TemplatesApi(self)
 
     def __repr__(self) -> str:
         return f"Pigeonhole({self.url!r})"
