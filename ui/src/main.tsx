@@ -5,6 +5,7 @@ import './styles/tokens.css';
 import './styles/base.css';
 import './styles/controls.css';
 import './styles/layout.css';
+import './styles/print.css';
 import { App } from './components/app/app.tsx';
 
 render(<App />, document.getElementById('app')!);

@@ -77,3 +77,8 @@ export function useBrowser(): BrowserHarness {
 export function row(page: Page, id: string) {
   return page.locator(`[role="listbox"][aria-label="Messages"] [role="option"][data-id="${id}"]`);
 }
+
+/** A page URL with capture `id` open, whatever view its hash's query names (`#/m/<id>?tab=…`). */
+export function messageUrl(id: string): (url: URL) => boolean {
+  return (url) => url.hash === `#/m/${id}` || url.hash.startsWith(`#/m/${id}?`);
+}

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../../support/eventually.ts';
-import { row, useBrowser } from './browser.ts';
+import { messageUrl, row, useBrowser } from './browser.ts';
 
 const b = useBrowser();
 
@@ -174,10 +174,10 @@ describe('a message in Chromium', () => {
     await page.keyboard.press('k');
     await expect.poll(() => row(page, all.messages[0]!.id).getAttribute('aria-selected')).toBe('true');
     await page.keyboard.press('Enter');
-    await page.waitForURL(`**/#/m/${all.messages[0]!.id}`);
+    await page.waitForURL(messageUrl(all.messages[0]!.id));
     await page.getByRole('tab', { name: 'API record' }).click();
     await page.keyboard.press('ArrowDown');
-    await page.waitForURL(`**/#/m/${all.messages[1]!.id}`);
+    await page.waitForURL(messageUrl(all.messages[1]!.id));
     // The next message opens on the tab chosen for the previous one.
     await page.getByRole('rowheader', { name: 'Email id' }).waitFor();
     expect(await page.getByRole('tab', { name: 'API record' }).getAttribute('aria-selected')).toBe('true');

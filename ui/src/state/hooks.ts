@@ -56,3 +56,17 @@ export function useFrameTick(source: { onFrame(listener: FrameListener): () => v
   }, [source, ms]);
   return tick;
 }
+
+/** An element's width in CSS px as it is laid out, kept current as it resizes (0 before it is). */
+export function useElementWidth(): [(element: HTMLElement | null) => void, number] {
+  const [element, setElement] = useState<HTMLElement | null>(null);
+  const [width, setWidth] = useState(0);
+  useEffect(() => {
+    if (!element) return;
+    const observer = new ResizeObserver(() => setWidth(Math.round(element.clientWidth)));
+    observer.observe(element);
+    setWidth(Math.round(element.clientWidth));
+    return () => observer.disconnect();
+  }, [element]);
+  return [setElement, width];
+}

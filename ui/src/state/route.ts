@@ -1,16 +1,31 @@
 import { useEffect, useState } from 'preact/hooks';
+import { parseViewParams, type ViewParams } from './view-url.ts';
 
-/** The views, addressed by the URL hash so every server path but `/` stays the API's. */
-export type Route = { page: 'inbox'; id: string | null } | { page: 'recipients' } | { page: 'subscriptions' } | { page: 'preview' };
+/**
+ * The views, addressed by the URL hash so every server path but `/` stays the API's; the hash's
+ * query says how the view is shown (view-url.ts).
+ */
+export type Route = (
+  | { page: 'inbox'; id: string | null }
+  | { page: 'compare'; a: string; b: string }
+  | { page: 'recipients' }
+  | { page: 'subscriptions' }
+  | { page: 'preview' }
+) & { view: ViewParams };
 
 function parseRoute(hash: string): Route {
-  const path = hash.replace(/^#/, '');
+  const raw = hash.replace(/^#/, '');
+  const q = raw.indexOf('?');
+  const path = q < 0 ? raw : raw.slice(0, q);
+  const view = parseViewParams(q < 0 ? '' : raw.slice(q + 1));
   const message = /^\/m\/([^/]+)$/.exec(path);
-  if (message) return { page: 'inbox', id: decodeURIComponent(message[1]!) };
-  if (path === '/recipients') return { page: 'recipients' };
-  if (path === '/subscriptions') return { page: 'subscriptions' };
-  if (path === '/preview') return { page: 'preview' };
-  return { page: 'inbox', id: null };
+  if (message) return { page: 'inbox', id: decodeURIComponent(message[1]!), view };
+  const compare = /^\/compare\/([^/]+)\/([^/]+)$/.exec(path);
+  if (compare) return { page: 'compare', a: decodeURIComponent(compare[1]!), b: decodeURIComponent(compare[2]!), view };
+  if (path === '/recipients') return { page: 'recipients', view };
+  if (path === '/subscriptions') return { page: 'subscriptions', view };
+  if (path === '/preview') return { page: 'preview', view };
+  return { page: 'inbox', id: null, view };
 }
 
 /** The message open right now, read from the URL (event handlers can run before a re-render). */
@@ -21,6 +36,11 @@ export function openMessageId(): string | null {
 
 export function messageHref(id: string): string {
   return `#/m/${encodeURIComponent(id)}`;
+}
+
+/** Two captures side by side (`a` the older or "before"). */
+export function compareHref(a: string, b: string, query = ''): string {
+  return `#/compare/${encodeURIComponent(a)}/${encodeURIComponent(b)}${query ? `?${query}` : ''}`;
 }
 
 /** The namespace the page was opened on (`/?namespace=t7f3k`: a test can print that link), or undefined. */
@@ -37,8 +57,9 @@ export function showNamespaceInUrl(namespace: string | undefined): void {
   history.replaceState(history.state, '', url);
 }
 
+/** Opens a view; a link to the view already open (its query aside) leaves the URL as it is. */
 export function navigate(href: string): void {
-  if (location.hash !== href) location.hash = href;
+  if (location.hash !== href && location.hash.split('?')[0] !== href) location.hash = href;
 }
 
 export function useRoute(): Route {

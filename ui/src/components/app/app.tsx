@@ -3,6 +3,7 @@ import { useSubscription } from '../../state/hooks.ts';
 import { Inbox } from '../../state/inbox.ts';
 import { Notices } from '../../state/notices.ts';
 import { useRoute, type Route } from '../../state/route.ts';
+import { ComparePage } from '../compare-page/compare-page.tsx';
 import { InboxPage } from '../inbox-page/inbox-page.tsx';
 import { NoticeArea, NoticesContext } from '../notices/notices.tsx';
 import { RecipientsPage } from '../recipients-page/recipients-page.tsx';
@@ -65,10 +66,11 @@ export function App() {
           </span>
         </header>
         <main class={styles.main}>
-          {route.page === 'inbox' ? <InboxPage inbox={inbox} openId={route.id} /> : null}
+          {route.page === 'inbox' ? <InboxPage inbox={inbox} openId={route.id} view={route.view} /> : null}
           {route.page === 'recipients' ? <RecipientsPage inbox={inbox} /> : null}
           {route.page === 'subscriptions' ? <SubscriptionsPage inbox={inbox} /> : null}
           {route.page === 'preview' ? <TemplatePreviewPage /> : null}
+          {route.page === 'compare' ? <ComparePage a={route.a} b={route.b} view={route.view} /> : null}
         </main>
         <NoticeArea notices={notices} />
       </div>

@@ -3,20 +3,20 @@ import { plural } from '../../format.ts';
 import { useDebounced, useSubscription } from '../../state/hooks.ts';
 import type { Inbox } from '../../state/inbox.ts';
 import { SandboxUnreachable, reason, sandbox } from '../../sandbox.ts';
-import { PREVIEW_WIDTH_KEY, remembered } from '../../state/remembered.ts';
+import { useMessageViewState } from '../../state/message-view-state.ts';
 import { messageHref, namespaceFromUrl, navigate, openMessageId, showNamespaceInUrl } from '../../state/route.ts';
 import type { MessageFilter } from '../../types.ts';
 import { ConfirmDialog } from '../confirm-dialog/confirm-dialog.tsx';
 import { FilterBar } from '../filter-bar/filter-bar.tsx';
 import { GettingStarted } from '../getting-started/getting-started.tsx';
 import { MessageList } from '../message-list/message-list.tsx';
-import { MessageView, type MessageTab } from '../message-view/message-view.tsx';
+import { MessageView } from '../message-view/message-view.tsx';
 import { useNotices } from '../notices/notices.tsx';
-import { WIDTHS, type PreviewWidth } from '../preview/preview-frame.tsx';
+import type { ViewParams } from '../../state/view-url.ts';
 import styles from './inbox-page.module.css';
 
 /** The inbox: search and filters, the live list, and the open message beside it. */
-export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | null }) {
+export function InboxPage({ inbox, openId, view: asked }: { inbox: Inbox; openId: string | null; view: ViewParams }) {
   const list = inbox.list;
   const notices = useNotices();
   const subscribe = useCallback((listener: () => void) => list.subscribe(listener), [list]);
@@ -37,13 +37,8 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
     setSelectedState(index);
   };
   const [confirmClear, setConfirmClear] = useState(false);
-  const [width, setWidthState] = useState<PreviewWidth>(() => WIDTHS.find((w) => w.id === remembered.get(PREVIEW_WIDTH_KEY))?.id ?? 'desktop');
-  const [tab, setTab] = useState<MessageTab>('html');
+  const [view, setView] = useMessageViewState(openId, asked);
   const searchRef = useRef<HTMLInputElement>(null);
-  const setWidth = (w: PreviewWidth) => {
-    setWidthState(w);
-    remembered.set(PREVIEW_WIDTH_KEY, w);
-  };
 
   useEffect(() => inbox.setFilter({ ...filter, q }), [inbox, filter, q]);
   useEffect(() => showNamespaceInUrl(filter.namespace?.trim() || undefined), [filter.namespace]);
@@ -158,17 +153,7 @@ export function InboxPage({ inbox, openId }: { inbox: Inbox; openId: string | nu
       </section>
       <section class={styles.viewPane} aria-label="Message">
         {openId ? (
-          <MessageView
-            key={openId}
-            id={openId}
-            inbox={inbox}
-            width={width}
-            onWidth={setWidth}
-            tab={tab}
-            onTab={setTab}
-            onBack={() => navigate('#/')}
-            onDelete={(id) => void remove(id)}
-          />
+          <MessageView key={openId} id={openId} inbox={inbox} view={view} onView={setView} onBack={() => navigate('#/')} onDelete={(id) => void remove(id)} />
         ) : empty && !filtered ? (
           <GettingStarted smtpPort={inbox.smtpPort} />
         ) : (

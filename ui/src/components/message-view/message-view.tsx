@@ -1,57 +1,38 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { displayName, emailAddress, fileSize, fullTime } from '../../format.ts';
-import { htmlUrl, notFound, reason, sandbox } from '../../sandbox.ts';
+import { useEffect, useState } from 'preact/hooks';
+import { notFound, reason, sandbox } from '../../sandbox.ts';
 import { useLoad } from '../../state/hooks.ts';
 import type { Inbox } from '../../state/inbox.ts';
+import type { MessageViewState } from '../../state/message-view-state.ts';
+import type { MessageTab } from '../../state/view-url.ts';
 import type { MessageDetail } from '../../types.ts';
-import { Badge, MessageBadges } from '../badges/badges.tsx';
 import { CheckPanel } from '../check/check-panel.tsx';
-import { ColorModeSwitch } from '../preview/color-mode.tsx';
-import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
-import { AttachmentsPart, HeadersPart, RawPart, RecordPart, TextPart } from './message-parts.tsx';
 import { useNotices } from '../notices/notices.tsx';
-import { PreviewFrame, WidthSwitch, type PreviewWidth } from '../preview/preview-frame.tsx';
+import { HtmlPart } from './html-part.tsx';
+import { MessageHeader } from './message-header.tsx';
+import { AttachmentsPart, HeadersPart, RawPart, RecordPart, TextPart } from './message-parts.tsx';
 import styles from './message-view.module.css';
-
-export type MessageTab = 'html' | 'text' | 'headers' | 'raw' | 'attachments' | 'record' | 'check';
-
-/** Gmail clips the HTML of a message past 102 KB. */
-const GMAIL_CLIP_BYTES = 102 * 1024;
 
 interface Props {
   id: string;
   inbox: Inbox;
-  width: PreviewWidth;
-  onWidth: (width: PreviewWidth) => void;
-  /** The tab chosen last: it stays chosen from one message to the next. */
-  tab: MessageTab;
-  onTab: (tab: MessageTab) => void;
+  /** The tab, width and mode chosen last: they stay from one message to the next, and are in the URL. */
+  view: MessageViewState;
+  onView: (patch: Partial<MessageViewState>) => void;
   onBack: () => void;
   onDelete: (id: string) => void;
 }
 
 /** One capture: its header, actions and the tabs (HTML, text, headers, source, files, record). */
-export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: setTab, onBack, onDelete }: Props) {
+export function MessageView({ id, inbox, view, onView, onBack, onDelete }: Props) {
+  const chosenTab = view.tab;
+  const setTab = (tab: MessageTab) => onView({ tab });
   const notices = useNotices();
   const [tick, setTick] = useState(0);
   const loaded = useLoad((signal) => sandbox.get(id, { signal }), [id, tick]);
   const [message, setMessage] = useState<MessageDetail | null>(null);
   const [deleted, setDeleted] = useState(false);
-  const [remote, setRemote] = useState(false);
-  // The preview starts as the system is: dark styles apply on a dark system, as in Apple Mail.
-  const [colorMode, setColorMode] = useState<ColorMode>(() => (systemPrefersDark() ? 'styles' : 'light'));
-  // The served page (with the server's CSP) follows the system's light or dark preference; a
-  // mode the system does not give (or inversion) needs the document rewritten into a srcdoc frame.
-  const served = colorMode === (systemPrefersDark() ? 'styles' : 'light');
-  const prepared = useLoad((signal) => (served ? Promise.resolve(null) : sandbox.html(id, { remote, signal })), [id, remote, served]);
-  const modeDocument = useMemo(
-    () => (served || typeof prepared.data !== 'string' ? null : colorModeDocument(prepared.data, colorMode, previewPolicy(location.origin, remote))),
-    [prepared.data, colorMode, remote, served],
-  );
-
   useEffect(() => {
     setDeleted(false);
-    setRemote(false);
   }, [id]);
 
   /** Marks the message read or unread on the server; on failure says so and shows the list as it is. */
@@ -127,62 +108,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
 
   return (
     <article class={styles.messageView} aria-labelledby="message-subject">
-      <header class={styles.messageHeader}>
-        <div class={styles.messageActions}>
-          <button type="button" class={`button ghost ${styles.back}`} onClick={onBack} aria-label="Back to the list" title="Back (Esc)">
-            ←
-          </button>
-          <span class={styles.spacer} />
-          <button type="button" class="button ghost" onClick={toggleRead}>
-            {message.read ? 'Mark unread' : 'Mark read'}
-          </button>
-          <a class="button ghost" href={`${message.raw_url}?download`} download={`${message.id}.eml`} aria-label="Download .eml">
-            <span class="wide-only">Download .eml</span>
-            <span class="narrow-only">.eml</span>
-          </a>
-          <button type="button" class="button danger" onClick={() => onDelete(message.id)} title="Delete (Del)">
-            Delete
-          </button>
-        </div>
-        {deleted ? (
-          <p class="banner warn" role="status">
-            This message has been deleted.
-          </p>
-        ) : null}
-        <h2 id="message-subject" class={styles.messageSubject}>
-          {message.subject || '(no subject)'}
-        </h2>
-        <dl class={styles.messageMeta}>
-          <dt>From</dt>
-          <dd data-testid="meta-from">
-            <strong>{displayName(message.from)}</strong>{' '}
-            {displayName(message.from) !== message.from ? <span class="muted">&lt;{emailAddress(message.from)}&gt;</span> : null}
-          </dd>
-          <dt>To</dt>
-          <dd>
-            {message.to.join(', ') || message.recipient}
-            {message.redirected ? <span class="muted"> (originally to {message.recipient})</span> : null}
-          </dd>
-          {message.cc.length ? (
-            <>
-              <dt>Cc</dt>
-              <dd>{message.cc.join(', ')}</dd>
-            </>
-          ) : null}
-          {message.bcc.length ? (
-            <>
-              <dt>Bcc</dt>
-              <dd>{message.bcc.join(', ')}</dd>
-            </>
-          ) : null}
-          <dt>Date</dt>
-          <dd>
-            <time dateTime={message.created_at}>{fullTime(message.created_at)}</time>
-          </dd>
-        </dl>
-        <MessageBadges message={message} />
-        <SizeLine message={message} />
-      </header>
+      <MessageHeader message={message} deleted={deleted} onBack={onBack} onToggleRead={toggleRead} onDelete={() => onDelete(message.id)} />
       <div
         class={styles.tabs}
         role="tablist"
@@ -216,49 +142,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
       </div>
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: focusable, as the ARIA tabs pattern has it: the panel scrolls, and a part with no control in it (the API record, a long source) is otherwise out of a keyboard's reach (axe: scrollable-region-focusable). */}
       <div id="message-panel" class={styles.tabPanel} role="tabpanel" aria-labelledby={`tab-${tab}`} tabIndex={0}>
-        {tab === 'html' && message.html ? (
-          <>
-            <div class="part-toolbar">
-              <WidthSwitch value={width} onChange={onWidth} />
-              <ColorModeSwitch value={colorMode} onChange={setColorMode} />
-              <label class="toggle">
-                <input type="checkbox" checked={remote} onChange={(e) => setRemote((e.target as HTMLInputElement).checked)} />
-                Load remote content
-              </label>
-              <a class="button ghost small" href={htmlUrl(message.id, remote)} target="_blank" rel="noopener noreferrer">
-                Open in new tab
-              </a>
-              <span class="muted small">
-                {message.has_remote_content === false
-                  ? 'This email has no remote content.'
-                  : remote
-                    ? 'Remote images, styles and fonts are loaded.'
-                    : 'Remote images, styles and fonts are blocked.'}
-              </span>
-            </div>
-            {served ? (
-              <PreviewFrame
-                key="served"
-                title={previewTitle(colorMode)}
-                width={width}
-                src={htmlUrl(message.id, remote)}
-                dark={colorMode === 'light' ? undefined : colorMode}
-              />
-            ) : prepared.error ? (
-              <p class="banner error">Could not load the HTML for this colour scheme: {reason(prepared.error)}</p>
-            ) : modeDocument === null ? (
-              <p class="muted pad">Loading…</p>
-            ) : (
-              <PreviewFrame
-                key="rewritten"
-                title={previewTitle(colorMode)}
-                width={width}
-                srcDoc={modeDocument}
-                dark={colorMode === 'light' ? undefined : colorMode}
-              />
-            )}
-          </>
-        ) : null}
+        {tab === 'html' && message.html ? <HtmlPart message={message} view={view} onView={onView} /> : null}
         {tab === 'text' ? <TextPart message={message} /> : null}
         {tab === 'headers' ? <HeadersPart message={message} /> : null}
         {tab === 'raw' ? <RawPart message={message} /> : null}
@@ -267,27 +151,5 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
         {tab === 'check' ? <CheckPanel message={message} /> : null}
       </div>
     </article>
-  );
-}
-
-function previewTitle(mode: ColorMode): string {
-  return mode === 'light' ? 'HTML preview' : `HTML preview, ${mode === 'styles' ? "dark (the email's own styles)" : 'dark (inverted)'}`;
-}
-
-/** The HTML's size, and Gmail's clipping, without opening the Check tab. */
-function SizeLine({ message }: { message: MessageDetail }) {
-  const bytes = useMemo(() => (message.html === null ? 0 : new TextEncoder().encode(message.html).length), [message.html]);
-  if (message.html === null) return null;
-  return (
-    <p class={`${styles.sizeLine} small`} data-testid="size-line">
-      <span class="muted">HTML {fileSize(bytes)}</span>
-      {bytes > GMAIL_CLIP_BYTES ? (
-        <Badge tone="bad" title={`Gmail shows only the first ${fileSize(GMAIL_CLIP_BYTES)} of the HTML, then "[Message clipped]"`}>
-          Clipped by Gmail (over {GMAIL_CLIP_BYTES / 1024} KB)
-        </Badge>
-      ) : (
-        <span class="muted"> · not clipped by Gmail</span>
-      )}
-    </p>
   );
 }

@@ -33,6 +33,8 @@ interface FrameProps {
   bare?: boolean;
   /** One of the side-by-side previews: a fixed height instead of the pane's. */
   gallery?: boolean;
+  /** The email's whole height (measured off screen): the frame takes it, and the page scrolls instead of the frame. */
+  height?: number | null;
 }
 
 /**
@@ -40,7 +42,8 @@ interface FrameProps {
  * `allow-same-origin`: nothing in the email runs, and it cannot reach the inbox page.
  * Links may open in a new tab (outside the sandbox), never in this one.
  */
-export function PreviewFrame({ title, width, src, srcDoc, dark, bare, gallery }: FrameProps) {
+export function PreviewFrame({ title, width, src, srcDoc, dark, bare, gallery, height }: FrameProps) {
+  const fitted = typeof height === 'number';
   const px = WIDTHS.find((w) => w.id === width)?.px ?? null;
   return (
     <div
@@ -49,6 +52,7 @@ export function PreviewFrame({ title, width, src, srcDoc, dark, bare, gallery }:
         width === 'desktop' ? styles.widthDesktop : '',
         bare ? styles.bare : '',
         gallery ? styles.gallery : '',
+        fitted ? styles.fitted : '',
         dark ? styles.stageDark : '',
       ]
         .filter(Boolean)
@@ -62,7 +66,7 @@ export function PreviewFrame({ title, width, src, srcDoc, dark, bare, gallery }:
         referrerpolicy="no-referrer"
         src={src}
         srcdoc={srcDoc}
-        style={{ width: px === null ? '100%' : `${px}px` }}
+        style={{ width: px === null ? '100%' : `${px}px`, height: fitted ? `${height}px` : undefined }}
         data-width={width}
         data-color-mode={dark ?? 'light'}
       />

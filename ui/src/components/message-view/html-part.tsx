@@ -1,0 +1,69 @@
+import { useState } from 'preact/hooks';
+import { htmlUrl, reason } from '../../sandbox.ts';
+import { useElementWidth } from '../../state/hooks.ts';
+import type { MessageViewState } from '../../state/message-view-state.ts';
+import type { MessageDetail } from '../../types.ts';
+import { ColorModeSwitch } from '../preview/color-mode.tsx';
+import { systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
+import { PreviewFrame, WIDTHS, WidthSwitch } from '../preview/preview-frame.tsx';
+import { ShareActions } from '../preview/share-actions.tsx';
+import { useEmailDocument } from '../preview/use-email-document.ts';
+import { CompareLinks } from './compare-links.tsx';
+
+interface Props {
+  message: MessageDetail;
+  view: MessageViewState;
+  onView: (patch: Partial<MessageViewState>) => void;
+}
+
+/** The HTML tab: the preview at the chosen width and colour mode, and what can be done with it. */
+export function HtmlPart({ message, view, onView }: Props) {
+  const [remote, setRemote] = useState(false);
+  const mode = view.mode;
+  // The served page (with the server's CSP) follows the system's light or dark preference; a
+  // mode the system does not give (or inversion) needs the document rewritten into a srcdoc frame.
+  const served = mode === (systemPrefersDark() ? 'styles' : 'light');
+  const [stageRef, stageWidth] = useElementWidth();
+  const px = WIDTHS.find((w) => w.id === view.width)?.px ?? stageWidth;
+  const email = useEmailDocument(message.id, mode, remote, px);
+  const dark = mode === 'light' ? undefined : mode;
+  return (
+    <>
+      <div class="part-toolbar">
+        <WidthSwitch value={view.width} onChange={(width) => onView({ width })} />
+        <ColorModeSwitch value={mode} onChange={(m) => onView({ mode: m })} />
+        <label class="toggle">
+          <input type="checkbox" checked={remote} onChange={(e) => setRemote((e.target as HTMLInputElement).checked)} />
+          Load remote content
+        </label>
+        <span class="muted small">
+          {message.has_remote_content === false
+            ? 'This email has no remote content.'
+            : remote
+              ? 'Remote images, styles and fonts are loaded.'
+              : 'Remote images, styles and fonts are blocked.'}
+        </span>
+        <a class="button ghost small" href={htmlUrl(message.id, remote)} target="_blank" rel="noopener noreferrer">
+          Open in new tab
+        </a>
+        <ShareActions png={email.doc === null ? null : { doc: email.doc, width: px, name: `${message.id}-${view.width}-${mode}` }} />
+        <CompareLinks message={message} />
+      </div>
+      <div class="print-preview" ref={stageRef}>
+        {served ? (
+          <PreviewFrame key="served" title={previewTitle(mode)} width={view.width} src={htmlUrl(message.id, remote)} dark={dark} height={email.height} />
+        ) : email.error ? (
+          <p class="banner error">Could not load the HTML for this colour scheme: {reason(email.error)}</p>
+        ) : email.doc === null ? (
+          <p class="muted pad">Loading…</p>
+        ) : (
+          <PreviewFrame key="rewritten" title={previewTitle(mode)} width={view.width} srcDoc={email.doc} dark={dark} height={email.height} />
+        )}
+      </div>
+    </>
+  );
+}
+
+function previewTitle(mode: ColorMode): string {
+  return mode === 'light' ? 'HTML preview' : `HTML preview, ${mode === 'styles' ? "dark (the email's own styles)" : 'dark (inverted)'}`;
+}

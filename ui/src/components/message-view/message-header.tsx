@@ -1,0 +1,124 @@
+import { useMemo, useState } from 'preact/hooks';
+import { displayName, emailAddress, fileSize, fullTime } from '../../format.ts';
+import type { MessageDetail } from '../../types.ts';
+import { Badge, MessageBadges } from '../badges/badges.tsx';
+import styles from './message-header.module.css';
+
+/** Gmail clips the HTML of a message past 102 KB. */
+const GMAIL_CLIP_BYTES = 102 * 1024;
+
+interface Props {
+  message: MessageDetail;
+  deleted: boolean;
+  onBack: () => void;
+  onToggleRead: () => void;
+  onDelete: () => void;
+}
+
+/**
+ * The message's header, compact so the email gets the screen: the subject and the actions on one
+ * line, who, to whom and when on a second, the full addresses behind "Details".
+ */
+export function MessageHeader({ message, deleted, onBack, onToggleRead, onDelete }: Props) {
+  const [open, setOpen] = useState(false);
+  const to = message.to.join(', ') || message.recipient;
+  return (
+    <header class={styles.messageHeader}>
+      <div class={styles.headRow}>
+        <button type="button" class={`button ghost ${styles.back}`} onClick={onBack} aria-label="Back to the list" title="Back (Esc)">
+          ←
+        </button>
+        <h2 id="message-subject" class={styles.messageSubject}>
+          {message.subject || '(no subject)'}
+        </h2>
+        <div class={styles.messageActions}>
+          <button type="button" class="button ghost" onClick={onToggleRead}>
+            {message.read ? 'Mark unread' : 'Mark read'}
+          </button>
+          <a class="button ghost" href={`${message.raw_url}?download`} download={`${message.id}.eml`} aria-label="Download .eml">
+            <span class="wide-only">Download .eml</span>
+            <span class="narrow-only">.eml</span>
+          </a>
+          <button type="button" class="button danger" onClick={onDelete} title="Delete (Del)">
+            Delete
+          </button>
+        </div>
+      </div>
+      {deleted ? (
+        <p class="banner warn" role="status">
+          This message has been deleted.
+        </p>
+      ) : null}
+      <div class={styles.summaryRow}>
+        <button type="button" class={`link-button ${styles.detailsToggle}`} aria-expanded={open} aria-controls="message-details" onClick={() => setOpen(!open)}>
+          {open ? 'Hide details' : 'Details'}
+        </button>
+        <span class={styles.summary}>
+          <span data-testid="meta-from">
+            <strong>{displayName(message.from)}</strong>{' '}
+            {displayName(message.from) !== message.from ? <span class="muted">&lt;{emailAddress(message.from)}&gt;</span> : null}
+          </span>
+          <span class="muted"> to </span>
+          <span>{to}</span>
+          <span class="muted"> · </span>
+          <time class="muted" dateTime={message.created_at}>
+            {fullTime(message.created_at)}
+          </time>
+        </span>
+        <MessageBadges message={message} />
+        <SizeLine message={message} />
+      </div>
+      {open ? (
+        <dl id="message-details" class={styles.messageMeta}>
+          <dt>From</dt>
+          <dd>{message.from}</dd>
+          <dt>To</dt>
+          <dd>
+            {to}
+            {message.redirected ? <span class="muted"> (originally to {message.recipient})</span> : null}
+          </dd>
+          {message.cc.length ? (
+            <>
+              <dt>Cc</dt>
+              <dd>{message.cc.join(', ')}</dd>
+            </>
+          ) : null}
+          {message.bcc.length ? (
+            <>
+              <dt>Bcc</dt>
+              <dd>{message.bcc.join(', ')}</dd>
+            </>
+          ) : null}
+          <dt>Date</dt>
+          <dd>
+            <time dateTime={message.created_at}>{fullTime(message.created_at)}</time>
+          </dd>
+          {message.template_version != null ? (
+            <>
+              <dt>Template</dt>
+              <dd>version {message.template_version}</dd>
+            </>
+          ) : null}
+        </dl>
+      ) : null}
+    </header>
+  );
+}
+
+/** The HTML's size, and Gmail's clipping, without opening the Check tab. */
+function SizeLine({ message }: { message: MessageDetail }) {
+  const bytes = useMemo(() => (message.html === null ? 0 : new TextEncoder().encode(message.html).length), [message.html]);
+  if (message.html === null) return null;
+  return (
+    <span class={`${styles.sizeLine} small`} data-testid="size-line">
+      <span class="muted">HTML {fileSize(bytes)}</span>
+      {bytes > GMAIL_CLIP_BYTES ? (
+        <Badge tone="bad" title={`Gmail shows only the first ${fileSize(GMAIL_CLIP_BYTES)} of the HTML, then "[Message clipped]"`}>
+          Clipped by Gmail (over {GMAIL_CLIP_BYTES / 1024} KB)
+        </Badge>
+      ) : (
+        <span class="muted"> · not clipped by Gmail</span>
+      )}
+    </span>
+  );
+}

@@ -1,0 +1,50 @@
+import { useEffect, useState } from 'preact/hooks';
+import { systemPrefersDark, type ColorMode } from '../components/preview/dark-preview.ts';
+import { WIDTHS, type PreviewWidth } from '../components/preview/preview-frame.tsx';
+import { PREVIEW_WIDTH_KEY, remembered } from './remembered.ts';
+import { replaceHash, type MessageTab, type ViewParams } from './view-url.ts';
+
+/** How the open message is shown: it stays from one message to the next, and is in the URL. */
+export interface MessageViewState {
+  tab: MessageTab;
+  width: PreviewWidth;
+  mode: ColorMode;
+  /** The client view (issue 31), kept in the URL as given; null for the email as sent. */
+  client: string | null;
+}
+
+function fromParams(params: ViewParams, base: MessageViewState): MessageViewState {
+  return {
+    tab: params.tab ?? base.tab,
+    width: params.width ?? base.width,
+    mode: params.mode ?? base.mode,
+    client: params.client ?? base.client,
+  };
+}
+
+/**
+ * The message view's state: what a link says first, else the width chosen last and the system's
+ * colour scheme (dark styles apply on a dark system, as in Apple Mail). Every change is written
+ * into the open message's URL, so copying the address bar or the copy-link button shares it.
+ */
+export function useMessageViewState(openId: string | null, params: ViewParams): [MessageViewState, (patch: Partial<MessageViewState>) => void] {
+  const [state, setState] = useState<MessageViewState>(() =>
+    fromParams(params, {
+      tab: 'html',
+      width: WIDTHS.find((w) => w.id === remembered.get(PREVIEW_WIDTH_KEY))?.id ?? 'desktop',
+      mode: systemPrefersDark() ? 'styles' : 'light',
+      client: null,
+    }),
+  );
+  // A link opened on this page (a hashchange: the route is parsed anew) says how to show the message.
+  useEffect(() => setState((s) => fromParams(params, s)), [params]);
+  useEffect(() => {
+    if (openId !== null)
+      replaceHash(`/m/${encodeURIComponent(openId)}`, { tab: state.tab, width: state.width, mode: state.mode, client: state.client ?? undefined });
+  }, [openId, state, params]);
+  const update = (patch: Partial<MessageViewState>) => {
+    if (patch.width) remembered.set(PREVIEW_WIDTH_KEY, patch.width);
+    setState((s) => ({ ...s, ...patch }));
+  };
+  return [state, update];
+}
