@@ -14,9 +14,11 @@ export type {
   MessageDetail,
   MessageList as Page,
   MessageSummary,
+  Sender,
   Source,
   StepState,
   Subscription,
+  TemplateFile,
 } from '../../client/pigeonhole-client.ts';
 import type { ListFilter } from '../../client/pigeonhole-client.ts';
 

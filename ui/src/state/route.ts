@@ -10,7 +10,7 @@ export type Route = (
   | { page: 'compare'; a: string; b: string }
   | { page: 'recipients' }
   | { page: 'subscriptions' }
-  | { page: 'preview' }
+  | { page: 'preview'; query: string }
 ) & { view: ViewParams };
 
 function parseRoute(hash: string): Route {
@@ -24,7 +24,7 @@ function parseRoute(hash: string): Route {
   if (compare) return { page: 'compare', a: decodeURIComponent(compare[1]!), b: decodeURIComponent(compare[2]!), view };
   if (path === '/recipients') return { page: 'recipients', view };
   if (path === '/subscriptions') return { page: 'subscriptions', view };
-  if (path === '/preview') return { page: 'preview', view };
+  if (path === '/preview') return { page: 'preview', query: q < 0 ? '' : raw.slice(q + 1), view };
   return { page: 'inbox', id: null, view };
 }
 

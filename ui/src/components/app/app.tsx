@@ -69,7 +69,7 @@ export function App() {
           {route.page === 'inbox' ? <InboxPage inbox={inbox} openId={route.id} view={route.view} /> : null}
           {route.page === 'recipients' ? <RecipientsPage inbox={inbox} /> : null}
           {route.page === 'subscriptions' ? <SubscriptionsPage inbox={inbox} /> : null}
-          {route.page === 'preview' ? <TemplatePreviewPage /> : null}
+          {route.page === 'preview' ? <TemplatePreviewPage inbox={inbox} query={route.query} /> : null}
           {route.page === 'compare' ? <ComparePage a={route.a} b={route.b} view={route.view} /> : null}
         </main>
         <NoticeArea notices={notices} />

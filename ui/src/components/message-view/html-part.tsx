@@ -8,6 +8,7 @@ import { systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
 import { PreviewFrame, WIDTHS, WidthSwitch } from '../preview/preview-frame.tsx';
 import { ShareActions } from '../preview/share-actions.tsx';
 import { useEmailDocument } from '../preview/use-email-document.ts';
+import { openInTemplatesHref } from '../template-preview-page/templates-query.ts';
 import { CompareLinks } from './compare-links.tsx';
 
 interface Props {
@@ -48,6 +49,9 @@ export function HtmlPart({ message, view, onView }: Props) {
         </a>
         <ShareActions png={email.doc === null ? null : { doc: email.doc, width: px, name: `${message.id}-${view.width}-${mode}` }} />
         <CompareLinks message={message} />
+        <a class="button ghost small" href={openInTemplatesHref(message.id)} title="Its body as sent, as the Templates page's draft">
+          Open in Templates
+        </a>
       </div>
       <div class="print-preview" ref={stageRef}>
         {served ? (

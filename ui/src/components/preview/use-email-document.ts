@@ -23,7 +23,11 @@ export function useEmailDocument(id: string, mode: ColorMode, remote: boolean, p
   return { doc, error: local.error ?? withRemote.error, height };
 }
 
-/** The document's whole height at `px` wide; null until it is measured (or while `px` is 0). */
+/**
+ * The document's whole height at `px` wide; null until it is first measured (or while `px` is 0).
+ * A changed document keeps the last height until its own is measured: the page around it does not
+ * jump (a template file re-rendered on save keeps its scroll position).
+ */
 export function useMeasuredHeight(doc: string | null, px: number): number | null {
   const [height, setHeight] = useState<{ doc: string; px: number; height: number } | null>(null);
   useEffect(() => {
@@ -34,5 +38,5 @@ export function useMeasuredHeight(doc: string | null, px: number): number | null
       current = false;
     };
   }, [doc, px]);
-  return height !== null && height.doc === doc && height.px === px ? height.height : null;
+  return height !== null && height.px === px && doc !== null ? height.height : null;
 }

@@ -1,0 +1,127 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { reason, sandbox } from '../../sandbox.ts';
+import { useDebounced } from '../../state/hooks.ts';
+import { remembered, TEMPLATE_DRAFT_KEY } from '../../state/remembered.ts';
+import type { CheckReport, Sender } from '../../types.ts';
+import { CodeEditor } from '../code-editor/code-editor.tsx';
+import { ColorModeSwitch } from '../preview/color-mode.tsx';
+import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
+import { LiveCheck } from '../check/live-check.tsx';
+import { PreviewFrame, WIDTHS, type PreviewWidth } from '../preview/preview-frame.tsx';
+import styles from './template-preview-page.module.css';
+
+const SAMPLE = `<h1>Welcome aboard, Ada!</h1>
+<p>Thanks for signing up. Your account is ready.</p>
+<p><a href="https://example.com/start" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:6px;text-decoration:none">Get started</a></p>
+<p style="color:#6b7280;font-size:14px">If the button does not work, copy this link: https://example.com/start</p>`;
+
+type Layout = 'side' | PreviewWidth;
+
+/**
+ * For designers: an HTML body, wrapped in the chosen sender's account template by the same
+ * function the API uses, previewed at phone, tablet and desktop widths as they type. `initial`
+ * is a capture's body as sent ("Open in Templates"); otherwise the draft kept from last time.
+ */
+export function BodyDraft({ chosen, initial }: { chosen: Sender | undefined; initial: string | null }) {
+  const [html, setHtml] = useState(() => initial ?? remembered.get(TEMPLATE_DRAFT_KEY) ?? SAMPLE);
+  const [layout, setLayout] = useState<Layout>('side');
+  const [wrapped, setWrapped] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [colorMode, setColorMode] = useState<ColorMode>(() => (systemPrefersDark() ? 'styles' : 'light'));
+  const [check, setCheck] = useState<{ report: CheckReport | null; body: string | null; error: string | null }>({ report: null, body: null, error: null });
+  const body = useDebounced(html, 250);
+  useEffect(() => {
+    if (initial !== null) setHtml(initial);
+  }, [initial]);
+
+  useEffect(() => {
+    remembered.set(TEMPLATE_DRAFT_KEY, body);
+    if (!chosen) return;
+    const controller = new AbortController();
+    sandbox.preview(chosen.id, body, { signal: controller.signal }).then(
+      (result) => {
+        setWrapped(result);
+        setProblem(null);
+      },
+      (error: Error) => !controller.signal.aborted && setProblem(reason(error)),
+    );
+    return () => controller.abort();
+  }, [body, chosen?.id]);
+
+  // The live check of what would be sent, after the same debounce; a newer draft aborts it.
+  useEffect(() => {
+    if (!chosen) return;
+    const controller = new AbortController();
+    sandbox.checkDraft({ html: body, sender: chosen.id }, { signal: controller.signal }).then(
+      (report) => setCheck({ report, body, error: null }),
+      (error: Error) => !controller.signal.aborted && setCheck((c) => ({ ...c, error: reason(error) })),
+    );
+    return () => controller.abort();
+  }, [body, chosen?.id]);
+
+  // As it is when the system gives the chosen mode; rewritten otherwise (see dark-preview.ts).
+  const shown = useMemo(
+    () =>
+      wrapped === null || colorMode === (systemPrefersDark() ? 'styles' : 'light')
+        ? wrapped
+        : colorModeDocument(wrapped, colorMode, previewPolicy(location.origin, true)),
+    [wrapped, colorMode],
+  );
+
+  const previewsClass = layout === 'side' ? `${styles.tpPreviews} ${styles.layoutSide}` : styles.tpPreviews;
+  return (
+    <>
+      <div class="part-toolbar">
+        <div class="segmented" role="group" aria-label="Preview layout">
+          {([['side', 'Side by side'], ...WIDTHS.map((w) => [w.id, w.label] as const)] as const).map(([id, label]) => (
+            <button type="button" key={id} aria-pressed={layout === id} onClick={() => setLayout(id)}>
+              {label}
+            </button>
+          ))}
+        </div>
+        <ColorModeSwitch value={colorMode} onChange={setColorMode} />
+      </div>
+      {chosen && !chosen.has_account_template ? (
+        <p class="banner info small">{chosen.name} has no account template: the body is previewed as it is sent.</p>
+      ) : null}
+      <div class={layout === 'side' ? `${styles.tpLayout} ${styles.layoutSide}` : styles.tpLayout}>
+        <div class={styles.tpSide}>
+          <div class={styles.tpEditor}>
+            <span class={styles.tpLabel}>HTML body</span>
+            <CodeEditor value={html} onChange={setHtml} language="html" label="HTML body" class={styles.tpCode} />
+          </div>
+          <LiveCheck short={layout === 'side'} report={check.report} pending={check.body !== html} error={check.error} />
+        </div>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls and the frames in it take no focus; a keyboard scrolls it once it is focused (axe: scrollable-region-focusable). */}
+        <div class={previewsClass} aria-live="off" role="region" aria-label="Previews" tabIndex={0}>
+          {problem ? (
+            <p class="banner error" role="alert">
+              Preview failed: {problem}
+            </p>
+          ) : null}
+          {wrapped === null ? (
+            <p class="muted pad">Loading preview…</p>
+          ) : layout === 'side' ? (
+            WIDTHS.map((w) => (
+              <figure key={w.id} class={w.id === 'desktop' ? `${styles.tpFigure} ${styles.tpDesktop}` : styles.tpFigure}>
+                <figcaption>
+                  {w.label} <span class="muted">{w.px ? `${w.px} px` : 'full width'}</span>
+                </figcaption>
+                <PreviewFrame
+                  title={`Preview, ${w.label.toLowerCase()}`}
+                  width={w.id}
+                  srcDoc={shown!}
+                  dark={colorMode === 'light' ? undefined : colorMode}
+                  bare
+                  gallery
+                />
+              </figure>
+            ))
+          ) : (
+            <PreviewFrame title={`Preview, ${layout}`} width={layout} srcDoc={shown!} dark={colorMode === 'light' ? undefined : colorMode} bare />
+          )}
+        </div>
+      </div>
+    </>
+  );
+}
