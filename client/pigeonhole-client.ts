@@ -47,6 +47,8 @@ import type {
   Source,
   SubscriptionList,
   SubscriptionStatus,
+  TemplateFile,
+  TemplateFileList,
   TemplateVersion,
   TemplateVersions,
 } from './wire-types.ts';
@@ -107,6 +109,9 @@ export type {
   SubscriptionList,
   SubscriptionStatus,
   SubscriptionStep,
+  TemplateFile,
+  TemplateFileInfo,
+  TemplateFileList,
   TemplateVersion,
   TemplateVersions,
   UnwrappedBody,
@@ -432,6 +437,21 @@ export class PigeonholeClient {
    */
   rewrap(sender: string, draft: { html?: string; ids?: string[] } = {}, options: CallOptions = {}): Promise<Rewrap> {
     return this.call('POST', `/api/senders/${encodeURIComponent(sender)}/template/rewrap`, undefined, draft, options.signal);
+  }
+
+  /** The --templates folder's .html files (`dir` null when Pigeonhole runs without one). */
+  templateFiles(options: CallOptions = {}): Promise<TemplateFileList> {
+    return this.call('GET', '/api/template-files', undefined, undefined, options.signal);
+  }
+
+  /** A template file, filled with its sample data and (with `sender`) wrapped in that sender's account template. */
+  templateFile(name: string, options: { sender?: string } & CallOptions = {}): Promise<TemplateFile> {
+    return this.call('GET', `/api/template-files/${encodeURIComponent(name)}`, { sender: options.sender }, undefined, options.signal);
+  }
+
+  /** Keeps a template file's sample data (a JSON object: the values of its `{{variables}}`). */
+  saveTemplateSample(name: string, data: Record<string, unknown>, options: CallOptions = {}): Promise<{ name: string; sample: Record<string, unknown> }> {
+    return this.call('PUT', `/api/template-files/${encodeURIComponent(name)}/sample`, undefined, { data }, options.signal);
   }
 
   /** Resets the sandbox, one team, or (`namespace`) one namespace's captures and the records of its addresses. */

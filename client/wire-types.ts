@@ -361,6 +361,45 @@ export interface Rewrap {
   captures: RewrappedCapture[];
 }
 
+export interface TemplateFileInfo {
+  /** Its path in the --templates folder, `/` between folders. */
+  name: string;
+  size: number;
+  /** Its last change. */
+  modified_at: string;
+  /** Sample data is kept for it. */
+  has_sample: boolean;
+}
+
+export interface TemplateFileList {
+  /** The --templates folder; null when Pigeonhole was started without one. */
+  dir: string | null;
+  /** Its .html files by name, at most 1,000. */
+  files: TemplateFileInfo[];
+  /** The folder holds more .html files than listed. */
+  truncated: boolean;
+}
+
+export interface TemplateFile {
+  name: string;
+  /** The sender whose account template wraps it; null: not wrapped. */
+  sender: string | null;
+  /** That sender's template version (0: the configuration file's); null: not wrapped. */
+  template_version: number | null;
+  /** The file as it is on disk. */
+  html: string;
+  /** The file with its {{variables}} filled from the sample data (HTML-escaped), wrapped in the sender's template. */
+  rendered: string;
+  /** The {{variables}} it uses, in order of first use. */
+  variables: string[];
+  /** Those the sample data gives no value for (left as they are). */
+  missing: string[];
+  /** The sample data kept for it ({} when none). */
+  sample: Record<string, unknown>;
+  /** Its last change. */
+  modified_at: string;
+}
+
 export interface Recipient {
   team: string;
   email: string;
@@ -646,6 +685,15 @@ export type Frame =
   | {
       type: 'clock.changed';
       data: Clock;
+    }
+  | {
+      type: 'template_file.changed';
+      data: {
+        /** The file in the --templates folder. */
+        name: string;
+        /** It was deleted or renamed away. */
+        removed: boolean;
+      };
     }
   | {
       type: 'template.changed';

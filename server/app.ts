@@ -15,6 +15,7 @@ import { requestRoutes } from './http/api/request-routes.ts';
 import { resetRoutes } from './http/api/reset-routes.ts';
 import { mountApi, type ApiRoute } from './http/api/route.ts';
 import { senderRoutes } from './http/api/sender-routes.ts';
+import { templateFileRoutes } from './http/api/template-file-routes.ts';
 import { templateRoutes } from './http/api/template-routes.ts';
 import { subscriptionRoutes } from './http/api/subscription-routes.ts';
 import { accessMiddleware, openAccess, type Access } from './http/access.ts';
@@ -85,6 +86,7 @@ export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
       checkRoutes(sandbox, options),
       senderRoutes(sandbox),
       templateRoutes(sandbox),
+      templateFileRoutes(sandbox),
       recipientRoutes(sandbox),
       resetRoutes(sandbox),
       blockRoutes(sandbox),

@@ -1,5 +1,5 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +52,21 @@ export interface Options {
   readonly linkCheckAllow: readonly string[];
   /** spamd's address for the message check's spam score; null leaves the spam check off. */
   readonly spamassassin: { readonly host: string; readonly port: number } | null;
+  /** A folder of .html template files the Templates page lists, renders and watches; null: none. */
+  readonly templates: string | null;
+  /** Where a release (POST /api/messages/{id}/release) relays a capture; null: releases are refused. */
+  readonly relay: RelayTarget | null;
+  /** Recipient globs (`*@example.com`) a release may go to; none: every address is refused. */
+  readonly relayAllow: readonly string[];
+}
+
+/** An SMTP server that releases go through (`--relay smtp://[user:pass@]host:port`). */
+export interface RelayTarget {
+  readonly host: string;
+  readonly port: number;
+  /** smtps://: TLS from the first byte; smtp://: STARTTLS when the server offers it. */
+  readonly secure: boolean;
+  readonly auth: { readonly user: string; readonly pass: string } | null;
 }
 
 /** A user of the --auth-file. */
@@ -93,6 +108,8 @@ interface OptionSpec {
   parse: (value: string, source: string) => unknown;
   /** A switch: given alone on the command line (`--flag`), true/false in the environment. */
   boolean?: true;
+  /** Repeatable on the command line; the values are joined with commas (the environment's form). */
+  multiple?: true;
 }
 
 const OPTIONS = {
@@ -193,6 +210,28 @@ const OPTIONS = {
     parse: networkList,
   },
   spamassassin: { flag: 'spamassassin', default: '', help: 'spamd HOST:PORT for the spam score of the message check (empty: off)', parse: hostPort },
+  templates: {
+    flag: 'templates',
+    default: '',
+    shown: 'off',
+    help: 'folder of .html template files to list, render with sample data and re-render on every save (the Templates page)',
+    parse: templateFolder,
+  },
+  relay: {
+    flag: 'relay',
+    default: '',
+    shown: 'off',
+    help: 'smtp://[user:pass@]host:port (or smtps://) that POST /api/messages/{id}/release relays a capture to; STARTTLS when offered',
+    parse: relayUrl,
+  },
+  relayAllow: {
+    flag: 'relay-allow',
+    default: '',
+    shown: 'none',
+    help: 'recipient patterns a release may go to, e.g. *@example.com (repeatable; comma-separated in the environment)',
+    parse: patternList,
+    multiple: true,
+  },
 } satisfies Record<string, Omit<OptionSpec, 'env'>>;
 
 type OptionName = keyof typeof OPTIONS;
@@ -224,12 +263,15 @@ export function optionList(): OptionInfo[] {
 
 /** Defaults ← PIGEONHOLE_* environment ← command-line flags, validated in one pass; reads no file. */
 export function loadOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
-  let flags: Record<string, string | boolean | undefined>;
+  let flags: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
     flags = parseArgs({
       args: argv,
       options: Object.fromEntries(
-        Object.values(OPTIONS).map((o: OptionSpec | Omit<OptionSpec, 'env'>) => [o.flag, { type: o.boolean ? ('boolean' as const) : ('string' as const) }]),
+        Object.values(OPTIONS).map((o: OptionSpec | Omit<OptionSpec, 'env'>) => [
+          o.flag,
+          { type: o.boolean ? ('boolean' as const) : ('string' as const), ...(o.multiple ? { multiple: true } : {}) },
+        ]),
       ),
       strict: true,
       allowPositionals: false,
@@ -241,7 +283,8 @@ export function loadOptions(argv: string[], env: NodeJS.ProcessEnv): Options {
   const values: Partial<Record<OptionName, unknown>> = {};
   const sources: Partial<Record<OptionName, string>> = {};
   for (const [name, spec] of Object.entries(OPTIONS) as [OptionName, (typeof OPTIONS)[OptionName]][]) {
-    const fromFlag = flags[spec.flag];
+    const given = flags[spec.flag];
+    const fromFlag = Array.isArray(given) ? given.join(',') : given;
     const fromEnv = env[envName(spec.flag)];
     const [raw, source] =
       typeof fromFlag === 'boolean'
@@ -272,6 +315,7 @@ function combinationProblems(o: Options, sources: Partial<Record<OptionName, str
   if (o.smtpTlsCert !== null && o.smtpTlsCert !== 'auto' && !o.smtpTlsKey)
     problems.push(`${sources.smtpTlsCert}: needs --smtp-tls-key, the certificate's private key (or use --smtp-tls-cert auto)`);
   if (o.smtpTlsCert === null && o.smtpTlsKey) problems.push(`${sources.smtpTlsKey}: needs --smtp-tls-cert, the certificate of this key`);
+  if (o.relayAllow.length > 0 && o.relay === null) problems.push(`${sources.relayAllow}: needs --relay, the SMTP server releases go through`);
   for (const name of ['smtpRequireTls', 'smtpTlsImplicit'] as const) {
     if (o[name] && o.smtpTlsCert === null) problems.push(`${sources[name]}: needs a certificate: --smtp-tls-cert auto, or --smtp-tls-cert and --smtp-tls-key`);
   }
@@ -451,6 +495,45 @@ function userPassword(value: string, source: string): { user: string; password: 
   const colon = value.indexOf(':');
   if (colon <= 0 || colon === value.length - 1) throw new ConfigError(`${source}: expected USER:PASSWORD, both not empty`);
   return { user: value.slice(0, colon), password: value.slice(colon + 1) };
+}
+
+/** An existing folder; empty: none. */
+function templateFolder(value: string, source: string): string | null {
+  const folder = optionalPath(value);
+  if (folder !== null && !statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new ConfigError(`${source}: ${folder} is not a folder`);
+  return folder;
+}
+
+/** `smtp://[user:pass@]host[:port]` (STARTTLS when offered; port 25 by default) or `smtps://` (TLS, 465); empty: no relay. */
+function relayUrl(value: string, source: string): RelayTarget | null {
+  const text = value.trim();
+  if (text === '') return null;
+  const problem = new ConfigError(`${source}: "${text.replace(/\/\/[^@/]*@/, '//…@')}" is not smtp://[user:pass@]host:port or smtps://[user:pass@]host:port`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw problem;
+  }
+  if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '' || (url.pathname !== '' && url.pathname !== '/') || url.search || url.hash)
+    throw problem;
+  const secure = url.protocol === 'smtps:';
+  const user = decodeURIComponent(url.username);
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port === '' ? (secure ? 465 : 25) : Number(url.port),
+    secure,
+    auth: user === '' ? null : { user, pass: decodeURIComponent(url.password) },
+  };
+}
+
+/** Comma-separated recipient globs (`*` any run of characters, `?` one; any case): each an address pattern with an @. */
+function patternList(value: string, source: string): string[] {
+  const patterns = list(value);
+  for (const pattern of patterns)
+    if (!pattern.includes('@') || pattern.length > 254)
+      throw new ConfigError(`${source}: "${pattern}" is not a recipient pattern such as *@example.com or qa+*@example.org`);
+  return patterns;
 }
 
 function optionalPath(value: string): string | null {

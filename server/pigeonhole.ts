@@ -81,7 +81,14 @@ export async function createPigeonhole(config: Config, options: PigeonholeOption
   const store = await openStore({ ...options.store, dataDir: config.dataDir, fsync: config.fsync });
   let storeOpen = true;
   const parser = new ParserPool();
-  const sandbox = createSandbox({ store, config: config.sandbox, clock: new SandboxClock(options.now), log: options.log, parseRaw: parser });
+  const sandbox = createSandbox({
+    store,
+    config: config.sandbox,
+    clock: new SandboxClock(options.now),
+    log: options.log,
+    parseRaw: parser,
+    templatesDir: config.templates,
+  });
   const { metrics, diskUsage } = createSandboxMetrics({ sandbox, store, processMetrics: options.processMetrics });
   const readiness = new Readiness();
   const access: Access = options.access ?? {

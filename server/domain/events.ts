@@ -24,6 +24,8 @@ export interface DomainEvents {
   'sandbox.reset': [{ team: string | null; namespace: string | null; removed: Record<string, number> }];
   /** A sender's account template was saved or reverted: the version now in use (0: the configured one). */
   'template.changed': [{ sender: string; version: number }];
+  /** A file of the --templates folder was saved, created or removed (its name in the folder, `/` between folders). */
+  'template_file.changed': [{ name: string; removed: boolean }];
   /** The sandbox clock was advanced, set or reset (after what fell due has run). */
   'clock.changed': [ClockState];
 }

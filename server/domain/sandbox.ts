@@ -5,6 +5,7 @@ import type { SandboxClock } from './time/clock.ts';
 import { ClockControl } from './time/clock-control.ts';
 import { AccountTemplates } from './directory/account-templates.ts';
 import { Directory } from './directory/directory.ts';
+import { TemplateFiles } from './directory/template-files.ts';
 import { StorageError } from './errors.ts';
 import { parseDuration } from './time/duration.ts';
 import { Events } from './events.ts';
@@ -26,6 +27,8 @@ export interface DomainDeps {
   log?: (message: string, error?: unknown) => void;
   /** Takes an SMTP message apart (the SMTP layer's mailparser): its bodies and attachments. */
   parseRaw?: RawParser;
+  /** The --templates folder, watched while the sandbox runs; null or absent: none. */
+  templatesDir?: string | null;
 }
 
 /** The domain: rules, ingestion and state, with no knowledge of HTTP, SMTP or WebSocket. */
@@ -39,6 +42,8 @@ export interface Sandbox {
   readonly directory: Directory;
   /** Each sender's account template: the configured one and the versions saved since (kept by a reset). */
   readonly templates: AccountTemplates;
+  /** The --templates folder's files and their sample data; null when Pigeonhole runs without one. */
+  readonly templateFiles: TemplateFiles | null;
   readonly blocks: Blocks;
   readonly recipients: Recipients;
   readonly messages: Messages;
@@ -55,7 +60,7 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-export function createSandbox({ store, config, clock, log: given = (m, e) => console.error(m, e ?? ''), parseRaw }: DomainDeps): Sandbox {
+export function createSandbox({ store, config, clock, log: given = (m, e) => console.error(m, e ?? ''), parseRaw, templatesDir }: DomainDeps): Sandbox {
   // Background work refused by a store that cannot write (read-only, full) is not logged job by
   // job: the store logs the cause once (docs/storage.md).
   const log = (message: string, error?: unknown) => {
@@ -71,6 +76,8 @@ export function createSandbox({ store, config, clock, log: given = (m, e) => con
   const blocks = new Blocks(store, directory, clock);
   const recipients = new Recipients(store, clock, scheduler, (record) => events.emit('recipient.changed', record));
   const templates = new AccountTemplates(store, directory, clock, events);
+  const templateFiles = templatesDir ? new TemplateFiles(templatesDir, store, clock, events) : null;
+  templateFiles?.watch();
   const messages = new Messages(store, clock, recipients, blocks, events, parseDuration(config.delivery.delay) ?? 0, scheduler, {
     parseRaw,
     liveTemplate: (sender) => templates.live(sender),
@@ -97,6 +104,7 @@ export function createSandbox({ store, config, clock, log: given = (m, e) => con
     events,
     directory,
     templates,
+    templateFiles,
     blocks,
     recipients,
     messages,
@@ -111,6 +119,7 @@ export function createSandbox({ store, config, clock, log: given = (m, e) => con
       return recipients.prune(oldest.toISOString(), subscriptions.inFlow());
     },
     async close() {
+      templateFiles?.close();
       await scheduler.close();
       await messages.close();
       requestLog.close();

@@ -30,6 +30,7 @@ export function domainFrames(sandbox: Sandbox): FrameMappers {
     'subscription.removed': (s: SubscriptionRecord) => ({ id: s.seq }),
     'clock.changed': (state: ClockState) => clockBody(state),
     'template.changed': (change: { sender: string; version: number }) => change,
+    'template_file.changed': (change: { name: string; removed: boolean }) => change,
     'sandbox.reset': (reset: { team: string | null; namespace: string | null; removed: Record<string, number> }) => reset,
   };
   return mappers;

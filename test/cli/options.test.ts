@@ -35,3 +35,31 @@ describe('the options table of docs/configuration.md', () => {
     expect(rows).toEqual(optionList().map((o) => ({ flag: o.flag, env: o.env, default: o.default })));
   });
 });
+
+describe('the workbench options', () => {
+  it('read --templates as an existing folder, --relay as an SMTP URL and --relay-allow repeated or comma-separated', () => {
+    const options = loadOptions(
+      ['--templates', '.', '--relay', 'smtp://me%40x:p%3Ass@mail.example:2525', '--relay-allow', '*@example.com', '--relay-allow', 'QA+*@example.org'],
+      {},
+    );
+    expect(options.templates).toBe(process.cwd());
+    expect(options.relay).toEqual({ host: 'mail.example', port: 2525, secure: false, auth: { user: 'me@x', pass: 'p:ss' } });
+    expect(options.relayAllow).toEqual(['*@example.com', 'qa+*@example.org']);
+    expect(loadOptions([], { PIGEONHOLE_RELAY: 'smtps://[::1]', PIGEONHOLE_RELAY_ALLOW: 'a@example.com, *@b.example' })).toMatchObject({
+      relay: { host: '::1', port: 465, secure: true, auth: null },
+      relayAllow: ['a@example.com', '*@b.example'],
+    });
+    expect(loadOptions([], {})).toMatchObject({ templates: null, relay: null, relayAllow: [] });
+  });
+
+  it('refuse a missing folder, a relay that is not smtp:// and patterns without a relay, naming where they came from', () => {
+    expect(() => loadOptions(['--templates', '/nonexistent-folder'], {})).toThrow('--templates: /nonexistent-folder is not a folder');
+    expect(() => loadOptions(['--relay', 'http://user:secret@mail.example'], {})).toThrow(
+      '--relay: "http://…@mail.example" is not smtp://[user:pass@]host:port or smtps://[user:pass@]host:port',
+    );
+    expect(() => loadOptions([], { PIGEONHOLE_RELAY_ALLOW: 'example.com' })).toThrow(
+      'PIGEONHOLE_RELAY_ALLOW: "example.com" is not a recipient pattern such as *@example.com or qa+*@example.org',
+    );
+    expect(() => loadOptions(['--relay-allow', '*@example.com'], {})).toThrow('--relay-allow: needs --relay, the SMTP server releases go through');
+  });
+});

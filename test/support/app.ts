@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, type Config } from '../../server/config.ts';
+import { loadConfig, type Config, type RelayTarget } from '../../server/config.ts';
 import type { Sandbox } from '../../server/domain/sandbox.ts';
 import { parseSandboxConfig, type SandboxConfig } from '../../server/domain/directory/sandbox-config.ts';
 import { createPigeonhole } from '../../server/pigeonhole.ts';
@@ -47,6 +47,10 @@ export interface TestServerOptions {
   host?: string;
   /** --link-check-private and --link-check-allow. */
   linkCheck?: { private?: boolean; allow?: string[] };
+  /** --templates: the folder of template files watched. */
+  templates?: string;
+  /** --relay and --relay-allow: where releases go, and to whom. */
+  relay?: { target: RelayTarget; allow?: string[] };
 }
 
 /**
@@ -72,6 +76,9 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
     spamassassin: options.spamassassin ?? null,
     linkCheckPrivate: options.linkCheck?.private ?? false,
     linkCheckAllow: options.linkCheck?.allow ?? [],
+    templates: options.templates ?? null,
+    relay: options.relay?.target ?? null,
+    relayAllow: options.relay?.allow ?? [],
   };
   const pigeonhole = await createPigeonhole(config, {
     store: options.store,

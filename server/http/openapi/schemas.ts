@@ -300,6 +300,34 @@ const RewrappedCapture = z
       .describe('Its body as sent, wrapped in the draft exactly as a send would be; null when unwrapped_body is not_kept or it has no HTML.'),
   })
   .meta({ id: 'RewrappedCapture' });
+const TemplateFileInfo = z
+  .object({
+    name: z.string().describe('Its path in the --templates folder, `/` between folders.'),
+    size: int(),
+    modified_at: time('Its last change.'),
+    has_sample: z.boolean().describe('Sample data is kept for it.'),
+  })
+  .meta({ id: 'TemplateFileInfo' });
+export const TemplateFileList = z
+  .object({
+    dir: z.string().nullable().describe('The --templates folder; null when Pigeonhole was started without one.'),
+    files: z.array(TemplateFileInfo).describe('Its .html files by name, at most 1,000.'),
+    truncated: z.boolean().describe('The folder holds more .html files than listed.'),
+  })
+  .meta({ id: 'TemplateFileList' });
+export const TemplateFile = z
+  .object({
+    name: z.string(),
+    sender: z.string().nullable().describe('The sender whose account template wraps it; null: not wrapped.'),
+    template_version: int().nullable().describe("That sender's template version (0: the configuration file's); null: not wrapped."),
+    html: z.string().describe('The file as it is on disk.'),
+    rendered: z.string().describe("The file with its {{variables}} filled from the sample data (HTML-escaped), wrapped in the sender's template."),
+    variables: z.array(z.string()).describe('The {{variables}} it uses, in order of first use.'),
+    missing: z.array(z.string()).describe('Those the sample data gives no value for (left as they are).'),
+    sample: z.record(z.string(), z.unknown()).describe('The sample data kept for it ({} when none).'),
+    modified_at: time('Its last change.'),
+  })
+  .meta({ id: 'TemplateFile' });
 export const Rewrap = z.object({ sender: z.string(), captures: z.array(RewrappedCapture) }).meta({ id: 'Rewrap' });
 const SandboxRecipient = z
   .object({
@@ -493,6 +521,10 @@ const Frame = z
     frame('subscription.changed', SandboxSubscription),
     frame('subscription.removed', z.object({ id: int() })),
     frame('clock.changed', Clock),
+    frame(
+      'template_file.changed',
+      z.object({ name: z.string().describe('The file in the --templates folder.'), removed: z.boolean().describe('It was deleted or renamed away.') }),
+    ),
     frame('template.changed', z.object({ sender: z.string(), version: int().describe("The version now in use (0: the configuration file's).") })),
     frame('sandbox.reset', ResetResult.pick({ team: true, namespace: true, removed: true })),
   ])
@@ -543,6 +575,9 @@ export const wireTypes = {
     TemplateVersions,
     RewrappedCapture,
     Rewrap,
+    TemplateFileInfo,
+    TemplateFileList,
+    TemplateFile,
     Recipient: SandboxRecipient,
     RecipientList,
     SubscriptionStep,
