@@ -24,6 +24,7 @@ import { errorMiddleware, notFound, type Logger } from './http/errors.ts';
 import { injectFaults } from './http/faults.ts';
 import { mountHealthRoutes, mountMetricsRoute } from './http/health-routes.ts';
 import { homePage } from './http/home.ts';
+import { previewPage } from './http/preview-page.ts';
 import { mountOpenApi } from './http/openapi-document.ts';
 import { logRequests } from './http/request-log.ts';
 import { emailRoutes } from './http/v1/email-routes.ts';
@@ -117,5 +118,6 @@ export function createRouter(
   mountHealthRoutes(router, readiness);
   mountMetricsRoute(router, metrics);
   router.get(['/', '/assets/:file'], homePage(sandbox));
+  router.get('/preview/:id', previewPage(sandbox));
   return router;
 }

@@ -9,6 +9,7 @@ import { expectMessages, waitForMessage } from '../../domain/messages/message-wa
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { messageSummary } from '../../wire.ts';
 import { detail, HttpError, notFound } from '../errors.ts';
+import { previewPolicy } from '../preview-policy.ts';
 import { signedPath } from '../signed-reads.ts';
 import { detail as detailDoc, json, noContent, notFound as notFoundDoc } from '../openapi/docs.ts';
 import * as S from '../openapi/schemas.ts';
@@ -506,35 +507,12 @@ async function capture(sandbox: Sandbox, record: MessageRecord): Promise<Capture
   return { ...messageSummary(record), html, text: view.text, text_derived: view.derived, ...extract(html, body), url: captureUrl(record) } satisfies Capture;
 }
 
-/**
- * The preview frame's policy: no scripts, plugins, forms or frames, a sandboxed document
- * (opaque origin), and images, styles and fonts from this server only unless remote content
- * is asked for. Links may open in a new tab.
- */
-function previewPolicy(ctx: ApiContext, remote: boolean): string {
-  // A sandboxed document has an opaque origin, so this server is also named explicitly.
-  const self = /^[A-Za-z0-9.:[\]-]+$/.test(ctx.host) ? `'self' ${ctx.protocol}://${ctx.host}` : "'self'";
-  const media = remote ? `${self} data: http: https:` : `${self} data:`;
-  return [
-    "default-src 'none'",
-    "script-src 'none'",
-    "object-src 'none'",
-    "frame-src 'none'",
-    "form-action 'none'",
-    "base-uri 'none'",
-    `img-src ${media}`,
-    `media-src ${media}`,
-    `font-src ${media}`,
-    `style-src 'unsafe-inline' ${remote ? `${self} http: https:` : self}`,
-    'sandbox allow-popups allow-popups-to-escape-sandbox',
-  ].join('; ');
-}
-
 function captureUrl(record: MessageRecord): string {
   return `/api/messages/${record.id}`;
 }
 
-function attachmentUrl(record: MessageRecord, index: number): string {
+/** Where an attachment of a capture is read (the preview signs it: server/http/signed-reads.ts). */
+export function attachmentUrl(record: MessageRecord, index: number): string {
   return `/api/messages/${record.id}/attachments/${index}`;
 }
 

@@ -59,11 +59,27 @@ export const operationDocs: DocumentedRoute[] = [
   },
   {
     method: 'GET',
+    path: '/preview/:id',
+    doc: {
+      summary: 'The render URL: a capture alone, at a width and in a mode',
+      description:
+        "The email and nothing else, for screenshots and visual-regression tools: laid out exactly `width` pixels wide (its media queries see that width) and as tall as it is, light, with its own dark styles, or inverted; no script of the email runs and nothing remote loads unless `remote=1`. Only the inbox may frame it; another site can neither frame nor open it. Query: `width` = phone (375), tablet (768), desktop (the window, the default) or 200–4000 pixels; `mode` = light (default), dark, inverted; `remote` = 1.",
+      tags: operations,
+      params: { id: 'Message (capture) id.' },
+      responses: {
+        200: { description: 'HTML.', content: { 'text/html': { type: 'string' } } },
+        400: { description: 'A bad width or mode.', body: z.object({ detail: z.string() }), example: { detail: 'mode must be one of light, dark, inverted.' } },
+        404: { description: 'No such capture, or it has no HTML body.', body: z.object({ detail: z.string() }) },
+      },
+    },
+  },
+  {
+    method: 'GET',
     path: '/api/events',
     doc: {
       summary: 'Live events (WebSocket)',
       description:
-        'Upgrade to a WebSocket; frames are JSON {type, data}: hello, message.created, message.status, message.updated, message.deleted, message.cleared, recipient.changed, subscription.changed, subscription.removed, clock.changed, sandbox.reset (the Frame type of the typed client).',
+        'Upgrade to a WebSocket; frames are JSON {type, data}: hello, message.created, message.status, message.updated, message.deleted, message.cleared, recipient.changed, subscription.changed, subscription.removed, clock.changed, sandbox.reset, template.changed, template_file.changed (the Frame type of the typed client).',
       tags: ['inbox'],
       extensions: { 'x-websocket': true },
       responses: { 101: { description: 'Switching protocols.' } },

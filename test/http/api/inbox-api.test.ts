@@ -244,6 +244,7 @@ describe('GET /api/senders and POST /api/preview', () => {
       development_recipient: 'dev-inbox@example.com',
       daily_limit: 100,
       has_account_template: false,
+      template_version: null,
       revoked: false,
     });
     expect(senders[0]).toMatchObject({ has_account_template: true, daily_limit: 100 });

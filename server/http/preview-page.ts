@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'koa';
+import { COLOR_MODES, type ColorMode, inColorMode } from '../domain/mail/color-mode.ts';
+import { prepareHtml } from '../domain/mail/html-preview.ts';
+import type { Sandbox } from '../domain/sandbox.ts';
+import { attachmentUrl } from './api/message-routes.ts';
+import { detail, notFound } from './errors.ts';
+import { previewPolicy } from './preview-policy.ts';
+import { signedPath } from './signed-reads.ts';
+
+/** The named widths, as the inbox's preview has them; desktop is the whole window. */
+const WIDTHS: Record<string, number | null> = { phone: 375, tablet: 768, desktop: null };
+const MIN_WIDTH = 200;
+const MAX_WIDTH = 4000;
+
+/** What the render URL was asked for, checked. */
+export interface RenderQuery {
+  width: number | null;
+  mode: ColorMode;
+  remote: boolean;
+}
+
+/** The render URL's query: each value checked, a bad one refused naming what is allowed. */
+export function renderQuery(search: URLSearchParams): RenderQuery {
+  const widthText = (search.get('width') ?? 'desktop').trim().toLowerCase();
+  let width: number | null;
+  if (widthText in WIDTHS) width = WIDTHS[widthText]!;
+  else if (/^\d{1,5}$/.test(widthText) && Number(widthText) >= MIN_WIDTH && Number(widthText) <= MAX_WIDTH) width = Number(widthText);
+  else throw detail(400, `width must be phone, tablet, desktop or a number of pixels from ${MIN_WIDTH} to ${MAX_WIDTH}.`);
+  const mode = (search.get('mode') ?? 'light').trim().toLowerCase();
+  if (!(COLOR_MODES as readonly string[]).includes(mode)) throw detail(400, `mode must be one of ${COLOR_MODES.join(', ')}.`);
+  const remote = search.get('remote');
+  return { width, mode: mode as ColorMode, remote: remote === '1' || remote === 'true' };
+}
+
+/**
+ * The chrome-less render URL, `/preview/{id}?width=phone|tablet|desktop|<px>&mode=light|dark|inverted`
+ * (docs/inbox.md): the email alone, for screenshots and visual-regression tools. The email is
+ * laid out in a frame exactly `width` pixels wide (its media queries see that width), sized to
+ * the email's whole height by one script of the page's own, under the preview's policy: the
+ * email runs no script, loads nothing remote unless `remote=1`, and only the inbox may frame
+ * the page; another site can neither frame it nor open it (the browser guard).
+ */
+export function previewPage(sandbox: Sandbox) {
+  return async (ctx: Context) => {
+    const query = renderQuery(ctx.URL.searchParams);
+    const record = await sandbox.messages.get(ctx.params.id as string);
+    if (!record) throw notFound();
+    const html = await sandbox.messages.html(record);
+    if (html === null) throw detail(404, 'This capture has no HTML body.');
+    const prepared = prepareHtml(html, record.attachments, (index) => signedPath(attachmentUrl(record, index))).html;
+    const nonce = randomBytes(16).toString('base64');
+    ctx.set('Content-Security-Policy', previewPolicy(ctx, query.remote, { nonce }));
+    ctx.set('X-Frame-Options', 'SAMEORIGIN');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = page(record.subject, inColorMode(prepared, query.mode), query.width, nonce);
+  };
+}
+
+/** The page: no margin, the email's frame at the width asked for, grown to the email's height. */
+function page(subject: string, email: string, width: number | null, nonce: string): string {
+  const frameWidth = width === null ? '100%' : `${width}px`;
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${escape(subject)}</title>
+<style>html,body{margin:0;padding:0}iframe{display:block;border:0;width:${frameWidth};height:0}</style></head>
+<body><iframe title="${escape(subject)}" sandbox="allow-same-origin allow-popups allow-popups-to-escape-sandbox" srcdoc="${escape(email)}"></iframe>
+<script nonce="${nonce}">
+const frame = document.querySelector('iframe');
+const fit = () => { const root = frame.contentDocument && frame.contentDocument.documentElement; if (root) frame.style.height = root.scrollHeight + 'px'; };
+frame.addEventListener('load', () => { fit(); new ResizeObserver(fit).observe(frame.contentDocument.documentElement); });
+</script></body></html>`;
+}
+
+function escape(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
