@@ -63,9 +63,9 @@ export function previewPage(sandbox: Sandbox) {
 /** The page: no margin, the email's frame at the width asked for, grown to the email's height. */
 function page(subject: string, email: string, width: number | null, nonce: string): string {
   const frameWidth = width === null ? '100%' : `${width}px`;
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escape(subject)}</title>
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title>
 <style>html,body{margin:0;padding:0}iframe{display:block;border:0;width:${frameWidth};height:0}</style></head>
-<body><iframe title="${escape(subject)}" sandbox="allow-same-origin allow-popups allow-popups-to-escape-sandbox" srcdoc="${escape(email)}"></iframe>
+<body><iframe title="${escapeHtml(subject)}" sandbox="allow-same-origin allow-popups allow-popups-to-escape-sandbox" srcdoc="${escapeHtml(email)}"></iframe>
 <script nonce="${nonce}">
 const frame = document.querySelector('iframe');
 const fit = () => { const root = frame.contentDocument && frame.contentDocument.documentElement; if (root) frame.style.height = root.scrollHeight + 'px'; };
@@ -73,6 +73,6 @@ frame.addEventListener('load', () => { fit(); new ResizeObserver(fit).observe(fr
 </script></body></html>`;
 }
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -63,7 +63,7 @@ export const operationDocs: DocumentedRoute[] = [
     doc: {
       summary: 'The render URL: a capture alone, at a width and in a mode',
       description:
-        "The email and nothing else, for screenshots and visual-regression tools: laid out exactly `width` pixels wide (its media queries see that width) and as tall as it is, light, with its own dark styles, or inverted; no script of the email runs and nothing remote loads unless `remote=1`. Only the inbox may frame it; another site can neither frame nor open it. Query: `width` = phone (375), tablet (768), desktop (the window, the default) or 200–4000 pixels; `mode` = light (default), dark, inverted; `remote` = 1.",
+        'The email and nothing else, for screenshots and visual-regression tools: laid out exactly `width` pixels wide (its media queries see that width) and as tall as it is, light, with its own dark styles, or inverted; no script of the email runs and nothing remote loads unless `remote=1`. Only the inbox may frame it; another site can neither frame nor open it. Query: `width` = phone (375), tablet (768), desktop (the window, the default) or 200–4000 pixels; `mode` = light (default), dark, inverted; `remote` = 1.',
       tags: operations,
       params: { id: 'Message (capture) id.' },
       responses: {
