@@ -39,6 +39,7 @@ import type {
   MessageList,
   MessageSummary,
   RecipientList,
+  Released,
   RequestLogList,
   ResetResult,
   Rewrap,
@@ -91,6 +92,7 @@ export type {
   Page,
   Recipient,
   RecipientList,
+  Released,
   Removed,
   RequestLogEntry,
   RequestLogList,
@@ -361,6 +363,15 @@ export class PigeonholeClient {
 
   setStatus(id: string, status: ForcedStatus): Promise<MessageSummary> {
     return this.call('POST', `/api/messages/${encodeURIComponent(id)}/status`, undefined, { status });
+  }
+
+  /**
+   * Relays a capture to real inboxes through the sandbox's --relay, its message unchanged but for
+   * the envelope's recipients; only to addresses --relay-allow lets through (403 otherwise; 409
+   * without a relay).
+   */
+  release(id: string, to: string[], options: CallOptions = {}): Promise<Released> {
+    return this.call('POST', `/api/messages/${encodeURIComponent(id)}/release`, undefined, { to }, options.signal);
   }
 
   /** The designers' check of a capture: compatibility, size, accessibility, dark mode, headers, spam. */

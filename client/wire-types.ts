@@ -400,6 +400,20 @@ export interface TemplateFile {
   modified_at: string;
 }
 
+export interface Released {
+  id: string;
+  /** The envelope recipients it was relayed to. */
+  to: string[];
+  /** The relay, smtp://host:port. */
+  relay: string;
+  /** The recipients the relay accepted. */
+  accepted: string[];
+  /** The recipients the relay refused (the others were still sent). */
+  rejected: string[];
+  /** The relay's last answer, e.g. 250 OK: queued. */
+  response: string;
+}
+
 export interface Recipient {
   team: string;
   email: string;

@@ -14,6 +14,7 @@ import { recipientRoutes } from './http/api/recipient-routes.ts';
 import { requestRoutes } from './http/api/request-routes.ts';
 import { resetRoutes } from './http/api/reset-routes.ts';
 import { mountApi, type ApiRoute } from './http/api/route.ts';
+import { releaseRoutes } from './http/api/release-routes.ts';
 import { senderRoutes } from './http/api/sender-routes.ts';
 import { templateFileRoutes } from './http/api/template-file-routes.ts';
 import { templateRoutes } from './http/api/template-routes.ts';
@@ -84,6 +85,7 @@ export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
     v1: [emailRoutes(sandbox), flowRoutes(sandbox), v1RecipientRoutes(sandbox)],
     api: [
       messageRoutes(sandbox),
+      releaseRoutes(sandbox),
       checkRoutes(sandbox, options),
       senderRoutes(sandbox),
       templateRoutes(sandbox),

@@ -42,6 +42,12 @@ async function serve(config: Config): Promise<void> {
   console.log(`  retention:      ${retentionLine(config.maxMessages, config.maxAgeMs)}`);
   console.log(`  configuration:  ${config.configFile}`);
   console.log(`  API keys:       ${keys.join(', ')}`);
+  if (config.templates) console.log(`  templates:      ${config.templates} (watched)`);
+  if (config.relay) {
+    const relay = `${config.relay.secure ? 'smtps' : 'smtp'}://${config.relay.host.includes(':') ? `[${config.relay.host}]` : config.relay.host}:${config.relay.port}`;
+    const allowed = config.relayAllow.length > 0 ? config.relayAllow.join(', ') : 'no address (add --relay-allow)';
+    console.log(`  release relay:  ${relay}, on request only, to ${allowed}`);
+  }
   const warning = sampleKeysWarning(config.host, activeKeys(config.sandbox), sampleKeys());
   if (warning) console.error(warning);
 

@@ -17,6 +17,7 @@ import { domainFrames, helloFrame } from './realtime/frames.ts';
 import { attachRealtime, type Realtime } from './realtime/realtime.ts';
 import { ParserPool } from './smtp/parser-pool.ts';
 import { createSmtpServer, type SmtpHooks, type SmtpTls } from './smtp/smtp-server.ts';
+import { smtpRelay } from './smtp/relay.ts';
 import { autoCertificate, certificateNames, type TlsCertificate } from './smtp/tls-certificate.ts';
 import { openStore, type Store, type StoreOptions } from './storage/store.ts';
 
@@ -30,6 +31,8 @@ export interface PigeonholeOptions {
   log?: (message: string, error?: unknown) => void;
   /** Where the HTTP and SMTP servers report unexpected errors (default console.error). */
   logger?: Logger;
+  /** Where what was done on request is logged, each release to a real inbox (default console.log). */
+  note?: (line: string) => void;
   /** The browser guard and the login; default: built from the configuration. */
   access?: Access;
   /** SMTP TLS with its certificate given here rather than in the configuration. */
@@ -88,6 +91,8 @@ export async function createPigeonhole(config: Config, options: PigeonholeOption
     log: options.log,
     parseRaw: parser,
     templatesDir: config.templates,
+    relay: config.relay ? { transport: smtpRelay(config.relay), allow: config.relayAllow } : null,
+    note: options.note,
   });
   const { metrics, diskUsage } = createSandboxMetrics({ sandbox, store, processMetrics: options.processMetrics });
   const readiness = new Readiness();

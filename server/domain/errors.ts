@@ -57,4 +57,17 @@ export class ClockOutOfRange extends DomainError {}
 /** An account template (or a request about one) that cannot be taken: the sentence says why. */
 export class TemplateRefused extends DomainError {}
 
+/** A release (POST /api/messages/{id}/release) that is not made: no relay, an address not allowed. */
+export class ReleaseRefused extends DomainError {
+  constructor(
+    readonly reason: 'no-relay' | 'not-allowed',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The relay did not take a release (unreachable, refused, TLS failed): the sentence says what it answered. */
+export class RelayFailed extends DomainError {}
+
 export { DamagedContent, StorageError, storageError } from '../storage/errors.ts';

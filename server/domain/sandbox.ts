@@ -12,6 +12,7 @@ import { Events } from './events.ts';
 import { Faults } from './toolkit/faults.ts';
 import type { RawParser } from './messages/incoming.ts';
 import { Messages } from './messages/messages.ts';
+import { Releases, type RelayTransport } from './messages/release.ts';
 import { Recipients } from './directory/recipients.ts';
 import { RequestLog } from './toolkit/request-log.ts';
 import { everything, Reset, standardParts } from './reset.ts';
@@ -29,6 +30,10 @@ export interface DomainDeps {
   parseRaw?: RawParser;
   /** The --templates folder, watched while the sandbox runs; null or absent: none. */
   templatesDir?: string | null;
+  /** The relay releases go through (--relay) and the addresses they may go to (--relay-allow); null or absent: none. */
+  relay?: { transport: RelayTransport; allow: readonly string[] } | null;
+  /** Where what was done on request is logged (each release); default console.log. */
+  note?: (line: string) => void;
 }
 
 /** The domain: rules, ingestion and state, with no knowledge of HTTP, SMTP or WebSocket. */
@@ -47,6 +52,8 @@ export interface Sandbox {
   readonly blocks: Blocks;
   readonly recipients: Recipients;
   readonly messages: Messages;
+  /** Release to a real inbox through the configured relay, on request only. */
+  readonly releases: Releases;
   readonly subscriptions: Subscriptions;
   readonly faults: Faults;
   readonly requestLog: RequestLog;
@@ -60,7 +67,16 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-export function createSandbox({ store, config, clock, log: given = (m, e) => console.error(m, e ?? ''), parseRaw, templatesDir }: DomainDeps): Sandbox {
+export function createSandbox({
+  store,
+  config,
+  clock,
+  log: given = (m, e) => console.error(m, e ?? ''),
+  parseRaw,
+  templatesDir,
+  relay = null,
+  note = (line) => console.log(line),
+}: DomainDeps): Sandbox {
   // Background work refused by a store that cannot write (read-only, full) is not logged job by
   // job: the store logs the cause once (docs/storage.md).
   const log = (message: string, error?: unknown) => {
@@ -82,6 +98,7 @@ export function createSandbox({ store, config, clock, log: given = (m, e) => con
     parseRaw,
     liveTemplate: (sender) => templates.live(sender),
   });
+  const releases = new Releases(messages, relay, note);
   const flows = new FlowEngine({ store, clock, directory, recipients, messages, blocks, scheduler, events, log });
   events.on('recipient.changed', (record) => flows.recipientChanged(record));
   const subscriptions = new Subscriptions(store, clock, directory, recipients, events, flows);
@@ -108,6 +125,7 @@ export function createSandbox({ store, config, clock, log: given = (m, e) => con
     blocks,
     recipients,
     messages,
+    releases,
     subscriptions,
     flows,
     faults,
@@ -120,6 +138,7 @@ export function createSandbox({ store, config, clock, log: given = (m, e) => con
     },
     async close() {
       templateFiles?.close();
+      releases.close();
       await scheduler.close();
       await messages.close();
       requestLog.close();

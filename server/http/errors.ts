@@ -12,6 +12,8 @@ import {
   NotFound,
   NotSubscribed,
   StorageError,
+  RelayFailed,
+  ReleaseRefused,
   TemplateRefused,
 } from '../domain/errors.ts';
 
@@ -46,6 +48,8 @@ function fromDomain(error: unknown): HttpError | undefined {
   if (error instanceof ClockCannotMoveBack) return detail(400, `The sandbox clock cannot move backwards: it is already at ${wireTime(error.now)}.`);
   if (error instanceof ClockOutOfRange) return detail(400, 'The sandbox clock cannot go past 9999-12-31T23:59:59Z.');
   if (error instanceof TemplateRefused) return detail(400, error.message);
+  if (error instanceof ReleaseRefused) return detail(error.reason === 'no-relay' ? 409 : 403, error.message);
+  if (error instanceof RelayFailed) return detail(502, error.message);
   if (error instanceof StorageError) return detail(507, storageDetail(error));
   if (error instanceof DamagedContent)
     return detail(

@@ -49,6 +49,8 @@ export interface TestServerOptions {
   linkCheck?: { private?: boolean; allow?: string[] };
   /** --templates: the folder of template files watched. */
   templates?: string;
+  /** Where each release is logged (default console.log). */
+  note?: (line: string) => void;
   /** --relay and --relay-allow: where releases go, and to whom. */
   relay?: { target: RelayTarget; allow?: string[] };
 }
@@ -84,6 +86,7 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
     store: options.store,
     now: options.now,
     log: options.log,
+    note: options.note,
     access: options.access,
     smtpTls: options.smtp?.tls,
     smtpHooks: options.smtp?.hooks,

@@ -210,3 +210,11 @@ def test_account_templates_save_wrap_the_next_send_list_rewrap_and_revert(pigeon
     finally:
         assert pigeonhole.templates.revert("acme-dev")["version"] == 0
     assert pigeonhole.templates.get("acme-dev")["html"] is None
+
+
+def test_release_without_a_relay_is_refused_plainly(pigeonhole: Pigeonhole, pigeonhole_inbox: Inbox, send) -> None:
+    sent = send.api(pigeonhole_inbox.address("ada"), "Release me", "<p>hi</p>")
+    with pytest.raises(PigeonholeError) as refused:
+        pigeonhole.release(sent, ["me@example.com"])
+    assert refused.value.status == 409
+    assert refused.value.body["detail"].startswith("No relay is configured, so nothing can be released: start Pigeonhole with --relay")

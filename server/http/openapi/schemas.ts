@@ -328,6 +328,16 @@ export const TemplateFile = z
     modified_at: time('Its last change.'),
   })
   .meta({ id: 'TemplateFile' });
+export const Released = z
+  .object({
+    id: z.string(),
+    to: z.array(z.string()).describe('The envelope recipients it was relayed to.'),
+    relay: z.string().describe('The relay, smtp://host:port.'),
+    accepted: z.array(z.string()).describe('The recipients the relay accepted.'),
+    rejected: z.array(z.string()).describe('The recipients the relay refused (the others were still sent).'),
+    response: z.string().describe("The relay's last answer, e.g. 250 OK: queued."),
+  })
+  .meta({ id: 'Released' });
 export const Rewrap = z.object({ sender: z.string(), captures: z.array(RewrappedCapture) }).meta({ id: 'Rewrap' });
 const SandboxRecipient = z
   .object({
@@ -578,6 +588,7 @@ export const wireTypes = {
     TemplateFileInfo,
     TemplateFileList,
     TemplateFile,
+    Released,
     Recipient: SandboxRecipient,
     RecipientList,
     SubscriptionStep,

@@ -126,6 +126,10 @@ describe('every answer as documented', () => {
       { path: `/api/messages/${id}/status`, init: json({ status: 'delivered' }) },
       { path: `/api/messages/${id}/status`, init: json({ status: 'lost' }) },
     ],
+    'POST /api/messages/:id/release': [
+      { path: `/api/messages/${id}/release`, init: json({ to: ['me@example.com'] }) },
+      { path: `/api/messages/${id}/release`, init: json({ to: [] }) },
+    ],
     'GET /api/messages/:id/check': [{ path: `/api/messages/${id}/check` }, { path: `/api/messages/${id}/check?platform=fax` }],
     'POST /api/messages/:id/check/links': [{ path: `/api/messages/${id}/check/links`, init: json({ timeout_ms: 5 }) }],
     'POST /api/check': [{ init: json({ html: '<p>Hi</p>', sender: 'acme-main' }) }, { init: json({ html: 5 }) }],

@@ -278,6 +278,12 @@ class Pigeonhole:
         """Forces `delivered`, `bounced`, `complained` or `failed` (a bounce or complaint blocks the recipient)."""
         return self._message(self._call("POST", f"/api/messages/{_segment(_id(message_id))}/status", body={"status": status}))
 
+    def release(self, message_id: Union[str, Message], to: Sequence[str]) -> Dict[str, Any]:
+        """Relays a capture to real inboxes through the sandbox's --relay (only to addresses --relay-allow
+        lets through); its message unchanged but for the envelope's recipients. A PigeonholeError
+        otherwise: 409 without a relay, 403 for an address not allowed, 502 when the relay refuses."""
+        return dict(self._call("POST", f"/api/messages/{_segment(_id(message_id))}/release", body={"to": list(to)}))
+
     def delete(self, message_id: Union[str, Message]) -> None:
         self._call("DELETE", f"/api/messages/{_segment(_id(message_id))}")
 
