@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { CHROMIUM, CHROMIUM_FLAGS } from '../../../bench/lib/chromium.ts';
-import { startApp, type TestServer } from '../../support/app.ts';
+import { startApp, type TestServer, type TestServerOptions } from '../../support/app.ts';
 
 export const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
 /** Debian's chromium, headless, with nothing running in the background (plus any `extraArgs`). */
@@ -30,13 +30,13 @@ interface InboxPage {
   screenshot(name: string): Promise<void>;
 }
 
-/** The real app (HTTP, WebSocket, SMTP on port 0) and one Chromium per test file. */
-export function useBrowser(): BrowserHarness {
+/** The real app (HTTP, WebSocket, SMTP on port 0, started with `options`) and one Chromium per test file. */
+export function useBrowser(options: TestServerOptions = {}): BrowserHarness {
   const harness = {} as BrowserHarness;
   const contexts: BrowserContext[] = [];
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
-    harness.server = await startApp();
+    harness.server = await startApp(options);
     harness.browser = await launchChromium();
   });
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import styles from './code-editor.module.css';
 
 type Editor = typeof import('./codemirror.ts');
@@ -19,13 +19,23 @@ export function CodeEditor({ value, onChange, language, label, class: className 
   const view = useRef<{ editor: Editor; view: View } | null>(null);
   const changed = useRef(onChange);
   changed.current = onChange;
+  // The value when the editor's code arrives, not when it was asked for.
+  const latest = useRef(value);
+  latest.current = value;
+  // What the editor last reported: a `value` equal to it is the editor's own typing coming back
+  // (maybe a keystroke behind), not a change from outside to put in.
+  const emitted = useRef(value);
+  const emit = (v: string) => {
+    emitted.current = v;
+    changed.current(v);
+  };
   const [failed, setFailed] = useState<string | null>(null);
   useEffect(() => {
     let gone = false;
     import('./codemirror.ts').then(
       (editor) => {
         if (gone || !host.current) return;
-        view.current = { editor, view: editor.createEditor({ parent: host.current, doc: value, language, label, onChange: (v) => changed.current(v) }) };
+        view.current = { editor, view: editor.createEditor({ parent: host.current, doc: latest.current, language, label, onChange: emit }) };
       },
       (error: Error) => setFailed(error.message),
     );
@@ -35,7 +45,11 @@ export function CodeEditor({ value, onChange, language, label, class: className 
       view.current = null;
     };
   }, [language, label]);
-  useEffect(() => {
+  // In the render's own commit (a plain effect runs later, after the editor may have moved on,
+  // and would put a keystroke-old value back).
+  useLayoutEffect(() => {
+    if (value === emitted.current) return;
+    emitted.current = value;
     if (view.current) view.current.editor.setEditorValue(view.current.view, value);
   }, [value]);
   return (

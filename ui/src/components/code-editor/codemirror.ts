@@ -43,9 +43,13 @@ export interface EditorOptions {
   onChange: (value: string) => void;
 }
 
-/** An editor in `parent`; the caller destroys it. */
+/**
+ * An editor in `parent`; the caller destroys it. Changes are reported once a frame, after the
+ * editor has finished its own update: a burst of keys costs the page one render, not one a key.
+ */
 export function createEditor({ parent, doc, language, label, onChange }: EditorOptions): EditorView {
-  return new EditorView({
+  let frame = 0;
+  const view: EditorView = new EditorView({
     parent,
     state: EditorState.create({
       doc,
@@ -61,17 +65,22 @@ export function createEditor({ parent, doc, language, label, onChange }: EditorO
         highlightSelectionMatches(),
         search({ top: true }),
         syntaxHighlighting(HIGHLIGHT),
-        language === 'html' ? html() : json(),
+        language === 'html' ? html({ autoCloseTags: false }) : json(),
         keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap, indentWithTab]),
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': label }),
         THEME,
         EditorView.updateListener.of((update) => {
-          if (update.docChanged) onChange(update.state.doc.toString());
+          if (!update.docChanged || frame !== 0) return;
+          frame = requestAnimationFrame(() => {
+            frame = 0;
+            onChange(view.state.doc.toString());
+          });
         }),
       ],
     }),
   });
+  return view;
 }
 
 /** Puts `value` in the editor (a version loaded, a file changed on disk) unless it is there already. */
