@@ -1,12 +1,18 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { capturedId, smtpClient } from '../../support/smtp.ts';
 import { useBrowser } from './browser.ts';
 
-const b = useBrowser();
+// A --templates folder with one file, for the Templates page's Files section.
+const templates = mkdtempSync(join(tmpdir(), 'pigeonhole-a11y-templates-'));
+writeFileSync(join(templates, 'welcome.html'), '<h1>Welcome, {{name}}!</h1><p>Your plan is ready.</p>');
+afterAll(() => rm(templates, { recursive: true, force: true }));
+const b = useBrowser({ templates });
 
 // axe-core's browser build. It is evaluated in the page rather than added as a <script> tag: the
 // inbox's CSP refuses injected scripts, correctly, and the audit must not loosen it.
@@ -169,5 +175,40 @@ describe('the inbox meets WCAG 2.1 A and AA (axe-core) in Chromium, light and da
     await page.getByRole('article', { name: 'Welcome Signup Flow for timeline@example.com' }).waitFor();
     await page.getByRole('complementary', { name: 'Sandbox clock' }).getByText('real time', { exact: true }).waitFor();
     await passesAudit(view, `a11y-subscriptions-${colorScheme}`);
+  });
+
+  it.each(SCHEMES)('the Templates page: account template, its captures re-wrapped, and the files (%s)', async (colorScheme) => {
+    await capture();
+    const view = await b.open({ hash: '#/preview?section=account&sender=acme-main', width: 1440, height: 900, colorScheme });
+    const { page } = view;
+    await page.getByRole('textbox', { name: 'Account template' }).waitFor();
+    await expect.poll(() => page.getByTestId('rewrapped').count()).toBeGreaterThan(0);
+    await passesAudit(view, `a11y-templates-account-${colorScheme}`);
+    await page.getByRole('button', { name: 'Files', exact: true }).click();
+    await page.getByRole('textbox', { name: 'Sample data for welcome.html' }).waitFor();
+    await page.getByTitle('Template file welcome.html').waitFor();
+    await passesAudit(view, `a11y-templates-files-${colorScheme}`);
+  });
+
+  it.each(SCHEMES)('compare, each of its views, and the message header opened (%s)', async (colorScheme) => {
+    const a = await b.send({ recipient: 'cmp@example.com', subject: 'Compared', body: '<h1>One</h1><p>First version</p>' });
+    const c = await b.send({ recipient: 'cmp@example.com', subject: 'Compared', body: '<h1>One</h1><p style="display:flex">Second version</p>' });
+    const view = await b.open({ hash: `#/compare/${a}/${c}?view=side&width=phone`, colorScheme });
+    const { page } = view;
+    await page.getByTitle('After', { exact: true }).waitFor();
+    await passesAudit(view, `a11y-compare-side-${colorScheme}`);
+    await page.getByRole('button', { name: 'Difference', exact: true }).click();
+    await page.getByTestId('diff-image').waitFor({ timeout: 10_000 });
+    await passesAudit(view, `a11y-compare-diff-${colorScheme}`);
+    await page.getByRole('button', { name: 'HTML diff', exact: true }).click();
+    await page.getByTestId('html-diff').waitFor();
+    await passesAudit(view, `a11y-compare-html-${colorScheme}`);
+    await page.getByRole('button', { name: 'Findings', exact: true }).click();
+    await page.getByTestId('findings-new').waitFor();
+    await passesAudit(view, `a11y-compare-findings-${colorScheme}`);
+    await page.goto(`${b.server.url}/#/m/${c}`);
+    await page.getByRole('button', { name: 'Details' }).click();
+    await page.locator('#message-details').waitFor();
+    await passesAudit(view, `a11y-message-details-${colorScheme}`);
   });
 });
