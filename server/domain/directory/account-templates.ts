@@ -28,7 +28,7 @@ export interface TemplateVersion {
 
 /**
  * Each sender's account template, editable while the sandbox runs (docs/sandbox-api.md,
- * Templates): the configuration file's is version 0 and stays the default; a save stores a new
+ * "Account templates"): the configuration file's is version 0 and stays the default; a save stores a new
  * version in the sandbox's data (workbench.json) and makes it the one the next send is wrapped
  * in; a revert makes an earlier version (or the configured one) current again. A reset keeps
  * them: they are a designer's work, not a test's state.

@@ -1,7 +1,7 @@
 import { headPosition } from './html-head.ts';
 
 /**
- * The render URL's modes (docs/inbox.md, the render URL), the same as the inbox preview's:
+ * The render URL's modes (docs/inbox.md, "The render URL"), the same as the inbox preview's:
  *   light:    as a light client shows it: the email's dark styles never apply;
  *   dark:     the email's own `@media (prefers-color-scheme: dark)` rules apply (Apple Mail,
  *             iOS Mail), with a dark canvas when the email says it supports dark;

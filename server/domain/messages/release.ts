@@ -23,7 +23,7 @@ export interface Released {
 }
 
 /**
- * Release to a real inbox, on purpose only (docs/sandbox-api.md, Release): a capture is relayed
+ * Release to a real inbox, on purpose only (docs/sandbox-api.md, "Release to a real inbox"): a capture is relayed
  * through the configured SMTP server (`--relay`) to addresses the allow-list lets through
  * (`--relay-allow`, linear globs, any case), its message unchanged: only the envelope's
  * recipients are the ones asked for. Nothing else ever leaves the machine, and nothing is

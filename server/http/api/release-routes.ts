@@ -11,7 +11,7 @@ import { route, type ApiRoute } from './route.ts';
 /** Addresses one release may go to. */
 const MAX_RELEASE_RECIPIENTS = 50;
 
-/** Release to a real inbox, on purpose only (docs/sandbox-api.md, Release). */
+/** Release to a real inbox, on purpose only (docs/sandbox-api.md, "Release to a real inbox"). */
 export function releaseRoutes(sandbox: Sandbox): ApiRoute[] {
   return [
     route({

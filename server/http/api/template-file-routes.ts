@@ -15,7 +15,7 @@ const params = { name: 'The file: its path in the --templates folder, URL-encode
 const NO_FOLDER = 'No template folder: start Pigeonhole with --templates <dir> (or PIGEONHOLE_TEMPLATES).';
 
 /**
- * The --templates folder's files (docs/sandbox-api.md, Template files): the list, one file
+ * The --templates folder's files (docs/sandbox-api.md, "Template files"): the list, one file
  * filled with its sample data and wrapped in a sender's account template, and its sample data.
  * A save in the folder is announced on the live push (`template_file.changed`).
  */

@@ -19,7 +19,7 @@ const NO_CONTENT = 'html must contain {{content}} where the body goes.';
 
 /**
  * Each sender's account template, edited while the sandbox runs (docs/sandbox-api.md,
- * Templates): the one in use, a new version, the versions, a revert, and captures re-wrapped
+ * "Account templates"): the one in use, a new version, the versions, a revert, and captures re-wrapped
  * in a draft before it is saved.
  */
 export function templateRoutes(sandbox: Sandbox): ApiRoute[] {
