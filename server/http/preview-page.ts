@@ -14,14 +14,14 @@ const MIN_WIDTH = 200;
 const MAX_WIDTH = 4000;
 
 /** What the render URL was asked for, checked. */
-export interface RenderQuery {
+interface RenderQuery {
   width: number | null;
   mode: ColorMode;
   remote: boolean;
 }
 
 /** The render URL's query: each value checked, a bad one refused naming what is allowed. */
-export function renderQuery(search: URLSearchParams): RenderQuery {
+function renderQuery(search: URLSearchParams): RenderQuery {
   const widthText = (search.get('width') ?? 'desktop').trim().toLowerCase();
   let width: number | null;
   if (widthText in WIDTHS) width = WIDTHS[widthText]!;

@@ -7,11 +7,11 @@ import type { Events } from '../events.ts';
 import type { Clock } from '../time/clock.ts';
 
 /** Files listed at most (the rest are left out, and the list says so). */
-export const MAX_TEMPLATE_FILES = 1000;
+const MAX_TEMPLATE_FILES = 1000;
 /** The largest template file read, in bytes. */
-export const MAX_TEMPLATE_FILE_BYTES = 2 * 1024 * 1024;
+const MAX_TEMPLATE_FILE_BYTES = 2 * 1024 * 1024;
 /** The largest sample data kept for one file, as JSON. */
-export const MAX_SAMPLE_BYTES = 64 * 1024;
+const MAX_SAMPLE_BYTES = 64 * 1024;
 /** Edits of one file closer together than this are announced once (editors write a file in several steps). */
 const SETTLE_MS = 25;
 /** `{{ name }}`, `{{user.first_name}}`: a variable the sample data fills (linear: no nested quantifier). */
@@ -155,7 +155,7 @@ export function fillTemplate(html: string, data: Record<string, unknown>): Fille
 }
 
 /** What is wrong with sample data, or null: a JSON object, at most MAX_SAMPLE_BYTES. */
-export function sampleProblem(data: unknown): string | null {
+function sampleProblem(data: unknown): string | null {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return 'data must be a JSON object of sample values, such as {"first_name": "Ada"}.';
   const bytes = Buffer.byteLength(JSON.stringify(data));
   if (bytes > MAX_SAMPLE_BYTES) return `data is ${bytes} bytes as JSON; sample data may have at most ${MAX_SAMPLE_BYTES}.`;

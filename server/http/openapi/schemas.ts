@@ -18,7 +18,7 @@ export const Source = z.enum(SOURCES).describe('How a capture arrived.');
 export const DeliveryStatus = z.enum(DELIVERY_STATUSES).describe("A capture's delivery status.");
 export const ForcedStatus = z.enum(FORCED_STATUSES).describe('The statuses a capture can be forced to (POST /api/messages/<id>/status).');
 export const SubscriptionStatus = z.enum(SUBSCRIPTION_STATUSES).describe("A flow subscription's status.");
-export const UnwrappedBody = z
+const UnwrappedBody = z
   .enum(['kept', 'not_wrapped', 'not_kept'])
   .describe(
     'Whether the HTML body as the sender gave it, before the account template wrapped it, can be had. kept: stored beside the wrapped HTML; not_wrapped: no template wrapped it (the HTML is the body as sent); not_kept: wrapped by a template before Pigeonhole kept the body as sent (only the wrapped HTML exists).',
