@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { nodeFs, type Fs } from '../../../server/storage/fs.ts';
 import { api, read } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
 
@@ -201,5 +202,34 @@ describe('POST /api/preview with a draft template', () => {
     });
     const bad = await call('POST', '/api/preview', { sender: 'acme-main', html: '<p>x</p>', template: '<u></u>' });
     expect([bad.status, bad.text]).toEqual([400, '{"detail":"template must contain {{content}} where the body goes."}']);
+  });
+});
+
+describe('a save the disk refuses', () => {
+  test('is a 507, never a 200: the version is not kept and the template in use stays; saved once the disk is back', async ({ apps }) => {
+    let refuse = false;
+    const fs: Fs = {
+      ...nodeFs,
+      rename: async (from, to) => {
+        if (refuse && to.endsWith('workbench.json')) throw Object.assign(new Error('EROFS: injected'), { code: 'EROFS', syscall: 'rename', path: to });
+        return nodeFs.rename(from, to);
+      },
+    };
+    const app = await apps.start({ store: { fs, probeIntervalMs: 20 } });
+    const put = () =>
+      fetch(`${app.url}/api/senders/acme-main/template`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ html: V2 }),
+      });
+    refuse = true;
+    const refused = await read(await put());
+    expect(refused.status).toBe(507);
+    expect((refused.body as any).detail).toMatch(/^Not stored: /);
+    expect((await read(await fetch(`${app.url}/api/senders/acme-main/template/versions`))).body).toMatchObject({ current: 0, versions: [{ version: 0 }] });
+    refuse = false;
+    await expect.poll(async () => (await fetch(`${app.url}/readyz`)).status).toBe(200);
+    const saved = await read(await put());
+    expect([saved.status, (saved.body as any).version]).toEqual([200, 1]);
   });
 });
