@@ -64,7 +64,7 @@ export function formatViewParams(params: ViewParams): string {
 }
 
 /** The render URL's mode name for a preview mode (`/preview/{id}?mode=`). */
-export function modeName(mode: ColorMode): string {
+function modeName(mode: ColorMode): string {
   return MODE_NAMES.find(([, m]) => m === mode)![0];
 }
 
@@ -74,4 +74,9 @@ export function replaceHash(path: string, params: ViewParams): void {
   const hash = `#${path}${query ? `?${query}` : ''}`;
   if (location.hash === hash) return;
   history.replaceState(history.state, '', `${location.pathname}${location.search}${hash}`);
+}
+
+/** The chrome-less render URL of a capture at a width and mode (docs/inbox.md#the-render-url). */
+export function renderUrl(id: string, width: PreviewWidth, mode: ColorMode, remote: boolean): string {
+  return `/preview/${encodeURIComponent(id)}?width=${width}&mode=${modeName(mode)}${remote ? '&remote=1' : ''}`;
 }

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { htmlUrl, reason } from '../../sandbox.ts';
 import { useElementWidth } from '../../state/hooks.ts';
 import type { MessageViewState } from '../../state/message-view-state.ts';
+import { renderUrl } from '../../state/view-url.ts';
 import type { MessageDetail } from '../../types.ts';
 import { ColorModeSwitch } from '../preview/color-mode.tsx';
 import { systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
@@ -44,7 +45,13 @@ export function HtmlPart({ message, view, onView }: Props) {
               ? 'Remote images, styles and fonts are loaded.'
               : 'Remote images, styles and fonts are blocked.'}
         </span>
-        <a class="button ghost small" href={htmlUrl(message.id, remote)} target="_blank" rel="noopener noreferrer">
+        <a
+          class="button ghost small"
+          href={renderUrl(message.id, view.width, mode, remote)}
+          target="_blank"
+          rel="noopener noreferrer"
+          title="The email alone at this width and mode (the render URL)"
+        >
           Open in new tab
         </a>
         <ShareActions png={email.doc === null ? null : { doc: email.doc, width: px, name: `${message.id}-${view.width}-${mode}` }} />
