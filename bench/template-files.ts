@@ -1,7 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
+import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
+import { CHROMIUM, CHROMIUM_FLAGS } from './lib/chromium.ts';
 import { buildApp, runBench } from './lib/cli.ts';
 import { format, median, percentileOf, table, targetLine } from './lib/figures.ts';
 import { spawnPigeonhole } from './lib/server-process.ts';
@@ -17,7 +19,8 @@ await runBench(
       'Hot reload of the --templates folder: the compiled server watches a folder; each save rewrites one\n' +
       '30 KB .html file, and a WebSocket client on the live push measures file write -> template_file.changed\n' +
       'frame received, then -> the re-rendered file fetched (GET /api/template-files/<name>?sender=acme-main,\n' +
-      'as the open page does). Prints median, p95 and max over the saves, and the target (median under 300 ms).',
+      'as the open page does); the Templates page open on the file in Chromium measures write -> its preview\n' +
+      'frame showing the save. Prints median, p95 and max over the saves, and the target (median under 300 ms).',
     flags: {
       saves: { kind: 'int', default: 20, min: 1, help: 'saves measured' },
       'skip-build': { kind: 'switch', help: 'use dist/ as it is instead of running npm run build' },
@@ -41,33 +44,60 @@ await runBench(
       ws.once('open', resolve);
       ws.once('error', reject);
     });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
     const toFrame: number[] = [];
     const toRendered: number[] = [];
+    const toBrowser: number[] = [];
     try {
+      const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+      await page.goto(`${pigeonhole.url}/#/preview?section=files&file=${FILE}`);
+      const preview = `iframe[title="Template file ${FILE}"]`;
+      await page.waitForSelector(preview);
       for (let save = 1; save <= flags.saves; save++) {
         const framed = new Promise<number>((resolve) => (waiting = resolve));
+        const shown = page.waitForFunction(
+          ({ selector, text }) => (document.querySelector(selector) as HTMLIFrameElement | null)?.srcdoc.includes(text) === true,
+          { selector: preview, text: `Issue ${save},` },
+          { polling: 'raf', timeout: 10_000 },
+        );
         const start = performance.now();
         writeFileSync(file, body(save));
-        const at = await framed;
+        const [at] = await Promise.all([
+          framed,
+          shown.then(() => toBrowser.push(performance.now() - start)),
+          (async () => {
+            await framed;
+            const answer = await fetch(`${pigeonhole.url}/api/template-files/${FILE}?sender=acme-main`);
+            const rendered = (await answer.json()) as { rendered: string };
+            if (!rendered.rendered.includes(`Issue ${save},`)) throw new Error(`save ${save}: the render does not show the saved file`);
+            toRendered.push(performance.now() - start);
+          })(),
+        ]);
         waiting = null;
-        const answer = await fetch(`${pigeonhole.url}/api/template-files/${FILE}?sender=acme-main`);
-        const rendered = (await answer.json()) as { rendered: string };
-        const end = performance.now();
-        if (!rendered.rendered.includes(`Issue ${save},`)) throw new Error(`save ${save}: the render does not show the saved file`);
         toFrame.push(at - start);
-        toRendered.push(end - start);
         // Edits of one file closer than the watcher's settle time are announced once: keep the saves apart.
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       log(`load ${format(loadavg()[0]!, 2)}`);
     } finally {
       ws.close();
+      await browser.close();
     }
     const row = (name: string, values: number[]) => [name, format(median(values), 1), format(percentileOf(values, 95), 1), format(Math.max(...values), 1)];
     console.log(`\nFile save to the open page (ms), ${flags.saves} saves of a ${format(body(0).length / 1024)} KB file:\n`);
-    console.log(table(['step', 'median', 'p95', 'max'], [row('write -> frame received', toFrame), row('write -> re-rendered file fetched', toRendered)]));
     console.log(
-      `\n${targetLine(median(toRendered) <= TARGET_MS, `save to re-rendered file, median at most ${TARGET_MS} ms`, `${format(median(toRendered), 1)} ms`)}`,
+      table(
+        ['step', 'median', 'p95', 'max'],
+        [
+          row('write -> frame received', toFrame),
+          row('write -> re-rendered file fetched', toRendered),
+          row('write -> shown in the Templates page (Chromium)', toBrowser),
+        ],
+      ),
+    );
+    const shownMedian = median(toBrowser);
+    console.log(
+      `\n${targetLine(shownMedian <= TARGET_MS, `save to re-rendered in the open page, median at most ${TARGET_MS} ms`, `${format(shownMedian, 1)} ms`)}`,
     );
   },
 );
