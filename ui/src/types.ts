@@ -14,6 +14,7 @@ export type {
   MessageDetail,
   MessageList as Page,
   MessageSummary,
+  Released,
   Sender,
   Source,
   StepState,

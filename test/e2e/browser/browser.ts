@@ -30,13 +30,16 @@ interface InboxPage {
   screenshot(name: string): Promise<void>;
 }
 
-/** The real app (HTTP, WebSocket, SMTP on port 0, started with `options`) and one Chromium per test file. */
-export function useBrowser(options: TestServerOptions = {}): BrowserHarness {
+/**
+ * The real app (HTTP, WebSocket, SMTP on port 0, started with `options`, or with what `options()`
+ * resolves to when they depend on something started first) and one Chromium per test file.
+ */
+export function useBrowser(options: TestServerOptions | (() => Promise<TestServerOptions>) = {}): BrowserHarness {
   const harness = {} as BrowserHarness;
   const contexts: BrowserContext[] = [];
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
-    harness.server = await startApp(options);
+    harness.server = await startApp(typeof options === 'function' ? await options() : options);
     harness.browser = await launchChromium();
   });
   afterAll(async () => {

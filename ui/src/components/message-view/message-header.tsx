@@ -3,6 +3,7 @@ import { displayName, emailAddress, fileSize, fullTime } from '../../format.ts';
 import type { MessageDetail } from '../../types.ts';
 import { Badge, MessageBadges } from '../badges/badges.tsx';
 import styles from './message-header.module.css';
+import { ReleaseDialog } from './release-dialog.tsx';
 
 /** Gmail clips the HTML of a message past 102 KB. */
 const GMAIL_CLIP_BYTES = 102 * 1024;
@@ -21,6 +22,7 @@ interface Props {
  */
 export function MessageHeader({ message, deleted, onBack, onToggleRead, onDelete }: Props) {
   const [open, setOpen] = useState(false);
+  const [releasing, setReleasing] = useState(false);
   const to = message.to.join(', ') || message.recipient;
   return (
     <header class={styles.messageHeader}>
@@ -39,6 +41,9 @@ export function MessageHeader({ message, deleted, onBack, onToggleRead, onDelete
             <span class="wide-only">Download .eml</span>
             <span class="narrow-only">.eml</span>
           </a>
+          <button type="button" class="button ghost" onClick={() => setReleasing(true)} title="Relay it to a real inbox">
+            Send to…
+          </button>
           <button type="button" class="button danger" onClick={onDelete} title="Delete (Del)">
             Delete
           </button>
@@ -101,6 +106,7 @@ export function MessageHeader({ message, deleted, onBack, onToggleRead, onDelete
           ) : null}
         </dl>
       ) : null}
+      <ReleaseDialog id={message.id} open={releasing} onClose={() => setReleasing(false)} />
     </header>
   );
 }
