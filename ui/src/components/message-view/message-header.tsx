@@ -41,8 +41,9 @@ export function MessageHeader({ message, deleted, onBack, onToggleRead, onDelete
             <span class="wide-only">Download .eml</span>
             <span class="narrow-only">.eml</span>
           </a>
-          <button type="button" class="button ghost" onClick={() => setReleasing(true)} title="Relay it to a real inbox">
-            Send to…
+          <button type="button" class="button ghost" onClick={() => setReleasing(true)} title="Relay it to a real inbox" aria-label="Send to…">
+            <span class="wide-only">Send to…</span>
+            <span class="narrow-only">Send…</span>
           </button>
           <button type="button" class="button danger" onClick={onDelete} title="Delete (Del)">
             Delete
