@@ -6,9 +6,9 @@ import type { Clock } from '../time/clock.ts';
 import type { Directory } from './directory.ts';
 
 /** Saved versions kept per sender (the oldest dropped first; the one in use is never dropped). */
-const MAX_TEMPLATE_VERSIONS = 50;
+const MAX_TEMPLATE_VERSIONS = 20;
 /** The largest account template accepted, in UTF-8 bytes. */
-const MAX_TEMPLATE_BYTES = 256 * 1024;
+const MAX_TEMPLATE_BYTES = 128 * 1024;
 /** Where the body goes in an account template (docs/api-contract.md §3, step 2). */
 const CONTENT = '{{content}}';
 

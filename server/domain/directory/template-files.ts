@@ -11,7 +11,9 @@ const MAX_TEMPLATE_FILES = 1000;
 /** The largest template file read, in bytes. */
 const MAX_TEMPLATE_FILE_BYTES = 2 * 1024 * 1024;
 /** The largest sample data kept for one file, as JSON. */
-const MAX_SAMPLE_BYTES = 64 * 1024;
+const MAX_SAMPLE_BYTES = 16 * 1024;
+/** Files whose sample data is kept at most (the least recently saved go first): workbench.json stays small. */
+const MAX_SAMPLES = 200;
 /** Edits of one file closer together than this are announced once (editors write a file in several steps). */
 const SETTLE_MS = 25;
 /** `{{ name }}`, `{{user.first_name}}`: a variable the sample data fills (linear: no nested quantifier). */
@@ -123,6 +125,8 @@ export class TemplateFiles {
     const { workbench } = this.store;
     const before = workbench.data;
     const samples = { ...before.samples, [name]: { data: data as Record<string, unknown>, savedAt: this.clock.now().toISOString() } };
+    const oldestFirst = Object.keys(samples).sort((a, b) => samples[a]!.savedAt.localeCompare(samples[b]!.savedAt));
+    for (const stale of oldestFirst.slice(0, Math.max(0, oldestFirst.length - MAX_SAMPLES))) if (stale !== name) delete samples[stale];
     await this.store.update(() => workbench.replace({ ...before, samples }), { undo: () => workbench.replace(before) });
     return data as Record<string, unknown>;
   }

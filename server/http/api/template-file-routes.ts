@@ -93,7 +93,8 @@ export function templateFileRoutes(sandbox: Sandbox): ApiRoute[] {
       body: z.object({ data: z.unknown().describe("A JSON object: the values of the file's {{variables}} (dotted names reach into objects).") }),
       doc: {
         summary: "Keep a template file's sample data",
-        description: "Kept in the sandbox's data (across restarts and resets), at most 64 KB as JSON per file; used by every render of the file from now on.",
+        description:
+          "Kept in the sandbox's data (across restarts and resets), at most 16 KB as JSON per file (and for at most 200 files, the least recently saved forgotten first); used by every render of the file from now on.",
         tags,
         params,
         bodyExample: { data: { first_name: 'Ada', order: { total: '€42.00' } } },

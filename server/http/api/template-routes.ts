@@ -55,7 +55,7 @@ export function templateRoutes(sandbox: Sandbox): ApiRoute[] {
       doc: {
         summary: 'Save a new version of the account template',
         description:
-          "Stored in the sandbox's data (the configuration file is left alone) and used from the next send on, no restart; kept across restarts and resets. At most 50 saved versions per sender (the oldest go first) of at most 256 KB each.",
+          "Stored in the sandbox's data (the configuration file is left alone) and used from the next send on, no restart; kept across restarts and resets. At most 20 saved versions per sender (the oldest go first) of at most 128 KB each.",
         tags,
         params,
         bodyExample: { html: '<html><body><table><tr><td>{{content}}</td></tr></table></body></html>' },

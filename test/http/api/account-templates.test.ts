@@ -55,8 +55,8 @@ describe('GET and PUT /api/senders/{sender}/template', () => {
     expect([missing.status, missing.text]).toEqual([400, '{"detail":"html must contain {{content}} where the body goes."}']);
     const notString = await call('PUT', '/api/senders/acme-main/template', { html: 42 });
     expect([notString.status, notString.text]).toEqual([400, '{"detail":"html must be a string."}']);
-    const tooLarge = await call('PUT', '/api/senders/acme-main/template', { html: `{{content}}${'x'.repeat(256 * 1024)}` });
-    expect([tooLarge.status, tooLarge.text]).toEqual([400, '{"detail":"html is 262155 bytes; an account template may have at most 262144."}']);
+    const tooLarge = await call('PUT', '/api/senders/acme-main/template', { html: `{{content}}${'x'.repeat(128 * 1024)}` });
+    expect([tooLarge.status, tooLarge.text]).toEqual([400, '{"detail":"html is 131083 bytes; an account template may have at most 131072."}']);
     const nobody = await call('PUT', '/api/senders/nobody/template', { html: V2 });
     expect([nobody.status, nobody.text]).toEqual([404, '{"detail":"Unknown sender \\"nobody\\"."}']);
     expect((await call('GET', '/api/senders/acme-main/template/versions')).body).toMatchObject({ current: 0, versions: [{ version: 0 }] });
@@ -99,11 +99,11 @@ describe('versions and revert', () => {
     expect([bad.status, bad.text]).toEqual([400, '{"detail":"version must be a whole number (0: the configured template)."}']);
   });
 
-  it('keeps at most 50 saved versions, dropping the oldest; numbers are never reused', async ({ call }) => {
-    for (let i = 1; i <= 52; i++) await call('PUT', '/api/senders/acme-main/template', { html: `<b>${i}</b>{{content}}` });
+  it('keeps at most 20 saved versions, dropping the oldest; numbers are never reused', async ({ call }) => {
+    for (let i = 1; i <= 22; i++) await call('PUT', '/api/senders/acme-main/template', { html: `<b>${i}</b>{{content}}` });
     const versions = ((await call('GET', '/api/senders/acme-main/template/versions')).body as any).versions as any[];
-    expect(versions.map((v) => v.version)).toEqual([0, ...Array.from({ length: 50 }, (_, i) => i + 3)]);
-    expect(versions.at(-1)).toMatchObject({ version: 52, html: '<b>52</b>{{content}}', current: true });
+    expect(versions.map((v) => v.version)).toEqual([0, ...Array.from({ length: 20 }, (_, i) => i + 3)]);
+    expect(versions.at(-1)).toMatchObject({ version: 22, html: '<b>22</b>{{content}}', current: true });
   });
 
   test('announces each save and revert on the live push', async ({ app, events }) => {

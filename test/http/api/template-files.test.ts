@@ -80,8 +80,8 @@ describe('GET /api/template-files/{name} and its sample data', () => {
       400,
       '{"detail":"data must be a JSON object of sample values, such as {\\"first_name\\": \\"Ada\\"}."}',
     ]);
-    const large = await call('PUT', '/api/template-files/welcome.html/sample', { data: { x: 'y'.repeat(64 * 1024) } });
-    expect([large.status, large.text]).toEqual([400, '{"detail":"data is 65544 bytes as JSON; sample data may have at most 65536."}']);
+    const large = await call('PUT', '/api/template-files/welcome.html/sample', { data: { x: 'y'.repeat(16 * 1024) } });
+    expect([large.status, large.text]).toEqual([400, '{"detail":"data is 16392 bytes as JSON; sample data may have at most 16384."}']);
     await symlink('/etc/hostname', path.join(folder, 'escape.html'));
     for (const name of ['..%2F..%2Fetc%2Fpasswd', 'notes.txt', 'missing.html', 'escape.html', '%2Fetc%2Fhostname.html']) {
       const answer = await call('GET', `/api/template-files/${name}`);
