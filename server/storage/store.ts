@@ -203,6 +203,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   meta.data = { ...freshMeta(), ...meta.data, version: 2 };
   const blocks = await JsonFile.open<BlocksData>(path.join(dataDir, 'blocks.json'), { blocks: [] }, common);
   const workbench = await JsonFile.open<WorkbenchData>(path.join(dataDir, 'workbench.json'), { templates: {}, samples: {} }, common);
+  // A document written by hand or cut short of a part reads as that part empty.
+  workbench.data = { templates: workbench.data.templates ?? {}, samples: workbench.data.samples ?? {} };
   const segmentSize = await segmentSizeOf({ recorded: meta.data.segmentSize, requested: settings.segmentSize, folders: dirs, fs });
   if (!readOnly && meta.data.segmentSize !== segmentSize) {
     meta.data.segmentSize = segmentSize;
