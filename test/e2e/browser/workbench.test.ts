@@ -70,6 +70,10 @@ describe('the designer workbench in Chromium: room for the email, shareable view
     await page.getByRole('button', { name: 'Link copied' }).waitFor();
     const messageLink = await page.evaluate(() => navigator.clipboard.readText());
     expect(new URL(messageLink).hash).toBe(`#/m/${first}?tab=html&width=tablet&mode=inverted`);
+    // "Open in new tab" is the render URL at the same width and mode.
+    const rendered = await page.getByRole('link', { name: 'Open in new tab' }).getAttribute('href');
+    expect(rendered).toBe(`/preview/${first}?width=tablet&mode=inverted`);
+    expect((await fetch(`${b.server.url}${rendered}`)).status).toBe(200);
 
     await page.goto(`${b.server.url}/#/m/${second}`);
     await page.getByRole('button', { name: 'Compare with previous' }).click();
@@ -102,6 +106,23 @@ describe('the designer workbench in Chromium: room for the email, shareable view
     } finally {
       await fresh.close();
     }
+  });
+
+  it('prints the email alone: the print stylesheet hides the inbox around it', async () => {
+    const id = await b.send({ recipient: 'print@example.com', subject: 'Print me', body: '<h1>On paper</h1>', use_account_template: false });
+    const { page, errors } = await b.open({ hash: `#/m/${id}?width=phone` });
+    const frame = page.getByTitle('HTML preview', { exact: true });
+    await frame.waitFor();
+    await page.emulateMedia({ media: 'print' });
+    // CSS locators: what print hides leaves the accessibility tree, where getByRole looks.
+    for (const hidden of [page.locator('nav[aria-label="Main"]'), page.locator('[role="listbox"][aria-label="Messages"]'), page.locator('#message-subject')])
+      expect(await hidden.evaluate((e) => getComputedStyle(e).visibility)).toBe('hidden');
+    expect(await frame.evaluate((e) => getComputedStyle(e).visibility)).toBe('visible');
+    const box = (await frame.boundingBox())!;
+    expect(box.y).toBe(0);
+    expect(Math.round(box.width)).toBe(375);
+    expect((await page.pdf()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(errors).toEqual([]);
   });
 
   it('a PNG of the preview is the email at the chosen width, drawn with none of its scripts run', async () => {
