@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { nodeFs, type Fs } from '../../../server/storage/fs.ts';
 import { api, read } from '../../support/app.ts';
@@ -231,5 +233,18 @@ describe('a save the disk refuses', () => {
     await expect.poll(async () => (await fetch(`${app.url}/readyz`)).status).toBe(200);
     const saved = await read(await put());
     expect([saved.status, (saved.body as any).version]).toEqual([200, 1]);
+  });
+});
+
+describe('a workbench.json that is not as written', () => {
+  test('without its templates part, or not JSON at all, starts from the configured templates (the damaged file set aside)', async ({ apps, tempDir }) => {
+    await writeFile(path.join(tempDir, 'workbench.json'), '{"samples": {}}');
+    const partial = await apps.start({ dataDir: tempDir });
+    expect((await read(await fetch(`${partial.url}/api/senders/acme-main/template`))).body).toMatchObject({ version: 0 });
+    await partial.close();
+    await writeFile(path.join(tempDir, 'workbench.json'), '{"templates": {"acme-main": ');
+    const damaged = await apps.start({ dataDir: tempDir, log: () => undefined, store: { log: () => undefined } });
+    expect((await read(await fetch(`${damaged.url}/api/senders/acme-main/template`))).body).toMatchObject({ version: 0 });
+    expect(damaged.store.damage.map((d) => path.basename(d.file))).toEqual(['workbench.json']);
   });
 });
