@@ -1,8 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { systemPrefersDark, type ColorMode } from '../components/preview/dark-preview.ts';
-import { WIDTHS, type PreviewWidth } from '../components/preview/preview-frame.tsx';
 import { PREVIEW_WIDTH_KEY, remembered } from './remembered.ts';
-import { replaceHash, type MessageTab, type ViewParams } from './view-url.ts';
+import { replaceHash, systemPrefersDark, WIDTH_NAMES, type ColorMode, type MessageTab, type PreviewWidth, type ViewParams } from './view-url.ts';
 
 /** How the open message is shown: it stays from one message to the next, and is in the URL. */
 export interface MessageViewState {
@@ -31,7 +29,7 @@ export function useMessageViewState(openId: string | null, params: ViewParams): 
   const [state, setState] = useState<MessageViewState>(() =>
     fromParams(params, {
       tab: 'html',
-      width: WIDTHS.find((w) => w.id === remembered.get(PREVIEW_WIDTH_KEY))?.id ?? 'desktop',
+      width: WIDTH_NAMES.find((w) => w === remembered.get(PREVIEW_WIDTH_KEY)) ?? 'desktop',
       mode: systemPrefersDark() ? 'styles' : 'light',
       client: null,
     }),

@@ -4,13 +4,23 @@
  * the hash's query (`#/m/<id>?tab=html&width=phone&mode=dark`): every server path but `/` stays
  * the API's. The width and mode names are the render URL's (`/preview/{id}?width=…&mode=…`).
  */
-import type { ColorMode } from '../components/preview/dark-preview.ts';
-import type { PreviewWidth } from '../components/preview/preview-frame.tsx';
 
-export const MESSAGE_TABS = ['html', 'text', 'headers', 'raw', 'attachments', 'record', 'check'] as const;
+/** The preview's widths: phone (375 px), tablet (768 px), desktop (the pane's). */
+export type PreviewWidth = 'phone' | 'tablet' | 'desktop';
+export const WIDTH_NAMES: readonly PreviewWidth[] = ['phone', 'tablet', 'desktop'];
+
+/** Light, dark with the email's own styles (Apple Mail), dark by inversion (Gmail apps, Outlook.com). */
+export type ColorMode = 'light' | 'styles' | 'invert';
+
+/** The system prefers dark: a plain frame would apply the email's dark styles. */
+export function systemPrefersDark(): boolean {
+  return typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
+}
+
+const MESSAGE_TABS = ['html', 'text', 'headers', 'raw', 'attachments', 'record', 'check'] as const;
 export type MessageTab = (typeof MESSAGE_TABS)[number];
 
-export const COMPARE_VIEWS = ['side', 'diff', 'html', 'findings'] as const;
+const COMPARE_VIEWS = ['side', 'diff', 'html', 'findings'] as const;
 export type CompareView = (typeof COMPARE_VIEWS)[number];
 
 /** What a URL may say about a view; what it leaves out, the page keeps as it is. */
@@ -23,7 +33,6 @@ export interface ViewParams {
   compare?: CompareView;
 }
 
-const WIDTH_NAMES: readonly PreviewWidth[] = ['phone', 'tablet', 'desktop'];
 /** The URL's mode names, as the render URL has them, and the preview's. */
 const MODE_NAMES: [string, ColorMode][] = [
   ['light', 'light'],
@@ -53,7 +62,7 @@ export function parseViewParams(query: string): ViewParams {
 }
 
 /** The hash query for a view (without the `?`), in a fixed order. */
-export function formatViewParams(params: ViewParams): string {
+function formatViewParams(params: ViewParams): string {
   const search = new URLSearchParams();
   if (params.tab) search.set('tab', params.tab);
   if (params.width) search.set('width', params.width);

@@ -9,7 +9,7 @@ export interface Finding {
 }
 
 /** Every finding of a report: client support, accessibility, dark mode, headers, size, spam rules. */
-export function findings(report: CheckReport): Finding[] {
+function findings(report: CheckReport): Finding[] {
   const out: Finding[] = [];
   for (const w of report.html?.warnings ?? [])
     out.push({ key: `compat:${w.feature}`, section: 'Email clients', severity: w.severity, text: `${w.title} (${w.count}×)` });

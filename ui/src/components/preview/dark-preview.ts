@@ -7,13 +7,9 @@
  *           (Gmail's apps, Outlook.com).
  */
 import { headPosition } from '../../../../server/domain/mail/html-head.ts';
+import type { ColorMode } from '../../state/view-url.ts';
 
-export type ColorMode = 'light' | 'styles' | 'invert';
-
-/** The system prefers dark: a plain frame would apply the email's dark styles. */
-export function systemPrefersDark(): boolean {
-  return typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
-}
+export { systemPrefersDark, type ColorMode } from '../../state/view-url.ts';
 
 export const COLOR_MODES: { id: ColorMode; label: string; title: string }[] = [
   { id: 'light', label: 'Light', title: 'As sent, in a light client' },

@@ -1,6 +1,8 @@
 import styles from './preview-frame.module.css';
 
-export type PreviewWidth = 'phone' | 'tablet' | 'desktop';
+import type { PreviewWidth } from '../../state/view-url.ts';
+
+export type { PreviewWidth } from '../../state/view-url.ts';
 
 export const WIDTHS: { id: PreviewWidth; label: string; px: number | null }[] = [
   { id: 'phone', label: 'Phone', px: 375 },
