@@ -7,7 +7,7 @@ import type { MessageDetail } from '../../types.ts';
 import { Badge, MessageBadges } from '../badges/badges.tsx';
 import { CheckPanel } from '../check/check-panel.tsx';
 import { ColorModeSwitch } from '../preview/color-mode.tsx';
-import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
+import { systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
 import { AttachmentsPart, HeadersPart, RawPart, RecordPart, TextPart } from './message-parts.tsx';
 import { useNotices } from '../notices/notices.tsx';
 import { PreviewFrame, WidthSwitch, type PreviewWidth } from '../preview/preview-frame.tsx';
@@ -40,14 +40,9 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
   const [remote, setRemote] = useState(false);
   // The preview starts as the system is: dark styles apply on a dark system, as in Apple Mail.
   const [colorMode, setColorMode] = useState<ColorMode>(() => (systemPrefersDark() ? 'styles' : 'light'));
-  // The served page (with the server's CSP) follows the system's light or dark preference; a
-  // mode the system does not give (or inversion) needs the document rewritten into a srcdoc frame.
-  const served = colorMode === (systemPrefersDark() ? 'styles' : 'light');
-  const prepared = useLoad((signal) => (served ? Promise.resolve(null) : sandbox.html(id, { remote, signal })), [id, remote, served]);
-  const modeDocument = useMemo(
-    () => (served || typeof prepared.data !== 'string' ? null : colorModeDocument(prepared.data, colorMode, previewPolicy(location.origin, remote))),
-    [prepared.data, colorMode, remote, served],
-  );
+  // Every mode is the server's page, rewritten there for the mode, under its policy header
+  // (issue 28: a policy placed in the markup can be placed where the browser does not read it).
+  const previewUrl = htmlUrl(id, remote, colorMode);
 
   useEffect(() => {
     setDeleted(false);
@@ -225,7 +220,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
                 <input type="checkbox" checked={remote} onChange={(e) => setRemote((e.target as HTMLInputElement).checked)} />
                 Load remote content
               </label>
-              <a class="button ghost small" href={htmlUrl(message.id, remote)} target="_blank" rel="noopener noreferrer">
+              <a class="button ghost small" href={previewUrl} target="_blank" rel="noopener noreferrer">
                 Open in new tab
               </a>
               <span class="muted small">
@@ -236,27 +231,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
                     : 'Remote images, styles and fonts are blocked.'}
               </span>
             </div>
-            {served ? (
-              <PreviewFrame
-                key="served"
-                title={previewTitle(colorMode)}
-                width={width}
-                src={htmlUrl(message.id, remote)}
-                dark={colorMode === 'light' ? undefined : colorMode}
-              />
-            ) : prepared.error ? (
-              <p class="banner error">Could not load the HTML for this colour scheme: {reason(prepared.error)}</p>
-            ) : modeDocument === null ? (
-              <p class="muted pad">Loading…</p>
-            ) : (
-              <PreviewFrame
-                key="rewritten"
-                title={previewTitle(colorMode)}
-                width={width}
-                srcDoc={modeDocument}
-                dark={colorMode === 'light' ? undefined : colorMode}
-              />
-            )}
+            <PreviewFrame title={previewTitle(colorMode)} width={width} src={previewUrl} dark={colorMode === 'light' ? undefined : colorMode} />
           </>
         ) : null}
         {tab === 'text' ? <TextPart message={message} /> : null}
