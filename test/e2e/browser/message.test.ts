@@ -34,7 +34,7 @@ describe('a message in Chromium', () => {
       ],
     });
     const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}` });
-    const frame = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
+    const frame = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html?mode=light`)));
     await frame.locator('#logo').waitFor();
     const src = await frame.locator('#logo').getAttribute('src');
     expect(src).toMatch(new RegExp(`/api/messages/${id}/attachments/\\d\\?sig=[\\w-]{43}$`));
@@ -93,7 +93,7 @@ describe('a message in Chromium', () => {
       });
       const { page, errors } = await b.open({ hash: `#/m/${id}` });
       const frameAt = (suffix: string) => eventually(() => page.frames().find((f) => f.url().endsWith(suffix)));
-      const blocked = await frameAt(`/api/messages/${id}/html`);
+      const blocked = await frameAt(`/api/messages/${id}/html?mode=light`);
       await blocked.locator('#remote').waitFor({ state: 'attached' });
       await blocked.waitForLoadState('load');
       expect(await blocked.locator('#remote').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(0);
@@ -101,8 +101,8 @@ describe('a message in Chromium', () => {
       await page.getByText('Remote images, styles and fonts are blocked.').waitFor();
 
       await page.getByRole('checkbox', { name: 'Load remote content' }).check();
-      expect(await page.getByTitle('HTML preview').getAttribute('src')).toBe(`/api/messages/${id}/html?remote=1`);
-      const loaded = await frameAt(`/api/messages/${id}/html?remote=1`);
+      expect(await page.getByTitle('HTML preview').getAttribute('src')).toBe(`/api/messages/${id}/html?remote=1&mode=light`);
+      const loaded = await frameAt(`/api/messages/${id}/html?remote=1&mode=light`);
       await expect.poll(() => loaded.locator('#remote').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(2);
       expect(hits).toBe(1);
       expect(errors).toEqual([]);
