@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { displayName, emailAddress, fileSize, fullTime } from '../../format.ts';
 import { htmlUrl, notFound, reason, sandbox } from '../../sandbox.ts';
+import { afterUserActs } from '../../state/arrival.ts';
 import { useLoad } from '../../state/hooks.ts';
 import type { Inbox } from '../../state/inbox.ts';
 import type { MessageDetail } from '../../types.ts';
@@ -65,16 +66,17 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
 
   useEffect(() => {
     const data = loaded.data;
-    if (!data || data.read) {
-      setMessage(data ?? null);
-      return;
-    }
+    setMessage(data ?? null);
+    if (!data || data.read) return;
     // Opening a message marks it read, here at once (the button says "Mark unread" without
-    // waiting for the server's message.updated frame), in the list, and on the server.
-    setMessage({ ...data, read: true });
-    inbox.list.patch({ ...data, read: true });
-    void setRead(data.id, true).then((stored) => {
-      if (!stored) setMessage((m) => (m && m.id === data.id ? { ...m, read: false } : m));
+    // waiting for the server's message.updated frame), in the list, and on the server; when
+    // another site opened the inbox, only once the user clicks or presses a key in it.
+    return afterUserActs(() => {
+      setMessage((m) => (m && m.id === data.id ? { ...m, read: true } : m));
+      inbox.list.patch({ ...data, read: true });
+      void setRead(data.id, true).then((stored) => {
+        if (!stored) setMessage((m) => (m && m.id === data.id ? { ...m, read: false } : m));
+      });
     });
   }, [loaded.data]);
 
