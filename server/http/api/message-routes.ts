@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Capture, ExpectFailure, ExpectResult, MessageDetail, SearchPage } from '../../../client/pigeonhole-client.ts';
 import { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, type MessageRecord } from '../../domain/entities.ts';
 import { extract } from '../../domain/mail/extract.ts';
+import { visibleFileName } from '../../domain/mail/file-name.ts';
 import { type ColorMode, colorModeHtml } from '../../domain/mail/color-mode.ts';
 import { hasRemoteContent, prepareHtml } from '../../domain/mail/html-preview.ts';
 import { previewPolicy } from '../../domain/mail/preview-policy.ts';
@@ -424,7 +425,8 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         const type = servedType(attachment.contentType);
         // The sender chose the bytes and the type: a download, unless an image a browser only decodes.
         const inline = INLINE_IMAGES.has(type) && !query.download;
-        ctx.set('Content-Disposition', contentDisposition(inline ? 'inline' : 'attachment', attachment.filename || `attachment-${ctx.params.index}`));
+        // Bidirectional controls as visible escapes: the saved name reads as the bytes say.
+        ctx.set('Content-Disposition', contentDisposition(inline ? 'inline' : 'attachment', visibleFileName(attachment.filename) || `attachment-${ctx.params.index}`));
         ctx.type = type;
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");

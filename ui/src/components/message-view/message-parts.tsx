@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { visibleFileName } from '../../../../server/domain/mail/file-name.ts';
 import { fileSize, fullTime } from '../../format.ts';
 import { reason, sandbox } from '../../sandbox.ts';
 import { useLoad } from '../../state/hooks.ts';
@@ -98,7 +99,7 @@ export function AttachmentsPart({ message }: { message: MessageDetail }) {
         <li key={i} class={styles.attachment}>
           {a.content_type.startsWith('image/') ? (
             <a href={a.url} target="_blank" rel="noopener noreferrer" class={styles.thumb}>
-              <img src={a.url} alt={a.filename} loading="lazy" />
+              <img src={a.url} alt={visibleFileName(a.filename)} loading="lazy" />
             </a>
           ) : (
             <span class={`${styles.thumb} ${styles.fileIcon}`} aria-hidden="true">
@@ -106,13 +107,15 @@ export function AttachmentsPart({ message }: { message: MessageDetail }) {
             </span>
           )}
           <span class={styles.attachmentMeta}>
-            <span class={styles.attachmentName}>{a.filename || `attachment-${i + 1}`}</span>
+            <span class={styles.attachmentName} dir="auto">
+              {visibleFileName(a.filename) || `attachment-${i + 1}`}
+            </span>
             <span class="muted">
               {a.content_type} · {fileSize(a.size)}
               {a.content_id ? ` · inline (cid:${a.content_id})` : ''}
             </span>
           </span>
-          <a class="button" href={`${a.url}?download`} download={a.filename}>
+          <a class="button" href={`${a.url}?download`} download={visibleFileName(a.filename)}>
             Download
           </a>
         </li>
