@@ -146,30 +146,46 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
             This message has been deleted.
           </p>
         ) : null}
+        {/* Every text of the sender's isolated for direction (issue 27 #6), in place at the start edge. */}
         <h2 id="message-subject" class={styles.messageSubject}>
-          {message.subject || '(no subject)'}
+          <bdi>{message.subject || '(no subject)'}</bdi>
         </h2>
         <dl class={styles.messageMeta}>
           <dt>From</dt>
           <dd data-testid="meta-from">
-            <strong>{displayName(message.from)}</strong>{' '}
-            {displayName(message.from) !== message.from ? <span class="muted">&lt;{emailAddress(message.from)}&gt;</span> : null}
+            <strong>
+              <bdi>{displayName(message.from)}</bdi>
+            </strong>{' '}
+            {displayName(message.from) !== message.from ? (
+              <span class="muted">
+                &lt;<bdi>{emailAddress(message.from)}</bdi>&gt;
+              </span>
+            ) : null}
           </dd>
           <dt>To</dt>
           <dd>
-            {message.to.join(', ') || message.recipient}
-            {message.redirected ? <span class="muted"> (originally to {message.recipient})</span> : null}
+            <bdi>{message.to.join(', ') || message.recipient}</bdi>
+            {message.redirected ? (
+              <span class="muted">
+                {' '}
+                (originally to <bdi>{message.recipient}</bdi>)
+              </span>
+            ) : null}
           </dd>
           {message.cc.length ? (
             <>
               <dt>Cc</dt>
-              <dd>{message.cc.join(', ')}</dd>
+              <dd>
+                <bdi>{message.cc.join(', ')}</bdi>
+              </dd>
             </>
           ) : null}
           {message.bcc.length ? (
             <>
               <dt>Bcc</dt>
-              <dd>{message.bcc.join(', ')}</dd>
+              <dd>
+                <bdi>{message.bcc.join(', ')}</bdi>
+              </dd>
             </>
           ) : null}
           <dt>Date</dt>
