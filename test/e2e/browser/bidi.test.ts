@@ -1,5 +1,5 @@
 import type { Locator, Page } from 'playwright-core';
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { describe, expect, it } from 'vitest';
 import { row, useBrowser } from './browser.ts';
 
@@ -16,7 +16,7 @@ const ARABIC_BODY = 'شكرا لتسوقك معنا. يمكنك تتبع الش�
 // "Welcome to the team" from a Hebrew sender name.
 const HEBREW_SUBJECT = 'ברוכים הבאים לצוות, דנה';
 
-async function sendSmtp(mail: nodemailer.SendMailOptions): Promise<string> {
+async function sendSmtp(mail: SendMailOptions): Promise<string> {
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: b.server.smtpPort, secure: false, ignoreTLS: true });
   try {
     return /Captured as (\w+)/.exec((await transport.sendMail(mail)).response)![1]!;
