@@ -55,6 +55,8 @@ describe('a message in Chromium', () => {
     expect(await subject.innerText()).toContain('Your order with a logo');
 
     await page.getByRole('tab', { name: 'Source' }).click();
+    await page.getByRole('tabpanel').getByText('<p>Order confirmed</p>', { exact: false }).waitFor();
+    await page.getByRole('button', { name: 'Raw message' }).click();
     await page
       .getByRole('tabpanel')
       .getByText(/MIME-Version: 1\.0/)
@@ -73,6 +75,42 @@ describe('a message in Chromium', () => {
     expect(await file.text()).toBe('Terms and conditions');
     await screenshot('message-attachments');
     expect(errors).toEqual([]);
+  });
+
+  it('the Source tab shows the HTML decoded, numbered and wrapped, with the raw message a click away (issue 27 #7)', async () => {
+    const long = `<p style="color:#333;font-family:Arial">${'A long line of the newsletter that goes on and on. '.repeat(12)}</p>`;
+    const id = await sendSmtp({
+      from: 'news@example.com',
+      to: 'ada@example.com',
+      subject: 'Quoted-printable',
+      html: `<table width="100%" cellpadding="0">\n<tr><td align="center">Caf\u00e9</td></tr>\n</table>\n${long}`,
+      text: 'Plain',
+      textEncoding: 'quoted-printable',
+    });
+    const raw = await (await fetch(`${b.server.url}/api/messages/${id}/raw`)).text();
+    expect(raw).toContain('=3D');
+    for (const width of [390, 1440]) {
+      const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}`, width });
+      await page.getByRole('tab', { name: 'Source' }).click();
+      const panel = page.getByRole('tabpanel');
+      const lines = panel.locator('[data-line]');
+      await lines.first().waitFor();
+      expect(await lines.count()).toBe(4);
+      expect(await lines.nth(0).locator('code').innerText()).toBe('<table width="100%" cellpadding="0">');
+      expect(await lines.nth(0).locator('span').innerText()).toBe('1');
+      expect(await lines.nth(1).locator('code').innerText()).toBe('<tr><td align="center">Caf\u00e9</td></tr>');
+      expect(await panel.innerText()).not.toContain('=3D');
+      // The long line wraps inside the pane: nothing runs off its edge.
+      const fourth = lines.nth(3).locator('code');
+      expect(await fourth.evaluate((el) => el.scrollWidth <= el.clientWidth && el.getBoundingClientRect().height > 40)).toBe(true);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await screenshot(`source-html-${width}`);
+      await page.getByRole('button', { name: 'Raw message' }).click();
+      await panel.getByText('=3D', { exact: false }).first().waitFor();
+      expect(await page.getByRole('button', { name: 'Raw message' }).getAttribute('aria-pressed')).toBe('true');
+      expect(errors).toEqual([]);
+      await page.context().close();
+    }
   });
 
   it('blocks remote images until "Load remote content" is ticked', async () => {

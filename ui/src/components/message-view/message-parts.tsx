@@ -1,10 +1,12 @@
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import { visibleFileName } from '../../../../server/domain/mail/file-name.ts';
 import { fileSize, fullTime } from '../../format.ts';
 import { reason, sandbox } from '../../sandbox.ts';
 import { useLoad } from '../../state/hooks.ts';
 import type { MessageDetail } from '../../types.ts';
 import { StatusBadge } from '../badges/badges.tsx';
+import { SourceLines } from '../check/source-view.tsx';
 import styles from './message-parts.module.css';
 
 /**
@@ -74,19 +76,41 @@ export function HeadersPart({ message }: { message: MessageDetail }) {
   );
 }
 
-/** The RFC 5322 source, with a download of the .eml. */
-export function RawPart({ message }: { message: MessageDetail }) {
-  const raw = useLoad((signal) => sandbox.raw(message.id, { signal }), [message.id]);
+/**
+ * The source: the HTML as the email's author wrote it (decoded from its transfer encoding, so no
+ * `=3D`), numbered and wrapped; the RFC 5322 message as it travelled one click away, and the .eml.
+ */
+export function SourcePart({ message }: { message: MessageDetail }) {
+  const [shown, setShown] = useState<'html' | 'raw'>(message.html === null ? 'raw' : 'html');
+  const view = message.html === null ? 'raw' : shown;
   return (
     <div>
       <div class="part-toolbar">
+        <div class="segmented" role="group" aria-label="Source shown">
+          <button type="button" aria-pressed={view === 'html'} disabled={message.html === null} onClick={() => setShown('html')} title="The HTML part, decoded">
+            HTML
+          </button>
+          <button type="button" aria-pressed={view === 'raw'} onClick={() => setShown('raw')} title="The message as it travelled (RFC 5322)">
+            Raw message
+          </button>
+        </div>
         <a class="button" href={`${message.raw_url}?download`} download={`${message.id}.eml`}>
           Download .eml
         </a>
-        {raw.data !== undefined ? <span class="muted">{fileSize(new Blob([raw.data]).size)}</span> : null}
       </div>
-      {raw.error ? <p class="error pad">Could not load the source: {reason(raw.error)}</p> : <pre class="code-block">{raw.data ?? 'Loading…'}</pre>}
+      {view === 'html' && message.html !== null ? <SourceLines text={message.html} /> : <RawMessage message={message} />}
     </div>
+  );
+}
+
+function RawMessage({ message }: { message: MessageDetail }) {
+  const raw = useLoad((signal) => sandbox.raw(message.id, { signal }), [message.id]);
+  if (raw.error) return <p class="error pad">Could not load the source: {reason(raw.error)}</p>;
+  return (
+    <>
+      {raw.data !== undefined ? <p class="muted small pad">{fileSize(new Blob([raw.data]).size)} as it travelled</p> : null}
+      <pre class="code-block wrap">{raw.data ?? 'Loading…'}</pre>
+    </>
   );
 }
 

@@ -9,7 +9,7 @@ import { Badge, MessageBadges } from '../badges/badges.tsx';
 import { CheckPanel } from '../check/check-panel.tsx';
 import { ColorModeSwitch } from '../preview/color-mode.tsx';
 import { systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
-import { AttachmentsPart, HeadersPart, RawPart, RecordPart, TextPart } from './message-parts.tsx';
+import { AttachmentsPart, HeadersPart, RecordPart, SourcePart, TextPart } from './message-parts.tsx';
 import { useNotices } from '../notices/notices.tsx';
 import { PreviewFrame, WidthSwitch, type PreviewWidth } from '../preview/preview-frame.tsx';
 import styles from './message-view.module.css';
@@ -254,7 +254,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
         ) : null}
         {tab === 'text' ? <TextPart message={message} /> : null}
         {tab === 'headers' ? <HeadersPart message={message} /> : null}
-        {tab === 'raw' ? <RawPart message={message} /> : null}
+        {tab === 'raw' ? <SourcePart message={message} /> : null}
         {tab === 'attachments' ? <AttachmentsPart message={message} /> : null}
         {tab === 'record' ? <RecordPart message={message} /> : null}
         {tab === 'check' ? <CheckPanel message={message} /> : null}
