@@ -107,7 +107,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       },
       async handle(ctx, { query: { limit, offset, ...filter } }) {
         const { total, items } = await messages.page(messageFilter(filter), offset, limit);
-        ctx.body = { total, offset, limit, messages: items.map(messageSummary) };
+        ctx.body = { total, offset, limit, messages: items.map((record) => messageSummary(record, sandbox.blocks)) };
       },
     }),
     route({
@@ -237,7 +237,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         const results = await Promise.all(
           items.map(async (record) => {
             const [html, body] = await Promise.all([messages.html(record), messages.text(record)]);
-            return { ...messageSummary(record), ...extract(html, body), url: captureUrl(record) };
+            return { ...messageSummary(record, sandbox.blocks), ...extract(html, body), url: captureUrl(record) };
           }),
         );
         ctx.body = { total, offset, limit, messages: results } satisfies SearchPage;
@@ -259,7 +259,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         const [html, text, headers] = await Promise.all([messages.html(record), messages.text(record), messages.headers(record)]);
         const view = await textView(html, text);
         ctx.body = {
-          ...messageSummary(record),
+          ...messageSummary(record, sandbox.blocks),
           first_name: record.firstName,
           last_name: record.lastName,
           flags: record.flags,
@@ -300,7 +300,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       async handle(ctx, { body }) {
         const record = await find(ctx);
         await messages.setRead(record, body.read);
-        ctx.body = messageSummary(record);
+        ctx.body = messageSummary(record, sandbox.blocks);
       },
     }),
     route({
@@ -426,7 +426,10 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         // The sender chose the bytes and the type: a download, unless an image a browser only decodes.
         const inline = INLINE_IMAGES.has(type) && !query.download;
         // Bidirectional controls as visible escapes: the saved name reads as the bytes say.
-        ctx.set('Content-Disposition', contentDisposition(inline ? 'inline' : 'attachment', visibleFileName(attachment.filename) || `attachment-${ctx.params.index}`));
+        ctx.set(
+          'Content-Disposition',
+          contentDisposition(inline ? 'inline' : 'attachment', visibleFileName(attachment.filename) || `attachment-${ctx.params.index}`),
+        );
         ctx.type = type;
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
@@ -471,7 +474,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       },
       async handle(ctx, { body }) {
         const record = await find(ctx);
-        ctx.body = messageSummary(await messages.setStatus(record, body.status!));
+        ctx.body = messageSummary(await messages.setStatus(record, body.status!), sandbox.blocks);
       },
     }),
   ];
@@ -507,7 +510,14 @@ function contentDisposition(type: 'inline' | 'attachment', filename: string): st
 async function capture(sandbox: Sandbox, record: MessageRecord): Promise<Capture> {
   const [html, body] = await Promise.all([sandbox.messages.html(record), sandbox.messages.text(record)]);
   const view = await textView(html, body);
-  return { ...messageSummary(record), html, text: view.text, text_derived: view.derived, ...extract(html, body), url: captureUrl(record) } satisfies Capture;
+  return {
+    ...messageSummary(record, sandbox.blocks),
+    html,
+    text: view.text,
+    text_derived: view.derived,
+    ...extract(html, body),
+    url: captureUrl(record),
+  } satisfies Capture;
 }
 
 /** What names this server in the preview's policy: a sandboxed document has an opaque origin, so `'self'` alone is not enough. */

@@ -181,6 +181,27 @@ describe('a message in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('a blocked capture says in the message view that the service answered 200 with an error and delivered nothing, and why (issue 27 #8)', async () => {
+    const id = await b.send({ recipient: 'blocked@example.com', subject: 'Password reset', body: '<p>Your code is 123456</p>' }, 'test-key');
+    const note = ((await (await fetch(`${b.server.url}/api/messages/${id}`)).json()) as { blocked_note: string }).blocked_note;
+    expect(note).toContain('"error": "Recipient is blocked"');
+    for (const [width, colorScheme] of [
+      [1440, 'light'],
+      [390, 'dark'],
+    ] as const) {
+      const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}`, width, colorScheme });
+      const banner = page.getByTestId('blocked-note');
+      await banner.waitFor();
+      expect(await banner.innerText()).toBe(note);
+      expect(note).toMatch(
+        /^Not delivered\. The service answered 200 .* because blocked@example\.com is blocked for team acme: it is on the team's configured block list\.$/,
+      );
+      await screenshot(`blocked-note-${width}-${colorScheme}`);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    }
+  });
+
   it('filters by source, redirected and blocked, and moves with j and k', async () => {
     const smtp = await sendSmtp({ from: 'a@example.com', to: 'filter@example.com', subject: 'Filter by SMTP', text: 'x' });
     const blocked = await b.send({ recipient: 'blocked@example.com', subject: 'Filter blocked', body: '<p>x</p>' }, 'test-key');

@@ -104,6 +104,34 @@ describe('GET /api/messages/:id', () => {
   });
 });
 
+describe('a blocked capture says what happened (issue 27 #8)', () => {
+  it('the summary says the service answered 200 with an error and delivered nothing, and why the address is blocked', async ({ get, send }) => {
+    const id = await send('test-key', { recipient: 'blocked@example.com', subject: 'Blocked', body: '<p>x</p>' });
+    const note =
+      `Not delivered. The service answered 200 with {"id": "${id}", "error": "Recipient is blocked"}: the email was recorded (status failed) and nothing was delivered, ` +
+      "because blocked@example.com is blocked for team acme: it is on the team's configured block list.";
+    const summary = (await get('/api/messages?blocked=true')).messages.find((m: any) => m.id === id);
+    expect(summary).toMatchObject({ blocked: true, status: 'failed', blocked_note: note });
+    expect((await get(`/api/messages/${id}`)).blocked_note).toBe(note);
+    const delivered = await send('test-key', { recipient: 'fine@example.com', subject: 'Fine', body: '<p>x</p>' });
+    expect((await get(`/api/messages/${delivered}`)).blocked_note).toBe(null);
+  });
+
+  it('over SMTP it names the 250 and the blocked address among the recipients', async ({ app, get }) => {
+    const { smtpClient, capturedId } = await import('../../support/smtp.ts');
+    const reply = await smtpClient(app.smtpPort, { user: 'acme-main', pass: 'test-key' }).sendMail({
+      from: 'shop@acme.example',
+      to: ['fine@example.com', 'blocked@example.com'],
+      subject: 'Blocked over SMTP',
+      text: 'x',
+    });
+    const id = capturedId(reply.response);
+    expect((await get(`/api/messages/${id}`)).blocked_note).toBe(
+      "Not delivered. The SMTP server accepted the message (250) and recorded it as failed: nothing was delivered, because blocked@example.com is blocked for team acme: it is on the team's configured block list.",
+    );
+  });
+});
+
 describe('GET /api/messages/:id/html and /text', () => {
   const CSP =
     "default-src 'none'; script-src 'none'; object-src 'none'; frame-src 'none'; form-action 'none'; base-uri 'none'; " +

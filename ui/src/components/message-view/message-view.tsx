@@ -146,6 +146,11 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
             This message has been deleted.
           </p>
         ) : null}
+        {message.blocked_note ? (
+          <p class={`banner error ${styles.blockedNote}`} data-testid="blocked-note">
+            {message.blocked_note}
+          </p>
+        ) : null}
         {/* Every text of the sender's isolated for direction (issue 27 #6), in place at the start edge. */}
         <h2 id="message-subject" class={styles.messageSubject}>
           <bdi>{message.subject || '(no subject)'}</bdi>
