@@ -60,7 +60,11 @@ describe('the /v1 request log', () => {
 
   it('shows a `__proto__` field of a body as it was sent (issue 28 #9)', async ({ app, list }) => {
     const sent = '{"recipient":"proto@example.com","subject":"Proto","body":"x","__proto__":{"polluted":true,"password":"p"},"nested":{"__proto__":[1]}}';
-    const res = await fetch(`${app.url}/v1/email/send/`, { method: 'POST', headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' }, body: sent });
+    const res = await fetch(`${app.url}/v1/email/send/`, {
+      method: 'POST',
+      headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+      body: sent,
+    });
     expect(res.status).toBe(200);
     const raw = await (await fetch(`${app.url}/api/requests?limit=1`)).text();
     expect(raw).toContain('"__proto__":{"polluted":true,"password":"********"}');

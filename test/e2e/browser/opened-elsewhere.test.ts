@@ -101,8 +101,7 @@ describe('a message opened by another site', () => {
     const page = await context.newPage();
     page.setDefaultTimeout(5000);
     await page.goto(`${site}/?target=${encodeURIComponent(app.url)}`);
-    const open = async (hash: string) =>
-      (await Promise.all([context.waitForEvent('page'), page.evaluate((h) => (window as any).probe(h), hash)]))[0];
+    const open = async (hash: string) => (await Promise.all([context.waitForEvent('page'), page.evaluate((h) => (window as any).probe(h), hash)]))[0];
     const seen = () => page.evaluate(() => (window as any).read());
     // Each popup has rendered what it shows (Playwright may look; the opener may not) before the opener reads.
     const real = await open(`/#/m/${id}`);

@@ -160,7 +160,10 @@ describe('the preview with remote content off, in every colour mode', () => {
           }
           expect(counter.connections(), html).toBe(0);
         }),
-        fuzzParameters(30, FOUND.map((html) => [html] as [string])),
+        fuzzParameters(
+          30,
+          FOUND.map((html) => [html] as [string]),
+        ),
       );
       // The positive signal that comes after them all: the same socket, reached by a preview
       // that asks for remote content, is seen; only then is the count read.
@@ -181,13 +184,17 @@ const GOVERNED = PAYLOADS.filter((p) => !/<(?:i?frame|object|embed|link rel=(?!s
 /** The Templates page's document builder (ui/…/dark-preview.ts), bundled for a page: `window.DarkPreview`. */
 async function darkPreviewBundle(): Promise<string> {
   const entry = fileURLToPath(new URL('../../../ui/src/components/preview/dark-preview.ts', import.meta.url));
-  const out = await build({ configFile: false, logLevel: 'silent', build: { write: false, minify: false, lib: { entry, formats: ['iife'], name: 'DarkPreview' } } });
+  const out = await build({
+    configFile: false,
+    logLevel: 'silent',
+    build: { write: false, minify: false, lib: { entry, formats: ['iife'], name: 'DarkPreview' } },
+  });
   const bundle = (Array.isArray(out) ? out[0]! : out) as { output: { code: string }[] };
   return `${bundle.output[0]!.code}; window.DarkPreview = DarkPreview;`;
 }
 
 describe("the srcdoc document of the Templates page's colour modes", () => {
-  it('has its policy placed by the browser\'s parser: a policy without remote content lets no fetch leave for generated hostile heads', async () => {
+  it("has its policy placed by the browser's parser: a policy without remote content lets no fetch leave for generated hostile heads", async () => {
     const counter = await connectionCounter();
     const { page, errors } = await b.open();
     try {
@@ -222,7 +229,10 @@ describe("the srcdoc document of the Templates page's colour modes", () => {
           }
           expect(counter.connections(), html).toBe(0);
         }),
-        fuzzParameters(20, FOUND.slice(0, 2).map((html) => [html] as [string])),
+        fuzzParameters(
+          20,
+          FOUND.slice(0, 2).map((html) => [html] as [string]),
+        ),
       );
       // The positive signal after them all: the same builder with remote content allowed reaches the socket.
       await load(`<img src="${target}/control">`, 'light', previewPolicy(b.server.url, true, 'meta'));
