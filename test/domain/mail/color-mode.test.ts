@@ -29,7 +29,7 @@ describe('the colour modes of the preview', () => {
       const build = (text: string) => {
         for (const mode of ['light', 'styles', 'invert'] as const) colorModeHtml(text, mode);
       };
-      const { ratio } = await growth((bytes) => unit.repeat(Math.floor(bytes / unit.length)), build, 32 * 1024);
+      const { ratio } = await growth((bytes) => unit.repeat(Math.floor(bytes / unit.length)), build, 128 * 1024);
       expect(ratio, unit).toBeLessThan(LINEAR);
     }
   });
