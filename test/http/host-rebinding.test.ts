@@ -25,7 +25,9 @@ async function sendReset(server: ServerProcess): Promise<void> {
 
 /** What a rebound page reads: the newest reset, by the name it was loaded from, as Chromium sends it (no Origin, no fetch metadata). */
 const rebound = (server: ServerProcess, name: string) =>
-  raw(`${server.url}/api/messages/latest?q=reset`, { headers: { Host: `${name}:${server.port}`, ...CHROMIUM_HEADERS, Referer: `http://${name}:${server.port}/` } });
+  raw(`${server.url}/api/messages/latest?q=reset`, {
+    headers: { Host: `${name}:${server.port}`, ...CHROMIUM_HEADERS, Referer: `http://${name}:${server.port}/` },
+  });
 
 describe('the default bind (127.0.0.1)', () => {
   it('refuses a page rebound to evil.local or a dotless name, and names --allowed-hosts', async ({ serverProcess }) => {
