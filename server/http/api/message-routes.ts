@@ -27,12 +27,19 @@ import {
   trueFalse,
   wholeNumber,
 } from './fields.ts';
+import { refusalBody } from './refusals.ts';
 import { route, type ApiContext, type ApiRoute } from './route.ts';
 
 const WAIT_DEFAULT_MS = 10_000;
 const WAIT_MAX_MS = 120_000;
 /** expect: how long no further match may arrive once exactly `count` matched (capped by `within`). */
 const SETTLE_DEFAULT_MS = 250;
+/**
+ * expect with count 0 ("expect none"): `within` unless given. Short, because a passing check
+ * waits all of it (a count of 1 or more answers as soon as the mail is there, so its longer
+ * default costs a passing test nothing): docs/testing.md, "Expecting no email".
+ */
+const EXPECT_NONE_DEFAULT_MS = 1000;
 const SETTLE_MAX_MS = 10_000;
 const EXPECT_MAX_COUNT = 1000;
 
@@ -131,16 +138,24 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         responses: {
           200: json('The capture, with links and codes.', S.Capture),
           400: detailDoc('A filter or the timeout has a bad value.', 'timeout must be a whole number from 0 to 120000.'),
-          408: detailDoc('Nothing matched within the timeout.', 'No message matching the filters arrived within 10000 ms.'),
+          408: json(
+            'Nothing matched within the timeout; `refused` lists sends that would have matched but were refused (from the request log).',
+            S.WaitFailure,
+            {
+              detail:
+                'No message matching the filters arrived within 10000 ms. 1 send that would have matched was refused: 429 daily limit (Daily limit of 100 emails has been reached), request 12 to ada@example.com at 2026-02-17T12:00:00.000Z.',
+            },
+          ),
         },
       },
       async handle(ctx, { query: { timeout: timeoutMs, ...filter } }) {
         const gone = new AbortController();
         ctx.res.once('close', () => gone.abort());
-        const record = await waitForMessage(messages, sandbox.events, messageFilter(filter), { timeoutMs, signal: gone.signal });
+        const wanted = messageFilter(filter);
+        const record = await waitForMessage(messages, sandbox.events, wanted, { timeoutMs, signal: gone.signal });
         if (!record) {
           if (gone.signal.aborted) return;
-          throw detail(408, `No message matching the filters arrived within ${timeoutMs} ms.`);
+          throw new HttpError(408, await refusalBody(sandbox, wanted, `No message matching the filters arrived within ${timeoutMs} ms.`));
         }
         ctx.body = await capture(sandbox, record);
       },
@@ -151,7 +166,9 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       query: z.object({
         ...filters(sandbox),
         count: requiredWholeNumber('count', 0, EXPECT_MAX_COUNT).describe(`Required: how many captures must match, 0–${EXPECT_MAX_COUNT} (0: none may).`),
-        within: wholeNumber('within', WAIT_DEFAULT_MS, 0, WAIT_MAX_MS).describe(`Milliseconds to wait for them, 0–${WAIT_MAX_MS}, default ${WAIT_DEFAULT_MS}.`),
+        within: wholeNumber('within', WAIT_DEFAULT_MS, 0, WAIT_MAX_MS).describe(
+          `Milliseconds to wait for them, 0–${WAIT_MAX_MS}, default ${WAIT_DEFAULT_MS}; with count 0, default ${EXPECT_NONE_DEFAULT_MS} (a passing "none" waits all of it).`,
+        ),
         settle: wholeNumber('settle', SETTLE_DEFAULT_MS, 0, SETTLE_MAX_MS).describe(
           `Once exactly count match, milliseconds in which no further one may arrive, 0–${SETTLE_MAX_MS}, default ${SETTLE_DEFAULT_MS}, at most within.`,
         ),
@@ -172,10 +189,12 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
           409: json('More than count matched.', S.ExpectFailure, { detail: 'Expected no message matching the filters; 1 matched.', count: 1, messages: [] }),
         },
       },
-      async handle(ctx, { query: { count, within, settle, ...filter } }) {
+      async handle(ctx, { query: { count, within: given, settle, ...filter } }) {
+        const within = count === 0 && ctx.query.within === undefined ? EXPECT_NONE_DEFAULT_MS : given;
         const gone = new AbortController();
         ctx.res.once('close', () => gone.abort());
-        const result = await expectMessages(messages, sandbox.events, messageFilter(filter), {
+        const wanted = messageFilter(filter);
+        const result = await expectMessages(messages, sandbox.events, wanted, {
           count,
           withinMs: within,
           settleMs: settle,
@@ -192,7 +211,8 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
           result.outcome === 'more'
             ? `Expected ${expected} matching the filters; ${result.count} matched.`
             : `Expected ${expected} matching the filters within ${within} ms; ${result.count} matched.`;
-        throw new HttpError(result.outcome === 'more' ? 409 : 408, { detail: message, count: result.count, messages: listed } satisfies ExpectFailure);
+        if (result.outcome === 'more') throw new HttpError(409, { detail: message, count: result.count, messages: listed } satisfies ExpectFailure);
+        throw new HttpError(408, { ...(await refusalBody(sandbox, wanted, message)), count: result.count, messages: listed } satisfies ExpectFailure);
       },
     }),
     route({
