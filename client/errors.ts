@@ -77,7 +77,7 @@ export class ExpectationFailed extends PigeonholeError {
   constructor(status: number, body: ExpectFailure, expected: number, request?: AskedRequest) {
     super(status, body, '', request);
     this.name = 'ExpectationFailed';
-    this.message = body.detail;
+    this.message = request ? `${body.detail} (GET ${request.url})` : body.detail;
     this.expected = expected;
     this.count = body.count;
     this.messages = body.messages;
