@@ -106,7 +106,7 @@ export class TooFewMessages extends ExpectationFailed {
  * What to change when a 404 says the base URL is wrong: one that ends in `/v1` or `/api` (the
  * emulated service's or the sandbox API's prefix) puts every call under it. "" otherwise.
  */
-export function baseUrlHint(status: number, url: string): string {
+function baseUrlHint(status: number, url: string): string {
   if (status !== 404) return '';
   const { pathname, origin } = new URL(url);
   const segments = pathname.split('/');

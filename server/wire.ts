@@ -103,7 +103,7 @@ export function subscriptionSummary(subscriptions: Subscriptions, s: Subscriptio
 }
 
 /** The clock's offset in a sentence: what the banner says at start-up too. */
-export function clockNote(offsetMs: number): string {
+function clockNote(offsetMs: number): string {
   return offsetMs === 0
     ? 'The sandbox clock follows real time.'
     : `The sandbox clock is ${offsetText(offsetMs)}: dates, daily limits and schedules use it. POST /api/clock/reset returns it to real time.`;

@@ -18,14 +18,17 @@ describe('errors that name the URL', () => {
       `Pigeonhole answered 404 to GET ${app.url}/v1/api/messages/wait?timeout=0: {"detail":"Not found."}. The base URL ${app.url}/v1 ends in /v1: give the sandbox's root instead (${app.url}), without /v1.`,
     );
     const api = new PigeonholeClient({ baseUrl: `${app.url}/api/` });
-    const send = await api.sendEmail({ apiKey: 'test-key', recipient: 'a@example.com', subject: 's', body: 'b' }).catch((e: PigeonholeError) => e);
-    expect(send.message).toBe(
+    const send = await api.sendEmail({ apiKey: 'test-key', recipient: 'a@example.com', subject: 's', body: 'b' }).then(
+      () => null,
+      (e: PigeonholeError) => e,
+    );
+    expect(send?.message).toBe(
       `Pigeonhole answered 404 to POST ${app.url}/api/v1/email/send/: {"detail":"Not found."}. The base URL ${app.url}/api ends in /api: give the sandbox's root instead (${app.url}), without /api.`,
     );
   });
 
   it('a 404 of a right base URL names the URL and gives no hint', async ({ app }) => {
-    const error = await new PigeonholeClient({ baseUrl: app.url }).get('nope').catch((e: PigeonholeError) => e);
+    const error = (await new PigeonholeClient({ baseUrl: app.url }).get('nope').catch((e: unknown) => e)) as PigeonholeError;
     expect(error.message).toBe(`Pigeonhole answered 404 to GET ${app.url}/api/messages/nope: {"detail":"Not found."}`);
     expect(error.request).toEqual({ method: 'GET', url: `${app.url}/api/messages/nope` });
   });
@@ -38,8 +41,10 @@ describe('errors that name the URL', () => {
       `Cannot reach Pigeonhole at http://127.0.0.1:${port}/api/messages?limit=1 (GET): ECONNREFUSED. Is the sandbox running, and is this its base URL (http://host:port, the port of its HTTP server)?`,
     );
     expect(((error as Error).cause as { code: string }).code).toBe('ECONNREFUSED');
-    const aborted = await new PigeonholeClient({ baseUrl: app.url }).waitForMessage({ timeout: 5000, signal: AbortSignal.abort() }).catch((e: Error) => e);
-    expect(aborted.name).toBe('AbortError');
+    const aborted = await new PigeonholeClient({ baseUrl: app.url })
+      .waitForMessage({ timeout: 5000, signal: AbortSignal.abort() })
+      .catch((e: unknown) => e as Error);
+    expect((aborted as Error).name).toBe('AbortError');
   });
 });
 

@@ -27,7 +27,13 @@ describe('the packed package in a fresh project', () => {
     const listed = await command('tar', ['-tzf', inject('tarball')], { cwd: project });
     expect(listed.code).toBe(0);
     const files = listed.stdout.split('\n');
-    for (const file of ['dist/server/main.js', 'dist/server/start-pigeonhole.js', 'dist/client/pigeonhole-client.js', 'dist/ui/index.html', 'bin/pigeonhole.js'])
+    for (const file of [
+      'dist/server/main.js',
+      'dist/server/start-pigeonhole.js',
+      'dist/client/pigeonhole-client.js',
+      'dist/ui/index.html',
+      'bin/pigeonhole.js',
+    ])
       expect(files).toContain(`package/${file}`);
   });
 

@@ -1,7 +1,7 @@
 import type { RefusedSend as WireRefusedSend } from '../../../client/pigeonhole-client.ts';
 import type { MessageFilter } from '../../domain/messages/message-filter.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { refusalKinds, refusalSentence, refusedSends } from '../../domain/toolkit/refused-sends.ts';
+import { refusalKinds, refusalSentence, refusedSends } from '../../domain/messages/refused-sends.ts';
 
 /**
  * A failed wait's or expectation's body with the refused sends that would have matched

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from '../../domain/entities.ts';
-import { REFUSAL_KINDS } from '../../domain/toolkit/refused-sends.ts';
+import { REFUSAL_KINDS } from '../../domain/messages/refused-sends.ts';
 
 /**
  * The wire's schemas, written once: the error bodies of both APIs, the /v1 representations, the
@@ -136,7 +136,7 @@ export const ExpectResult = z
     messages: z.array(Capture).describe('The matches, newest first, at most 50.'),
   })
   .meta({ id: 'ExpectResult' });
-export const RefusedSend = z
+const RefusedSend = z
   .object({
     request: int().describe('The request log entry (GET /api/requests).'),
     at: time('When it was answered (sandbox time).'),

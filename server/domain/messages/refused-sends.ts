@@ -1,8 +1,8 @@
 import { addressTag } from '../../storage/namespace.ts';
 import type { RequestLogRecord, RequestSummary } from '../../storage/records.ts';
 import { emailKey } from '../email-address.ts';
-import type { MessageFilter } from '../messages/message-filter.ts';
-import type { RequestLog } from './request-log.ts';
+import type { MessageFilter } from './message-filter.ts';
+import type { RequestLog } from '../toolkit/request-log.ts';
 
 /**
  * Sends through `/v1` that made no capture a wait or an expectation could see, yet would have
@@ -12,7 +12,7 @@ import type { RequestLog } from './request-log.ts';
 
 /** What kind of refusal: the words a test's failure names it by. */
 export const REFUSAL_KINDS = ['daily_limit', 'throttled', 'unauthorized', 'forbidden', 'invalid', 'not_found', 'blocked', 'fault', 'error'] as const;
-export type RefusalKind = (typeof REFUSAL_KINDS)[number];
+type RefusalKind = (typeof REFUSAL_KINDS)[number];
 
 export interface RefusedSend {
   /** The request log entry (`GET /api/requests`). */
