@@ -111,3 +111,12 @@ def test_daily_counts_show_and_start_over(pigeonhole: Pigeonhole) -> None:
     with pytest.raises(PigeonholeError) as failure:
         pigeonhole.reset_daily_counts(team="nope")
     assert (failure.value.status, failure.value.detail) == (400, 'team "nope" is not a configured team.')
+
+
+def test_asking_for_the_smtp_port_of_a_sandbox_not_there_names_the_url() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(SandboxUnreachable) as failure:
+        Pigeonhole(f"http://127.0.0.1:{port}").smtp
+    assert str(failure.value).startswith(f"cannot reach the sandbox at http://127.0.0.1:{port}/api/events: Connection refused.")
