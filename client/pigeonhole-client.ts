@@ -14,7 +14,7 @@
 // Wire types: the JSON of the sandbox API (/api) and of the live push (/api/events), snake_case
 // as sent, generated from the server's zod schemas into client/wire-types.ts (`npm run generate`;
 // never edit that file). The one definition: the server builds its answers against them
-// (`satisfies`), the inbox UI imports them from here, and the two files of client/ stay a client
+// (`satisfies`), the inbox UI imports them from here, and the three files of client/ stay a client
 // you can copy.
 // ---------------------------------------------------------------------------------------------
 
