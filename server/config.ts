@@ -18,6 +18,10 @@ export interface Options {
   readonly dataDir: string;
   readonly configFile: string;
   readonly maxBodySize: number;
+  /** Largest sandbox API (/api) request body in bytes. */
+  readonly maxApiBodySize: number;
+  /** Files one /v1 send may carry; one more is refused with a 400 while the body is read. */
+  readonly maxAttachments: number;
   /** Captures kept at most, oldest pruned first; 0 keeps everything. */
   readonly maxMessages: number;
   /** Captures older than this (sandbox clock) are pruned; 0 keeps them. */
@@ -107,7 +111,17 @@ const OPTIONS = {
     help: 'JSON file of teams, senders and flows',
     parse: (v: string, s: string) => path.resolve(nonEmpty(v, s)),
   },
-  maxBodySize: { flag: 'max-body-size', default: String(25 * 1024 * 1024), help: 'largest request body in bytes', parse: positiveInt },
+  maxBodySize: { flag: 'max-body-size', default: String(25 * 1024 * 1024), help: 'largest /v1 request body in bytes', parse: positiveInt },
+  // The sandbox API takes settings, fault rules and drafts, never uploads: a megabyte is a large
+  // template, and a smaller cap is less work a hostile body can ask for.
+  maxApiBodySize: { flag: 'max-api-body-size', default: String(1024 * 1024), help: 'largest sandbox API (/api) request body in bytes', parse: positiveInt },
+  // Django's DATA_UPLOAD_MAX_NUMBER_FILES is 100 (the real service runs Django).
+  maxAttachments: {
+    flag: 'max-attachments',
+    default: '100',
+    help: 'files in one /v1 send; one more is refused with a 400 while the body is read (at most 1000)',
+    parse: (value: string, source: string) => atMost(positiveInt(value, source), 1000, source),
+  },
   maxMessages: { flag: 'max-messages', default: '10000', help: 'captures kept, oldest pruned first (0: unlimited)', parse: wholeNumber },
   maxAgeMs: { flag: 'max-age', default: '0', help: 'prune captures older than this, e.g. 7d or 12h (0: never)', parse: maxAge },
   smtpMaxSize: { flag: 'smtp-max-size', default: String(25 * 1024 * 1024), help: 'largest SMTP message in bytes', parse: positiveInt },
@@ -369,6 +383,11 @@ function port(value: string, source: string): number {
 function positiveInt(value: string, source: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < 1 || !Number.isSafeInteger(n)) throw new ConfigError(`${source}: "${value}" is not a positive whole number`);
+  return n;
+}
+
+function atMost(n: number, most: number, source: string): number {
+  if (n > most) throw new ConfigError(`${source}: ${n} is more than ${most}`);
   return n;
 }
 

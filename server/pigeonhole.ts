@@ -91,6 +91,8 @@ export async function createPigeonhole(config: Config, options: PigeonholeOption
   const app = createApp({
     sandbox,
     maxBodySize: config.maxBodySize,
+    maxApiBodySize: config.maxApiBodySize,
+    maxAttachments: config.maxAttachments,
     uploadDir: path.join(config.dataDir, 'tmp'),
     logger,
     readiness,
