@@ -122,6 +122,9 @@ export function bodyParser(options: BodyOptions) {
       const parsers = await (forms ??= loadForms());
       await (multipart ? parsers.multipart(ctx) : parsers.form)(ctx, async () => undefined);
     } catch (error) {
+      // formidable pauses the request while it writes a file and, once it has failed, never
+      // resumes it: the rest of the body is read (and dropped) so the client gets its answer.
+      ctx.req.resume();
       if (error instanceof TooManyFiles) throw tooManyFiles(error.cap);
       if (DISK_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw await uploadFailure(error, options.uploadDir);
       throw formError(error, multipart, tooLarge);

@@ -31,14 +31,21 @@ export interface PartRules {
 export function djangoParts(rules: PartRules): NonNullable<ExtendedFormidableOptions['onPart']> {
   let files = 0;
   let fieldBytes = 0;
+  let failed = false;
+  const fail = (error: Error) => {
+    failed = true;
+    rules.fail(error);
+  };
+  // Once failed, the parts still in the chunk being parsed are passed over, not answered again.
   return (part, handle) => {
+    if (failed) return;
     const filename = fileName(part as Part);
     if (filename === null) {
-      handle(asField(part as Part, (n) => (fieldBytes += n) <= rules.maxFieldBytes, rules.fail));
+      handle(asField(part as Part, (n) => (fieldBytes += n) <= rules.maxFieldBytes, fail));
       return;
     }
     if (rules.maxFiles === 0) return;
-    if (++files > rules.maxFiles) return rules.fail(new TooManyFiles(rules.maxFiles));
+    if (++files > rules.maxFiles) return fail(new TooManyFiles(rules.maxFiles));
     part.originalFilename = filename;
     // Django keeps a file part without a Content-Type as a file; formidable needs one to say so.
     part.mimetype ||= 'application/octet-stream';
