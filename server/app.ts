@@ -103,7 +103,17 @@ export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
  * app's request handler, which /mcp's tools call in-process.
  */
 export function createRouter(
-  { sandbox, maxBodySize, maxApiBodySize = maxBodySize, maxAttachments = 100, uploadDir, readiness = new Readiness(), metrics, spamassassin = null, linkTargets }: AppDeps,
+  {
+    sandbox,
+    maxBodySize,
+    maxApiBodySize = maxBodySize,
+    maxAttachments = 100,
+    uploadDir,
+    readiness = new Readiness(),
+    metrics,
+    spamassassin = null,
+    linkTargets,
+  }: AppDeps,
   self: () => RequestListener,
 ): Router {
   const router = new Router({ strict: true });

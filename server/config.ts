@@ -32,6 +32,14 @@ export interface Options {
   readonly smtpMaxRecipients: number;
   /** SMTP sessions at once; one more is refused with 421 and closed. */
   readonly smtpMaxConnections: number;
+  /** SMTP sessions at once from one client address. */
+  readonly smtpMaxClientSessions: number;
+  /** The last SMTP sessions, kept for addresses that hold none. */
+  readonly smtpReservedSessions: number;
+  /** How long an SMTP session may last, in ms. */
+  readonly smtpSessionLifetimeMs: number;
+  /** NOOP, RSET, HELP and VRFY an SMTP session may send between messages. */
+  readonly smtpJunkCommandLimit: number;
   /** fdatasync every group commit: a 200 then means the data is on stable storage. */
   readonly fsync: boolean;
   /** Host names browsers may reach the server by, beyond the defaults (`.name` with subdomains, `*` any). */
@@ -138,6 +146,33 @@ const OPTIONS = {
     flag: 'smtp-max-connections',
     default: '100',
     help: 'SMTP connections at once; one more is answered 421 and closed',
+    parse: positiveInt,
+  },
+  // Postfix's smtpd_client_connection_count_limit is 50 of 100 processes; a test suite's
+  // pooled client opens a handful.
+  smtpMaxClientSessions: {
+    flag: 'smtp-max-client-sessions',
+    default: '10',
+    help: 'SMTP sessions at once from one client address; one more is answered 421 and closed',
+    parse: positiveInt,
+  },
+  smtpReservedSessions: {
+    flag: 'smtp-reserved-sessions',
+    default: '5',
+    help: 'the last SMTP sessions of --smtp-max-connections, kept for client addresses that hold none',
+    parse: wholeNumber,
+  },
+  smtpSessionLifetimeMs: {
+    flag: 'smtp-session-lifetime',
+    default: '10m',
+    help: 'how long an SMTP session may last; then it is answered 421 and closed between messages',
+    parse: duration,
+  },
+  // Postfix's smtpd_junk_command_limit is 100.
+  smtpJunkCommandLimit: {
+    flag: 'smtp-junk-command-limit',
+    default: '100',
+    help: 'NOOP, RSET, HELP and VRFY an SMTP session may send between messages; the next is answered 421 and closed',
     parse: positiveInt,
   },
   smtpAuthRequired: { flag: 'smtp-auth-required', default: 'false', help: 'SMTP clients must log in with an API key', parse: bool, boolean: true },
@@ -395,6 +430,13 @@ function wholeNumber(value: string, source: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new ConfigError(`${source}: "${value}" is not a whole number (0 or more)`);
   return n;
+}
+
+/** A duration such as 10m or 90s, more than 0. */
+function duration(value: string, source: string): number {
+  const ms = parseDuration(value.trim());
+  if (ms === null || ms === 0) throw new ConfigError(`${source}: "${value}" is not a duration such as 10m, 90s or 1h`);
+  return ms;
 }
 
 /** A duration such as 7d or 12h; 0 or empty turns the limit off. */

@@ -125,6 +125,12 @@ export async function createPigeonhole(config: Config, options: PigeonholeOption
     authRequired: config.smtpAuthRequired,
     maxRecipients: config.smtpMaxRecipients,
     maxConnections: config.smtpMaxConnections,
+    clientLimits: {
+      perClient: config.smtpMaxClientSessions,
+      reserved: config.smtpReservedSessions,
+      lifetimeMs: config.smtpSessionLifetimeMs,
+      junkCommands: config.smtpJunkCommandLimit,
+    },
     tls: options.smtpTls ?? (tls && { cert: tls.cert, key: tls.key, implicit: config.smtpTlsImplicit, required: config.smtpRequireTls }),
     logger,
     hooks: {

@@ -13,7 +13,9 @@ const it = base.extend(
   { scope: 'file' },
   ({ app }) =>
     (target: string, body: Buffer | string, contentType: string) =>
-      fetch(app.url + target, { method: 'POST', headers: { Authorization: 'Api-Key test-key', 'Content-Type': contentType }, body }).then(read),
+      fetch(app.url + target, { method: 'POST', headers: { Authorization: 'Api-Key test-key', 'Content-Type': contentType }, body: body as BodyInit }).then(
+        read,
+      ),
 );
 
 const run = promisify(execFile);
@@ -69,9 +71,24 @@ describe('hostile request bodies (issue 28, findings 2 and 3)', () => {
     } as const;
     for (const [name, [body]] of Object.entries(bodies)) await writeFile(path.join(tempDir, name), body);
     const attack = (target: string, name: keyof typeof bodies) =>
-      run('curl', ['-s', '-w', '\n%{http_code}', '-H', 'Authorization: Api-Key test-key', '-H', `Content-Type: ${bodies[name][1]}`, '--data-binary', `@${name}`, app.url + target], {
-        cwd: tempDir,
-      }).then(({ stdout }) => stdout.split('\n'));
+      run(
+        'curl',
+        [
+          '-s',
+          '-w',
+          '\n%{http_code}',
+          '-H',
+          'Authorization: Api-Key test-key',
+          '-H',
+          `Content-Type: ${bodies[name][1]}`,
+          '--data-binary',
+          `@${name}`,
+          app.url + target,
+        ],
+        {
+          cwd: tempDir,
+        },
+      ).then(({ stdout }) => stdout.split('\n'));
     const livez: number[] = [];
     let attacking = true;
     const hold = await longestHold(async () => {

@@ -41,7 +41,17 @@ describe('multipart parts follow the real service rule: no filename, a field (do
     const page = path.join(tempDir, 'reset.html');
     await writeFile(page, '<p>Your code is 552817</p>\n');
     const curl = async (...form: string[]) => {
-      const args = ['-s', '-H', 'Authorization: Api-Key test-key', '-F', 'recipient=curl@example.com', '-F', 'subject=Reset', '-F', 'use_account_template=false'];
+      const args = [
+        '-s',
+        '-H',
+        'Authorization: Api-Key test-key',
+        '-F',
+        'recipient=curl@example.com',
+        '-F',
+        'subject=Reset',
+        '-F',
+        'use_account_template=false',
+      ];
       for (const f of form) args.push('-F', f);
       const { stdout } = await run('curl', [...args, `${app.url}/v1/email/send/`], { cwd: tempDir });
       return JSON.parse(stdout) as { id?: string };
