@@ -125,7 +125,7 @@ function decode(bytes: Buffer, charset: string): string {
 }
 
 /** Runs `work` over the items with at most `width` at once (temporary files: never a file handle per upload at once). */
-export async function eachLimited<T>(items: readonly T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
+async function eachLimited<T>(items: readonly T[], width: number, work: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
   let failure: unknown = null;
   const lane = async () => {

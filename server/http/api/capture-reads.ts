@@ -7,7 +7,7 @@ import type { MessageRecord } from '../../domain/entities.ts';
  * captures"). Reading a 15 MB HTML part whole held the event loop 2.4 s (issue 28, finding 9);
  * real mail is far smaller (Gmail clips at 102 KB). The body itself is still served whole.
  */
-export const READ_LIMIT = 256 * 1024;
+const READ_LIMIT = 256 * 1024;
 
 /** The part of a body the reads work on. */
 export function readPart(body: string | null): string | null {
