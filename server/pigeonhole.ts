@@ -77,7 +77,8 @@ export interface Pigeonhole {
  * configuration. `server/main.ts` and the tests both start Pigeonhole through it.
  */
 export async function createPigeonhole(config: Config, options: PigeonholeOptions = {}): Promise<Pigeonhole> {
-  const logger = options.logger ?? { error: (message: string, error?: unknown) => console.error(message, error) };
+  // A message alone (an SMTP limit's log line) is printed without a trailing "undefined".
+  const logger = options.logger ?? { error: (message: string, error?: unknown) => console.error(message, ...(error === undefined ? [] : [error])) };
   const store = await openStore({ ...options.store, dataDir: config.dataDir, fsync: config.fsync });
   let storeOpen = true;
   const parser = new ParserPool();
