@@ -24,6 +24,7 @@ interface Connection {
   close(): void;
   _onCommand(command: Buffer, callback?: () => void): unknown;
   _dataStream?: unknown;
+  _handlerPending?: boolean;
   _nextHandler?: unknown;
 }
 
@@ -102,8 +103,9 @@ export class ClientLimits {
       return run(command, callback);
     };
     state.timer = setTimeout(() => {
-      // A message being received finishes first; the session ends at its next command.
-      if (connection._dataStream) state.expired = true;
+      // A message being received (or a command being answered) finishes first; the session
+      // ends at its next command.
+      if (connection._dataStream || connection._handlerPending) state.expired = true;
       else this.end(state, 'session_lifetime', this.lifetimeReply());
     }, this.options.lifetimeMs);
     state.timer.unref();
