@@ -119,9 +119,9 @@ export function createRouter(
   const router = new Router({ strict: true });
   // The service's list-field refusal names the cap (docs/api-contract.md §1).
   const tooManyFiles = (cap: number) => new HttpError(400, { attachment: [`Ensure this field has no more than ${cap} elements.`] });
-  const parseBody = bodyParser({ limit: maxBodySize, uploadDir, maxFiles: maxAttachments, tooManyFiles });
+  const parseBody = bodyParser({ limit: maxBodySize, uploadDir, files: { max: maxAttachments, tooMany: tooManyFiles } });
   // The sandbox API takes no files: file parts are read past, never written.
-  const parseApiBody = bodyParser({ limit: maxApiBodySize, uploadDir, maxFiles: 0 });
+  const parseApiBody = bodyParser({ limit: maxApiBodySize, uploadDir, files: null });
 
   const { v1, api } = routeTables(sandbox, { spamd: spamassassin, linkTargets });
   mountV1(router, v1, { directory: sandbox.directory, parseBody, beforeHandle: [injectFaults(sandbox.faults)] });

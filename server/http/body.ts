@@ -30,11 +30,10 @@ export interface BodyOptions {
   limit: number;
   uploadDir: string;
   /**
-   * File parts a multipart body may carry; one more is refused while the body is parsed, with
-   * `tooManyFiles(cap)`. 0: file parts are read past and never written (the sandbox API).
+   * File parts a multipart body may carry (`max`); one more is refused while the body is
+   * parsed, with `tooMany(max)`. null: file parts are read past and never written (the sandbox API).
    */
-  maxFiles: number;
-  tooManyFiles?: (cap: number) => HttpError;
+  files: { max: number; tooMany: (cap: number) => HttpError } | null;
 }
 
 declare module 'koa' {
@@ -57,7 +56,6 @@ export function bodyParser(options: BodyOptions) {
   // in (formidable reports files in the order they finish).
   let uploads = 0;
   const tooLarge = () => detail(413, `Request body exceeds the limit of ${options.limit} bytes.`);
-  const tooManyFiles = options.tooManyFiles ?? ((cap: number) => detail(400, `More than ${cap} files in one request.`));
   // koa-body (with formidable) loads with the first form or upload, not with the server: JSON,
   // which nearly every request sends, is read here, and loading it was a tenth of start-up.
   const formOptions: Partial<KoaBodyMiddlewareOptions> = {
@@ -93,7 +91,7 @@ export function bodyParser(options: BodyOptions) {
           ...formOptions,
           formidable: {
             ...formOptions.formidable,
-            onPart: djangoParts({ maxFiles: options.maxFiles, maxFieldBytes: options.limit, fail: (error) => ctx.req.emit('error', error) }),
+            onPart: djangoParts({ maxFiles: options.files?.max ?? 0, maxFieldBytes: options.limit, fail: (error) => ctx.req.emit('error', error) }),
           },
         }) as Parse,
     }));
@@ -125,7 +123,7 @@ export function bodyParser(options: BodyOptions) {
       // formidable pauses the request while it writes a file and, once it has failed, never
       // resumes it: the rest of the body is read (and dropped) so the client gets its answer.
       ctx.req.resume();
-      if (error instanceof TooManyFiles) throw tooManyFiles(error.cap);
+      if (error instanceof TooManyFiles && options.files) throw options.files.tooMany(error.cap);
       if (DISK_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw await uploadFailure(error, options.uploadDir);
       throw formError(error, multipart, tooLarge);
     }
