@@ -168,6 +168,7 @@ export interface MessageDetail extends MessageSummary, Extracted {
   raw_url: string;
   html_url: string | null;
   text_url: string | null;
+  /** 100 at most, from `?attachments_from` (default 0); `attachment_count` says how many there are in all. */
   attachments: AttachmentInfo[];
 }
 

@@ -27,6 +27,7 @@ import {
   trueFalse,
   wholeNumber,
 } from './fields.ts';
+import { attachmentPage, attachmentUrl, ATTACHMENTS_PAGE, readPart } from './capture-reads.ts';
 import { refusalBody } from './refusals.ts';
 import { route, type ApiContext, type ApiRoute } from './route.ts';
 
@@ -253,7 +254,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         const results = await Promise.all(
           items.map(async (record) => {
             const [html, body] = await Promise.all([messages.html(record), messages.text(record)]);
-            return { ...messageSummary(record), ...extract(html, body), url: captureUrl(record) };
+            return { ...messageSummary(record), ...extract(readPart(html), readPart(body)), url: captureUrl(record) };
           }),
         );
         ctx.body = { total, offset, limit, messages: results } satisfies SearchPage;
@@ -262,18 +263,24 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'GET',
       path: '/api/messages/:id',
+      query: z.object({
+        attachments_from: wholeNumber('attachments_from', 0, 0, Number.MAX_SAFE_INTEGER).describe(
+          `The first attachment listed (default 0); ${ATTACHMENTS_PAGE} are listed at most.`,
+        ),
+      }),
       doc: {
         summary: 'One capture',
-        description:
-          'Summary plus names, flags, template flag, SES id, bodies, `text_derived` (true when `text` is the HTML rendered as text because there is no plain part), links and codes, headers, raw_url and attachments.',
+        description: `Summary plus names, flags, template flag, SES id, bodies, \`text_derived\` (true when \`text\` is the HTML rendered as text because there is no plain part), links and codes, headers, raw_url and attachments (${ATTACHMENTS_PAGE} at most from \`attachments_from\`; \`attachment_count\` has them all). Links, codes, a derived text and \`has_remote_content\` are read from the first 256 KB of each body.`,
         tags,
         params,
         responses: { 200: json('The capture.', S.MessageDetail), 404: notFoundDoc() },
       },
-      async handle(ctx) {
+      async handle(ctx, { query }) {
         const record = await find(ctx);
         const [html, text, headers] = await Promise.all([messages.html(record), messages.text(record), messages.headers(record)]);
-        const view = await textView(html, text);
+        const [readHtml, readText] = [readPart(html), readPart(text)];
+        // A plain part is served whole; one rendered from the HTML comes from its first 256 KB.
+        const view = await textView(readHtml, text);
         ctx.body = {
           ...messageSummary(record),
           first_name: record.firstName,
@@ -286,19 +293,13 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
           html,
           text: view.text,
           text_derived: view.derived,
-          ...extract(html, text),
-          has_remote_content: html !== null && hasRemoteContent(html),
+          ...extract(readHtml, readText),
+          has_remote_content: readHtml !== null && hasRemoteContent(readHtml),
           headers,
           raw_url: `/api/messages/${record.id}/raw`,
           html_url: html === null ? null : `/api/messages/${record.id}/html`,
           text_url: view.text === null ? null : `/api/messages/${record.id}/text`,
-          attachments: record.attachments.map((a, index) => ({
-            filename: a.filename,
-            content_type: a.contentType,
-            size: a.size,
-            content_id: a.contentId ?? null,
-            url: attachmentUrl(record, index),
-          })),
+          attachments: attachmentPage(record, query.attachments_from),
         } satisfies MessageDetail;
       },
     }),
@@ -384,7 +385,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       },
       async handle(ctx) {
         const record = await find(ctx);
-        const view = await textView(await messages.html(record), await messages.text(record));
+        const view = await textView(readPart(await messages.html(record)), await messages.text(record));
         if (view.text === null) throw detail(404, 'This capture has no text body.');
         ctx.set('X-Content-Type-Options', 'nosniff');
         // Whether this is the HTML rendered as text (the capture has no plain part).
@@ -460,7 +461,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       async handle(ctx) {
         const record = await find(ctx);
         const [html, body] = await Promise.all([messages.html(record), messages.text(record)]);
-        ctx.body = extract(html, body);
+        ctx.body = extract(readPart(html), readPart(body));
       },
     }),
     route({
@@ -516,8 +517,15 @@ function contentDisposition(type: 'inline' | 'attachment', filename: string): st
  */
 async function capture(sandbox: Sandbox, record: MessageRecord): Promise<Capture> {
   const [html, body] = await Promise.all([sandbox.messages.html(record), sandbox.messages.text(record)]);
-  const view = await textView(html, body);
-  return { ...messageSummary(record), html, text: view.text, text_derived: view.derived, ...extract(html, body), url: captureUrl(record) } satisfies Capture;
+  const view = await textView(readPart(html), body);
+  return {
+    ...messageSummary(record),
+    html,
+    text: view.text,
+    text_derived: view.derived,
+    ...extract(readPart(html), readPart(body)),
+    url: captureUrl(record),
+  } satisfies Capture;
 }
 
 /**
@@ -546,10 +554,6 @@ function previewPolicy(ctx: ApiContext, remote: boolean): string {
 
 function captureUrl(record: MessageRecord): string {
   return `/api/messages/${record.id}`;
-}
-
-function attachmentUrl(record: MessageRecord, index: number): string {
-  return `/api/messages/${record.id}/attachments/${index}`;
 }
 
 function raise(error: Error): never {

@@ -185,7 +185,7 @@ export const MessageDetail = z
     raw_url: z.string(),
     html_url: z.string().nullable(),
     text_url: z.string().nullable(),
-    attachments: z.array(AttachmentInfo),
+    attachments: z.array(AttachmentInfo).describe('100 at most, from `?attachments_from` (default 0); `attachment_count` says how many there are in all.'),
   })
   .meta({ id: 'MessageDetail' });
 
