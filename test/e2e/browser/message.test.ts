@@ -77,6 +77,21 @@ describe('a message in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('lists the first 100 attachments and says how many more there are', async () => {
+    const id = await sendSmtp({
+      from: 'reports@example.com',
+      to: 'buyer@example.com',
+      subject: 'Many files',
+      text: 'See the files',
+      attachments: Array.from({ length: 105 }, (_, n) => ({ filename: `part-${n}.txt`, content: `part ${n}`, contentType: 'text/plain' })),
+    });
+    const { page, errors } = await b.open({ hash: `#/m/${id}` });
+    await page.getByRole('tab', { name: 'Attachments (105)' }).click();
+    await page.getByRole('tabpanel').getByText('and 5 more, not listed').waitFor();
+    expect(await page.getByRole('tabpanel').getByRole('link', { name: 'Download' }).count()).toBe(100);
+    expect(errors).toEqual([]);
+  });
+
   it('the Source tab shows the HTML decoded, numbered and wrapped, with the raw message a click away (issue 27 #7)', async () => {
     const long = `<p style="color:#333;font-family:Arial">${'A long line of the newsletter that goes on and on. '.repeat(12)}</p>`;
     const id = await sendSmtp({
