@@ -1,15 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
-import { COLOR_MODES, type ColorMode, inColorMode } from '../domain/mail/color-mode.ts';
+import { type ColorMode, colorModeHtml } from '../domain/mail/color-mode.ts';
 import { prepareHtml } from '../domain/mail/html-preview.ts';
+import { previewPolicy } from '../domain/mail/preview-policy.ts';
 import type { Sandbox } from '../domain/sandbox.ts';
-import { attachmentUrl } from './api/message-routes.ts';
+import { attachmentUrl } from './api/capture-reads.ts';
+import { previewSelf } from './api/message-routes.ts';
 import { detail, notFound } from './errors.ts';
-import { previewPolicy } from './preview-policy.ts';
 import { signedPath } from './signed-reads.ts';
 
 /** The named widths, as the inbox's preview has them; desktop is the whole window. */
 const WIDTHS: Record<string, number | null> = { phone: 375, tablet: 768, desktop: null };
+/** The render URL's modes, and the preview's colour mode each is (domain/mail/color-mode.ts). */
+const MODES: Record<string, ColorMode> = { light: 'light', dark: 'styles', inverted: 'invert' };
 const MIN_WIDTH = 200;
 const MAX_WIDTH = 4000;
 
@@ -24,13 +27,14 @@ interface RenderQuery {
 function renderQuery(search: URLSearchParams): RenderQuery {
   const widthText = (search.get('width') ?? 'desktop').trim().toLowerCase();
   let width: number | null;
-  if (widthText in WIDTHS) width = WIDTHS[widthText]!;
+  if (Object.hasOwn(WIDTHS, widthText)) width = WIDTHS[widthText]!;
   else if (/^\d{1,5}$/.test(widthText) && Number(widthText) >= MIN_WIDTH && Number(widthText) <= MAX_WIDTH) width = Number(widthText);
   else throw detail(400, `width must be phone, tablet, desktop or a number of pixels from ${MIN_WIDTH} to ${MAX_WIDTH}.`);
-  const mode = (search.get('mode') ?? 'light').trim().toLowerCase();
-  if (!(COLOR_MODES as readonly string[]).includes(mode)) throw detail(400, `mode must be one of ${COLOR_MODES.join(', ')}.`);
+  const modeName = (search.get('mode') ?? 'light').trim().toLowerCase();
+  const mode = Object.hasOwn(MODES, modeName) ? MODES[modeName] : undefined;
+  if (mode === undefined) throw detail(400, `mode must be one of ${Object.keys(MODES).join(', ')}.`);
   const remote = search.get('remote');
-  return { width, mode: mode as ColorMode, remote: remote === '1' || remote === 'true' };
+  return { width, mode, remote: remote === '1' || remote === 'true' };
 }
 
 /**
@@ -48,15 +52,15 @@ export function previewPage(sandbox: Sandbox) {
     if (!record) throw notFound();
     const html = await sandbox.messages.html(record);
     if (html === null) throw detail(404, 'This capture has no HTML body.');
-    const prepared = prepareHtml(html, record.attachments, (index) => signedPath(attachmentUrl(record, index))).html;
+    const prepared = prepareHtml(html, record.attachments, (index) => signedPath(attachmentUrl(record, index)), { local: !query.remote }).html;
     const nonce = randomBytes(16).toString('base64');
-    ctx.set('Content-Security-Policy', previewPolicy(ctx, query.remote, { nonce }));
+    ctx.set('Content-Security-Policy', previewPolicy(previewSelf(ctx as Parameters<typeof previewSelf>[0]), query.remote, { nonce }));
     ctx.set('X-Frame-Options', 'SAMEORIGIN');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = page(record.subject, inColorMode(prepared, query.mode), query.width, nonce);
+    ctx.body = page(record.subject, colorModeHtml(prepared, query.mode), query.width, nonce);
   };
 }
 

@@ -48,7 +48,7 @@ describe('GET /preview/{id}', () => {
     const dark = decode(/srcdoc="([^"]*)"/.exec((await get(`/preview/${id}?mode=dark`)).text)![1]!);
     expect(dark).toContain('@media (min-width: 0px) { body { background: #000 } } @media (max-width: 0px) { p { color: #111 } }');
     const inverted = decode(/srcdoc="([^"]*)"/.exec((await get(`/preview/${id}?mode=inverted`)).text)![1]!);
-    expect(inverted).toContain('<head><style data-pigeonhole-dark>\nhtml { filter: invert(1) hue-rotate(180deg); background: #fff; }');
+    expect(inverted).toContain('</html><style data-pigeonhole-dark>\n:root { filter: invert(1) hue-rotate(180deg); }');
     expect(inverted).toContain('@media (max-width: 0px) { body { background: #000 } }');
   });
 

@@ -26,6 +26,7 @@ function fakeServer(count: number, delayMs = 20) {
     attachment_count: 0,
     created_at: '2026-11-22T00:00:00Z',
     namespace: null,
+    blocked_note: null,
     template_version: null,
     unwrapped_body: 'not_wrapped',
   });

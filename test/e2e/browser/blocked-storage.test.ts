@@ -103,14 +103,14 @@ describe('the inbox with browser storage blocked', () => {
     await page.getByRole('row').filter({ hasText: 'storage@example.com' }).waitFor();
     await page.getByRole('link', { name: 'Flows' }).click();
     await page.getByRole('heading', { name: 'Flow subscriptions' }).waitFor();
-    await page.getByRole('link', { name: 'Templates' }).click();
+    await page.getByRole('link', { name: 'Templates', exact: true }).click();
     await editor(page).fill('<p>A draft with nowhere to go</p>');
     // Kept once the editor's 250 ms pause is over: the preview shows it then.
     const preview = await (await page.getByTitle('Preview, desktop').elementHandle())!.contentFrame();
     await preview!.getByText('A draft with nowhere to go').waitFor();
     await page.getByRole('link', { name: /Inbox/ }).click();
-    await page.getByRole('link', { name: 'Templates' }).click();
-    expect(await editor(page).inputValue()).toBe('<p>A draft with nowhere to go</p>');
+    await page.getByRole('link', { name: 'Templates', exact: true }).click();
+    await expect.poll(() => editor(page).innerText()).toBe('<p>A draft with nowhere to go</p>');
     const again = await (await page.getByTitle('Preview, desktop').elementHandle())!.contentFrame();
     await again!.getByText('A draft with nowhere to go').waitFor();
     await page.screenshot({ path: `${ARTIFACTS}storage-blocked-templates.png` });
@@ -118,7 +118,7 @@ describe('the inbox with browser storage blocked', () => {
     // A new visit remembers nothing: the sample draft and the desktop width.
     await page.reload();
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
-    expect(await editor(page).inputValue()).toContain('Welcome aboard, Ada!');
+    await expect.poll(() => editor(page).innerText()).toContain('Welcome aboard, Ada!');
     await page.goto(`${app.url}/#/m/${first}`);
     await page.locator('#message-subject').getByText('Stored nowhere').waitFor();
     await expect(page.getByRole('button', { name: 'Desktop', exact: true }).getAttribute('aria-pressed')).resolves.toBe('true');
@@ -135,12 +135,12 @@ describe('the inbox with browser storage blocked', () => {
       await page.goto(`${app.url}/#/m/${id}`);
       await page.locator('#message-subject').getByText('Remembered').waitFor();
       await page.getByRole('button', { name: 'Tablet', exact: true }).click();
-      await page.getByRole('link', { name: 'Templates' }).click();
+      await page.getByRole('link', { name: 'Templates', exact: true }).click();
       await editor(page).fill('<p>A draft kept in localStorage</p>');
       // The draft is stored after the editor's 250 ms pause.
       await expect.poll(() => page.evaluate(() => localStorage.getItem('pigeonhole.templateDraft'))).toBe('<p>A draft kept in localStorage</p>');
       await page.reload();
-      expect(await editor(page).inputValue()).toBe('<p>A draft kept in localStorage</p>');
+      await expect.poll(() => editor(page).innerText()).toBe('<p>A draft kept in localStorage</p>');
       await page.goto(`${app.url}/#/m/${id}`);
       await expect(page.getByRole('button', { name: 'Tablet', exact: true }).getAttribute('aria-pressed')).resolves.toBe('true');
       expect(problems).toEqual([]);

@@ -77,7 +77,7 @@ export function ComparePage({ a, b, view: asked }: { a: string; b: string; view:
         <Caption label="Before" message={before.data} />
         <Caption label="After" message={after.data} />
       </div>
-      <div class={styles.body} ref={paneRef}>
+      <div class={`${styles.body} print-preview`} ref={paneRef}>
         {view === 'side' ? <SideBySide width={width} mode={mode} a={docA} b={docB} /> : null}
         {view === 'diff' ? <PixelDiff a={docA.doc} b={docB.doc} px={drawPx} /> : null}
         {view === 'html' ? <HtmlDiff a={before.data?.html ?? null} b={after.data?.html ?? null} /> : null}

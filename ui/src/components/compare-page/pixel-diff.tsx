@@ -91,7 +91,7 @@ export function PixelDiff({ a, b, px }: { a: string | null; b: string | null; px
           PNG
         </a>
       </div>
-      <div class={`${styles.diffStage} print-preview`}>
+      <div class={styles.diffStage}>
         <img
           src={result[shown]}
           width={result.width}

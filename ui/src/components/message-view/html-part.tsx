@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
-import { htmlUrl, reason } from '../../sandbox.ts';
+import { htmlUrl } from '../../sandbox.ts';
 import { useElementWidth } from '../../state/hooks.ts';
 import type { MessageViewState } from '../../state/message-view-state.ts';
 import { renderUrl } from '../../state/view-url.ts';
 import type { MessageDetail } from '../../types.ts';
 import { ColorModeSwitch } from '../preview/color-mode.tsx';
-import { systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
+import type { ColorMode } from '../preview/dark-preview.ts';
 import { PreviewFrame, WIDTHS, WidthSwitch } from '../preview/preview-frame.tsx';
 import { ShareActions } from '../preview/share-actions.tsx';
 import { useEmailDocument } from '../preview/use-email-document.ts';
@@ -22,9 +22,9 @@ interface Props {
 export function HtmlPart({ message, view, onView }: Props) {
   const [remote, setRemote] = useState(false);
   const mode = view.mode;
-  // The served page (with the server's CSP) follows the system's light or dark preference; a
-  // mode the system does not give (or inversion) needs the document rewritten into a srcdoc frame.
-  const served = mode === (systemPrefersDark() ? 'styles' : 'light');
+  // Every mode is the server's page, rewritten there for the mode, under its policy header
+  // (issue 28: a policy placed in the markup can be placed where the browser does not read it).
+  const previewUrl = htmlUrl(message.id, remote, mode);
   const [stageRef, stageWidth] = useElementWidth();
   const px = WIDTHS.find((w) => w.id === view.width)?.px ?? stageWidth;
   const email = useEmailDocument(message.id, mode, remote, px);
@@ -61,15 +61,7 @@ export function HtmlPart({ message, view, onView }: Props) {
         </a>
       </div>
       <div class="print-preview" ref={stageRef}>
-        {served ? (
-          <PreviewFrame key="served" title={previewTitle(mode)} width={view.width} src={htmlUrl(message.id, remote)} dark={dark} height={email.height} />
-        ) : email.error ? (
-          <p class="banner error">Could not load the HTML for this colour scheme: {reason(email.error)}</p>
-        ) : email.doc === null ? (
-          <p class="muted pad">Loading…</p>
-        ) : (
-          <PreviewFrame key="rewritten" title={previewTitle(mode)} width={view.width} srcDoc={email.doc} dark={dark} height={email.height} />
-        )}
+        <PreviewFrame title={previewTitle(mode)} width={view.width} src={previewUrl} dark={dark} height={email.height} />
       </div>
     </>
   );

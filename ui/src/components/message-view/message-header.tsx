@@ -30,8 +30,9 @@ export function MessageHeader({ message, deleted, onBack, onToggleRead, onDelete
         <button type="button" class={`button ghost ${styles.back}`} onClick={onBack} aria-label="Back to the list" title="Back (Esc)">
           ←
         </button>
+        {/* Every text of the sender's isolated for direction (issue 27 #6), in place at the start edge. */}
         <h2 id="message-subject" class={styles.messageSubject}>
-          {message.subject || '(no subject)'}
+          <bdi>{message.subject || '(no subject)'}</bdi>
         </h2>
         <div class={styles.messageActions}>
           <button type="button" class="button ghost" onClick={onToggleRead}>
@@ -55,17 +56,28 @@ export function MessageHeader({ message, deleted, onBack, onToggleRead, onDelete
           This message has been deleted.
         </p>
       ) : null}
+      {message.blocked_note ? (
+        <p class={`banner error ${styles.blockedNote}`} data-testid="blocked-note">
+          {message.blocked_note}
+        </p>
+      ) : null}
       <div class={styles.summaryRow}>
         <button type="button" class={`link-button ${styles.detailsToggle}`} aria-expanded={open} aria-controls="message-details" onClick={() => setOpen(!open)}>
           {open ? 'Hide details' : 'Details'}
         </button>
         <span class={styles.summary}>
           <span data-testid="meta-from">
-            <strong>{displayName(message.from)}</strong>{' '}
-            {displayName(message.from) !== message.from ? <span class="muted">&lt;{emailAddress(message.from)}&gt;</span> : null}
+            <strong>
+              <bdi>{displayName(message.from)}</bdi>
+            </strong>{' '}
+            {displayName(message.from) !== message.from ? (
+              <span class="muted">
+                &lt;<bdi>{emailAddress(message.from)}</bdi>&gt;
+              </span>
+            ) : null}
           </span>
           <span class="muted"> to </span>
-          <span>{to}</span>
+          <bdi>{to}</bdi>
           <span class="muted"> · </span>
           <time class="muted" dateTime={message.created_at}>
             {fullTime(message.created_at)}
@@ -77,22 +89,33 @@ export function MessageHeader({ message, deleted, onBack, onToggleRead, onDelete
       {open ? (
         <dl id="message-details" class={styles.messageMeta}>
           <dt>From</dt>
-          <dd>{message.from}</dd>
+          <dd>
+            <bdi>{message.from}</bdi>
+          </dd>
           <dt>To</dt>
           <dd>
-            {to}
-            {message.redirected ? <span class="muted"> (originally to {message.recipient})</span> : null}
+            <bdi>{to}</bdi>
+            {message.redirected ? (
+              <span class="muted">
+                {' '}
+                (originally to <bdi>{message.recipient}</bdi>)
+              </span>
+            ) : null}
           </dd>
           {message.cc.length ? (
             <>
               <dt>Cc</dt>
-              <dd>{message.cc.join(', ')}</dd>
+              <dd>
+                <bdi>{message.cc.join(', ')}</bdi>
+              </dd>
             </>
           ) : null}
           {message.bcc.length ? (
             <>
               <dt>Bcc</dt>
-              <dd>{message.bcc.join(', ')}</dd>
+              <dd>
+                <bdi>{message.bcc.join(', ')}</bdi>
+              </dd>
             </>
           ) : null}
           <dt>Date</dt>

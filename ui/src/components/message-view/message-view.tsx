@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { notFound, reason, sandbox } from '../../sandbox.ts';
+import { afterUserActs } from '../../state/arrival.ts';
 import { useLoad } from '../../state/hooks.ts';
 import type { Inbox } from '../../state/inbox.ts';
 import type { MessageViewState } from '../../state/message-view-state.ts';
@@ -9,7 +10,7 @@ import { CheckPanel } from '../check/check-panel.tsx';
 import { useNotices } from '../notices/notices.tsx';
 import { HtmlPart } from './html-part.tsx';
 import { MessageHeader } from './message-header.tsx';
-import { AttachmentsPart, HeadersPart, RawPart, RecordPart, TextPart } from './message-parts.tsx';
+import { AttachmentsPart, HeadersPart, RecordPart, SourcePart, TextPart } from './message-parts.tsx';
 import styles from './message-view.module.css';
 
 interface Props {
@@ -51,16 +52,17 @@ export function MessageView({ id, inbox, view, onView, onBack, onDelete }: Props
 
   useEffect(() => {
     const data = loaded.data;
-    if (!data || data.read) {
-      setMessage(data ?? null);
-      return;
-    }
+    setMessage(data ?? null);
+    if (!data || data.read) return;
     // Opening a message marks it read, here at once (the button says "Mark unread" without
-    // waiting for the server's message.updated frame), in the list, and on the server.
-    setMessage({ ...data, read: true });
-    inbox.list.patch({ ...data, read: true });
-    void setRead(data.id, true).then((stored) => {
-      if (!stored) setMessage((m) => (m && m.id === data.id ? { ...m, read: false } : m));
+    // waiting for the server's message.updated frame), in the list, and on the server; when
+    // another site opened the inbox, only once the user clicks or presses a key in it.
+    return afterUserActs(() => {
+      setMessage((m) => (m && m.id === data.id ? { ...m, read: true } : m));
+      inbox.list.patch({ ...data, read: true });
+      void setRead(data.id, true).then((stored) => {
+        if (!stored) setMessage((m) => (m && m.id === data.id ? { ...m, read: false } : m));
+      });
     });
   }, [loaded.data]);
 
@@ -101,7 +103,7 @@ export function MessageView({ id, inbox, view, onView, onBack, onDelete }: Props
     { id: 'text', label: 'Text' },
     { id: 'headers', label: 'Headers' },
     { id: 'raw', label: 'Source' },
-    { id: 'attachments', label: `Attachments${message.attachments.length ? ` (${message.attachments.length})` : ''}` },
+    { id: 'attachments', label: `Attachments${message.attachment_count ? ` (${message.attachment_count})` : ''}` },
     { id: 'record', label: 'API record' },
     { id: 'check', label: 'Check' },
   ];
@@ -145,7 +147,7 @@ export function MessageView({ id, inbox, view, onView, onBack, onDelete }: Props
         {tab === 'html' && message.html ? <HtmlPart message={message} view={view} onView={onView} /> : null}
         {tab === 'text' ? <TextPart message={message} /> : null}
         {tab === 'headers' ? <HeadersPart message={message} /> : null}
-        {tab === 'raw' ? <RawPart message={message} /> : null}
+        {tab === 'raw' ? <SourcePart message={message} /> : null}
         {tab === 'attachments' ? <AttachmentsPart message={message} /> : null}
         {tab === 'record' ? <RecordPart message={message} /> : null}
         {tab === 'check' ? <CheckPanel message={message} /> : null}

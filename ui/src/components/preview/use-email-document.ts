@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { sandbox } from '../../sandbox.ts';
 import { useLoad } from '../../state/hooks.ts';
-import { colorModeDocument, previewPolicy, type ColorMode } from './dark-preview.ts';
+import { previewPolicy } from '../../../../server/domain/mail/preview-policy.ts';
+import { colorModeDocument, type ColorMode } from './dark-preview.ts';
 import { measureHeight } from './offscreen.ts';
 
 /**
@@ -14,9 +15,12 @@ export function useEmailDocument(id: string, mode: ColorMode, remote: boolean, p
   const local = useLoad((signal) => sandbox.html(id, { signal }), [id]);
   const withRemote = useLoad((signal) => (remote ? sandbox.html(id, { remote, signal }) : Promise.resolve(null)), [id, remote]);
   const html = remote ? withRemote.data : local.data;
-  const doc = useMemo(() => (typeof html === 'string' ? colorModeDocument(html, mode, previewPolicy(location.origin, remote)) : null), [html, mode, remote]);
+  const doc = useMemo(
+    () => (typeof html === 'string' ? colorModeDocument(html, mode, previewPolicy(location.origin, remote, 'meta')) : null),
+    [html, mode, remote],
+  );
   const measured = useMemo(
-    () => (typeof local.data === 'string' ? colorModeDocument(local.data, mode, previewPolicy(location.origin, false)) : null),
+    () => (typeof local.data === 'string' ? colorModeDocument(local.data, mode, previewPolicy(location.origin, false, 'meta')) : null),
     [local.data, mode],
   );
   const height = useMeasuredHeight(measured, px);

@@ -5,7 +5,8 @@ import { useLoad } from '../../state/hooks.ts';
 import type { CheckReport } from '../../types.ts';
 import { LiveCheck } from '../check/live-check.tsx';
 import { ColorModeSwitch } from '../preview/color-mode.tsx';
-import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
+import { previewPolicy } from '../../../../server/domain/mail/preview-policy.ts';
+import { colorModeDocument, systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
 import { PreviewFrame, WidthSwitch, type PreviewWidth } from '../preview/preview-frame.tsx';
 import styles from './account-template.module.css';
 
@@ -32,7 +33,7 @@ export function RewrapGallery({ sender, draft }: { sender: string; draft: string
     );
     return () => controller.abort();
   }, [shown?.html]);
-  const policy = useMemo(() => previewPolicy(location.origin, false), []);
+  const policy = useMemo(() => previewPolicy(location.origin, false, 'meta'), []);
 
   return (
     <section class={styles.gallerySide} aria-labelledby="rewrap-title">

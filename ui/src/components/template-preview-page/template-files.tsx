@@ -4,7 +4,8 @@ import { useElementWidth, useLoad } from '../../state/hooks.ts';
 import type { Inbox } from '../../state/inbox.ts';
 import type { Sender } from '../../types.ts';
 import { ColorModeSwitch } from '../preview/color-mode.tsx';
-import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
+import { previewPolicy } from '../../../../server/domain/mail/preview-policy.ts';
+import { colorModeDocument, systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
 import { PreviewFrame, WIDTHS, WidthSwitch, type PreviewWidth } from '../preview/preview-frame.tsx';
 import { useMeasuredHeight } from '../preview/use-email-document.ts';
 import { SampleData } from './sample-data.tsx';
@@ -50,7 +51,7 @@ export function TemplateFiles({ chosen, inbox, file, onFile }: Props) {
   const [width, setWidth] = useState<PreviewWidth>('desktop');
   const [mode, setMode] = useState<ColorMode>(() => (systemPrefersDark() ? 'styles' : 'light'));
   const [stageRef, stageWidth] = useElementWidth();
-  const doc = useMemo(() => (shown ? colorModeDocument(shown.rendered, mode, previewPolicy(location.origin, false)) : null), [shown?.rendered, mode]);
+  const doc = useMemo(() => (shown ? colorModeDocument(shown.rendered, mode, previewPolicy(location.origin, false, 'meta')) : null), [shown?.rendered, mode]);
   const height = useMeasuredHeight(doc, WIDTHS.find((w) => w.id === width)?.px ?? stageWidth);
 
   if (list.data && list.data.dir === null)
