@@ -448,12 +448,16 @@ export class PigeonholeClient {
     return this.parse<T>(await this.send(url.href, this.init(method, body, signal)), { method, url: url.href });
   }
 
-  /** The fetch: a request that gets no answer throws PigeonholeUnreachable, naming the URL (an abort stays an AbortError). */
+  /**
+   * The fetch: a request that gets no answer (fetch's TypeError: refused, unknown host, reset)
+   * throws PigeonholeUnreachable, naming the URL. An abort stays an AbortError, and an error of a
+   * `fetch` given in the options (its own class) passes as it is.
+   */
   private async send(url: string, init: RequestInit): Promise<Response> {
     try {
       return await this.fetch(url, init);
     } catch (error) {
-      if (init.signal?.aborted || (error as Error | null)?.name === 'AbortError') throw error;
+      if (init.signal?.aborted || !(error instanceof TypeError)) throw error;
       throw new PigeonholeUnreachable({ method: init.method ?? 'GET', url }, error);
     }
   }
