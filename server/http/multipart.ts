@@ -2,7 +2,8 @@ import { rm, writeFile } from 'node:fs/promises';
 import { Stream } from 'node:stream';
 import type { ExtendedFormidableOptions } from 'koa-body';
 
-type Part = Parameters<NonNullable<ExtendedFormidableOptions['onPart']>>[0] & { headers?: Record<string, string> };
+export type OnPart = NonNullable<ExtendedFormidableOptions['onPart']>;
+type Part = Parameters<OnPart>[0] & { headers?: Record<string, string> };
 
 /** A request's file parts went past the cap: refused while it is parsed (nothing more is written). */
 export class TooManyFiles extends Error {
@@ -28,7 +29,7 @@ export interface PartRules {
  * with `text/html`); a field's text is decoded by the charset its Content-Type names (UTF-8
  * without one). formidable alone makes any part with a Content-Type a file.
  */
-export function djangoParts(rules: PartRules): NonNullable<ExtendedFormidableOptions['onPart']> {
+export function djangoParts(rules: PartRules): OnPart {
   let files = 0;
   let fieldBytes = 0;
   let failed = false;
