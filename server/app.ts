@@ -26,6 +26,7 @@ import { mountOpenApi } from './http/openapi-document.ts';
 import { logRequests } from './http/request-log.ts';
 import { emailRoutes } from './http/v1/email-routes.ts';
 import { mountV1, v1Fallback, type Endpoint } from './http/v1/endpoints.ts';
+import { ApiKeyThrottle } from './http/v1/key-throttle.ts';
 import { flowRoutes } from './http/v1/flow-routes.ts';
 import { metricsMiddleware } from './http/metrics-middleware.ts';
 import { recipientRoutes as v1RecipientRoutes } from './http/v1/recipient-routes.ts';
@@ -124,7 +125,7 @@ export function createRouter(
   const parseApiBody = bodyParser({ limit: maxApiBodySize, uploadDir, files: null });
 
   const { v1, api } = routeTables(sandbox, { spamd: spamassassin, linkTargets });
-  mountV1(router, v1, { directory: sandbox.directory, parseBody, beforeHandle: [injectFaults(sandbox.faults)] });
+  mountV1(router, v1, { directory: sandbox.directory, keys: new ApiKeyThrottle(), parseBody, beforeHandle: [injectFaults(sandbox.faults)] });
   mountApi(router, api, parseApiBody);
   mountMcp(router, { dispatch: self, maxBodySize, version: packageVersion() });
   mountOpenApi(router, { v1: v1.flat(), api: api.flat() });
