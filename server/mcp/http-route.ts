@@ -1,19 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { PigeonholeClient } from '../../client/pigeonhole-client.ts';
 import { lazy } from '../domain/lazy.ts';
-
-/** The MCP SDK and the tools load with the first /mcp request, not with the server. */
-const sdk = lazy(async () => {
-  const [{ WebStandardStreamableHTTPServerTransport }, { inProcessFetch }, { createMcpServer }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-    import('./in-process-fetch.ts'),
-    import('./tools.ts'),
-  ]);
-  return { WebStandardStreamableHTTPServerTransport, inProcessFetch, createMcpServer };
-});
 
 export interface McpRouteOptions {
   /** This app's request handler, for the tools' in-process calls (read when a call is made). */
@@ -29,36 +20,56 @@ const CARRIED = ['host', 'authorization', 'cookie'];
 /**
  * MCP over Streamable HTTP at /mcp, as a Koa route: it sits behind every global middleware of
  * the app (metrics, errors, and whatever origin, host or login check runs first), like any
- * other route. Stateless: each POST gets a fresh server and transport, answered with JSON (a
- * tool that waits holds its POST, as GET /api/messages/wait does). There is no server-to-client
- * stream, so GET and DELETE answer 405 as the protocol allows.
+ * other route. Both protocol revisions are served by the SDK's handler: 2026-07-28 requests
+ * (with the per-request `_meta` envelope) and 2025-11-25 ones (stateless: each POST gets a
+ * fresh server, answered with JSON). A tool that waits holds its POST, as
+ * GET /api/messages/wait does, unless the caller declared the tasks extension. There is no
+ * server-to-client stream, so GET and DELETE answer 405 as the protocol allows.
  */
 export function mountMcp(router: Router, options: McpRouteOptions): void {
+  /** The SDK and the tools load with the first /mcp request, not with the server; the tasks are the app's. */
+  const sdk = lazy(async () => {
+    const [{ createMcpHandler }, { inProcessFetch }, { createMcpServer }, { TaskStore }] = await Promise.all([
+      import('@modelcontextprotocol/server'),
+      import('./in-process-fetch.ts'),
+      import('./tools.ts'),
+      import('./tasks.ts'),
+    ]);
+    return { createMcpHandler, inProcessFetch, createMcpServer, tasks: new TaskStore() };
+  });
+
   router.post('/mcp', async (ctx) => {
     const headers: Record<string, string> = {};
     for (const name of CARRIED) {
       const value = ctx.get(name);
       if (value !== '') headers[name] = value;
     }
-    const { WebStandardStreamableHTTPServerTransport, inProcessFetch, createMcpServer } = await sdk();
+    const { createMcpHandler, inProcessFetch, createMcpServer, tasks } = await sdk();
     const fetch = inProcessFetch(options.dispatch, { headers, remoteAddress: ctx.req.socket.remoteAddress });
-    const server = createMcpServer(new PigeonholeClient({ baseUrl: `${ctx.protocol}://${ctx.host}`, fetch }), { version: options.version });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
+    const client = new PigeonholeClient({ baseUrl: `${ctx.protocol}://${ctx.host}`, fetch });
+    // One handler per request: the servers it builds (one for this request, whichever revision it
+    // speaks) call the sandbox with this request's host and credentials.
+    const handler = createMcpHandler(() => createMcpServer(client, { version: options.version, tasks, owner: owner(headers) }), {
+      legacy: 'stateless',
+      responseMode: 'json',
       maxRequestBodySize: options.maxBodySize,
     });
     try {
-      await server.connect(transport);
-      const response = await transport.handleRequest(webRequest(ctx));
-      await answer(ctx, response);
+      await answer(ctx, await handler.fetch(webRequest(ctx)));
     } finally {
-      await server.close();
+      await handler.close();
     }
   });
 
   router.get('/mcp', methodNotAllowed);
   router.delete('/mcp', methodNotAllowed);
+}
+
+/** A caller, for the tasks: its credentials (the sandbox login's header or cookie), never stored as they are. */
+function owner(headers: Record<string, string>): string {
+  return createHash('sha256')
+    .update(`${headers.authorization ?? ''}\n${headers.cookie ?? ''}`)
+    .digest('base64url');
 }
 
 function methodNotAllowed(ctx: Context): void {

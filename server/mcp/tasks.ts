@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import { type CallToolResult, type McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+/**
+ * Waits as tasks (the tasks extension, `io.modelcontextprotocol/tasks`, protocol 2026-07-28):
+ * when a request declares the extension in its `_meta` client capabilities, a tool that may
+ * wait answers a task at once and runs on; the client polls `tasks/get` until the task is
+ * `completed` (with the very result the held call gives: a tool error is a completed task
+ * whose result has `isError`), or cancels it with `tasks/cancel`. Without the extension
+ * nothing changes.
+ *
+ * Tasks live in memory, in one store per HTTP app (its /mcp requests are stateless, so the
+ * store outlives them) or per stdio process. A task id is 128 random bits, and a task answers
+ * only the caller that made it (the same credentials on HTTP): another caller, a wrong id and
+ * an expired task get the same "Unknown task" error. A task is dropped `ttlMs` after it was
+ * created; there is no `tasks/list`.
+ */
+
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+
+export interface TaskStoreOptions {
+  /** How long a task (and its result) is kept after it was created. */
+  ttlMs: number;
+  /** How often the client is told to poll. */
+  pollIntervalMs: number;
+}
+const TASK_DEFAULTS: TaskStoreOptions = { ttlMs: 10 * 60_000, pollIntervalMs: 500 };
+
+type Status = 'working' | 'completed' | 'cancelled';
+interface Task {
+  owner: string;
+  status: Status;
+  createdAt: string;
+  lastUpdatedAt: string;
+  result?: CallToolResult;
+  abort: AbortController;
+  expiry: NodeJS.Timeout;
+}
+
+/** The tasks of one HTTP app or one stdio process. */
+export class TaskStore {
+  readonly #tasks = new Map<string, Task>();
+  constructor(readonly options: TaskStoreOptions = TASK_DEFAULTS) {}
+
+  /** Starts `run` as a task of `owner` and answers the task as `tools/call` returns it. */
+  start(owner: string, run: (signal: AbortSignal) => Promise<CallToolResult>) {
+    const taskId = randomBytes(16).toString('base64url');
+    const now = new Date().toISOString();
+    const expiry = setTimeout(() => this.drop(taskId), this.options.ttlMs);
+    expiry.unref();
+    const task: Task = { owner, status: 'working', createdAt: now, lastUpdatedAt: now, abort: new AbortController(), expiry };
+    this.#tasks.set(taskId, task);
+    void run(task.abort.signal).then((result) => {
+      if (task.status !== 'working') return;
+      task.status = 'completed';
+      task.result = result;
+      task.lastUpdatedAt = new Date().toISOString();
+    });
+    return { resultType: 'task' as const, ...this.#view(taskId, task) };
+  }
+
+  /** `tasks/get`: the task as it stands, with its result once completed. */
+  get(owner: string, taskId: string) {
+    const task = this.#find(owner, taskId);
+    return { resultType: 'complete' as const, ...this.#view(taskId, task), ...(task.status === 'completed' ? { result: task.result } : {}) };
+  }
+
+  /** `tasks/cancel`: stops the wait; a task that already ended stays as it is. */
+  cancel(owner: string, taskId: string) {
+    const task = this.#find(owner, taskId);
+    if (task.status === 'working') {
+      task.status = 'cancelled';
+      task.lastUpdatedAt = new Date().toISOString();
+      task.abort.abort();
+    }
+    return { resultType: 'complete' as const };
+  }
+
+  /** How many tasks are held (for tests of the expiry). */
+  get size(): number {
+    return this.#tasks.size;
+  }
+
+  private drop(taskId: string): void {
+    const task = this.#tasks.get(taskId);
+    if (task === undefined) return;
+    task.abort.abort();
+    clearTimeout(task.expiry);
+    this.#tasks.delete(taskId);
+  }
+
+  #find(owner: string, taskId: string): Task {
+    const task = this.#tasks.get(taskId);
+    if (task === undefined || task.owner !== owner) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
+    return task;
+  }
+
+  #view(taskId: string, task: Task) {
+    return {
+      taskId,
+      status: task.status,
+      createdAt: task.createdAt,
+      lastUpdatedAt: task.lastUpdatedAt,
+      ttlMs: this.options.ttlMs,
+      pollIntervalMs: this.options.pollIntervalMs,
+    };
+  }
+}
+
+/** What a tool registration needs of the tasks: whether this request may get one, and starting it. */
+export interface TaskRunner {
+  declared(ctx: ServerContext): boolean;
+  start(run: (signal: AbortSignal) => Promise<CallToolResult>, ctx: ServerContext): CallToolResult;
+}
+
+const TaskParams = z.object({ taskId: z.string().min(1) });
+
+/** Serves `tasks/get` and `tasks/cancel` from `store` on one server, for one caller, and declares the extension. */
+export function attachTasks(server: McpServer, store: TaskStore, owner: string): TaskRunner {
+  server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
+  server.server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }) => store.get(owner, taskId) as never);
+  server.server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }) => store.cancel(owner, taskId) as never);
+  return {
+    declared: (ctx) => {
+      const envelope = ctx.mcpReq.envelope as Record<string, { extensions?: Record<string, unknown> } | undefined> | undefined;
+      return envelope?.[CLIENT_CAPABILITIES]?.extensions?.[TASKS_EXTENSION] !== undefined;
+    },
+    start: (run) => store.start(owner, run) as unknown as CallToolResult,
+  };
+}
