@@ -55,7 +55,8 @@ export class TaskStore {
     void run(task.abort.signal).then((result) => {
       if (task.status !== 'working') return;
       task.status = 'completed';
-      task.result = result;
+      // As a 2026-07-28 tools/call answers it on the wire.
+      task.result = { ...result, resultType: 'complete' };
       task.lastUpdatedAt = new Date().toISOString();
     });
     return { resultType: 'task' as const, ...this.#view(taskId, task) };
