@@ -1,5 +1,6 @@
-import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, ClientCapabilities, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { VIEW_META_KEY } from './app-view.ts';
 import type { TaskRunner } from './tasks.ts';
 import { failure, result, UNTRUSTED_NOTE } from './untrusted.ts';
 
@@ -23,10 +24,19 @@ export const CHANGES: ToolKind = { readOnly: false, destructive: false, idempote
 /** Deletes or overwrites: the same call twice has the effect of one. */
 export const DESTROYS: ToolKind = { readOnly: false, destructive: true, idempotent: true, mail: false };
 
-/** What a tool offers beyond its answer: the email view (MCP Apps), and a task when the caller declares the tasks extension. */
+/**
+ * What a tool offers beyond its answer: the email view (MCP Apps) of the captures its answer
+ * names (`view` picks their ids), and a task when the caller declares the tasks extension.
+ */
 interface ToolExtras {
-  view?: boolean;
+  view?: (value: never) => string[];
   task?: boolean;
+}
+
+/** The email view, when it was built: its URI, and what it shows for some captures. */
+interface ToolView {
+  uri: string;
+  payload(tool: string, ids: string[], signal: AbortSignal): Promise<unknown>;
 }
 
 /** What every tool registration needs. */
@@ -34,8 +44,7 @@ export interface ToolHost {
   server: McpServer;
   /** The sandbox the tools call, for the "cannot reach" message. */
   baseUrl: string;
-  /** The `ui://` URI of the email view. */
-  viewUri: string;
+  view: ToolView | null;
   tasks: TaskRunner;
 }
 
@@ -49,6 +58,21 @@ export type DefineTool = <T extends z.ZodRawShape>(
   kind: ToolKind,
   extras?: ToolExtras,
 ) => void;
+
+/**
+ * Whether the caller may render the view: it declared MCP Apps in this request (2026-07-28) or
+ * when it connected (2025-11-25 over stdio). A 2025-11-25 request over HTTP is answered by a
+ * server that never saw the client's `initialize` (stateless), so it always gets the view's data.
+ */
+function wantsView(server: McpServer, ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, ClientCapabilities | undefined> | undefined;
+  const capabilities = envelope?.[CLIENT_CAPABILITIES] ?? server.server.getClientCapabilities();
+  if (capabilities === undefined) return true;
+  return capabilities.extensions?.[UI_EXTENSION] !== undefined;
+}
+
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 
 /** The URI key of MCP Apps' tool `_meta` (older hosts read the flat key, newer ones `ui.resourceUri`). */
 const RESOURCE_URI_META_KEY = 'ui/resourceUri';
@@ -70,12 +94,19 @@ export function toolDefiner(host: ToolHost): DefineTool {
           ...(kind.readOnly ? {} : { destructiveHint: kind.destructive, idempotentHint: kind.idempotent }),
           openWorldHint: false,
         },
-        ...(extras.view ? { _meta: { ui: { resourceUri: host.viewUri }, [RESOURCE_URI_META_KEY]: host.viewUri } } : {}),
+        ...(extras.view && host.view ? { _meta: { ui: { resourceUri: host.view.uri }, [RESOURCE_URI_META_KEY]: host.view.uri } } : {}),
       },
       (async (args: Args<typeof shape>, ctx: ServerContext) => {
         const run = async (signal: AbortSignal): Promise<CallToolResult> => {
           try {
-            return result(await handler(args, signal), kind.mail);
+            const value = await handler(args, signal);
+            const answer = result(value, kind.mail);
+            if (extras.view && host.view && wantsView(host.server, ctx)) {
+              // What the view shows travels beside the answer (hosts give `_meta` to the view, not to the model); without it the view says so.
+              const payload = await host.view.payload(name, extras.view(value as never), signal).catch(() => null);
+              if (payload !== null) answer._meta = { [VIEW_META_KEY]: payload };
+            }
+            return answer;
           } catch (error) {
             return failure(error, host.baseUrl, kind.mail);
           }

@@ -46,7 +46,7 @@ export function registerMessageTools(tool: DefineTool, client: PigeonholeClient)
     { id: z.string().min(1).describe('The capture id.'), include_headers: z.boolean().default(true).describe('Include the headers.'), ...bodyOptions },
     async ({ id, include_headers, ...body }) => detailResult(await client.get(id), include_headers, body),
     READS_MAIL,
-    { view: true },
+    { view: (m: { id: string }) => [m.id] },
   );
   tool(
     'wait_for_message',
@@ -59,7 +59,7 @@ export function registerMessageTools(tool: DefineTool, client: PigeonholeClient)
         max_html_chars,
       }),
     READS_MAIL,
-    { view: true, task: true },
+    { view: (m: { id: string }) => [m.id], task: true },
   );
   tool(
     'expect_messages',
@@ -83,7 +83,7 @@ export function registerMessageTools(tool: DefineTool, client: PigeonholeClient)
       }
     },
     READS_MAIL,
-    { view: true, task: true },
+    { view: (found: { messages: { id: string }[] }) => found.messages.map((m) => m.id), task: true },
   );
 
   tool(

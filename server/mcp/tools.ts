@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import type { PigeonholeClient } from '../../client/pigeonhole-client.ts';
+import { emailView, registerEmailView, viewPayload } from './app-view.ts';
 import { toolDefiner } from './define-tool.ts';
 import { registerMessageTools } from './message-tools.ts';
 import { registerMessageResources } from './resources.ts';
@@ -42,7 +43,10 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
     { instructions: INSTRUCTIONS, cacheHints: { 'tools/list': STATIC, 'resources/templates/list': STATIC, 'server/discover': STATIC } },
   );
   const tasks = attachTasks(server, options.tasks, options.owner);
-  const tool = toolDefiner({ server, baseUrl: client.baseUrl, viewUri: 'ui://pigeonhole/email.html', tasks });
+  const built = emailView();
+  if (built) registerEmailView(server, built);
+  const view = built && { uri: built.uri, payload: (tool: string, ids: string[], signal: AbortSignal) => viewPayload(client, tool, ids, signal) };
+  const tool = toolDefiner({ server, baseUrl: client.baseUrl, view, tasks });
   registerSandboxTools(tool, client);
   registerMessageTools(tool, client);
   registerMessageResources(server, client);

@@ -34,6 +34,9 @@ const TOOLS = [
 /** How the server names itself (the package version changes). */
 const SERVER_INFO = { name: 'pigeonhole', title: 'Pigeonhole email sandbox', version: expect.any(String) };
 
+/** The tools that show their captures in the email view (MCP Apps). */
+const VIEW_TOOLS = ['get_message', 'wait_for_message', 'expect_messages'];
+
 type ToolResult = { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
 /** The label and markers around captured mail in a tool's text answer (server/mcp/tools.ts). */
@@ -71,10 +74,19 @@ const KINDS: Record<string, [Record<string, boolean>, boolean]> = {
 
 describe.each(CLIENTS)('the MCP server, protocol %s', (_name, transport, protocol, connect) => {
   let client: TestClient;
-  /** A tool's result; on 2026-07-28 every result names the server in its `_meta` (and nothing else is there), on 2025-11-25 none. */
+  /**
+   * A tool's result, without its `_meta`: on 2026-07-28 every result names the server there; the
+   * email view's data is there only for a client that may render it (this one declares no MCP
+   * Apps, but a 2025-11-25 client over stateless HTTP cannot say so: it gets the data).
+   */
   const call = async (tool: string, args: Record<string, unknown> = {}) => {
     const { _meta, ...result } = (await client.callTool({ name: tool, arguments: args })) as ToolResult & { _meta?: unknown };
-    expect(_meta).toEqual(protocol === '2026-07-28' ? { 'io.modelcontextprotocol/serverInfo': SERVER_INFO } : undefined);
+    const view = transport === 'http' && protocol === '2025-11-25' && VIEW_TOOLS.includes(tool) && !result.isError;
+    const expected = {
+      ...(protocol === '2026-07-28' ? { 'io.modelcontextprotocol/serverInfo': SERVER_INFO } : {}),
+      ...(view ? { 'pigeonhole/view': { tool, messages: expect.any(Array) } } : {}),
+    };
+    expect(_meta).toEqual(Object.keys(expected).length === 0 ? undefined : expected);
     return result as ToolResult;
   };
   /**
