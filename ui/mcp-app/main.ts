@@ -131,15 +131,8 @@ function stage(m: ViewMessage): HTMLElement {
   }) as HTMLIFrameElement;
   frame.srcdoc = m.html !== null ? emailDocument(m.html, state.mode) : textDocument(m.text ?? '', state.mode);
   frame.style.width = `${px}px`;
-  const box = el('div', { class: `stage${state.mode === 'light' ? '' : ' dark'}` }, frame);
-  // Wider than the view: shown scaled to fit, as a phone shows a desktop page.
-  const fit = () => {
-    const scale = Math.min(1, (box.clientWidth - 2) / px);
-    frame.style.transform = scale < 1 ? `scale(${scale})` : '';
-    box.style.height = `${Math.round(560 * scale) + 2}px`;
-  };
-  new ResizeObserver(fit).observe(box);
-  return box;
+  // At its true width: wider than the view, the stage scrolls sideways (a scaled frame would not show the width it claims).
+  return el('div', { class: `stage${state.mode === 'light' ? '' : ' dark'}` }, frame);
 }
 
 function facts(m: ViewMessage): HTMLElement {
