@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { CheckReport, MessageDetail, PigeonholeClient } from '../../client/pigeonhole-client.ts';
+import { projectRoot } from './project-root.ts';
 
 /**
  * The email shown in the chat (MCP Apps, `io.modelcontextprotocol/ui`): get_message,
@@ -29,13 +29,8 @@ export function emailView(): { uri: string; html: string } | null {
 let loaded: { view: { uri: string; html: string } | null } | undefined;
 
 function loadView(): { uri: string; html: string } | null {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(path.join(dir, 'package.json'))) break;
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
+  const dir = projectRoot();
+  if (dir === null) return null;
   const file = path.join(dir, 'dist', 'mcp-app', 'email.html');
   if (!existsSync(file)) return null;
   const html = readFileSync(file, 'utf8');

@@ -29,13 +29,14 @@ const CARRIED = ['host', 'authorization', 'cookie'];
 export function mountMcp(router: Router, options: McpRouteOptions): void {
   /** The SDK and the tools load with the first /mcp request, not with the server; the tasks are the app's. */
   const sdk = lazy(async () => {
-    const [{ createMcpHandler }, { inProcessFetch }, { createMcpServer }, { TaskStore }] = await Promise.all([
+    const [{ createMcpHandler }, { inProcessFetch }, { createMcpServer }, { TaskStore }, { skillCatalog }] = await Promise.all([
       import('@modelcontextprotocol/server'),
       import('./in-process-fetch.ts'),
       import('./tools.ts'),
       import('./tasks.ts'),
+      import('./skills.ts'),
     ]);
-    return { createMcpHandler, inProcessFetch, createMcpServer, tasks: new TaskStore() };
+    return { createMcpHandler, inProcessFetch, createMcpServer, tasks: new TaskStore(), skills: await skillCatalog() };
   });
 
   router.post('/mcp', async (ctx) => {
@@ -44,12 +45,12 @@ export function mountMcp(router: Router, options: McpRouteOptions): void {
       const value = ctx.get(name);
       if (value !== '') headers[name] = value;
     }
-    const { createMcpHandler, inProcessFetch, createMcpServer, tasks } = await sdk();
+    const { createMcpHandler, inProcessFetch, createMcpServer, tasks, skills } = await sdk();
     const fetch = inProcessFetch(options.dispatch, { headers, remoteAddress: ctx.req.socket.remoteAddress });
     const client = new PigeonholeClient({ baseUrl: `${ctx.protocol}://${ctx.host}`, fetch });
     // One handler per request: the servers it builds (one for this request, whichever revision it
     // speaks) call the sandbox with this request's host and credentials.
-    const handler = createMcpHandler(() => createMcpServer(client, { version: options.version, tasks, owner: owner(headers) }), {
+    const handler = createMcpHandler(() => createMcpServer(client, { version: options.version, tasks, owner: owner(headers), skills }), {
       legacy: 'stateless',
       responseMode: 'json',
       maxRequestBodySize: options.maxBodySize,

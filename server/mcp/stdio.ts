@@ -1,5 +1,6 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { PigeonholeClient } from '../../client/pigeonhole-client.ts';
+import { skillCatalog } from './skills.ts';
 import { TaskStore } from './tasks.ts';
 import { createMcpServer } from './tools.ts';
 
@@ -9,8 +10,9 @@ import { createMcpServer } from './tools.ts';
  * `server/discover`). Its tools call the sandbox at `baseUrl` over HTTP. The process ends when
  * the client closes its input.
  */
-export function runStdioMcp(baseUrl: string, version: string): void {
+export async function runStdioMcp(baseUrl: string, version: string): Promise<void> {
   const client = new PigeonholeClient({ baseUrl });
   const tasks = new TaskStore();
-  serveStdio(() => createMcpServer(client, { version, tasks, owner: 'stdio' }));
+  const skills = await skillCatalog();
+  serveStdio(() => createMcpServer(client, { version, tasks, owner: 'stdio', skills }));
 }

@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
+import type { SkillCatalog } from '@modelcontextprotocol/server/ext/skills';
 import type { PigeonholeClient } from '../../client/pigeonhole-client.ts';
 import { emailView, registerEmailView, viewPayload } from './app-view.ts';
 import { toolDefiner } from './define-tool.ts';
@@ -24,6 +25,8 @@ export interface McpOptions {
   tasks: TaskStore;
   /** Who is calling: a task answers only the caller that made it. */
   owner: string;
+  /** The agent skill (skills.ts), when its file was found. */
+  skills: SkillCatalog | null;
 }
 
 const INSTRUCTIONS = `Pigeonhole is a local sandbox for a transactional email API: applications send through its /v1 API (or SMTP) and every email is captured, never delivered.
@@ -50,5 +53,6 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
   registerSandboxTools(tool, client);
   registerMessageTools(tool, client);
   registerMessageResources(server, client);
+  options.skills?.attach(server);
   return server;
 }
