@@ -127,7 +127,17 @@ describe.each(CLIENTS)('the MCP server, protocol %s', (_name, transport, protoco
     const wait = tools.find((t) => t.name === 'wait_for_message')!;
     expect(Object.keys(wait.inputSchema.properties!)).toEqual(expect.arrayContaining(['recipient', 'subject', 'after', 'timeout_ms', 'include_html']));
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['pigeonhole://messages/{id}/body.html', 'pigeonhole://messages/{id}/raw.eml']);
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+      'pigeonhole://messages/{id}/body.html',
+      'pigeonhole://messages/{id}/raw.eml',
+      'skill://{+path}',
+    ]);
+    // The tools that show a capture name the email view (MCP Apps), in both of the spec's forms; no other tool does.
+    const view = tools.find((t) => t.name === 'get_message')!._meta as { ui: { resourceUri: string } };
+    expect(view.ui.resourceUri).toMatch(/^ui:\/\/pigeonhole\/email-[0-9a-f]{16}\.html$/);
+    expect(Object.fromEntries(tools.map((t) => [t.name, t._meta]))).toEqual(
+      Object.fromEntries(TOOLS.map((n) => [n, VIEW_TOOLS.includes(n) ? { ui: view.ui, 'ui/resourceUri': view.ui.resourceUri } : undefined])),
+    );
     expect(client.getInstructions()).toContain('wait_for_message');
   });
 
