@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { PigeonholeClient } from '../../client/pigeonhole-client.ts';
@@ -23,8 +24,9 @@ const CARRIED = ['host', 'authorization', 'cookie'];
  * other route. Both protocol revisions are served by the SDK's handler: 2026-07-28 requests
  * (with the per-request `_meta` envelope) and 2025-11-25 ones (stateless: each POST gets a
  * fresh server, answered with JSON). A tool that waits holds its POST, as
- * GET /api/messages/wait does, unless the caller declared the tasks extension. There is no
- * server-to-client stream, so GET and DELETE answer 405 as the protocol allows.
+ * GET /api/messages/wait does, unless the caller declared the tasks extension. The one stream
+ * is a 2026-07-28 `subscriptions/listen` POST; there are no sessions, so GET and DELETE answer
+ * 405 as the protocol allows.
  */
 export function mountMcp(router: Router, options: McpRouteOptions): void {
   /** The SDK and the tools load with the first /mcp request, not with the server; the tasks are the app's. */
@@ -55,10 +57,13 @@ export function mountMcp(router: Router, options: McpRouteOptions): void {
       responseMode: 'json',
       maxRequestBodySize: options.maxBodySize,
     });
+    let streaming = false;
     try {
-      await answer(ctx, await handler.fetch(webRequest(ctx)));
+      streaming = await answer(ctx, await handler.fetch(webRequest(ctx)));
     } finally {
-      await handler.close();
+      // A stream keeps its handler until the client or the server ends it.
+      if (streaming) ctx.res.once('close', () => void handler.close());
+      else await handler.close();
     }
   });
 
@@ -96,17 +101,19 @@ function webRequest(ctx: Context): Request {
   } as RequestInit);
 }
 
-async function answer(ctx: Context, response: Response): Promise<void> {
-  const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+/** Writes the SDK's answer on the Koa response; true when it is a stream, still open. */
+async function answer(ctx: Context, response: Response): Promise<boolean> {
   response.headers.forEach((value, name) => {
     ctx.set(name, value);
   });
-  if (body === null) {
-    // An explicit empty body keeps the status (202 for notifications) instead of Koa's 204.
-    ctx.body = null;
-    ctx.status = response.status;
-    return;
-  }
   ctx.status = response.status;
-  ctx.body = body;
+  if (response.body !== null && response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    // A stream (2026-07-28 subscriptions/listen): passed on as it comes, ended by either side.
+    ctx.body = Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>);
+    return true;
+  }
+  // An explicit empty body keeps the status (202 for notifications) instead of Koa's 204.
+  ctx.body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+  ctx.status = response.status;
+  return false;
 }

@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { type CallToolResult, type McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  type McpServer,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /**
@@ -118,16 +125,42 @@ export interface TaskRunner {
 
 const TaskParams = z.object({ taskId: z.string().min(1) });
 
-/** Serves `tasks/get` and `tasks/cancel` from `store` on one server, for one caller, and declares the extension. */
+/** Serves `tasks/get`, `tasks/update` and `tasks/cancel` from `store` on one server, for one caller, and declares the extension. */
 export function attachTasks(server: McpServer, store: TaskStore, owner: string): TaskRunner {
-  server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
-  server.server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }) => store.get(owner, taskId) as never);
-  server.server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }) => store.cancel(owner, taskId) as never);
-  return {
-    declared: (ctx) => {
-      const envelope = ctx.mcpReq.envelope as Record<string, { extensions?: Record<string, unknown> } | undefined> | undefined;
-      return envelope?.[CLIENT_CAPABILITIES]?.extensions?.[TASKS_EXTENSION] !== undefined;
-    },
-    start: (run) => store.start(owner, run) as unknown as CallToolResult,
+  const declared = (ctx: ServerContext) => {
+    const envelope = ctx.mcpReq.envelope as Record<string, { extensions?: Record<string, unknown> } | undefined> | undefined;
+    return envelope?.[CLIENT_CAPABILITIES]?.extensions?.[TASKS_EXTENSION] !== undefined;
   };
+  /** The tasks methods answer only a request that declares the extension (-32021 otherwise, as SEP-2575 says). */
+  const guarded =
+    <T>(answer: (taskId: string) => T) =>
+    async ({ taskId }: { taskId: string }, ctx: ServerContext) => {
+      if (!declared(ctx))
+        throw new MissingRequiredClientCapabilityError(
+          { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+          `This method needs the ${TASKS_EXTENSION} extension in the request's client capabilities.`,
+        );
+      return answer(taskId) as never;
+    };
+  server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
+  server.server.setRequestHandler(
+    'tasks/get',
+    { params: TaskParams },
+    guarded((taskId) => store.get(owner, taskId)),
+  );
+  server.server.setRequestHandler(
+    'tasks/cancel',
+    { params: TaskParams },
+    guarded((taskId) => store.cancel(owner, taskId)),
+  );
+  // No task here ever asks for input: an update is refused, for a task the caller may see.
+  server.server.setRequestHandler(
+    'tasks/update',
+    { params: TaskParams.passthrough() },
+    guarded((taskId) => {
+      store.get(owner, taskId);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${taskId} is not waiting for input.`);
+    }),
+  );
+  return { declared, start: (run) => store.start(owner, run) as unknown as CallToolResult };
 }
