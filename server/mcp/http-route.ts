@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RequestListener } from 'node:http';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -21,9 +21,10 @@ const CARRIED = ['host', 'authorization', 'cookie'];
 /**
  * MCP over Streamable HTTP at /mcp, as a Koa route: it sits behind every global middleware of
  * the app (metrics, errors, and whatever origin, host or login check runs first), like any
- * other route. Both protocol revisions are served by the SDK's handler: 2026-07-28 requests
- * (with the per-request `_meta` envelope) and 2025-11-25 ones (stateless: each POST gets a
- * fresh server, answered with JSON). A tool that waits holds its POST, as
+ * other route. Both protocol revisions, told apart per request by the SDK's own test
+ * (`isLegacyRequest`): 2025-11-25 requests exactly as before (stateless: each POST gets a fresh
+ * server and transport, answered with JSON), 2026-07-28 ones (the per-request `_meta`
+ * envelope) by the SDK's handler. A tool that waits holds its POST, as
  * GET /api/messages/wait does, unless the caller declared the tasks extension. The one stream
  * is a 2026-07-28 `subscriptions/listen` POST; there are no sessions, so GET and DELETE answer
  * 405 as the protocol allows.
@@ -31,14 +32,14 @@ const CARRIED = ['host', 'authorization', 'cookie'];
 export function mountMcp(router: Router, options: McpRouteOptions): void {
   /** The SDK and the tools load with the first /mcp request, not with the server; the tasks are the app's. */
   const sdk = lazy(async () => {
-    const [{ createMcpHandler }, { inProcessFetch }, { createMcpServer }, { TaskStore }, { skillCatalog }] = await Promise.all([
+    const [mcp, { inProcessFetch }, { createMcpServer }, { TaskStore }, { skillCatalog }] = await Promise.all([
       import('@modelcontextprotocol/server'),
       import('./in-process-fetch.ts'),
       import('./tools.ts'),
       import('./tasks.ts'),
       import('./skills.ts'),
     ]);
-    return { createMcpHandler, inProcessFetch, createMcpServer, tasks: new TaskStore(), skills: await skillCatalog() };
+    return { mcp, inProcessFetch, createMcpServer, tasks: new TaskStore(), skills: await skillCatalog() };
   });
 
   router.post('/mcp', async (ctx) => {
@@ -47,19 +48,33 @@ export function mountMcp(router: Router, options: McpRouteOptions): void {
       const value = ctx.get(name);
       if (value !== '') headers[name] = value;
     }
-    const { createMcpHandler, inProcessFetch, createMcpServer, tasks, skills } = await sdk();
+    const { mcp, inProcessFetch, createMcpServer, tasks, skills } = await sdk();
     const fetch = inProcessFetch(options.dispatch, { headers, remoteAddress: ctx.req.socket.remoteAddress });
     const client = new PigeonholeClient({ baseUrl: `${ctx.protocol}://${ctx.host}`, fetch });
-    // One handler per request: the servers it builds (one for this request, whichever revision it
-    // speaks) call the sandbox with this request's host and credentials.
-    const handler = createMcpHandler(() => createMcpServer(client, { version: options.version, tasks, owner: owner(headers), skills }), {
-      legacy: 'stateless',
-      responseMode: 'json',
-      maxRequestBodySize: options.maxBodySize,
-    });
+    // The servers built for this request call the sandbox with its host and credentials.
+    const server = () => createMcpServer(client, { version: options.version, tasks, owner: owner(headers), skills });
+    const request = webRequest(ctx);
+    if (await mcp.isLegacyRequest(request, undefined, { maxRequestBodySize: options.maxBodySize })) {
+      // 2025-11-25, as before: a fresh server and transport, answered with JSON.
+      const legacy = server();
+      const transport = new mcp.WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+        maxRequestBodySize: options.maxBodySize,
+      });
+      try {
+        await legacy.connect(transport);
+        await answer(ctx, await transport.handleRequest(request));
+      } finally {
+        await legacy.close();
+      }
+      return;
+    }
+    // 2026-07-28: the SDK's handler (per-request envelope, server/discover, subscriptions/listen).
+    const handler = mcp.createMcpHandler(server, { legacy: 'reject', maxRequestBodySize: options.maxBodySize });
     let streaming = false;
     try {
-      streaming = await answer(ctx, await handler.fetch(webRequest(ctx)));
+      streaming = await answer(ctx, await handler.fetch(request));
     } finally {
       // A stream keeps its handler until the client or the server ends it.
       if (streaming) ctx.res.once('close', () => void handler.close());
@@ -108,8 +123,11 @@ async function answer(ctx: Context, response: Response): Promise<boolean> {
   });
   ctx.status = response.status;
   if (response.body !== null && response.headers.get('content-type')?.startsWith('text/event-stream')) {
-    // A stream (2026-07-28 subscriptions/listen): passed on as it comes, ended by either side.
-    ctx.body = Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>);
+    // A stream (2026-07-28 subscriptions/listen): passed on as it comes, ended by either side;
+    // a client that goes away is the normal end of it, not an error.
+    ctx.respond = false;
+    ctx.res.writeHead(ctx.status, ctx.response.headers as Record<string, string>);
+    pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), ctx.res, () => undefined);
     return true;
   }
   // An explicit empty body keeps the status (202 for notifications) instead of Koa's 204.

@@ -353,6 +353,13 @@ describe('/mcp on the HTTP port', () => {
       { jsonrpc: '2.0', error: { code: -32600, message: 'Bad Request: the request body is not a valid JSON-RPC message' }, id: null },
     ]);
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    // A 2025-11-25 request is answered with JSON, as before the 2026-07-28 revision was served beside it.
+    const legacy = await fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: ping,
+    });
+    expect([legacy.status, legacy.headers.get('content-type'), await legacy.json()]).toEqual([200, 'application/json', { jsonrpc: '2.0', id: 1, result: {} }]);
     const noAccept = await read(await fetch(`${app.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: ping }));
     expect([noAccept.status, noAccept.body]).toEqual([
       406,

@@ -167,6 +167,45 @@ describe('waits as tasks (io.modelcontextprotocol/tasks) over Streamable HTTP', 
     expect((await post(app.url, 'resources/list', {})).result).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
   });
 
+  it('answers the tasks methods with -32021 to a request that does not declare the extension; no task ever waits for input', async ({ app }) => {
+    const created = await post(app.url, 'tools/call', {
+      name: 'wait_for_message',
+      arguments: { recipient: 'undeclared-task@example.com', timeout_ms: 30_000 },
+    });
+    const taskId = created.result!.taskId as string;
+    const undeclared = { _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } };
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel'])
+      expect(await post(app.url, method, { taskId, ...undeclared }), method).toMatchObject({
+        error: { code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } },
+      });
+    expect(await post(app.url, 'tasks/update', { taskId, inputResponses: {} })).toMatchObject({
+      error: { code: -32602, message: `Task ${taskId} is not waiting for input.` },
+    });
+    expect((await post(app.url, 'tasks/cancel', { taskId })).result).toMatchObject({ resultType: 'complete' });
+  });
+
+  it('opens a subscriptions/listen stream and acknowledges it first', async ({ app }) => {
+    const abort = new AbortController();
+    const response = await fetch(`${app.url}/mcp`, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'subscriptions/listen', params: { _meta: META, notifications: { toolsListChanged: true } } }),
+    });
+    expect([response.status, response.headers.get('content-type')]).toEqual([200, 'text/event-stream']);
+    // The first frame arrives while the stream stays open (the response is not buffered whole).
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+    expect(JSON.parse(/^data: (.*)$/m.exec(text)![1]!)).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
+    abort.abort();
+  });
+
   it('holds the call as before when the request does not declare the extension', async ({ app }) => {
     const held = await post(app.url, 'tools/call', {
       name: 'wait_for_message',
