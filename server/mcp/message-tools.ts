@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Capture, ExpectationFailed, type MessageFilter, type PigeonholeClient, PigeonholeError } from '../../client/pigeonhole-client.ts';
+import { refusedOf } from '../http/api/refusals.ts';
 import * as S from '../http/openapi/schemas.ts';
 import { type DefineTool, READS_MAIL } from './define-tool.ts';
 import { captureResult, detailResult, HTML_LIMIT, summary, TEXT_LIMIT } from './message-views.ts';
@@ -67,7 +68,13 @@ export function registerMessageTools(tool: DefineTool, client: PigeonholeClient)
     {
       ...filterShape,
       count: z.number().int().min(0).max(1000).describe('How many must match; 0: none may.'),
-      within_ms: z.number().int().min(0).max(WAIT_MAX_MS).default(10_000).describe(`How long to wait for them, 0–${WAIT_MAX_MS} ms.`),
+      within_ms: z
+        .number()
+        .int()
+        .min(0)
+        .max(WAIT_MAX_MS)
+        .optional()
+        .describe(`How long to wait for them, 0–${WAIT_MAX_MS} ms; default 10000, or 1000 when count is 0.`),
       settle_ms: z.number().int().min(0).max(10_000).default(250).describe('Once exactly count match, how long no further one may arrive (at most within_ms).'),
     },
     async ({ within_ms, settle_ms, ...filter }, signal) => {
@@ -78,7 +85,7 @@ export function registerMessageTools(tool: DefineTool, client: PigeonholeClient)
       } catch (error) {
         // The failure as the API gave it, with the matches cut to what an agent needs.
         if (error instanceof ExpectationFailed)
-          throw new PigeonholeError(error.status, { detail: error.detail, count: error.count, messages: listed(error.messages) });
+          throw new PigeonholeError(error.status, { detail: error.detail, count: error.count, messages: listed(error.messages), ...refusedOf(error) });
         throw error;
       }
     },

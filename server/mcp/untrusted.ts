@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { PigeonholeError } from '../../client/pigeonhole-client.ts';
+import { refusedNote } from '../http/api/refusals.ts';
 
 /** The markers around captured mail in a tool's text answer (a `<` inside the JSON is written `\u003c`, so they never occur in it). */
 export const UNTRUSTED_OPEN = '<untrusted-email-content>';
@@ -41,7 +42,7 @@ export function failure(error: unknown, baseUrl: string, mail: boolean): CallToo
     return {
       isError: true,
       structuredContent: body as Record<string, unknown>,
-      content: [{ type: 'text', text: `Pigeonhole answered ${error.status}:\n${untrusted(json)}` }],
+      content: [{ type: 'text', text: `Pigeonhole answered ${error.status}:${refusedNote(body)}\n${untrusted(json)}` }],
     };
   }
   const text =
