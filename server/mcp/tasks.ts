@@ -32,8 +32,10 @@ export interface TaskStoreOptions {
   ttlMs: number;
   /** How often the client is told to poll. */
   pollIntervalMs: number;
+  /** Tasks still working at once, at most; past it a call is held as without the extension. */
+  maxWorking: number;
 }
-const TASK_DEFAULTS: TaskStoreOptions = { ttlMs: 10 * 60_000, pollIntervalMs: 500 };
+const TASK_DEFAULTS: TaskStoreOptions = { ttlMs: 10 * 60_000, pollIntervalMs: 500, maxWorking: 1000 };
 
 type Status = 'working' | 'completed' | 'cancelled';
 interface Task {
@@ -49,6 +51,7 @@ interface Task {
 /** The tasks of one HTTP app or one stdio process. */
 export class TaskStore {
   readonly #tasks = new Map<string, Task>();
+  #working = 0;
   constructor(readonly options: TaskStoreOptions = TASK_DEFAULTS) {}
 
   /** Starts `run` as a task of `owner` and answers the task as `tools/call` returns it. */
@@ -59,7 +62,9 @@ export class TaskStore {
     expiry.unref();
     const task: Task = { owner, status: 'working', createdAt: now, lastUpdatedAt: now, abort: new AbortController(), expiry };
     this.#tasks.set(taskId, task);
+    this.#working += 1;
     void run(task.abort.signal).then((result) => {
+      this.#working -= 1;
       if (task.status !== 'working') return;
       task.status = 'completed';
       // As a 2026-07-28 tools/call answers it on the wire.
@@ -91,6 +96,11 @@ export class TaskStore {
     return this.#tasks.size;
   }
 
+  /** As many tasks are working as the store takes: new calls are held instead. */
+  get full(): boolean {
+    return this.#working >= this.options.maxWorking;
+  }
+
   private drop(taskId: string): void {
     const task = this.#tasks.get(taskId);
     if (task === undefined) return;
@@ -117,7 +127,7 @@ export class TaskStore {
   }
 }
 
-/** What a tool registration needs of the tasks: whether this request may get one, and starting it. */
+/** What a tool registration needs of the tasks: whether this request gets one (declared, and the store not full), and starting it. */
 export interface TaskRunner {
   declared(ctx: ServerContext): boolean;
   start(run: (signal: AbortSignal) => Promise<CallToolResult>, ctx: ServerContext): CallToolResult;
@@ -162,5 +172,5 @@ export function attachTasks(server: McpServer, store: TaskStore, owner: string):
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${taskId} is not waiting for input.`);
     }),
   );
-  return { declared, start: (run) => store.start(owner, run) as unknown as CallToolResult };
+  return { declared: (ctx) => declared(ctx) && !store.full, start: (run) => store.start(owner, run) as unknown as CallToolResult };
 }

@@ -219,11 +219,23 @@ describe('waits as tasks (io.modelcontextprotocol/tasks) over Streamable HTTP', 
 
 describe('the task store', () => {
   it('drops a task and its result once its time to live has passed', async () => {
-    const store = new TaskStore({ ttlMs: 50, pollIntervalMs: 10 });
+    const store = new TaskStore({ ttlMs: 50, pollIntervalMs: 10, maxWorking: 10 });
     const { taskId } = store.start('me', async () => ({ content: [] }));
     expect(store.get('me', taskId)).toMatchObject({ taskId, ttlMs: 50 });
     await expect.poll(() => store.size).toBe(0);
     expect(() => store.get('me', taskId)).toThrow(`Unknown task: ${taskId}`);
+  });
+
+  it('takes no more working tasks than its bound, and takes them again as they end', async () => {
+    const store = new TaskStore({ ttlMs: 60_000, pollIntervalMs: 10, maxWorking: 2 });
+    const ends: (() => void)[] = [];
+    const run = () => new Promise<{ content: [] }>((resolve) => ends.push(() => resolve({ content: [] })));
+    store.start('me', run);
+    expect(store.full).toBe(false);
+    store.start('me', run);
+    expect(store.full).toBe(true);
+    ends[0]!();
+    await expect.poll(() => store.full).toBe(false);
   });
 });
 
