@@ -4,11 +4,11 @@
 #   2025-11-25  @modelcontextprotocol/conformance 0.1.16 (the stable release)
 #   2026-07-28  @modelcontextprotocol/conformance 0.2.0-alpha.12 (the first with 2026-07-28
 #               scenarios), with the extensions' scenarios (skills, tasks) forced on
-# The suite needs Node 22 or newer; the machine may have Node 20, so Node 22 comes from the npm
-# registry (the `node` package) into a cache folder, with each suite version beside it, once.
-# scripts/mcp-conformance-baseline.yml names the checks that cannot apply here (each says why).
-# Exits 0 when every applicable check passed, 1 otherwise; the last line is "N passed, N failed"
-# (scenarios).
+# The suite needs Node 22 or newer; the machine may have Node 20, so it runs on the Node 24 that
+# .ci/node24 installs from the npm registry, and each suite version is installed beside it in a
+# cache folder, once. scripts/mcp-conformance-baseline.yml names the checks that cannot apply
+# here (each says why). Exits 0 when every applicable check passed, 1 otherwise; the last line
+# is "N passed, N failed" (scenarios).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,15 +16,16 @@ CACHE="${PIGEONHOLE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pigeonhole}/mcp-confo
 STABLE=0.1.16
 NEXT=0.2.0-alpha.12
 
-# Installs node@22 and one suite version into $CACHE/<version> unless it is there already.
+node=$(.ci/node24) || { echo "could not install Node 24 (.ci/node24)"; echo "0 passed, 1 failed"; exit 1; }
+# Installs one suite version into $CACHE/<version> unless it is there already.
 install() {
   local dir="$CACHE/$1"
-  if [ -x "$dir/node_modules/.bin/node" ] && [ -f "$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then return 0; fi
+  [ -f "$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] && return 0
   mkdir -p "$dir" && echo '{"private":true}' >"$dir/package.json"
-  npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "node@22" "@modelcontextprotocol/conformance@$1" >/dev/null
+  (cd "$dir" && npm install --silent --no-audit --no-fund --no-save --allow-scripts= "@modelcontextprotocol/conformance@$1" >&2)
 }
 for version in "$STABLE" "$NEXT"; do
-  install "$version" || { echo "could not install node@22 and @modelcontextprotocol/conformance@$version"; echo "0 passed, 1 failed"; exit 1; }
+  install "$version" || { echo "could not install @modelcontextprotocol/conformance@$version"; echo "0 passed, 1 failed"; exit 1; }
 done
 
 # A server of its own, on free ports, with an empty data directory.
@@ -49,7 +50,7 @@ failed=0
 run() {
   local dir="$CACHE/$1"
   echo "== $3 ($2, conformance $1)"
-  if "$dir/node_modules/.bin/node" "$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js" server \
+  if "$node" "$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js" server \
     --url "$url/mcp" --scenario "$3" --spec-version "$2" --expected-failures scripts/mcp-conformance-baseline.yml "${@:4}" 2>&1 |
     grep -E 'FAILURE|WARNING|Passed:|Error|expected|baseline'; then :; fi
   if [ "${PIPESTATUS[0]}" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "   ^ failed"; fi
