@@ -115,6 +115,16 @@ describe('waits as tasks (io.modelcontextprotocol/tasks) over Streamable HTTP', 
     });
   });
 
+  it("runs check_message as a task too, with the held call's result", async ({ v1 }) => {
+    const { id } = (await (await v1.post('/v1/email/send/', { recipient: 'check-task@example.com', subject: 'Check me', body: '<p>Hi</p>' })).json()) as {
+      id: string;
+    };
+    const execution = await session.callTool('check_message', { id }, { task: { preference: 'require' } });
+    expect(execution.kind).toBe('task');
+    const { outcome } = await execution.settle();
+    expect(outcome).toMatchObject({ status: 'completed', result: { structuredContent: { id, size: { gmail_clipped: false } } } });
+  });
+
   it('cancels a wait: the task stays cancelled when the mail comes later', async ({ v1 }) => {
     const execution = await session.callTool(
       'expect_messages',

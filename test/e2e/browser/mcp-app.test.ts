@@ -179,7 +179,7 @@ describe('the email view in an MCP Apps host (Chromium)', () => {
     }
   });
 
-  it('shows the two dark modes and the three widths, and opens the capture in the inbox through the host', async () => {
+  it('shows the two dark modes and the three widths, follows a change of the host theme, and opens the capture in the inbox through the host', async () => {
     const { page, requests } = await host(1000, 'light');
     const frame = page.frameLocator('#view');
     await frame.getByRole('button', { name: 'Dark: inverted' }).click();
@@ -203,6 +203,14 @@ describe('the email view in an MCP Apps host (Chromium)', () => {
       await frame.getByRole('button', { name }).click();
       expect(await frame.locator('iframe[data-width]').evaluate((f) => (f as HTMLElement).style.width)).toBe(px);
     }
+    // The host switches to dark: the view follows at once.
+    await page.evaluate(() =>
+      (document.getElementById('view') as HTMLIFrameElement).contentWindow!.postMessage(
+        { jsonrpc: '2.0', method: 'ui/notifications/host-context-changed', params: { theme: 'dark' } },
+        'https://sandbox.test',
+      ),
+    );
+    await expect.poll(() => frame.locator('html').getAttribute('data-theme')).toBe('dark');
     await frame.getByRole('button', { name: 'Open in the inbox' }).click();
     await frame.getByRole('button', { name: 'Choose a new password' }).click();
     await expect
