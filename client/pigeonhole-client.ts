@@ -310,6 +310,14 @@ export class PigeonholeClient {
     return this.text(`/api/messages/${encodeURIComponent(id)}/html${options.remote ? '?remote=1' : ''}`, options.signal);
   }
 
+  /** The bytes of a capture's attachment, by its position in `attachments`. */
+  async attachment(id: string, index: number, options: CallOptions = {}): Promise<Uint8Array> {
+    const url = `${this.baseUrl}/api/messages/${encodeURIComponent(id)}/attachments/${index}`;
+    const response = await this.send(url, this.init('GET', undefined, options.signal, '*/*'));
+    if (!response.ok) return this.parse(response, { method: 'GET', url });
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
   /** Marks a capture read or unread (as opening it in the inbox does). */
   setRead(id: string, read: boolean, options: CallOptions = {}): Promise<MessageSummary> {
     return this.call('PATCH', `/api/messages/${encodeURIComponent(id)}`, undefined, { read }, options.signal);

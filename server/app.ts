@@ -19,6 +19,7 @@ import { senderRoutes } from './http/api/sender-routes.ts';
 import { templateFileRoutes } from './http/api/template-file-routes.ts';
 import { templateRoutes } from './http/api/template-routes.ts';
 import { subscriptionRoutes } from './http/api/subscription-routes.ts';
+import { waitRoutes } from './http/api/wait-routes.ts';
 import { accessMiddleware, openAccess, type Access } from './http/access.ts';
 import { bodyParser } from './http/body.ts';
 import { errorMiddleware, HttpError, notFound, type Logger } from './http/errors.ts';
@@ -89,6 +90,8 @@ export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
   return {
     v1: [emailRoutes(sandbox), flowRoutes(sandbox), v1RecipientRoutes(sandbox)],
     api: [
+      // Before the captures' routes: /api/messages/wait and /expect are not ids.
+      waitRoutes(sandbox),
       messageRoutes(sandbox),
       releaseRoutes(sandbox),
       checkRoutes(sandbox, options),
