@@ -142,6 +142,8 @@ describe('the inbox with browser storage blocked', () => {
       await page.reload();
       await expect.poll(() => editor(page).innerText()).toBe('<p>A draft kept in localStorage</p>');
       await page.goto(`${app.url}/#/m/${id}`);
+      // A hash change only: the Templates page (with a Tablet button of its own) may still be up.
+      await page.locator('#message-subject').getByText('Remembered').waitFor();
       await expect(page.getByRole('button', { name: 'Tablet', exact: true }).getAttribute('aria-pressed')).resolves.toBe('true');
       expect(problems).toEqual([]);
     } finally {
