@@ -23,6 +23,8 @@ import type {
   Capture,
   CheckPlatform,
   CheckReport,
+  ClientView,
+  ClientViewId,
   Clock,
   DeliveryStatus,
   ExpectFailure,
@@ -39,6 +41,7 @@ import type {
   MessageList,
   MessageSummary,
   RecipientList,
+  RenderMode,
   RequestLogList,
   ResetResult,
   SearchPage,
@@ -48,7 +51,7 @@ import type {
   SubscriptionStatus,
 } from './wire-types.ts';
 
-export { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from './wire-types.ts';
+export { CLIENT_VIEW_IDS, RENDER_MODES, DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from './wire-types.ts';
 export type {
   AccessibilityIssue,
   AttachmentInfo,
@@ -58,6 +61,8 @@ export type {
   CheckPlatform,
   CheckReport,
   ClientSupport,
+  ClientView,
+  ClientViewId,
   Clock,
   Compatibility,
   CompatibilityWarning,
@@ -87,6 +92,7 @@ export type {
   Recipient,
   RecipientList,
   Removed,
+  RenderMode,
   RequestLogEntry,
   RequestLogList,
   ResetResult,
@@ -102,6 +108,7 @@ export type {
   SubscriptionList,
   SubscriptionStatus,
   SubscriptionStep,
+  ViewRemoval,
 } from './wire-types.ts';
 
 export interface MessageFilter {
@@ -359,6 +366,14 @@ export class PigeonholeClient {
       undefined,
       options.signal,
     );
+  }
+
+  /**
+   * A capture as an email client would show it, approximately (docs/checks.md, "Client views"):
+   * the transformed HTML, its fidelity and what was removed by which rule.
+   */
+  render(id: string, client: ClientViewId, options: { mode?: RenderMode } & CallOptions = {}): Promise<ClientView> {
+    return this.call('GET', `/api/messages/${encodeURIComponent(id)}/render`, { client, mode: options.mode }, undefined, options.signal);
   }
 
   /**

@@ -550,6 +550,47 @@ export type LinkEvent =
       skipped: number;
     };
 
+export const CLIENT_VIEW_IDS = ['gmail-web', 'gmail-app', 'outlook-windows', 'outlook-com', 'apple-mail', 'yahoo', 'images-off'] as const;
+export type ClientViewId = (typeof CLIENT_VIEW_IDS)[number];
+
+export const RENDER_MODES = ['light', 'dark', 'inverted'] as const;
+export type RenderMode = (typeof RENDER_MODES)[number];
+
+export interface ViewRemoval {
+  /** Why it went: the client's latest caniemail test says not supported, a note of a partial support, Gmail's clip, or images off. */
+  rule: 'caniemail' | 'caniemail-note' | 'gmail-clip' | 'images-off';
+  /** What went, as written in the email (its first occurrence). */
+  what: string;
+  /** The sentence that says why, naming the client and the test or note. */
+  reason: string;
+  /** The caniemail feature slug (the check warning of the same `feature`); null for the clip and images off. */
+  feature: string | null;
+  /** The check finding it answers to: compatibility/<slug>, size/gmail_clipped or accessibility/img-alt. */
+  finding: string | null;
+  /** caniemail's page for the feature. */
+  url: string | null;
+  count: number;
+  /** Lines of the HTML as captured (the first 200). */
+  lines: number[];
+}
+
+export interface ClientView {
+  client: ClientViewId;
+  name: string;
+  /** How close the approximation comes: high (few differences), medium, low (the client lays mail out another way). */
+  fidelity: 'high' | 'medium' | 'low';
+  /** A view is an approximation from the data, never a screenshot of the client. */
+  approximation: true;
+  /** What the view does not simulate. */
+  limits: string;
+  mode: RenderMode;
+  /** How dark was shown: the email's own dark styles, an inversion, or light (the client does neither); null in light mode. */
+  dark: 'styles' | 'invert' | 'light' | null;
+  /** The transformed HTML, cid: references pointing at the attachments; show it under the preview policy. */
+  html: string;
+  removed: ViewRemoval[];
+}
+
 /** The hello frame: the sandbox clock, how many captures there are, the SMTP port. */
 export interface Hello {
   /** Sandbox time. */

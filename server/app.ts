@@ -7,6 +7,7 @@ import type { SpamdTarget } from './domain/check/spamd.ts';
 import type { Sandbox } from './domain/sandbox.ts';
 import { blockRoutes } from './http/api/block-routes.ts';
 import { checkRoutes } from './http/api/check-routes.ts';
+import { renderRoutes } from './http/api/render-routes.ts';
 import { clockRoutes } from './http/api/clock-routes.ts';
 import { faultRoutes } from './http/api/fault-routes.ts';
 import { messageRoutes } from './http/api/message-routes.ts';
@@ -82,6 +83,7 @@ export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
     api: [
       messageRoutes(sandbox),
       checkRoutes(sandbox, options),
+      renderRoutes(sandbox),
       senderRoutes(sandbox),
       recipientRoutes(sandbox),
       resetRoutes(sandbox),

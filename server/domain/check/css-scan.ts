@@ -129,7 +129,7 @@ export function parseDeclarations(text: string, base = 0): CssDeclaration[] {
 }
 
 /** The first of `chars` at depth 0 (outside strings and parentheses), or `to`. */
-function findAny(text: string, from: number, to: number, chars: string): number {
+export function findAny(text: string, from: number, to: number, chars: string): number {
   let depth = 0;
   let quote = '';
   for (let at = from; at < to; at++) {
@@ -146,7 +146,7 @@ function findAny(text: string, from: number, to: number, chars: string): number 
 }
 
 /** The `}` closing the `{` at `open`, or `to`. */
-function matching(text: string, open: number, to: number): number {
+export function matching(text: string, open: number, to: number): number {
   let depth = 0;
   let quote = '';
   for (let at = open; at < to; at++) {
@@ -192,6 +192,6 @@ export function withoutPseudos(compound: string): string {
   return out + compound.slice(at);
 }
 
-function blankComments(css: string): string {
+export function blankComments(css: string): string {
   return css.replace(/\/\*[\s\S]*?(\*\/|$)/g, (comment) => comment.replace(/[^\n]/g, ' ')).replace(/<!--|-->/g, '    ');
 }

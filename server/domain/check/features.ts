@@ -19,7 +19,7 @@ export type FeatureUses = Map<string, FeatureUse>;
 
 const MAX_LINES = 200;
 
-const TAGS: Record<string, string> = {
+export const TAGS: Record<string, string> = {
   object: 'html-object',
   embed: 'html-object',
   link: 'html-link',
@@ -54,7 +54,7 @@ const TAGS: Record<string, string> = {
   ),
 };
 
-const ATTRIBUTES: Record<string, string> = {
+export const ATTRIBUTES: Record<string, string> = {
   srcset: 'html-srcset',
   required: 'html-required',
   usemap: 'html-image-maps',
@@ -70,7 +70,7 @@ const ATTRIBUTES: Record<string, string> = {
   height: 'html-height',
 };
 
-const INPUT_TYPES: Record<string, string> = {
+export const INPUT_TYPES: Record<string, string> = {
   checkbox: 'html-input-checkbox',
   radio: 'html-input-radio',
   hidden: 'html-input-hidden',
@@ -197,9 +197,9 @@ export function findFeatures(scan: ScannedHtml, known: ReadonlySet<string>): Fea
   return uses;
 }
 
-type Add = (slug: string, line: number) => void;
+export type Add = (slug: string, line: number) => void;
 
-function elementFeatures(element: ScannedElement, hasBody: boolean, add: Add): void {
+export function elementFeatures(element: ScannedElement, hasBody: boolean, add: Add): void {
   const { name, attribs, line } = element;
   const tag = TAGS[name];
   if (tag && (name !== 'body' || hasBody)) add(tag, line);
@@ -230,7 +230,7 @@ function elementFeatures(element: ScannedElement, hasBody: boolean, add: Add): v
   if (attribs.style) for (const d of parseDeclarations(attribs.style)) declarationFeatures(d, line, add);
 }
 
-function declarationFeatures(d: CssDeclaration, line: number, add: Add): void {
+export function declarationFeatures(d: CssDeclaration, line: number, add: Add): void {
   if (d.property.startsWith('--')) {
     add('css-variables', line);
     return;
@@ -269,7 +269,7 @@ function declarationFeatures(d: CssDeclaration, line: number, add: Add): void {
   }
 }
 
-function atRuleFeatures(name: string, prelude: string, line: number, add: Add): void {
+export function atRuleFeatures(name: string, prelude: string, line: number, add: Add): void {
   const text = prelude.toLowerCase();
   if (name === 'media') {
     add('css-at-media', line);
@@ -284,7 +284,7 @@ function atRuleFeatures(name: string, prelude: string, line: number, add: Add): 
   else if (name === 'supports') add('css-at-supports', line);
 }
 
-function selectorFeatures(selectorList: string, line: number, add: Add): void {
+export function selectorFeatures(selectorList: string, line: number, add: Add): void {
   const selectors = splitTop(
     replaceGroups(
       replaceGroups(selectorList, '[', ']', () => '[]'),

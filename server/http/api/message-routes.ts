@@ -528,7 +528,7 @@ function captureUrl(record: MessageRecord): string {
   return `/api/messages/${record.id}`;
 }
 
-function attachmentUrl(record: MessageRecord, index: number): string {
+export function attachmentUrl(record: MessageRecord, index: number): string {
   return `/api/messages/${record.id}/attachments/${index}`;
 }
 

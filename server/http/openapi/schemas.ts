@@ -425,6 +425,42 @@ const LinkEvent = z.union([
   z.object({ type: z.literal('done'), ...linkCounts }),
 ]);
 
+/** The client views of GET /api/messages/{id}/render (docs/checks.md, "Client views"). */
+export const ClientViewId = z
+  .enum(['gmail-web', 'gmail-app', 'outlook-windows', 'outlook-com', 'apple-mail', 'yahoo', 'images-off'])
+  .meta({ id: 'ClientViewId' });
+export const RenderMode = z.enum(['light', 'dark', 'inverted']).meta({ id: 'RenderMode' });
+const ViewRemoval = z
+  .object({
+    rule: z
+      .enum(['caniemail', 'caniemail-note', 'gmail-clip', 'images-off'])
+      .describe("Why it went: the client's latest caniemail test says not supported, a note of a partial support, Gmail's clip, or images off."),
+    what: z.string().describe('What went, as written in the email (its first occurrence).'),
+    reason: z.string().describe('The sentence that says why, naming the client and the test or note.'),
+    feature: z.string().nullable().describe('The caniemail feature slug (the check warning of the same `feature`); null for the clip and images off.'),
+    finding: z.string().nullable().describe('The check finding it answers to: compatibility/<slug>, size/gmail_clipped or accessibility/img-alt.'),
+    url: z.string().nullable().describe("caniemail's page for the feature."),
+    count: int(),
+    lines: z.array(int()).describe('Lines of the HTML as captured (the first 200).'),
+  })
+  .meta({ id: 'ViewRemoval' });
+export const ClientView = z
+  .object({
+    client: ClientViewId,
+    name: z.string(),
+    fidelity: z.enum(['high', 'medium', 'low']).describe('How close the approximation comes: high (few differences), medium, low (the client lays mail out another way).'),
+    approximation: z.literal(true).describe('A view is an approximation from the data, never a screenshot of the client.'),
+    limits: z.string().describe('What the view does not simulate.'),
+    mode: RenderMode,
+    dark: z
+      .enum(['styles', 'invert', 'light'])
+      .nullable()
+      .describe("How dark was shown: the email's own dark styles, an inversion, or light (the client does neither); null in light mode."),
+    html: z.string().describe('The transformed HTML, cid: references pointing at the attachments; show it under the preview policy.'),
+    removed: z.array(ViewRemoval),
+  })
+  .meta({ id: 'ClientView' });
+
 // The live push (/api/events, docs/live-push.md): frames `{type, data}`.
 
 const Hello = z
@@ -506,8 +542,12 @@ export const wireTypes = {
     LinkCheckResult: LinkResult,
     LinkCheck,
     LinkEvent,
+    ClientViewId,
+    RenderMode,
+    ViewRemoval,
+    ClientView,
     Hello,
     Frame,
   } satisfies Record<string, z.ZodType>,
-  lists: { SOURCES: Source, DELIVERY_STATUSES: DeliveryStatus, FORCED_STATUSES: ForcedStatus, SUBSCRIPTION_STATUSES: SubscriptionStatus },
+  lists: { CLIENT_VIEW_IDS: ClientViewId, RENDER_MODES: RenderMode, SOURCES: Source, DELIVERY_STATUSES: DeliveryStatus, FORCED_STATUSES: ForcedStatus, SUBSCRIPTION_STATUSES: SubscriptionStatus },
 };
