@@ -19,6 +19,7 @@ export interface CssView {
 const IMAGE_PROPERTY = /^(-(webkit|moz|ms|o)-)?(background|list-style|border-image|content|mask)/;
 /** The notes of caniemail's `css-at-media` that the views apply. */
 const NO_NESTED_MEDIA = 'Does not support nested media queries';
+const NO_HEIGHT_MEDIA = 'Does not support height based media queries';
 
 function slugsOf(collect: (add: (slug: string) => void) => void): string[] {
   const slugs: string[] = [];
@@ -55,13 +56,14 @@ export function filterStyleAttribute(style: string, line: number, view: CssView)
 }
 
 /**
- * A `<style>` sheet as this view keeps it: at-rule blocks, rules and declarations the client does
+ * A `<style>` sheet as this view keeps it (null: unchanged, leave it as written): at-rule blocks, rules and declarations the client does
  * not support are dropped (and recorded), kept `prefers-color-scheme` queries are made to match
  * or not by the view's scheme. One pass, like the check's reader: a dropped block is skipped to
  * its closing brace, a kept grouping block is read as it comes.
  */
-export function filterStylesheet(source: string, view: CssView): string {
+export function filterStylesheet(source: string, view: CssView): string | null {
   const css = blankComments(source);
+  let changed = false;
   const out: string[] = [];
   /** Open grouping blocks (kept), innermost last. */
   let depth = 0;
@@ -85,39 +87,48 @@ export function filterStylesheet(source: string, view: CssView): string {
     }
     if (css[stop] === ';') {
       if (prelude.startsWith('@') && keepAtRule(prelude, line, view, depth)) out.push(`${prelude};\n`);
+      else changed = true;
       at = stop + 1;
       continue;
     }
-    const close = matching(css, stop, to);
+    // A kept grouping block is read as it comes: looking for its end first would read the rest
+    // of the sheet once per level of a deep nesting (quadratic, issue 19).
     if (prelude.startsWith('@')) {
       const name = atName(prelude);
       if (!keepAtRule(prelude, line, view, depth)) {
-        at = close + 1;
+        changed = true;
+        at = matching(css, stop, to) + 1;
         continue;
       }
       if (name === 'media' || name === 'supports' || name === 'document' || name === 'layer' || name === 'container' || name === 'scope') {
-        out.push(`${schemeQuery(prelude, view)} {\n`);
+        const query = schemeQuery(prelude, view);
+        if (query !== prelude) changed = true;
+        out.push(`${query} {\n`);
         depth++;
         at = stop + 1;
         continue;
       }
       // @font-face, @keyframes, @page: kept as written.
+      const close = matching(css, stop, to);
       out.push(`${prelude} ${css.slice(stop, close + 1)}\n`);
       at = close + 1;
       continue;
     }
+    const close = matching(css, stop, to);
     at = close + 1;
     const slug = view.imagesOff ? null : view.removals.firstUnsupported(slugsOf((add) => selectorFeatures(prelude, line, add)));
     if (slug !== null) {
       view.removals.unsupportedFeature(slug, 'selector', `${short(prelude)} { … }`, line);
+      changed = true;
       continue;
     }
     const declarations = parseDeclarations(css.slice(stop + 1, close), stop + 1);
     const kept = declarations.filter((d) => keepDeclaration(d, view.lineAt(d.offset), view));
+    if (kept.length < declarations.length) changed = true;
     if (kept.length > 0 || declarations.length === 0) out.push(`${prelude} { ${kept.map(declarationText).join('; ')} }\n`);
   }
   while (depth-- > 0) out.push('}\n');
-  return out.join('');
+  return changed ? out.join('') : null;
 }
 
 function keepAtRule(prelude: string, line: number, view: CssView, depth: number): boolean {
@@ -131,6 +142,10 @@ function keepAtRule(prelude: string, line: number, view: CssView, depth: number)
   }
   if (name === 'media' && depth > 0 && view.removals.hasNote('css-at-media', NO_NESTED_MEDIA)) {
     view.removals.noted('css-at-media', 'nested', `${short(prelude)} { … } (nested)`, `Partial. ${NO_NESTED_MEDIA}.`, line);
+    return false;
+  }
+  if (name === 'media' && /height/i.test(query) && view.removals.hasNote('css-at-media', NO_HEIGHT_MEDIA)) {
+    view.removals.noted('css-at-media', 'height', `${short(prelude)} { … }`, `Partial. ${NO_HEIGHT_MEDIA}.`, line);
     return false;
   }
   return true;

@@ -26,6 +26,9 @@ const REMOVED_WHOLE = new Set([
 /** The caniemail notes the views apply to partial support. */
 const BODY_AS_DIV = 'Replaced by a `<div>`';
 const NO_BODY_STYLE = 'Not supported inside the `<body>`';
+const BACKGROUND_ON_BODY = 'Only supported on the `<body>` element';
+const STYLE_16KB = 'is limited to 16 KB';
+const STYLE_MAX_CHARS = 16 * 1024;
 
 interface Edit {
   start: number;
@@ -83,7 +86,6 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
     const line = lineOf(start);
     const attribs: Record<string, string> = {};
     for (const a of attributes) attribs[a.name] = a.value;
-    if (name === 'meta' && (attribs.name ?? '').toLowerCase() === 'color-scheme' && (attribs.content ?? '').toLowerCase().includes('dark')) offersDark = true;
     const entry: Open = { name, start };
     if (view.imagesOff) {
       if (name === 'img') {
@@ -110,6 +112,7 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
         edits.push({ start: start + 1, end: start + 5, text: 'div' });
       }
     }
+    if (name === 'meta' && (attribs.name ?? '').toLowerCase() === 'color-scheme' && (attribs.content ?? '').toLowerCase().includes('dark')) offersDark = true;
     for (const a of attributes) attributeEdit(name, a, line);
     return entry;
   };
@@ -133,7 +136,13 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
     if ((element === 'img' && a.name === 'src') || (element === 'a' && a.name === 'href'))
       elementFeatures({ name: element, attribs: { [a.name]: a.value }, line, parent: -1 }, true, (slug) => slugs.push(slug));
     const slug = unsupported(slugs);
-    if (slug === null) return;
+    if (slug === null) {
+      if (a.name === 'background' && element !== 'body' && removals.hasNote('html-background', BACKGROUND_ON_BODY)) {
+        removals.noted('html-background', 'not body', `background="${short(a.value)}" on <${element}>`, `Partial. ${BACKGROUND_ON_BODY}.`, line);
+        edits.push({ start: a.start, end: a.end, text: '' });
+      }
+      return;
+    }
     removals.unsupportedFeature(slug, `attribute ${a.name}`, `${a.name}="${short(a.value)}" on <${element}>`, line);
     edits.push({ start: a.start, end: a.end, text: '' });
   };
@@ -184,8 +193,15 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
           const cssEnd = implied ? end : parser.startIndex;
           const lineBase = entry.cssStart;
           const css = input.slice(lineBase, cssEnd);
+          if (!view.imagesOff && css.length > STYLE_MAX_CHARS && removals.hasNote('html-style', STYLE_16KB)) {
+            // The whole element goes: Gmail drops a <style> over 16 KB.
+            removals.noted('html-style', 'over 16 KB', `<style> of ${Math.round(css.length / 1024)} KB`, 'The size of the `<style>` tag is limited to 16 KB.', entry.cssLine ?? 1);
+            edits.push({ start: entry.start, end, text: '' });
+            return;
+          }
           view.lineAt = (offset) => lineOf(lineBase + offset);
-          edits.push({ start: lineBase, end: cssEnd, text: filterStylesheet(css, view) });
+          const filtered = filterStylesheet(css, view);
+          if (filtered !== null) edits.push({ start: lineBase, end: cssEnd, text: filtered });
         }
         if (!implied && entry.unwrapped) edits.push({ start: parser.startIndex, end, text: '' });
         if (!implied && entry.renamed) edits.push({ start: parser.startIndex + 2, end: parser.startIndex + 6, text: 'div' });
@@ -194,7 +210,7 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true },
   );
   parser.write(input);
-  const stillOpen = stack.map((e) => e.name);
+  const stillOpen = stack.map((e) => (e.renamed ? 'div' : e.name));
   finishing = true;
   parser.end();
   return { html: applyEdits(input, edits), open: stillOpen, offersDark };
