@@ -3,7 +3,7 @@ import type { ClientView } from '../../../client/pigeonhole-client.ts';
 import { lazy } from '../../domain/lazy.ts';
 import { prepareHtml } from '../../domain/mail/html-preview.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { CLIENT_VIEWS, type ClientViewId } from '../../domain/views/clients.ts';
+import { CLIENT_VIEWS } from '../../domain/views/clients.ts';
 import { detail, notFound } from '../errors.ts';
 import { detail as detailDoc, json } from '../openapi/docs.ts';
 import { describedAs } from '../openapi/json-schema.ts';
@@ -16,6 +16,15 @@ import { route, type ApiRoute } from './route.ts';
 const MODES = ['light', 'dark', 'inverted'] as const;
 export const BAD_CLIENT = `client must be one of ${CLIENT_VIEWS.join(', ')}.`;
 const BAD_MODE = 'mode must be light, dark or inverted.';
+
+/** A value of `values` exactly (case matters, as in every enumeration of the API), else the refusal `message`. */
+function oneOf<T extends string>(values: readonly T[], message: string) {
+  return (value: string | undefined, ctx: z.RefinementCtx): T => {
+    if (value !== undefined && (values as readonly string[]).includes(value)) return value as T;
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
+  };
+}
 
 /**
  * A capture as an email client would show it (GET /api/messages/{id}/render): the client views
@@ -30,14 +39,12 @@ export function renderRoutes(sandbox: Sandbox): ApiRoute[] {
       method: 'GET',
       path: '/api/messages/:id/render',
       query: z.object({
-        client: describedAs(
-          text().refine((value) => value !== undefined && (CLIENT_VIEWS as readonly string[]).includes(value), BAD_CLIENT),
-          { type: 'string', enum: [...CLIENT_VIEWS] },
-        ).describe('The client view.'),
-        mode: describedAs(
-          text().refine((value) => value === undefined || (MODES as readonly string[]).includes(value), BAD_MODE),
-          { type: 'string', enum: [...MODES], default: 'light' },
-        ).describe("light (default), dark (the client's own dark mode: the email's dark styles where it applies them, an inversion where it inverts) or inverted."),
+        client: describedAs(text().transform(oneOf(CLIENT_VIEWS, BAD_CLIENT)), { type: 'string', enum: [...CLIENT_VIEWS] }).describe('The client view.'),
+        mode: describedAs(text().transform((value, ctx) => (value === undefined ? 'light' : oneOf(MODES, BAD_MODE)(value, ctx))), {
+          type: 'string',
+          enum: [...MODES],
+          default: 'light',
+        }).describe("light (default), dark (the client's own dark mode: the email's dark styles where it applies them, an inversion where it inverts) or inverted."),
       }),
       doc: {
         summary: 'A capture as an email client shows it',
@@ -57,7 +64,7 @@ export function renderRoutes(sandbox: Sandbox): ApiRoute[] {
         const html = await sandbox.messages.html(record);
         if (html === null) throw detail(404, 'This capture has no HTML body.');
         const { renderClientView } = await views();
-        const view = renderClientView(html, query.client as ClientViewId, (query.mode ?? 'light') as (typeof MODES)[number]);
+        const view = renderClientView(html, query.client, query.mode);
         // As the preview's /html: cid: images point at the attachments (signed: the sandboxed frame sends no cookie).
         const prepared = prepareHtml(view.html, record.attachments, (index) => signedPath(attachmentUrl(record, index))).html;
         ctx.body = { ...view, html: prepared } satisfies ClientView;

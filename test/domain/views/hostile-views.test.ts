@@ -18,7 +18,7 @@ const everyView = (html: string) => {
 describe('client views of hostile HTML', () => {
   for (const shape of HOSTILE_SHAPES.filter((s) => s.part === 'html')) {
     it(`${shape.name}: ${GROWTH}× the HTML costs < ${LINEAR}× the time`, async () => {
-      const { ratio } = await growth(shape.make, everyView, 40 * KB, 3);
+      const { ratio } = await growth(shape.make, everyView, 16 * KB, 3);
       expect(ratio).toBeLessThan(LINEAR);
     });
   }
