@@ -74,7 +74,8 @@ export const PROFILES: Record<ClientViewId, ClientProfile> = {
     name: 'Apple Mail (macOS)',
     caniemail: 'apple-mail.macos',
     fidelity: 'high',
-    limits: 'Apple Mail is WebKit: it supports nearly everything the preview does, so this view differs from the plain preview only where caniemail says so. Dark mode applies the email’s own dark styles.',
+    limits:
+      'Apple Mail is WebKit: it supports nearly everything the preview does, so this view differs from the plain preview only where caniemail says so. Dark mode applies the email’s own dark styles.',
     dark: 'styles',
     clips: false,
     imagesOff: false,

@@ -1,7 +1,7 @@
 import { ATTRIBUTES, elementFeatures, INPUT_TYPES, TAGS } from '../check/features.ts';
 import { HtmlParser } from '../mail/html-parser.ts';
 import { filterStyleAttribute, filterStylesheet, short, type CssView } from './css-filter.ts';
-import { imageBox } from './images-off.ts';
+import { escapeAttribute, imageBox } from './images-off.ts';
 
 /** Unsupported elements that go with everything in them; any other unsupported element is unwrapped (its content stays). */
 const REMOVED_WHOLE = new Set([
@@ -93,7 +93,12 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
         return entry;
       }
     } else {
-      const tagSlug = unsupported([TAGS[name], name === 'input' ? INPUT_TYPES[(attribs.type ?? 'text').toLowerCase()] : undefined, buttonSlug(name, attribs), metaSlug(name, attribs)]);
+      const tagSlug = unsupported([
+        TAGS[name],
+        name === 'input' ? INPUT_TYPES[(attribs.type ?? 'text').toLowerCase()] : undefined,
+        buttonSlug(name, attribs),
+        metaSlug(name, attribs),
+      ]);
       const styleInBody = name === 'style' && inBody && removals.hasNote('html-style', NO_BODY_STYLE);
       if (tagSlug !== null || styleInBody) {
         if (tagSlug !== null) removals.unsupportedFeature(tagSlug, `element ${name}`, `<${name}>`, line);
@@ -175,13 +180,7 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
         if (name === 'body') inBody = false;
         // Where the element ends: after its close tag, after itself (void or self-closing), or
         // where the token that closed it starts (or the end of the input).
-        const end = !implied
-          ? parser.endIndex + 1
-          : parser.startIndex === entry.start
-            ? parser.endIndex + 1
-            : finishing
-              ? input.length
-              : parser.startIndex;
+        const end = !implied ? parser.endIndex + 1 : parser.startIndex === entry.start ? parser.endIndex + 1 : finishing ? input.length : parser.startIndex;
         if (removing !== null) {
           if (stack.length === removing.depth) {
             edits.push({ start: removing.start, end, text: '' });
@@ -195,7 +194,13 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
           const css = input.slice(lineBase, cssEnd);
           if (!view.imagesOff && css.length > STYLE_MAX_CHARS && removals.hasNote('html-style', STYLE_16KB)) {
             // The whole element goes: Gmail drops a <style> over 16 KB.
-            removals.noted('html-style', 'over 16 KB', `<style> of ${Math.round(css.length / 1024)} KB`, 'The size of the `<style>` tag is limited to 16 KB.', entry.cssLine ?? 1);
+            removals.noted(
+              'html-style',
+              'over 16 KB',
+              `<style> of ${Math.round(css.length / 1024)} KB`,
+              'The size of the `<style>` tag is limited to 16 KB.',
+              entry.cssLine ?? 1,
+            );
             edits.push({ start: entry.start, end, text: '' });
             return;
           }
@@ -237,10 +242,6 @@ function applyEdits(input: string, edits: readonly Edit[]): string {
   }
   out.push(input.slice(from));
   return out.join('');
-}
-
-export function escapeAttribute(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function lineStarts(text: string): number[] {

@@ -25,7 +25,7 @@ export function imageBox(attribs: Record<string, string>, line: number, removals
   }
   if (alt.trim() === '') {
     removals.other('images-off', 'decorative', '<img alt="">', 'Images are blocked: a decorative image (alt="") leaves an empty space.', null, line);
-    return box(size, "", "decorative");
+    return box(size, '', 'decorative');
   }
   removals.other('images-off', 'alt', '<img alt="…">', 'Images are blocked: each image shows its alt text instead.', null, line);
   return box(size, alt, 'alt');
@@ -33,8 +33,8 @@ export function imageBox(attribs: Record<string, string>, line: number, removals
 
 function box(style: string, text: string, kind: string): string {
   // A decorative image is hidden from screen readers, as alt="" asks.
-  const role = text === '' ? 'aria-hidden="true"' : `role="img" aria-label="${escape(text)}"`;
-  return `<span data-pigeonhole-image-off="${kind}" ${role} style="${BOX};${style}">${escape(text)}</span>`;
+  const role = text === '' ? 'aria-hidden="true"' : `role="img" aria-label="${escapeAttribute(text)}"`;
+  return `<span data-pigeonhole-image-off="${kind}" ${role} style="${BOX};${style}">${escapeAttribute(text)}</span>`;
 }
 
 /** The image's width and height from its attributes or its style, in CSS. */
@@ -65,6 +65,7 @@ function fileName(src: string): string {
   return name.length > 60 ? `${name.slice(0, 57)}…` : name;
 }
 
-function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Text for an attribute value or element content: the four characters that could end either, escaped. */
+export function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

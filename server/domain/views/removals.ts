@@ -1,7 +1,7 @@
 import { featureInfo, latestSupport, type ClientProfile } from './clients.ts';
 
 /** Why something was taken out of a client view. */
-export type RemovalRule = 'caniemail' | 'caniemail-note' | 'gmail-clip' | 'images-off';
+type RemovalRule = 'caniemail' | 'caniemail-note' | 'gmail-clip' | 'images-off';
 
 /** One kind of thing a client view removed or replaced, with every place it was. */
 export interface Removal {

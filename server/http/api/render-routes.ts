@@ -14,7 +14,7 @@ import { attachmentUrl } from './message-routes.ts';
 import { route, type ApiRoute } from './route.ts';
 
 const MODES = ['light', 'dark', 'inverted'] as const;
-export const BAD_CLIENT = `client must be one of ${CLIENT_VIEWS.join(', ')}.`;
+const BAD_CLIENT = `client must be one of ${CLIENT_VIEWS.join(', ')}.`;
 const BAD_MODE = 'mode must be light, dark or inverted.';
 
 /** A value of `values` exactly (case matters, as in every enumeration of the API), else the refusal `message`. */
@@ -40,11 +40,16 @@ export function renderRoutes(sandbox: Sandbox): ApiRoute[] {
       path: '/api/messages/:id/render',
       query: z.object({
         client: describedAs(text().transform(oneOf(CLIENT_VIEWS, BAD_CLIENT)), { type: 'string', enum: [...CLIENT_VIEWS] }).describe('The client view.'),
-        mode: describedAs(text().transform((value, ctx) => (value === undefined ? 'light' : oneOf(MODES, BAD_MODE)(value, ctx))), {
-          type: 'string',
-          enum: [...MODES],
-          default: 'light',
-        }).describe("light (default), dark (the client's own dark mode: the email's dark styles where it applies them, an inversion where it inverts) or inverted."),
+        mode: describedAs(
+          text().transform((value, ctx) => (value === undefined ? 'light' : oneOf(MODES, BAD_MODE)(value, ctx))),
+          {
+            type: 'string',
+            enum: [...MODES],
+            default: 'light',
+          },
+        ).describe(
+          "light (default), dark (the client's own dark mode: the email's dark styles where it applies them, an inversion where it inverts) or inverted.",
+        ),
       }),
       doc: {
         summary: 'A capture as an email client shows it',

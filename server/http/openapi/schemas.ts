@@ -448,7 +448,9 @@ export const ClientView = z
   .object({
     client: ClientViewId,
     name: z.string(),
-    fidelity: z.enum(['high', 'medium', 'low']).describe('How close the approximation comes: high (few differences), medium, low (the client lays mail out another way).'),
+    fidelity: z
+      .enum(['high', 'medium', 'low'])
+      .describe('How close the approximation comes: high (few differences), medium, low (the client lays mail out another way).'),
     approximation: z.literal(true).describe('A view is an approximation from the data, never a screenshot of the client.'),
     limits: z.string().describe('What the view does not simulate.'),
     mode: RenderMode,
@@ -549,5 +551,12 @@ export const wireTypes = {
     Hello,
     Frame,
   } satisfies Record<string, z.ZodType>,
-  lists: { CLIENT_VIEW_IDS: ClientViewId, RENDER_MODES: RenderMode, SOURCES: Source, DELIVERY_STATUSES: DeliveryStatus, FORCED_STATUSES: ForcedStatus, SUBSCRIPTION_STATUSES: SubscriptionStatus },
+  lists: {
+    CLIENT_VIEW_IDS: ClientViewId,
+    RENDER_MODES: RenderMode,
+    SOURCES: Source,
+    DELIVERY_STATUSES: DeliveryStatus,
+    FORCED_STATUSES: ForcedStatus,
+    SUBSCRIPTION_STATUSES: SubscriptionStatus,
+  },
 };

@@ -143,7 +143,9 @@ describe('SVG and a form', () => {
       'caniemail html-select ×1 @14',
       'caniemail html-button-submit ×1 @15',
     ]);
-    expect(v.html).toContain('<p>How did we do?</p>\n\n<img src="https://example.com/logo.svg" alt="Acme" width="80" height="20">\n\n\n\n\nSend\n\n<p>Thank you.</p>');
+    expect(v.html).toContain(
+      '<p>How did we do?</p>\n\n<img src="https://example.com/logo.svg" alt="Acme" width="80" height="20">\n\n\n\n\nSend\n\n<p>Thank you.</p>',
+    );
   });
 
   it('Gmail (web) removes the SVG element and the .svg image source (both n); the app keeps the image (a)', () => {
@@ -214,8 +216,12 @@ describe('images off', () => {
       ['<img alt="">', null],
     ]);
     expect(v.html).not.toContain('<img');
-    expect(v.html).toMatch(/<span data-pigeonhole-image-off="alt" role="img" aria-label="Spring sale: 20% off" style="[^"]*;width:600px;height:300px;">Spring sale: 20% off<\/span>/);
-    expect(v.html).toMatch(/<span data-pigeonhole-image-off="missing" role="img" aria-label="No alt text: photo.png" style="[^"]*;width:200px;height:100px;[^"]*">No alt text: photo.png<\/span>/);
+    expect(v.html).toMatch(
+      /<span data-pigeonhole-image-off="alt" role="img" aria-label="Spring sale: 20% off" style="[^"]*;width:600px;height:300px;">Spring sale: 20% off<\/span>/,
+    );
+    expect(v.html).toMatch(
+      /<span data-pigeonhole-image-off="missing" role="img" aria-label="No alt text: photo.png" style="[^"]*;width:200px;height:100px;[^"]*">No alt text: photo.png<\/span>/,
+    );
     expect(v.html).toMatch(/<span data-pigeonhole-image-off="decorative" aria-hidden="true" style="[^"]*;width:1px;height:1px;"><\/span>/);
     expect(v.html).toContain('<p>Text stays.</p>');
     expect(v).toMatchObject({ fidelity: 'high', name: 'Images off' });
@@ -232,9 +238,9 @@ describe("Gmail's clip at 102 KB", () => {
   // 102 KB is byte 104,448, inside paragraph 1043 (104,400 to 104,499), whose last tag before
   // it is its `</p>` at 104,415: the clip cuts there, so Gmail shows "Item 1043" (its <p> closed
   // before the marker) and nothing after.
-  const head = '<!DOCTYPE html><html><head><title>Long</title></head><body>'.padEnd(99, ' ') + '\n';
-  const paragraph = (n: number) => `<p>Item ${String(n).padStart(4, '0')}</p>`.padEnd(99, '.') + '\n';
-  const long = head + Array.from({ length: 1500 }, (_, n) => paragraph(n)).join('') + '</body></html>';
+  const head = `${'<!DOCTYPE html><html><head><title>Long</title></head><body>'.padEnd(99, ' ')}\n`;
+  const paragraph = (n: number) => `${`<p>Item ${String(n).padStart(4, '0')}</p>`.padEnd(99, '.')}\n`;
+  const long = `${head + Array.from({ length: 1500 }, (_, n) => paragraph(n)).join('')}</body></html>`;
 
   it('is a 150 KB email', () => {
     expect(Buffer.byteLength(long)).toBe(100 + 1500 * 100 + 14);
@@ -243,7 +249,8 @@ describe("Gmail's clip at 102 KB", () => {
   it('cuts Gmail views at the last tag before 102 KB and shows the marker', () => {
     for (const client of ['gmail-web', 'gmail-app'] as const) {
       const v = renderClientView(long, client);
-      expect(v.html, client).toContain(`${paragraph(1042)}<p>Item 1043</p></div></html><div data-pigeonhole-clip style="margin:24px 0 0;padding:12px 16px;border-top:1px solid #dadce0;font:14px Arial,Helvetica,sans-serif;color:#5f6368;background:#fff">[Message clipped]&nbsp;&nbsp;<span style="color:#1a73e8;text-decoration:underline">View entire message</span></div>`,
+      expect(v.html, client).toContain(
+        `${paragraph(1042)}<p>Item 1043</p></div></html><div data-pigeonhole-clip style="margin:24px 0 0;padding:12px 16px;border-top:1px solid #dadce0;font:14px Arial,Helvetica,sans-serif;color:#5f6368;background:#fff">[Message clipped]&nbsp;&nbsp;<span style="color:#1a73e8;text-decoration:underline">View entire message</span></div>`,
       );
       expect(v.html, client).not.toContain('Item 1044');
       // Open elements are closed before the marker (the body, shown as a div, and html).

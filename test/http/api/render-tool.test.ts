@@ -7,7 +7,9 @@ import { viewFixture } from '../../domain/views/fixtures.ts';
 
 describe('the render_message tool (for the MCP server)', () => {
   it('answers the view without its HTML unless asked, then cut to max_html_chars', async ({ app, v1 }) => {
-    const sent = await read(await v1.post('/v1/email/send/', { recipient: 'tool@example.com', subject: 'Tool', body: viewFixture('svg-form.html'), use_account_template: false }));
+    const sent = await read(
+      await v1.post('/v1/email/send/', { recipient: 'tool@example.com', subject: 'Tool', body: viewFixture('svg-form.html'), use_account_template: false }),
+    );
     const id = (sent.body as { id: string }).id;
     const client = new PigeonholeClient({ baseUrl: app.url });
     const short = await renderTool.run(client, { id, client: 'outlook-windows' });
