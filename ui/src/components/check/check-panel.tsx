@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { reason, sandbox } from '../../sandbox.ts';
 import { useLoad } from '../../state/hooks.ts';
 import type { CheckPlatform, CheckReport, MessageDetail } from '../../types.ts';
@@ -9,8 +9,12 @@ import styles from './check-panel.module.css';
 import sections from './check-sections.module.css';
 import { Badge } from '../badges/badges.tsx';
 
-/** The Check tab: scores first, then what to fix, each with its lines in the HTML source. */
-export function CheckPanel({ message }: { message: MessageDetail }) {
+/**
+ * The Check tab: scores first, then what to fix, each with its lines in the HTML source.
+ * `finding` (`compatibility/<slug>`, `size/gmail_clipped`, `accessibility/<rule>`) is opened and
+ * scrolled to once the report is there: a client view's removal links to it.
+ */
+export function CheckPanel({ message, finding = null }: { message: MessageDetail; finding?: string | null }) {
   const [platform, setPlatform] = useState<CheckPlatform | 'all'>('all');
   const [line, setLine] = useState<number | null>(null);
   const [sourceOpen, setSourceOpen] = useState(false);
@@ -20,6 +24,13 @@ export function CheckPanel({ message }: { message: MessageDetail }) {
     setLine(n);
     setSourceOpen(true);
   };
+  useEffect(() => {
+    if (!report || finding === null) return;
+    const target = document.getElementById(`finding-${finding}`);
+    const details = target?.querySelector('details');
+    if (details) details.open = true;
+    target?.scrollIntoView({ block: 'center' });
+  }, [report, finding]);
 
   return (
     <div class={sourceOpen && message.html ? `${styles.checkPanel} ${styles.withSource}` : styles.checkPanel}>

@@ -61,7 +61,7 @@ export function SizeSummary({ size }: { size: CheckReport['size'] }) {
   const over = size.attachments.limits.filter((l) => l.over);
   return (
     <ul class={styles.checkFacts}>
-      <li class={factClass(size.gmail_clipped ? 'bad' : 'good')} data-testid="gmail-clipping">
+      <li class={factClass(size.gmail_clipped ? 'bad' : 'good')} data-testid="gmail-clipping" id="finding-size/gmail_clipped">
         {size.gmail_clipped
           ? `Clipped by Gmail: the HTML is ${fileSize(size.html_bytes)}, over Gmail's ${size.gmail_clip_bytes / 1024} KB; readers see "[Message clipped]".`
           : `Not clipped by Gmail: the HTML is ${fileSize(size.html_bytes)} of ${size.gmail_clip_bytes / 1024} KB.`}
@@ -115,7 +115,7 @@ function WarningItem({ warning, names, onLine }: { warning: CompatibilityWarning
   const no = entries.filter(([, s]) => s === 'no').length;
   const partial = entries.filter(([, s]) => s === 'partial').length;
   return (
-    <li>
+    <li id={`finding-compatibility/${warning.feature}`}>
       <details class={styles.checkItem}>
         <summary>
           <Badge tone={warning.severity === 'error' ? 'bad' : 'warn'}>{warning.category}</Badge>
@@ -198,7 +198,11 @@ export function AccessibilityList({ report, onLine }: { report: CheckReport; onL
   return (
     <ul class={styles.checkList}>
       {issues.map((issue, i) => (
-        <li key={i} class={findingClass(issue.severity)}>
+        <li
+          key={i}
+          class={findingClass(issue.severity)}
+          id={issues.findIndex((other) => other.rule === issue.rule) === i ? `finding-accessibility/${issue.rule}` : undefined}
+        >
           <Badge tone={issue.severity === 'error' ? 'bad' : 'warn'}>{issue.rule}</Badge> {issue.message}{' '}
           {issue.line !== null ? <LineLinks lines={[issue.line]} onLine={onLine} /> : null}
         </li>

@@ -6,6 +6,9 @@ import type { Inbox } from '../../state/inbox.ts';
 import type { MessageDetail } from '../../types.ts';
 import { Badge, MessageBadges } from '../badges/badges.tsx';
 import { CheckPanel } from '../check/check-panel.tsx';
+import type { ClientViewId } from '../../../../client/pigeonhole-client.ts';
+import { ClientSelect } from '../client-view/client-select.tsx';
+import { ClientViewPreview } from '../client-view/client-view.tsx';
 import { ColorModeSwitch } from '../preview/color-mode.tsx';
 import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
 import { AttachmentsPart, HeadersPart, RawPart, RecordPart, TextPart } from './message-parts.tsx';
@@ -40,6 +43,10 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
   const [remote, setRemote] = useState(false);
   // The preview starts as the system is: dark styles apply on a dark system, as in Apple Mail.
   const [colorMode, setColorMode] = useState<ColorMode>(() => (systemPrefersDark() ? 'styles' : 'light'));
+  // As sent, or as one email client would show it (GET /api/messages/{id}/render).
+  const [client, setClient] = useState<ClientViewId | null>(null);
+  // The check finding a client view's removal pointed at, opened in the Check tab.
+  const [finding, setFinding] = useState<string | null>(null);
   // The served page (with the server's CSP) follows the system's light or dark preference; a
   // mode the system does not give (or inversion) needs the document rewritten into a srcdoc frame.
   const served = colorMode === (systemPrefersDark() ? 'styles' : 'light');
@@ -221,6 +228,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
             <div class="part-toolbar">
               <WidthSwitch value={width} onChange={onWidth} />
               <ColorModeSwitch value={colorMode} onChange={setColorMode} />
+              <ClientSelect value={client} onChange={setClient} />
               <label class="toggle">
                 <input type="checkbox" checked={remote} onChange={(e) => setRemote((e.target as HTMLInputElement).checked)} />
                 Load remote content
@@ -236,7 +244,19 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
                     : 'Remote images, styles and fonts are blocked.'}
               </span>
             </div>
-            {served ? (
+            {client ? (
+              <ClientViewPreview
+                id={message.id}
+                client={client}
+                colorMode={colorMode}
+                width={width}
+                remote={remote}
+                onFinding={(f) => {
+                  setFinding(f);
+                  setTab('check');
+                }}
+              />
+            ) : served ? (
               <PreviewFrame
                 key="served"
                 title={previewTitle(colorMode)}
@@ -264,7 +284,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
         {tab === 'raw' ? <RawPart message={message} /> : null}
         {tab === 'attachments' ? <AttachmentsPart message={message} /> : null}
         {tab === 'record' ? <RecordPart message={message} /> : null}
-        {tab === 'check' ? <CheckPanel message={message} /> : null}
+        {tab === 'check' ? <CheckPanel message={message} finding={finding} /> : null}
       </div>
     </article>
   );
