@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import type { Frame, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { useBrowser } from './browser.ts';
+
+const b = useBrowser();
+const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/emails/views/${name}`, import.meta.url), 'utf8');
+
+async function frameTitled(page: Page, title: string): Promise<Frame> {
+  const element = await page.getByTitle(title, { exact: true }).elementHandle();
+  return (await element!.contentFrame())!;
+}
+
+describe('client views in Chromium', () => {
+  for (const [label, options] of [
+    ['desktop, light', { width: 1440, height: 900, colorScheme: 'light' as const }],
+    ['phone, dark', { width: 390, height: 844, colorScheme: 'dark' as const }],
+  ] as const) {
+    it(`(${label}) shows Outlook's view under the preview policy, its fidelity and removals, each opening its check finding`, async () => {
+      const id = await b.send({ recipient: 'designer@example.com', subject: 'Layouts', body: fixture('flex-grid.html'), use_account_template: false });
+      const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}`, ...options });
+      await page.getByTestId('client-select').selectOption('outlook-windows');
+      const note = page.getByTestId('client-view-note');
+      await note.getByText('Approximation · low fidelity').waitFor();
+      const frame = await frameTitled(page, 'HTML preview as Outlook (Windows, 2019) (approximation)');
+      // Rendered in the sandboxed srcdoc frame with the same Content-Security-Policy as the dark previews.
+      const policy = await frame.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? '');
+      expect(policy).toContain("script-src 'none'");
+      expect(policy).toContain("img-src http://127.0.0.1:");
+      expect(await frame.evaluate(() => getComputedStyle(document.querySelector('.row')!).display)).toBe('block');
+      await page.getByTestId('client-view-removed').click();
+      expect(await page.getByTestId('client-view-removed').innerText()).toContain('8 removals of 5 kinds');
+      await screenshot(`client-view-outlook-${options.width}-${options.colorScheme}`);
+      // The same email as sent keeps its flex row.
+      await page.getByTestId('client-select').selectOption('');
+      const sent = await frameTitled(page, options.colorScheme === 'dark' ? "HTML preview, dark (the email's own styles)" : 'HTML preview');
+      await expect.poll(() => sent.evaluate(() => (document.querySelector('.row') ? getComputedStyle(document.querySelector('.row')!).display : ''))).toBe('flex');
+      // A removal opens its finding in the Check tab.
+      await page.getByTestId('client-select').selectOption('gmail-web');
+      await page.getByTestId('client-view-removed').click();
+      await page.getByRole('button', { name: 'See the check finding' }).first().click();
+      const finding = page.locator('[id="finding-compatibility/css-grid-template"] details');
+      await finding.waitFor();
+      await expect.poll(() => finding.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+      expect(errors).toEqual([]);
+    });
+  }
+});
