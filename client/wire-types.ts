@@ -376,10 +376,14 @@ export interface CompatibilityWarning {
   category: string;
   /** error: a client considered has no support; warning: partial support only. */
   severity: 'error' | 'warning';
+  /** breaks: where unsupported, the email looks or works differently (counted in the scores); ignored: a progressive enhancement (dark-mode, reduced-motion or hover queries, color-scheme, :hover) or used only inside one, which a client without it simply does not apply (not counted). */
+  impact: 'breaks' | 'ignored';
   /** The caniemail.com page. */
   url: string;
   /** Occurrences in the HTML. */
   count: number;
+  /** Of those, the ones inside an enhancement (a dark-mode, reduced-motion or hover query, a :hover rule): not counted in the scores. */
+  enhancement_count: number;
   /** Lines of the HTML where it occurs (the first 200). */
   lines: number[];
   /** Each client considered (by id), from its most recent test. */
@@ -395,7 +399,7 @@ export interface CompatibilityWarning {
 }
 
 export interface Compatibility {
-  /** 0–100, Mailpit's worst case: 100 minus the worst partial and the worst unsupported share, each weighted by how often its feature occurs. */
+  /** 0–100, Mailpit's worst case: 100 minus the worst partial and the worst unsupported share, each weighted by how often its feature occurs; uses whose impact is `ignored` do not count. */
   score: number;
   /** 0–100, the same formula with clients weighted by their share of opens. */
   market_score: number;

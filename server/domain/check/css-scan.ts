@@ -32,6 +32,8 @@ interface CssAtRule {
   name: string;
   prelude: string;
   offset: number;
+  /** The innermost grouping block it is written in (as a rule's `within`); null at the top. */
+  within: CssBlock | null;
 }
 
 export interface ParsedCss {
@@ -73,14 +75,14 @@ export function parseCss(source: string): ParsedCss {
       continue;
     }
     if (css[stop] === ';') {
-      if (prelude.startsWith('@')) out.atRules.push(atRule(prelude, start));
+      if (prelude.startsWith('@')) out.atRules.push(atRule(prelude, start, inner?.block ?? null));
       at = stop + 1;
       continue;
     }
     const within = inner?.block ?? null;
     const keepRules = inner?.rules ?? true;
     if (prelude.startsWith('@')) {
-      const rule = atRule(prelude, start);
+      const rule = atRule(prelude, start, within);
       out.atRules.push(rule);
       const keyframes = rule.name.endsWith('keyframes');
       if (GROUPING.has(rule.name) || keyframes) {
@@ -101,9 +103,9 @@ export function parseCss(source: string): ParsedCss {
   return out;
 }
 
-function atRule(prelude: string, offset: number): CssAtRule {
+function atRule(prelude: string, offset: number, within: CssBlock | null): CssAtRule {
   const match = /^@([-\w]+)\s*([\s\S]*)$/.exec(prelude);
-  return { name: (match?.[1] ?? '').toLowerCase(), prelude: match?.[2]?.trim() ?? '', offset };
+  return { name: (match?.[1] ?? '').toLowerCase(), prelude: match?.[2]?.trim() ?? '', offset, within };
 }
 
 /** `a: b; c: d !important` → declarations; offsets are `base` plus their place in `text`. */

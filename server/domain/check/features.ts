@@ -1,4 +1,4 @@
-import { parseCss, parseDeclarations, withoutPseudos, type CssDeclaration } from './css-scan.ts';
+import { parseCss, parseDeclarations, withoutPseudos, type CssBlock, type CssDeclaration } from './css-scan.ts';
 import { replaceGroups } from './groups.ts';
 import type { ScannedElement, ScannedHtml } from './html-scan.ts';
 
@@ -13,6 +13,12 @@ interface FeatureUse {
   count: number;
   /** The lines it occurs on, ascending, without repeats (the first 200). */
   lines: number[];
+  /**
+   * How many of those occurrences are inside an enhancement (a `prefers-color-scheme`,
+   * `prefers-reduced-motion` or `hover` media query, that query itself, or a `:hover` rule): a
+   * client without support for it never applies them, without harm (docs/checks.md, "Scores").
+   */
+  enhancement?: number;
 }
 
 export type FeatureUses = Map<string, FeatureUse>;
@@ -171,11 +177,12 @@ const PSEUDO_ELEMENTS: Record<string, string> = {
 /** Every caniemail feature the HTML uses, with its lines. `known` is the data's slugs. */
 export function findFeatures(scan: ScannedHtml, known: ReadonlySet<string>): FeatureUses {
   const uses: FeatureUses = new Map();
-  const add = (slug: string, line: number) => {
+  const record = (slug: string, line: number, enhancement: boolean) => {
     if (!known.has(slug)) return;
     let use = uses.get(slug);
-    if (!use) uses.set(slug, (use = { count: 0, lines: [] }));
+    if (!use) uses.set(slug, (use = { count: 0, lines: [], enhancement: 0 }));
     use.count++;
+    if (enhancement) use.enhancement = (use.enhancement ?? 0) + 1;
     const last = use.lines[use.lines.length - 1];
     if (last !== line && use.lines.length < MAX_LINES) {
       if (last === undefined || line > last) use.lines.push(line);
@@ -183,14 +190,25 @@ export function findFeatures(scan: ScannedHtml, known: ReadonlySet<string>): Fea
     }
   };
 
+  const add = (slug: string, line: number) => record(slug, line, false);
+  const addEnhancement = (slug: string, line: number) => record(slug, line, true);
   for (const element of scan.elements) elementFeatures(element, scan.hasBody, add);
   for (const style of scan.styles) {
     const css = parseCss(style.css);
     const lineAt = (offset: number) => scan.lineOf(style.offset + offset);
-    for (const rule of css.atRules) atRuleFeatures(rule.name, rule.prelude, lineAt(rule.offset), add);
+    const enhancing = enhancementBlocks();
+    for (const rule of css.atRules)
+      atRuleFeatures(
+        rule.name,
+        rule.prelude,
+        lineAt(rule.offset),
+        enhancing(rule.within) || (rule.name === 'media' && isEnhancementQuery(rule.prelude)) ? addEnhancement : add,
+      );
     for (const rule of css.rules) {
-      selectorFeatures(rule.selector, lineAt(rule.offset), add);
-      for (const d of rule.declarations) declarationFeatures(d, lineAt(d.offset), add);
+      // A rule inside an enhancement query, or one that applies on hover only, is an enhancement as a whole.
+      const to = enhancing(rule.within) || HOVER.test(rule.selector) ? addEnhancement : add;
+      selectorFeatures(rule.selector, lineAt(rule.offset), to);
+      for (const d of rule.declarations) declarationFeatures(d, lineAt(d.offset), to);
     }
     for (const d of css.declarations) declarationFeatures(d, lineAt(d.offset), add);
   }
@@ -198,6 +216,35 @@ export function findFeatures(scan: ScannedHtml, known: ReadonlySet<string>): Fea
 }
 
 export type Add = (slug: string, line: number) => void;
+
+const HOVER = /:hover\b/i;
+
+/** A media query that only enhances: dark mode, reduced motion, hover. */
+function isEnhancementQuery(prelude: string): boolean {
+  const text = prelude.toLowerCase();
+  return text.includes('prefers-color-scheme') || text.includes('prefers-reduced-motion') || /\(\s*(any-)?hover\b/.test(text);
+}
+
+/** Whether a rule's block, or one around it, is an enhancement query; each block is looked at once. */
+function enhancementBlocks(): (block: CssBlock | null) => boolean {
+  const known = new Map<CssBlock, boolean>();
+  const enhancing = (block: CssBlock | null): boolean => {
+    if (block === null) return false;
+    let answer = known.get(block);
+    if (answer === undefined) {
+      // Outer blocks first, without recursion (a deep nesting would overflow the stack).
+      const chain: CssBlock[] = [];
+      for (let b: CssBlock | null = block; b !== null && !known.has(b); b = b.parent) chain.push(b);
+      for (let i = chain.length - 1; i >= 0; i--) {
+        const b = chain[i]!;
+        known.set(b, isEnhancementQuery(b.prelude.replace(/^@[-\w]+/, '')) || (b.parent !== null && known.get(b.parent)!));
+      }
+      answer = known.get(block)!;
+    }
+    return answer;
+  };
+  return enhancing;
+}
 
 export function elementFeatures(element: ScannedElement, hasBody: boolean, add: Add): void {
   const { name, attribs, line } = element;

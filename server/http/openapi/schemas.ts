@@ -319,8 +319,14 @@ const CompatibilityWarning = z
     title: z.string(),
     category: z.string().describe("html, css, image or others (caniemail's categories)."),
     severity: z.enum(['error', 'warning']).describe('error: a client considered has no support; warning: partial support only.'),
+    impact: z
+      .enum(['breaks', 'ignored'])
+      .describe(
+        'breaks: where unsupported, the email looks or works differently (counted in the scores); ignored: a progressive enhancement (dark-mode, reduced-motion or hover queries, color-scheme, :hover) or used only inside one, which a client without it simply does not apply (not counted).',
+      ),
     url: z.string().meta({ format: 'uri' }).describe('The caniemail.com page.'),
     count: int().describe('Occurrences in the HTML.'),
+    enhancement_count: int().describe('Of those, the ones inside an enhancement (a dark-mode, reduced-motion or hover query, a :hover rule): not counted in the scores.'),
     lines: z.array(int()).describe('Lines of the HTML where it occurs (the first 200).'),
     support: z.record(z.string(), ClientSupport).describe('Each client considered (by id), from its most recent test.'),
     notes: z.record(z.string(), z.string()).describe("caniemail's note for a client, where its support has one."),
@@ -333,7 +339,7 @@ const CompatibilityWarning = z
 const Compatibility = z
   .object({
     score: num().describe(
-      "0–100, Mailpit's worst case: 100 minus the worst partial and the worst unsupported share, each weighted by how often its feature occurs.",
+      "0–100, Mailpit's worst case: 100 minus the worst partial and the worst unsupported share, each weighted by how often its feature occurs; uses whose impact is `ignored` do not count.",
     ),
     market_score: num().describe('0–100, the same formula with clients weighted by their share of opens.'),
     data: z.object({ source: z.string(), version: z.string(), license: z.string(), date: z.string().describe('The date of the caniemail data.') }),
