@@ -108,6 +108,7 @@ export type {
   SubscriptionList,
   SubscriptionStatus,
   SubscriptionStep,
+  TemplateFindings,
   ViewRemoval,
 } from './wire-types.ts';
 

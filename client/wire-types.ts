@@ -472,6 +472,19 @@ export interface HeadersReport {
   }[];
 }
 
+export interface TemplateFindings {
+  findings: {
+    /** nested-document: a full document inside the account template (or two in one); merge-tag: a merge tag left unfilled. */
+    rule: 'nested-document' | 'merge-tag';
+    severity: 'error' | 'warning';
+    message: string;
+    /** What to change. */
+    fix: string;
+    part: 'html' | 'text';
+    line: number | null;
+  }[];
+}
+
 export interface SpamReport {
   score: number;
   /** spamd required_score. */
@@ -494,6 +507,8 @@ export interface CheckReport {
   };
   dark_mode: DarkMode | null;
   headers: HeadersReport | null;
+  /** A full document inside the account template, unfilled merge tags ({{…}}, *|…|*, %…%). */
+  template: TemplateFindings;
   spam: SpamReport | null;
   /** Why spam is null: how to turn it on, or what went wrong with spamd. */
   spam_note: string | null;

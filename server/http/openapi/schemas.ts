@@ -387,6 +387,20 @@ const HeadersReport = z
     findings: z.array(z.object({ header: z.string(), status: z.enum(['ok', 'warning', 'error']), value: z.string().nullable(), message: z.string() })),
   })
   .meta({ id: 'HeadersReport' });
+const TemplateFindings = z
+  .object({
+    findings: z.array(
+      z.object({
+        rule: z.enum(['nested-document', 'merge-tag']).describe('nested-document: a full document inside the account template (or two in one); merge-tag: a merge tag left unfilled.'),
+        severity: z.enum(['error', 'warning']),
+        message: z.string(),
+        fix: z.string().describe('What to change.'),
+        part: z.enum(['html', 'text']),
+        line: int().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'TemplateFindings' });
 const SpamReport = z
   .object({
     score: num(),
@@ -403,6 +417,7 @@ export const CheckReport = z
     accessibility: z.object({ issues: z.array(AccessibilityIssue) }),
     dark_mode: DarkMode.nullable(),
     headers: HeadersReport.nullable(),
+    template: TemplateFindings.describe('A full document inside the account template, unfilled merge tags ({{…}}, *|…|*, %…%).'),
     spam: SpamReport.nullable(),
     spam_note: z.string().nullable().describe('Why spam is null: how to turn it on, or what went wrong with spamd.'),
   })
@@ -545,6 +560,7 @@ export const wireTypes = {
     AccessibilityIssue,
     DarkMode,
     HeadersReport,
+    TemplateFindings,
     SpamReport,
     CheckReport,
     LinkCheckResult: LinkResult,
