@@ -45,4 +45,31 @@ describe('client views in Chromium', () => {
       expect(errors).toEqual([]);
     });
   }
+
+  it('Check tab: template findings with their fix, caniemail notes as code and links, and the findings copied as a prompt', async () => {
+    // A full document with a merge tag, sent with the account template on (the default).
+    const body = fixture('newsletter.html').replace('This week at Acme', 'Hello {{first_name}}, this week at Acme');
+    const id = await b.send({ recipient: 'designer@example.com', subject: 'Digest', body }, 'test-key');
+    const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}`, width: 1440, height: 900 });
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('tab', { name: 'Check' }).click();
+    const template = page.getByRole('region', { name: 'Template' });
+    await template.waitFor();
+    expect(await template.innerText()).toContain('Fix: Send only the body (what goes inside <body>), or set use_account_template to false in the send.');
+    expect(await template.innerText()).toContain('The merge tag {{first_name}} was left unfilled');
+    // caniemail's note for !important in Gmail: "(See [email-bugs#13](https://github.com/...))" as a link, `code` as code.
+    const important = page.locator('[id="finding-compatibility/css-important"]');
+    await important.locator('summary').click();
+    const link = important.getByRole('link', { name: 'email-bugs#13' }).first();
+    expect(await link.getAttribute('href')).toBe('https://github.com/hteumeuleu/email-bugs/issues/13');
+    expect(await important.innerText()).not.toContain('](');
+    await screenshot('check-template-findings-1440-light');
+    await page.getByTestId('copy-for-ai').click();
+    await page.getByText('Copied for an AI assistant').waitFor();
+    const prompt = await page.evaluate(() => navigator.clipboard.readText());
+    expect(prompt).toMatch(/^Fix the problems below in my HTML email\./);
+    expect(prompt).toContain('[template (merge-tag)] The merge tag {{first_name}} was left unfilled');
+    expect(prompt).toMatch(/line \d+: <h1>Hello \{\{first_name\}\}, this week at Acme<\/h1>/);
+    expect(errors).toEqual([]);
+  });
 });

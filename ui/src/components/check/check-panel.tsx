@@ -3,7 +3,9 @@ import { reason, sandbox } from '../../sandbox.ts';
 import { useLoad } from '../../state/hooks.ts';
 import type { CheckPlatform, CheckReport, MessageDetail } from '../../types.ts';
 import { AccessibilityList, CompatibilityWarnings, DarkModeList, factClass, findingClass, PlatformSwitch, Scores, SizeSummary } from './check-sections.tsx';
+import { CopyForAi } from './copy-for-ai.tsx';
 import { LinkCheck } from './link-check.tsx';
+import { TemplateList } from './template-list.tsx';
 import { SourceView } from './source-view.tsx';
 import styles from './check-panel.module.css';
 import sections from './check-sections.module.css';
@@ -42,6 +44,7 @@ export function CheckPanel({ message, finding = null }: { message: MessageDetail
               {sourceOpen ? 'Hide source' : 'Show source'}
             </button>
           ) : null}
+          {report ? <CopyForAi report={report} html={message.html} /> : null}
         </div>
         {check.error ? <p class="banner error">Could not check the message: {reason(check.error)}</p> : null}
         {!report ? (
@@ -69,6 +72,12 @@ function Report({ report, onLine, id }: { report: CheckReport; onLine: (line: nu
         <section aria-labelledby="check-compat">
           <h3 id="check-compat">Email clients</h3>
           <CompatibilityWarnings report={report} onLine={onLine} />
+        </section>
+      ) : null}
+      {report.template.findings.length ? (
+        <section aria-labelledby="check-template">
+          <h3 id="check-template">Template</h3>
+          <TemplateList report={report} onLine={onLine} />
         </section>
       ) : null}
       <section aria-labelledby="check-a11y">

@@ -135,9 +135,7 @@ function WarningItem({ warning, names, onLine }: { warning: CompatibilityWarning
         </summary>
         <div class={styles.checkDetail}>
           {ignored ? (
-            <p class="muted small">
-              Used only as an enhancement here: where it is not supported it is ignored without harm, so it does not lower the scores.
-            </p>
+            <p class="muted small">Used only as an enhancement here: where it is not supported it is ignored without harm, so it does not lower the scores.</p>
           ) : warning.enhancement_count > 0 ? (
             <p class="muted small">{warning.enhancement_count} of its uses are inside an enhancement and do not count in the scores.</p>
           ) : null}
