@@ -52,7 +52,7 @@ interface CompatibilityWarning {
    * `breaks`: where it is not supported, the email looks or works differently (it counts in the
    * scores); `ignored`: a progressive enhancement a client without it simply does not apply
    * (dark-mode and reduced-motion queries, color-scheme, hover), or used only inside one: it does
-   * not lower the scores (docs/checks.md, "Scores").
+   * not lower the scores (docs/checks.md, "The two scores").
    */
   impact: 'breaks' | 'ignored';
   url: string;

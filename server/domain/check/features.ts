@@ -16,7 +16,7 @@ interface FeatureUse {
   /**
    * How many of those occurrences are inside an enhancement (a `prefers-color-scheme`,
    * `prefers-reduced-motion` or `hover` media query, that query itself, or a `:hover` rule): a
-   * client without support for it never applies them, without harm (docs/checks.md, "Scores").
+   * client without support for it never applies them, without harm (docs/checks.md, "The two scores").
    */
   enhancement?: number;
 }

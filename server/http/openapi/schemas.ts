@@ -326,7 +326,9 @@ const CompatibilityWarning = z
       ),
     url: z.string().meta({ format: 'uri' }).describe('The caniemail.com page.'),
     count: int().describe('Occurrences in the HTML.'),
-    enhancement_count: int().describe('Of those, the ones inside an enhancement (a dark-mode, reduced-motion or hover query, a :hover rule): not counted in the scores.'),
+    enhancement_count: int().describe(
+      'Of those, the ones inside an enhancement (a dark-mode, reduced-motion or hover query, a :hover rule): not counted in the scores.',
+    ),
     lines: z.array(int()).describe('Lines of the HTML where it occurs (the first 200).'),
     support: z.record(z.string(), ClientSupport).describe('Each client considered (by id), from its most recent test.'),
     notes: z.record(z.string(), z.string()).describe("caniemail's note for a client, where its support has one."),
@@ -391,7 +393,9 @@ const TemplateFindings = z
   .object({
     findings: z.array(
       z.object({
-        rule: z.enum(['nested-document', 'merge-tag']).describe('nested-document: a full document inside the account template (or two in one); merge-tag: a merge tag left unfilled.'),
+        rule: z
+          .enum(['nested-document', 'merge-tag'])
+          .describe('nested-document: a full document inside the account template (or two in one); merge-tag: a merge tag left unfilled.'),
         severity: z.enum(['error', 'warning']),
         message: z.string(),
         fix: z.string().describe('What to change.'),

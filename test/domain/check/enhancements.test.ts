@@ -3,7 +3,7 @@ import { compatibilityReport } from '../../../server/domain/check/compatibility.
 import { viewFixture } from '../views/fixtures.ts';
 import { checkHtml } from './fixtures.ts';
 
-/** The score rule of docs/checks.md ("Scores"): what a client ignores without harm does not lower it. */
+/** The score rule of docs/checks.md ("The two scores"): what a client ignores without harm does not lower it. */
 describe('scores that reward care', () => {
   it('the dark-mode email scores at least as well as the same email without its dark styles', () => {
     const dark = checkHtml(viewFixture('dark-mode.html')).html!;

@@ -35,7 +35,14 @@ describe('a full document inside the account template', () => {
 
 describe('unfilled merge tags', () => {
   it('flags {{first_name}} left in a /v1 send', async ({ v1, app }) => {
-    const res = await read(await v1.post('/v1/email/send/', { recipient: 'tag@example.com', subject: 'Hi', body: '<p>Hello {{first_name}},</p>', plain_body: 'Hello {{first_name}},' }));
+    const res = await read(
+      await v1.post('/v1/email/send/', {
+        recipient: 'tag@example.com',
+        subject: 'Hi',
+        body: '<p>Hello {{first_name}},</p>',
+        plain_body: 'Hello {{first_name}},',
+      }),
+    );
     const check = (await read(await fetch(`${app.url}/api/messages/${(res.body as { id: string }).id}/check`))).body as any;
     const found = check.template.findings.filter((f: any) => f.rule === 'merge-tag');
     expect(found.map((f: any) => [f.part, f.message.slice(0, 48)])).toEqual([
@@ -46,7 +53,8 @@ describe('unfilled merge tags', () => {
   });
 
   it('finds the three styles of tag, each once with its count and first line', () => {
-    const html = '<p>Hi {{ first_name }} and {{first_name}}</p>\n<p>{{first_name}}</p>\n<p>*|FNAME|*</p>\n<a href="https://x.example/?u=%recipient.id%">x</a>\n<p>{{#if vip}}VIP{{/if}}</p>';
+    const html =
+      '<p>Hi {{ first_name }} and {{first_name}}</p>\n<p>{{first_name}}</p>\n<p>*|FNAME|*</p>\n<a href="https://x.example/?u=%recipient.id%">x</a>\n<p>{{#if vip}}VIP{{/if}}</p>';
     expect(tags(html).map((f) => [f.message.split(' was')[0], f.line])).toEqual([
       ['The merge tag {{ first_name }}', 1],
       ['The merge tag {{first_name}}', 1],
@@ -73,7 +81,12 @@ describe('unfilled merge tags', () => {
   it('reads hostile text in linear time', { timeout: 120_000 }, async () => {
     // Tag starts never closed, percent signs a character apart, names too long to be tags.
     const unit = `{{a %a *|B {{ %${'x'.repeat(70)}% {{#`;
-    const { ratio } = await growth((n) => `<p>${unit.repeat(Math.ceil(n / unit.length))}</p>`, (html) => tags(html, html), 20_000, 3);
+    const { ratio } = await growth(
+      (n) => `<p>${unit.repeat(Math.ceil(n / unit.length))}</p>`,
+      (html) => tags(html, html),
+      20_000,
+      3,
+    );
     expect(ratio).toBeLessThan(LINEAR);
   });
 });

@@ -26,7 +26,7 @@ describe('client views in Chromium', () => {
       // Rendered in the sandboxed srcdoc frame with the same Content-Security-Policy as the dark previews.
       const policy = await frame.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? '');
       expect(policy).toContain("script-src 'none'");
-      expect(policy).toContain("img-src http://127.0.0.1:");
+      expect(policy).toContain('img-src http://127.0.0.1:');
       expect(await frame.evaluate(() => getComputedStyle(document.querySelector('.row')!).display)).toBe('block');
       await page.getByTestId('client-view-removed').click();
       expect(await page.getByTestId('client-view-removed').innerText()).toContain('8 removals of 5 kinds');
@@ -34,7 +34,9 @@ describe('client views in Chromium', () => {
       // The same email as sent keeps its flex row.
       await page.getByTestId('client-select').selectOption('');
       const sent = await frameTitled(page, options.colorScheme === 'dark' ? "HTML preview, dark (the email's own styles)" : 'HTML preview');
-      await expect.poll(() => sent.evaluate(() => (document.querySelector('.row') ? getComputedStyle(document.querySelector('.row')!).display : ''))).toBe('flex');
+      await expect
+        .poll(() => sent.evaluate(() => (document.querySelector('.row') ? getComputedStyle(document.querySelector('.row')!).display : '')))
+        .toBe('flex');
       // A removal opens its finding in the Check tab.
       await page.getByTestId('client-select').selectOption('gmail-web');
       await page.getByTestId('client-view-removed').click();
