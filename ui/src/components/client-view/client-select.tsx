@@ -1,7 +1,7 @@
 import type { ClientViewId } from '../../../../client/pigeonhole-client.ts';
 
 /** The client views, in the selector's order, with the names the selector shows. */
-export const CLIENT_CHOICES: { id: ClientViewId; label: string }[] = [
+const CLIENT_CHOICES: { id: ClientViewId; label: string }[] = [
   { id: 'gmail-web', label: 'Gmail (web)' },
   { id: 'gmail-app', label: 'Gmail (app)' },
   { id: 'outlook-windows', label: 'Outlook (Windows)' },
