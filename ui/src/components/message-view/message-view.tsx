@@ -43,14 +43,14 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
   const [remote, setRemote] = useState(false);
   // The preview starts as the system is: dark styles apply on a dark system, as in Apple Mail.
   const [colorMode, setColorMode] = useState<ColorMode>(() => (systemPrefersDark() ? 'styles' : 'light'));
-  // As sent, or as one email client would show it (GET /api/messages/{id}/render).
-  const [client, setClient] = useState<ClientViewId | null>(null);
   // The check finding a client view's removal pointed at, opened in the Check tab.
   const [finding, setFinding] = useState<string | null>(null);
+  // As sent, or as one email client would show it (GET /api/messages/{id}/render).
+  const [client, setClient] = useState<ClientViewId | null>(null);
   // The served page (with the server's CSP) follows the system's light or dark preference; a
   // mode the system does not give (or inversion) needs the document rewritten into a srcdoc frame.
   const served = colorMode === (systemPrefersDark() ? 'styles' : 'light');
-  const prepared = useLoad((signal) => (served ? Promise.resolve(null) : sandbox.html(id, { remote, signal })), [id, remote, served]);
+  const prepared = useLoad((signal) => (served || client ? Promise.resolve(null) : sandbox.html(id, { remote, signal })), [id, remote, served, client]);
   const modeDocument = useMemo(
     () => (served || typeof prepared.data !== 'string' ? null : colorModeDocument(prepared.data, colorMode, previewPolicy(location.origin, remote))),
     [prepared.data, colorMode, remote, served],
@@ -59,6 +59,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
   useEffect(() => {
     setDeleted(false);
     setRemote(false);
+    setFinding(null);
   }, [id]);
 
   /** Marks the message read or unread on the server; on failure says so and shows the list as it is. */
