@@ -274,3 +274,38 @@ describe("Gmail's clip at 102 KB", () => {
     expect(view('newsletter.html', 'gmail-web').html).not.toContain('[Message clipped]');
   });
 });
+
+describe('the caniemail notes the views apply to partial support', () => {
+  it('Gmail drops a <style> inside <body> (html-style note 1) and keeps the one in <head>', () => {
+    const html = '<html><head><style>.a { color: red }</style></head>\n<body>\n<style>.b { color: blue }</style><p class="a b">x</p></body></html>';
+    for (const client of ['gmail-web', 'gmail-app'] as const) {
+      const v = renderClientView(html, client);
+      expect(removals(v), client).toEqual(['caniemail-note html-body ×1 @2', 'caniemail-note html-style ×1 @3']);
+      expect(v.html, client).toBe('<html><head><style>.a { color: red }</style></head>\n<div>\n<p class="a b">x</p></div></html>');
+    }
+    // Yahoo supports <style> anywhere (y): only its <body> becomes a <div>.
+    expect(removals(renderClientView(html, 'yahoo'))).toEqual(['caniemail-note html-body ×1 @2']);
+  });
+
+  it("Gmail's web client drops a <style> over 16 KB (html-style note 6, its latest test only)", () => {
+    const big = `<style>${'.a { color: red }\n'.repeat(1000)}</style><p class="a">x</p>`;
+    expect(big.length).toBeGreaterThan(16 * 1024 + 15);
+    const web = renderClientView(big, 'gmail-web');
+    expect(removals(web)).toEqual(['caniemail-note html-style ×1 @1']);
+    expect(web.html).toBe('<p class="a">x</p>');
+    // The app's latest test (a #1 #2) has no such note: kept as written.
+    expect(renderClientView(big, 'gmail-app').html).toBe(big);
+  });
+
+  it('Gmail drops height-based media queries (css-at-media note 7); Outlook.com drops nested ones (note 1)', () => {
+    const css =
+      '<style>@media (max-height: 500px) { .a { color: red } }\n@media (max-width: 600px) { .b { color: blue } @media (min-width: 10px) { .c { color: green } } }</style>';
+    expect(removals(renderClientView(css, 'gmail-web'))).toEqual(['caniemail-note css-at-media ×1 @1']);
+    expect(firstStyle(renderClientView(css, 'gmail-web').html)).toBe(
+      '@media (max-width: 600px) {\n.b { color: blue }\n@media (min-width: 10px) {\n.c { color: green }\n}\n}\n',
+    );
+    const outlook = renderClientView(css, 'outlook-com');
+    expect(removals(outlook)).toEqual(['caniemail-note css-at-media ×1 @2']);
+    expect(firstStyle(outlook.html)).toBe('@media (max-height: 500px) {\n.a { color: red }\n}\n@media (max-width: 600px) {\n.b { color: blue }\n}\n');
+  });
+});
