@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { violations } from './axe.ts';
 import { useBrowser } from './browser.ts';
 
 const b = useBrowser();
@@ -31,6 +32,8 @@ describe('client views in Chromium', () => {
       await page.getByTestId('client-view-removed').click();
       expect(await page.getByTestId('client-view-removed').innerText()).toContain('8 removals of 5 kinds');
       await screenshot(`client-view-outlook-${options.width}-${options.colorScheme}`);
+      // The selector, the fidelity label and the removals meet WCAG 2.1 A and AA (axe-core).
+      expect(await violations(page)).toEqual([]);
       // The same email as sent keeps its flex row.
       await page.getByTestId('client-select').selectOption('');
       const sent = await frameTitled(page, options.colorScheme === 'dark' ? "HTML preview, dark (the email's own styles)" : 'HTML preview');
