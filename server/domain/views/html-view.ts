@@ -34,6 +34,8 @@ interface Edit {
   start: number;
   end: number;
   text: string;
+  /** It removes or replaces whole tags (not a part of one, as an attribute is). */
+  tags?: boolean;
 }
 
 interface Open {
@@ -89,7 +91,7 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
     const entry: Open = { name, start };
     if (view.imagesOff) {
       if (name === 'img') {
-        edits.push({ start, end: end + 1, text: imageBox(attribs, line, removals) });
+        edits.push({ start, end: end + 1, text: imageBox(attribs, line, removals), tags: true });
         return entry;
       }
     } else {
@@ -106,7 +108,7 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
         if (REMOVED_WHOLE.has(name) || styleInBody) removing = { depth: stack.length, start };
         else {
           entry.unwrapped = true;
-          edits.push({ start, end: end + 1, text: '' });
+          edits.push({ start, end: end + 1, text: '', tags: true });
           return entry;
         }
         return entry;
@@ -183,7 +185,7 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
         const end = !implied ? parser.endIndex + 1 : parser.startIndex === entry.start ? parser.endIndex + 1 : finishing ? input.length : parser.startIndex;
         if (removing !== null) {
           if (stack.length === removing.depth) {
-            edits.push({ start: removing.start, end, text: '' });
+            edits.push({ start: removing.start, end, text: '', tags: true });
             removing = null;
           }
           return;
@@ -201,14 +203,14 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
               'The size of the `<style>` tag is limited to 16 KB.',
               entry.cssLine ?? 1,
             );
-            edits.push({ start: entry.start, end, text: '' });
+            edits.push({ start: entry.start, end, text: '', tags: true });
             return;
           }
           view.lineAt = (offset) => lineOf(lineBase + offset);
           const filtered = filterStylesheet(css, view);
           if (filtered !== null) edits.push({ start: lineBase, end: cssEnd, text: filtered });
         }
-        if (!implied && entry.unwrapped) edits.push({ start: parser.startIndex, end, text: '' });
+        if (!implied && entry.unwrapped) edits.push({ start: parser.startIndex, end, text: '', tags: true });
         if (!implied && entry.renamed) edits.push({ start: parser.startIndex + 2, end: parser.startIndex + 6, text: 'div' });
       },
     },
@@ -237,7 +239,14 @@ function applyEdits(input: string, edits: readonly Edit[]): string {
   for (const edit of edits) {
     // An edit inside one already applied (never expected: removed elements record nothing inside) is skipped.
     if (edit.start < from) continue;
-    out.push(input.slice(from, edit.start), edit.text);
+    let before = input.slice(from, edit.start);
+    if (edit.tags) {
+      // A `<` of the text just before a removed tag would otherwise meet the text after it and
+      // make a tag that was never there (`<<svg></svg>svg>` would become `<svg>`): it is escaped.
+      const lt = before.lastIndexOf('<');
+      if (lt >= 0 && before.indexOf('>', lt) < 0) before = `${before.slice(0, lt)}&lt;${before.slice(lt + 1)}`;
+    }
+    out.push(before, edit.text);
     from = edit.end;
   }
   out.push(input.slice(from));
