@@ -52,6 +52,19 @@ describe('unfilled merge tags', () => {
     expect(found[0].fix).toBe('Fill it in your application before sending (or send through a flow, which fills the tags it knows), or remove it.');
   });
 
+  it('flags them in a draft of the Templates page (POST /api/check), wrapped in the template or not', async ({ app }) => {
+    for (const extra of [{}, { sender: 'acme-main' }]) {
+      const res = await read(
+        await fetch(`${app.url}/api/check`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ html: '<p>Hi *|FNAME|*</p>', ...extra }),
+        }),
+      );
+      expect((res.body as any).template.findings.map((f: any) => f.rule), JSON.stringify(extra)).toEqual(['merge-tag']);
+    }
+  });
+
   it('finds the three styles of tag, each once with its count and first line', () => {
     const html =
       '<p>Hi {{ first_name }} and {{first_name}}</p>\n<p>{{first_name}}</p>\n<p>*|FNAME|*</p>\n<a href="https://x.example/?u=%recipient.id%">x</a>\n<p>{{#if vip}}VIP{{/if}}</p>';
