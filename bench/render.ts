@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../server/config.ts';
 import { createPigeonhole } from '../server/pigeonhole.ts';
-import { CLIENT_VIEWS } from '../server/domain/views/clients.ts';
+import { CLIENT_VIEWS } from '../server/domain/views/ids.ts';
 import { RENDER_MODES, type RenderMode, renderClientView } from '../server/domain/views/render.ts';
 import { emailOf } from './lib/sized-email.ts';
 import { percentile } from './lib/stats.ts';

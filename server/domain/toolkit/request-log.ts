@@ -73,6 +73,15 @@ export class RequestLog {
     return { total, items: items.filter((r): r is RequestLogRecord => r !== undefined) };
   }
 
+  /** The newest entries whose summary passes `test`, newest first, at most `limit` of them. */
+  async newest(test: (summary: RequestSummary) => boolean, limit: number): Promise<RequestLogRecord[]> {
+    const summaries = this.store.requests.summaries;
+    const seqs: number[] = [];
+    for (let i = summaries.length - 1; i >= 0 && seqs.length < limit; i--) if (test(summaries[i]!)) seqs.push(summaries[i]!.seq);
+    const items = await Promise.all(seqs.map((seq) => this.store.requests.log.read(seq)));
+    return items.filter((r): r is RequestLogRecord => r !== undefined);
+  }
+
   /** Removes every entry, or those of the given senders; returns how many. */
   async clear(senders?: ReadonlySet<string>): Promise<number> {
     const { log, summaries } = this.store.requests;
@@ -162,7 +171,9 @@ export function maskBody(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value ?? null;
   if (depth >= 8) return '…';
   if (Array.isArray(value)) return value.slice(0, 200).map((item) => maskBody(item, depth + 1));
-  const out: Record<string, unknown> = {};
+  // No prototype: a field named `__proto__` is a field like any other, kept as it was sent
+  // (on a plain object the assignment would set the prototype and drop the field).
+  const out: Record<string, unknown> = Object.create(null);
   for (const [key, item] of Object.entries(value)) out[key] = SECRET_FIELD.test(key) ? MASK : maskBody(item, depth + 1);
   return out;
 }

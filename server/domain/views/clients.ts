@@ -1,8 +1,6 @@
 import data from '../check/caniemail-data.json' with { type: 'json' };
 
-/** The client views the preview and `GET /api/messages/{id}/render` offer. */
-export const CLIENT_VIEWS = ['gmail-web', 'gmail-app', 'outlook-windows', 'outlook-com', 'apple-mail', 'yahoo', 'images-off'] as const;
-export type ClientViewId = (typeof CLIENT_VIEWS)[number];
+import type { ClientViewId } from './ids.ts';
 
 export type Fidelity = 'high' | 'medium' | 'low';
 

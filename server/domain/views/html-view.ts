@@ -61,8 +61,6 @@ export interface HtmlViewResult {
   html: string;
   /** Elements still open where the input ended (innermost last): a clipped view closes them before its marker. */
   open: string[];
-  /** `<meta name="color-scheme" content="... dark">`: the email offers a dark scheme. */
-  offersDark: boolean;
 }
 
 /**
@@ -80,7 +78,6 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
   let removing: { depth: number; start: number } | null = null;
   let inBody = false;
   let finishing = false;
-  let offersDark = false;
 
   const unsupported = (slugs: (string | undefined)[]) => removals.firstUnsupported(slugs.filter((s): s is string => s !== undefined));
 
@@ -119,7 +116,6 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
         edits.push({ start: start + 1, end: start + 5, text: 'div' });
       }
     }
-    if (name === 'meta' && (attribs.name ?? '').toLowerCase() === 'color-scheme' && (attribs.content ?? '').toLowerCase().includes('dark')) offersDark = true;
     for (const a of attributes) attributeEdit(name, a, line);
     return entry;
   };
@@ -220,7 +216,7 @@ export function viewHtml(input: string, view: CssView): HtmlViewResult {
   const stillOpen = stack.map((e) => (e.renamed ? 'div' : e.name));
   finishing = true;
   parser.end();
-  return { html: applyEdits(input, edits), open: stillOpen, offersDark };
+  return { html: applyEdits(input, edits), open: stillOpen };
 }
 
 function buttonSlug(name: string, attribs: Record<string, string>): string | undefined {

@@ -1,15 +1,14 @@
 import { GMAIL_CLIP_BYTES } from '../check/size.ts';
-import { headPosition } from '../mail/html-head.ts';
-import { PROFILES, type ClientProfile, type ClientViewId, type Fidelity } from './clients.ts';
+import { colorModeHtml } from '../mail/color-mode.ts';
+import { PROFILES, type ClientProfile, type Fidelity } from './clients.ts';
 import type { SchemeQueries } from './css-filter.ts';
 import { viewHtml } from './html-view.ts';
 import { Removals, type Removal } from './removals.ts';
 
-export { CLIENT_VIEWS, type ClientViewId } from './clients.ts';
-export type { Removal } from './removals.ts';
+import type { ClientViewId, RenderMode } from './ids.ts';
 
-export const RENDER_MODES = ['light', 'dark', 'inverted'] as const;
-export type RenderMode = (typeof RENDER_MODES)[number];
+export { CLIENT_VIEWS, type ClientViewId, RENDER_MODES, type RenderMode } from './ids.ts';
+export type { Removal } from './removals.ts';
 
 export interface ClientView {
   client: ClientViewId;
@@ -27,12 +26,6 @@ export interface ClientView {
   removed: Removal[];
 }
 
-/** The same inversion as the inbox's "Dark: inverted" preview (Gmail's apps, Outlook). */
-const INVERT = `<style data-pigeonhole-dark>
-html { filter: invert(1) hue-rotate(180deg); background: #fff; }
-img, picture, video, svg, [background], [style*="background-image"], [style*="url("] { filter: invert(1) hue-rotate(180deg); }
-</style>`;
-const DARK_CANVAS = '<style data-pigeonhole-dark>:root { color-scheme: dark; } html { background-color: #1c1c1e; }</style>';
 const CLIP_MARKER =
   '<div data-pigeonhole-clip style="margin:24px 0 0;padding:12px 16px;border-top:1px solid #dadce0;font:14px Arial,Helvetica,sans-serif;color:#5f6368;background:#fff">[Message clipped]&nbsp;&nbsp;<span style="color:#1a73e8;text-decoration:underline">View entire message</span></div>';
 
@@ -68,10 +61,9 @@ export function renderClientView(html: string, client: ClientViewId, mode: Rende
     out += CLIP_MARKER;
   }
   const dark = darkShown(mode, profile, css.darkApplied);
-  let head = '';
-  if (dark === 'invert') head = INVERT;
-  else if (dark === 'styles' && result.offersDark) head = DARK_CANVAS;
-  if (head !== '') out = inHead(out, head);
+  // The inbox's own dark modes (color-mode.ts): an inversion, or the dark canvas a client gives an
+  // email that offers dark (as the view left it: a color-scheme meta the client drops is not read).
+  out = colorModeHtml(out, dark === 'invert' ? 'invert' : dark === 'styles' ? 'styles' : 'light');
   return {
     client,
     name: profile.name,
@@ -102,13 +94,6 @@ function clipPoint(html: string): number | null {
   if (head.endsWith('\uFFFD') && html[at - 1] !== '\uFFFD') at--;
   const tag = html.lastIndexOf('<', at);
   return tag > 0 ? tag : at;
-}
-
-function inHead(html: string, extra: string): string {
-  const head = headPosition(html);
-  if (head.head) return `${html.slice(0, head.at)}${extra}${html.slice(head.at)}`;
-  if (head.html) return `${html.slice(0, head.at)}<head>${extra}</head>${html.slice(head.at)}`;
-  return `${extra}${html}`;
 }
 
 function lineOf(text: string, offset: number): number {

@@ -3,28 +3,16 @@ import type { ClientView } from '../../../client/pigeonhole-client.ts';
 import { lazy } from '../../domain/lazy.ts';
 import { prepareHtml } from '../../domain/mail/html-preview.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { CLIENT_VIEWS } from '../../domain/views/clients.ts';
+import { CLIENT_VIEWS, RENDER_MODES } from '../../domain/views/ids.ts';
 import { detail, notFound } from '../errors.ts';
 import { detail as detailDoc, json } from '../openapi/docs.ts';
-import { describedAs } from '../openapi/json-schema.ts';
 import * as S from '../openapi/schemas.ts';
 import { signedPath } from '../signed-reads.ts';
-import { text } from './fields.ts';
-import { attachmentUrl } from './message-routes.ts';
+import { oneOf } from './fields.ts';
+import { attachmentUrl } from './capture-reads.ts';
 import { route, type ApiRoute } from './route.ts';
 
-const MODES = ['light', 'dark', 'inverted'] as const;
 const BAD_CLIENT = `client must be one of ${CLIENT_VIEWS.join(', ')}.`;
-const BAD_MODE = 'mode must be light, dark or inverted.';
-
-/** A value of `values` exactly (case matters, as in every enumeration of the API), else the refusal `message`. */
-function oneOf<T extends string>(values: readonly T[], message: string) {
-  return (value: string | undefined, ctx: z.RefinementCtx): T => {
-    if (value !== undefined && (values as readonly string[]).includes(value)) return value as T;
-    ctx.addIssue({ code: 'custom', message });
-    return z.NEVER;
-  };
-}
 
 /**
  * A capture as an email client would show it (GET /api/messages/{id}/render): the client views
@@ -39,15 +27,8 @@ export function renderRoutes(sandbox: Sandbox): ApiRoute[] {
       method: 'GET',
       path: '/api/messages/:id/render',
       query: z.object({
-        client: describedAs(text().transform(oneOf(CLIENT_VIEWS, BAD_CLIENT)), { type: 'string', enum: [...CLIENT_VIEWS] }).describe('The client view.'),
-        mode: describedAs(
-          text().transform((value, ctx) => (value === undefined ? 'light' : oneOf(MODES, BAD_MODE)(value, ctx))),
-          {
-            type: 'string',
-            enum: [...MODES],
-            default: 'light',
-          },
-        ).describe(
+        client: oneOf('client', CLIENT_VIEWS, { required: true }).describe('The client view.'),
+        mode: oneOf('mode', RENDER_MODES).describe(
           "light (default), dark (the client's own dark mode: the email's dark styles where it applies them, an inversion where it inverts) or inverted.",
         ),
       }),
@@ -69,7 +50,7 @@ export function renderRoutes(sandbox: Sandbox): ApiRoute[] {
         const html = await sandbox.messages.html(record);
         if (html === null) throw detail(404, 'This capture has no HTML body.');
         const { renderClientView } = await views();
-        const view = renderClientView(html, query.client, query.mode);
+        const view = renderClientView(html, query.client!, query.mode ?? 'light');
         // As the preview's /html: cid: images point at the attachments (signed: the sandboxed frame sends no cookie).
         const prepared = prepareHtml(view.html, record.attachments, (index) => signedPath(attachmentUrl(record, index))).html;
         ctx.body = { ...view, html: prepared } satisfies ClientView;

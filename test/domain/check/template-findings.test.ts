@@ -61,7 +61,10 @@ describe('unfilled merge tags', () => {
           body: JSON.stringify({ html: '<p>Hi *|FNAME|*</p>', ...extra }),
         }),
       );
-      expect((res.body as any).template.findings.map((f: any) => f.rule), JSON.stringify(extra)).toEqual(['merge-tag']);
+      expect(
+        (res.body as any).template.findings.map((f: any) => f.rule),
+        JSON.stringify(extra),
+      ).toEqual(['merge-tag']);
     }
   });
 

@@ -24,10 +24,12 @@ describe('client views in Chromium', () => {
       const note = page.getByTestId('client-view-note');
       await note.getByText('Approximation · low fidelity').waitFor();
       const frame = await frameTitled(page, 'HTML preview as Outlook (Windows, 2019) (approximation)');
-      // Rendered in the sandboxed srcdoc frame with the same Content-Security-Policy as the dark previews.
-      const policy = await frame.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? '');
+      // The server's preview page of the view, under the preview's policy header like every preview.
+      const src = await page.getByTitle('HTML preview as Outlook (Windows, 2019) (approximation)', { exact: true }).getAttribute('src');
+      expect(src).toBe(`/api/messages/${id}/html?mode=${options.colorScheme === 'dark' ? 'styles' : 'light'}&client=outlook-windows`);
+      const policy = (await fetch(`${b.server.url}${src}`)).headers.get('content-security-policy') ?? '';
       expect(policy).toContain("script-src 'none'");
-      expect(policy).toContain('img-src http://127.0.0.1:');
+      expect(policy).toContain('sandbox allow-popups');
       expect(await frame.evaluate(() => getComputedStyle(document.querySelector('.row')!).display)).toBe('block');
       await page.getByTestId('client-view-removed').click();
       expect(await page.getByTestId('client-view-removed').innerText()).toContain('8 removals of 5 kinds');

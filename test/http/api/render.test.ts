@@ -60,6 +60,23 @@ describe('GET /api/messages/:id/render', () => {
     expect(inverted.html).toContain('filter: invert(1) hue-rotate(180deg)');
   });
 
+  it('serves a client view as the preview page (/html?client=), under the same policy header', async ({ app, send }) => {
+    const id = await send(viewFixture('flex-grid.html'));
+    const plain = await fetch(`${app.url}/api/messages/${id}/html`);
+    const view = await fetch(`${app.url}/api/messages/${id}/html?client=outlook-windows&mode=invert`);
+    expect(view.status).toBe(200);
+    expect(view.headers.get('content-security-policy')).toBe(plain.headers.get('content-security-policy'));
+    expect(view.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await view.text();
+    expect(html).toContain('<div style="max-width: 600px"><span>A</span>');
+    expect(html).toContain('filter: invert(1) hue-rotate(180deg)');
+    const bad = await read(await fetch(`${app.url}/api/messages/${id}/html?client=notes`));
+    expect([bad.status, bad.text]).toEqual([
+      400,
+      '{"detail":"client must be one of gmail-web, gmail-app, outlook-windows, outlook-com, apple-mail, yahoo, images-off."}',
+    ]);
+  });
+
   it('refuses an unknown or missing client, and a bad mode, naming what it takes', async ({ send, render }) => {
     const id = await send('<p>Hello</p>');
     const badClient = '{"detail":"client must be one of gmail-web, gmail-app, outlook-windows, outlook-com, apple-mail, yahoo, images-off."}';
@@ -68,7 +85,7 @@ describe('GET /api/messages/:id/render', () => {
       expect([res.status, res.text], query).toEqual([400, badClient]);
     }
     const res = await render(id, '?client=yahoo&mode=night');
-    expect([res.status, res.text]).toEqual([400, '{"detail":"mode must be light, dark or inverted."}']);
+    expect([res.status, res.text]).toEqual([400, '{"detail":"mode must be one of light, dark, inverted."}']);
   });
 
   it('answers 404 for an unknown capture and for one without HTML', async ({ app, smtp, render }) => {

@@ -1,10 +1,9 @@
-import { useMemo } from 'preact/hooks';
 import type { ClientView, ClientViewId, RenderMode, ViewRemoval } from '../../../../client/pigeonhole-client.ts';
 import { plural } from '../../format.ts';
-import { reason, sandbox } from '../../sandbox.ts';
+import { htmlUrl, reason, sandbox } from '../../sandbox.ts';
 import { useLoad } from '../../state/hooks.ts';
 import { Badge } from '../badges/badges.tsx';
-import { colorModeDocument, previewPolicy, type ColorMode } from '../preview/dark-preview.ts';
+import type { ColorMode } from '../preview/dark-preview.ts';
 import { PreviewFrame, type PreviewWidth } from '../preview/preview-frame.tsx';
 import styles from './client-view.module.css';
 
@@ -28,15 +27,15 @@ interface Props {
 }
 
 /**
- * The email as one client would show it (GET /api/messages/{id}/render): the transformed HTML in
- * the same sandboxed srcdoc frame and Content-Security-Policy as the other rewritten previews,
- * labelled an approximation with its fidelity, and what was removed by which rule.
+ * The email as one client would show it: the server's preview page of the view
+ * (`/html?client=`), in the same sandboxed frame and under the same policy header as every
+ * preview, labelled an approximation with its fidelity, and what was removed by which rule
+ * (GET /api/messages/{id}/render).
  */
 export function ClientViewPreview({ id, client, colorMode, width, remote, onFinding }: Props) {
   const view = useLoad((signal) => sandbox.render(id, client, { mode: MODE[colorMode], signal }), [id, client, colorMode]);
-  const srcDoc = useMemo(() => (view.data ? colorModeDocument(view.data.html, 'light', previewPolicy(location.origin, remote)) : null), [view.data, remote]);
   if (view.error) return <p class="banner error">Could not show this client view: {reason(view.error)}</p>;
-  if (!view.data || srcDoc === null) return <p class="muted pad">Loading…</p>;
+  if (!view.data) return <p class="muted pad">Loading…</p>;
   const data = view.data;
   return (
     <>
@@ -45,7 +44,7 @@ export function ClientViewPreview({ id, client, colorMode, width, remote, onFind
         key={`client-${client}`}
         title={`HTML preview as ${data.name} (approximation)`}
         width={width}
-        srcDoc={srcDoc}
+        src={htmlUrl(id, remote, colorMode, client)}
         dark={data.dark === 'styles' ? 'styles' : data.dark === 'invert' ? 'invert' : undefined}
       />
     </>
