@@ -1,4 +1,5 @@
-import { parseCss, parseDeclarations, withoutPseudos, type CssBlock, type CssDeclaration } from './css-scan.ts';
+import { parseCss, parseDeclarations, withoutPseudos, type CssDeclaration } from './css-scan.ts';
+import { enhancementBlocks, HOVER, isEnhancementQuery } from './enhancements.ts';
 import { replaceGroups } from './groups.ts';
 import type { ScannedElement, ScannedHtml } from './html-scan.ts';
 
@@ -216,35 +217,6 @@ export function findFeatures(scan: ScannedHtml, known: ReadonlySet<string>): Fea
 }
 
 export type Add = (slug: string, line: number) => void;
-
-const HOVER = /:hover\b/i;
-
-/** A media query that only enhances: dark mode, reduced motion, hover. */
-function isEnhancementQuery(prelude: string): boolean {
-  const text = prelude.toLowerCase();
-  return text.includes('prefers-color-scheme') || text.includes('prefers-reduced-motion') || /\(\s*(any-)?hover\b/.test(text);
-}
-
-/** Whether a rule's block, or one around it, is an enhancement query; each block is looked at once. */
-function enhancementBlocks(): (block: CssBlock | null) => boolean {
-  const known = new Map<CssBlock, boolean>();
-  const enhancing = (block: CssBlock | null): boolean => {
-    if (block === null) return false;
-    let answer = known.get(block);
-    if (answer === undefined) {
-      // Outer blocks first, without recursion (a deep nesting would overflow the stack).
-      const chain: CssBlock[] = [];
-      for (let b: CssBlock | null = block; b !== null && !known.has(b); b = b.parent) chain.push(b);
-      for (let i = chain.length - 1; i >= 0; i--) {
-        const b = chain[i]!;
-        known.set(b, isEnhancementQuery(b.prelude.replace(/^@[-\w]+/, '')) || (b.parent !== null && known.get(b.parent)!));
-      }
-      answer = known.get(block)!;
-    }
-    return answer;
-  };
-  return enhancing;
-}
 
 export function elementFeatures(element: ScannedElement, hasBody: boolean, add: Add): void {
   const { name, attribs, line } = element;
