@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compatibilityReport } from '../../../server/domain/check/compatibility.ts';
-import { viewFixture } from '../views/fixtures.ts';
+import { viewFixture } from '../../support/view-fixtures.ts';
 import { checkHtml } from './fixtures.ts';
 
 /** The score rule of docs/checks.md ("The two scores"): what a client ignores without harm does not lower it. */

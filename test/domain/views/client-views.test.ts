@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLIENT_VIEWS, renderClientView } from '../../../server/domain/views/render.ts';
-import { firstStyle, removals, viewFixture } from './fixtures.ts';
+import { firstStyle, removals, viewFixture } from '../../support/view-fixtures.ts';
 
 // Every expectation here was written from the shipped caniemail data by hand (the latest test of
 // gmail.desktop-webmail, gmail.android, outlook.windows, outlook.outlook-com, apple-mail.macos and

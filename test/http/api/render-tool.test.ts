@@ -3,7 +3,7 @@ import { PigeonholeClient } from '../../../client/pigeonhole-client.ts';
 import { renderTool } from '../../../server/http/api/render-tool.ts';
 import { read } from '../../support/app.ts';
 import { test as it } from '../../support/fixtures.ts';
-import { viewFixture } from '../../domain/views/fixtures.ts';
+import { viewFixture } from '../../support/view-fixtures.ts';
 
 describe('the render_message tool (for the MCP server)', () => {
   it('answers the view without its HTML unless asked, then cut to max_html_chars', async ({ app, v1 }) => {

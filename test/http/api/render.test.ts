@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { PigeonholeClient, PigeonholeError } from '../../../client/pigeonhole-client.ts';
 import { read } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
-import { viewFixture } from '../../domain/views/fixtures.ts';
+import { viewFixture } from '../../support/view-fixtures.ts';
 
 /** On the file's app: `send(html)` a /v1 send (200), its capture id; `render(query)` a GET of the render route, read. */
 const it = test

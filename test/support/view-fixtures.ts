@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import type { ClientView } from '../../../server/domain/views/render.ts';
+import type { ClientView } from '../../server/domain/views/render.ts';
 
 /** A client-view fixture of fixtures/emails/views/. */
 export function viewFixture(name: string): string {
-  return readFileSync(new URL(`../../../fixtures/emails/views/${name}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../../fixtures/emails/views/${name}`, import.meta.url), 'utf8');
 }
 
 /** The removals as `rule feature count lines` lines, in the order the view lists them. */
