@@ -4,6 +4,7 @@ import { refusedOf } from '../http/api/refusals.ts';
 import * as S from '../http/openapi/schemas.ts';
 import { type DefineTool, READS_MAIL } from './define-tool.ts';
 import { captureResult, detailResult, HTML_LIMIT, summary, TEXT_LIMIT } from './message-views.ts';
+import { renderTool } from './render-tool.ts';
 
 /** The tools that read captured mail: list, read, wait, expect, extract, check. */
 
@@ -111,4 +112,5 @@ export function registerMessageTools(tool: DefineTool, client: PigeonholeClient)
     READS_MAIL,
     { task: true },
   );
+  tool(renderTool.name, renderTool.description, renderTool.input, (args, signal) => renderTool.run(client, args, signal), READS_MAIL);
 }

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import type { ClientView, PigeonholeClient } from '../../../client/pigeonhole-client.ts';
-import * as S from '../openapi/schemas.ts';
+import type { ClientView, PigeonholeClient } from '../../client/pigeonhole-client.ts';
+import * as S from '../http/openapi/schemas.ts';
 
 /** Characters of transformed HTML a tool answer carries unless the call asks for more (as the MCP tools' HTML limit). */
 const HTML_LIMIT = 100_000;
 
 /**
- * The MCP tool of the client views (`render_message`), kept outside server/mcp/: its name,
- * description, input shape and handler, a call of the typed client like every tool. The view's
+ * The MCP tool of the client views (`render_message`): its name, description, input shape and
+ * handler, a call of the typed client like every tool. The view's
  * HTML comes only when asked (an agent mostly needs `removed`), cut to `max_html_chars`.
  */
 export const renderTool = {

@@ -1,9 +1,9 @@
 import { describe, expect } from 'vitest';
-import { PigeonholeClient } from '../../../client/pigeonhole-client.ts';
-import { renderTool } from '../../../server/http/api/render-tool.ts';
-import { read } from '../../support/app.ts';
-import { test as it } from '../../support/fixtures.ts';
-import { viewFixture } from '../../support/view-fixtures.ts';
+import { PigeonholeClient } from '../../client/pigeonhole-client.ts';
+import { renderTool } from '../../server/mcp/render-tool.ts';
+import { read } from '../support/app.ts';
+import { test as it } from '../support/fixtures.ts';
+import { viewFixture } from '../support/view-fixtures.ts';
 
 describe('the render_message tool (for the MCP server)', () => {
   it('answers the view without its HTML unless asked, then cut to max_html_chars', async ({ app, v1 }) => {
