@@ -132,7 +132,7 @@ export function createRouter(
   const { v1, api } = routeTables(sandbox, { spamd: spamassassin, linkTargets });
   mountV1(router, v1, { directory: sandbox.directory, keys: new ApiKeyThrottle(), parseBody, beforeHandle: [injectFaults(sandbox.faults)] });
   mountApi(router, api, parseApiBody);
-  mountMcp(router, { dispatch: self, maxBodySize, version: packageVersion() });
+  mountMcp(router, { dispatch: self, maxBodySize: maxApiBodySize, version: packageVersion() });
   mountOpenApi(router, { v1: v1.flat(), api: api.flat() });
   mountHealthRoutes(router, readiness);
   mountMetricsRoute(router, metrics);
