@@ -5,6 +5,7 @@
 // report (the type check or the runner failed first) is one failure, and so is a failed gate
 // (npm run check).
 import { existsSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 
 let passed = 0;
 let failed = 0;
@@ -26,7 +27,7 @@ function vitest(file, status) {
     }
   }
   // A run that failed without a failed test (the type check, the runner) or ran nothing.
-  tally(runPassed, runFailed, status);
+  tally(file, runPassed, runFailed, status);
 }
 
 /** One pytest run: its JUnit XML report (a case with a failure, an error or a skip fails) and its exit status. */
@@ -34,12 +35,14 @@ function pytest(file, status) {
   const cases = file && existsSync(file) ? (readFileSync(file, 'utf8').match(/<testcase\b[^>]*?(\/>|>[\s\S]*?<\/testcase>)/g) ?? []) : [];
   const runFailed = cases.filter((c) => /<(failure|error|skipped)\b/.test(c)).length;
   const runPassed = cases.length - runFailed;
-  tally(runPassed, runFailed, status);
+  tally(file, runPassed, runFailed, status);
 }
 
 /** Adds a run up; one that failed without a failed test (a collection error, the runner) or ran nothing is one failure. */
-function tally(runPassed, runFailed, status) {
+function tally(file, runPassed, runFailed, status) {
   if ((Number(status) !== 0 && runFailed === 0) || runPassed + runFailed === 0) runFailed += 1;
+  // Each run's own count, named by its report (today, ahead, node24, pytest-own, ...), above the total.
+  console.log(`  ${basename(file || 'run').replace(/\.(json|xml)$/, '')}: ${runPassed} passed, ${runFailed} failed`);
   if (Number(status) !== 0 || runFailed > 0) ok = false;
   passed += runPassed;
   failed += runFailed;

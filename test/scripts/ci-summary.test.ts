@@ -36,9 +36,10 @@ function junit(...outcomes: string[]): string {
   return file;
 }
 
+/** The last line (the one the landing reads) and the exit status. */
 function summary(...args: string[]) {
   const result = spawnSync(process.execPath, [SUMMARY, ...args], { encoding: 'utf8' });
-  return { line: result.stdout, status: result.status };
+  return { line: `${result.stdout.trimEnd().split('\n').at(-1)}\n`, status: result.status };
 }
 
 describe('the CI summary (.ci/summary.mjs)', () => {
@@ -80,6 +81,17 @@ describe('the CI summary (.ci/summary.mjs)', () => {
       line: '2 passed, 2 failed\n',
       status: 1,
     });
+  });
+
+  it("names each run's own count above the total, the total alone on the last line", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pigeonhole-summary-'));
+    dirs.push(dir);
+    const today = path.join(dir, 'today.json');
+    const node24 = path.join(dir, 'node24.json');
+    writeFileSync(today, JSON.stringify({ testResults: [{ status: 'passed', assertionResults: [{ status: 'passed' }, { status: 'passed' }] }] }));
+    writeFileSync(node24, JSON.stringify({ testResults: [{ status: 'failed', assertionResults: [{ status: 'passed' }, { status: 'failed' }] }] }));
+    const result = spawnSync(process.execPath, [SUMMARY, '--gate', '0', '--vitest', `${today}:0`, '--vitest', `${node24}:1`], { encoding: 'utf8' });
+    expect(result.stdout).toBe('  today: 2 passed, 0 failed\n  node24: 1 passed, 1 failed\n3 passed, 1 failed\n');
   });
 
   it('fails a run that ran nothing, even with exit status 0', () => {
