@@ -1,5 +1,5 @@
 import type { RequestListener } from 'node:http';
-import inject from 'light-my-request';
+import inject, { type InjectOptions } from 'light-my-request';
 
 /** What an in-process call carries over from the request it is made for. */
 export interface CallerContext {
@@ -25,7 +25,7 @@ export function inProcessFetch(dispatch: () => RequestListener, caller: CallerCo
     });
     const payload = request.body === null ? undefined : Buffer.from(await request.arrayBuffer());
     const response = await inject(dispatch(), {
-      method: request.method,
+      method: request.method as InjectOptions['method'],
       url: url.pathname + url.search,
       headers,
       ...(payload === undefined ? {} : { payload }),
