@@ -1,5 +1,5 @@
 import { execFileSync, execSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { autocannonRun, failuresOf, sendRequest } from './lib/autocannon.ts';
@@ -15,6 +15,8 @@ import { ROOT, spawnPigeonhole, type Pigeonhole } from './lib/server-process.ts'
 const BUILD_CACHE = path.join(tmpdir(), 'pigeonhole-compare-builds');
 /** Where `--profile` writes each server's CPU profile. */
 const PROFILE_DIR = path.join(tmpdir(), 'pigeonhole-compare-profiles');
+/** Checkouts of this run that ran npm ci: a later revision with the same lockfile links their node_modules. */
+const installed: string[] = [];
 /** The revision that names the working tree as it is (uncommitted changes included). */
 const WORKING_TREE = '.';
 
@@ -143,8 +145,9 @@ await runBench(
 
 /**
  * A built checkout of `revision`: the working tree itself for `.`; otherwise `git archive` of the
- * commit into a folder of its own, its dependencies linked from this checkout when its lockfile
- * is the same (else `npm ci`, from npm's shared cache when it can), then `npm run build`.
+ * commit into a folder of its own, its dependencies linked from this checkout (or another
+ * revision's) when its lockfile is the same, else `npm ci` (from npm's shared cache when it can),
+ * then `npm run build`.
  */
 function prepare(revision: string, keep: boolean, tempDir: (prefix: string) => string): Build {
   if (revision === WORKING_TREE) {
@@ -164,11 +167,18 @@ function prepare(revision: string, keep: boolean, tempDir: (prefix: string) => s
   log(`${label}: git archive into ${dir}`);
   execSync(`git archive --format=tar ${commit} | tar -x -C '${dir}'`, { cwd: ROOT, stdio: 'inherit' });
   const lock = (root: string) => readFileSync(path.join(root, 'package-lock.json'), 'utf8');
-  if (lock(dir) === lock(ROOT)) {
-    symlinkSync(realpathSync(path.join(ROOT, 'node_modules')), path.join(dir, 'node_modules'));
+  const wanted = lock(dir);
+  // This checkout's dependencies, or those of another revision built here with the same lockfile.
+  const others = existsSync(BUILD_CACHE) ? readdirSync(BUILD_CACHE).map((name) => path.join(BUILD_CACHE, name)) : [];
+  const same = [ROOT, ...installed, ...others].find(
+    (root) => root !== dir && existsSync(path.join(root, 'node_modules')) && existsSync(path.join(root, 'package-lock.json')) && lock(root) === wanted,
+  );
+  if (same) {
+    symlinkSync(realpathSync(path.join(same, 'node_modules')), path.join(dir, 'node_modules'));
   } else {
     log(`${label}: its lockfile differs from this checkout's: npm ci --prefer-offline`);
     execFileSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: 'inherit' });
+    installed.push(dir);
   }
   log(`${label}: npm run build`);
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: dir, stdio: 'inherit' });
