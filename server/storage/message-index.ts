@@ -527,7 +527,7 @@ export class MessageIndex {
 
 /**
  * What search and the address filters look in, lowercased:
- * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02sender\x02snippet`,
+ * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02sender\x02snippet and body text`,
  * each address once.
  * The original recipient comes first, so "sent to" is a prefix test; any address is
  * `\x01address\x01`.
@@ -536,10 +536,16 @@ export function searchText(record: MessageRecord): string {
   // Each address once (the recipient is nearly always To as well): a filter asks whether an
   // address is there, not how often, and a million captures keep ~25 MB less.
   const addresses = [...new Set([record.recipient, ...record.to, ...record.cc, ...record.bcc].map((a) => unmarked(a.trim()).toLowerCase()))].join(ADDRESS_MARK);
-  const fields = [record.subject, record.from, record.sender ?? '', record.snippet ?? ''].map(unmarked);
+  const fields = [record.subject, record.from, record.sender ?? '', bodySearchText(record)].map(unmarked);
   // Lowercased as a whole, which also makes it one flat string (pieces joined by a template
   // would stay a tree of them, half as large again).
   return `${ADDRESS_MARK}${addresses}${ADDRESS_MARK}${FIELD_MARK}${fields.join(FIELD_MARK)}`.toLowerCase();
+}
+
+/** The snippet, and the body's text when it says more (the snippet is its start unless an account template wrapped the body). */
+function bodySearchText({ snippet = '', bodyText }: MessageRecord): string {
+  if (bodyText === undefined) return snippet;
+  return bodyText.startsWith(snippet) ? bodyText : `${snippet} ${bodyText}`;
 }
 
 /**
