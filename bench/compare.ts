@@ -44,8 +44,7 @@ await runBench(
       'alternates autocannon runs of POST /v1/email/send/ (bulk-key, a 0.5 KB HTML body, a new recipient\n' +
       'every send) over them, round by round. Prints sends/s and server CPU per send (user + system,\n' +
       'from /proc) per round, the medians, and each revision against the first (median of the rounds).',
-    positionals:
-      'two or more git revisions (a commit, branch or tag; `.` is the working tree as it is); the first is the baseline',
+    positionals: 'two or more git revisions (a commit, branch or tag; `.` is the working tree as it is); the first is the baseline',
     flags: {
       rounds: { kind: 'int', default: 5, min: 1, help: 'measured rounds (each runs every revision once, the order reversed every other round)' },
       seconds: { kind: 'int', default: 6, min: 1, help: 'length of one measured run' },
@@ -133,12 +132,13 @@ await runBench(
     console.log(`\n${table(header, rows)}\n`);
     console.log(
       'vs first: the median of the rounds\' ratios (each pair of runs saw the same machine); "CPU vs first" is the first\'s CPU per send\n' +
-        'over this one\'s (above 1: this revision spends less per send). Server CPU is user + system time of the server process\n' +
+        "over this one's (above 1: this revision spends less per send). Server CPU is user + system time of the server process\n" +
         'over the run, background work included, divided by the sends answered 2xx; "server busy" that CPU time over the\n' +
-        'run\'s wall time (100 %: one core; a server below it on a quiet machine waits for something other than CPU).',
+        "run's wall time (100 %: one core; a server below it on a quiet machine waits for something other than CPU).",
     );
     const failed = contenders.filter((c) => c.failures > 0);
-    if (failed.length > 0) console.error(`\n!! requests failed: ${failed.map((c) => `${c.label} ${c.failures}`).join(', ')}; the figures count 2xx answers only`);
+    if (failed.length > 0)
+      console.error(`\n!! requests failed: ${failed.map((c) => `${c.label} ${c.failures}`).join(', ')}; the figures count 2xx answers only`);
     for (const c of contenders) c.api.close();
   },
 );

@@ -128,11 +128,7 @@ function aborted(signal: AbortSignal): Promise<never> {
   });
 }
 
-function parseFlags<S extends Record<string, FlagSpec>>(
-  specs: S,
-  argv: string[],
-  allowPositionals: boolean,
-): { flags: FlagValues<S>; positionals: string[] } {
+function parseFlags<S extends Record<string, FlagSpec>>(specs: S, argv: string[], allowPositionals: boolean): { flags: FlagValues<S>; positionals: string[] } {
   const options = Object.fromEntries(
     Object.entries(specs).map(([name, spec]) => [name, { type: spec.kind === 'switch' ? ('boolean' as const) : ('string' as const) }]),
   );
