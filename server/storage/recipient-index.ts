@@ -298,7 +298,8 @@ export class RecipientIndex {
     for (let row = 0; row < count; row++) textBytes += spans[6 * row + 5]! + 5;
     if (this.used + count > this.capacity) this.resize(Math.max(this.used + count, Math.ceil(this.capacity * 1.5)));
     this.reserveArena(textBytes);
-    if (this.live + count > this.table.length * MAX_LOAD) this.rebuildTable(Math.max(Math.ceil((this.live + count) / MAX_LOAD), Math.ceil(this.table.length * 1.5)));
+    if (this.live + count > this.table.length * MAX_LOAD)
+      this.rebuildTable(Math.max(Math.ceil((this.live + count) / MAX_LOAD), Math.ceil(this.table.length * 1.5)));
     const text = (row: number, field: number) =>
       buffer.toString('utf8', spans[6 * row + 2 * field]!, spans[6 * row + 2 * field]! + spans[6 * row + 2 * field + 1]!);
     let team = 0;

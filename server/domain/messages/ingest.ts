@@ -89,9 +89,9 @@ export class Ingest {
       const bcc = redirected ? [] : (email.bcc ?? []);
       seq = captures.nextSeq();
       // An encrypted send keeps no more of its text in the clear than the snippet it always had.
-    const { snippet, bodyText } = summary ?? captureTexts(email.text, html, email.html);
-    const texts = { snippet, ...(bodyText === undefined || encryptionKey !== undefined ? {} : { bodyText }) };
-    const planned = delivery.planned(blocked, to[0] ?? cc[0] ?? bcc[0] ?? email.recipient, now);
+      const { snippet, bodyText } = summary ?? captureTexts(email.text, html, email.html);
+      const texts = { snippet, ...(bodyText === undefined || encryptionKey !== undefined ? {} : { bodyText }) };
+      const planned = delivery.planned(blocked, to[0] ?? cc[0] ?? bcc[0] ?? email.recipient, now);
       // SMTP clients pipeline, and the messages of several connections arrive in one turn of the
       // event loop: gathered, they share one write per file (3.2 captures per write at 8
       // connections, +7-16 % messages/s in alternated pairs). An API send is written at once:
