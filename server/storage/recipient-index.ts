@@ -266,7 +266,10 @@ export class RecipientIndex {
    * changed nothing, on rows it cannot read.
    */
   restoreRange(buffer: Buffer): void {
-    if (buffer[0] === COLUMNS_FORMAT) return this.restoreColumns(decodeColumns(buffer));
+    if (buffer[0] === COLUMNS_FORMAT) {
+      this.restoreColumns(decodeColumns(buffer));
+      return;
+    }
     const input = new Reader(buffer);
     const format = input.u8();
     if (format !== ROWS_FORMAT) throw new Error(`recipient index rows in format ${format}, not ${ROWS_FORMAT}`);
