@@ -4,7 +4,8 @@ const BROWSER_TESTS = 'test/e2e/browser/**/*.test.ts';
 // These run the real `npm run build`, which empties and rewrites dist/ui: never beside the
 // browser tests that serve it.
 const BUILD_TESTS = 'test/cli/dockerfile.test.ts';
-// These build and pack the package (test/package/pack.ts) and install it in fresh projects.
+// These pack the package from a fresh clone (test/package/pack.ts: npm ci && npm pack, whose
+// prepack builds it) and install it in fresh projects.
 const PACKAGE_TESTS = 'test/package/{packed,recipes}.test.ts';
 
 export default defineConfig({

@@ -27,6 +27,25 @@ if (loader) {
 } else if (existsSync(fileURLToPath(built))) {
   await import(built.href);
 } else {
-  console.error('pigeonhole: no build found in dist/: run "npm install" (for the sources) or "npm run build" first');
+  console.error(missingBuild());
   process.exit(1);
+}
+
+/**
+ * Why there is nothing to run, and the fix that works where this file is: in a clone (the
+ * sources are here) the dependencies are missing; in an installed package (no sources) the
+ * package was packed without its build, which only a new tarball fixes.
+ */
+function missingBuild() {
+  const dir = fileURLToPath(root).replace(/[\\/]$/, '');
+  if (existsSync(fileURLToPath(sources))) {
+    return `pigeonhole: ${dir} holds the sources but not their dependencies (tsx runs them): run "npm ci" there, or "npm ci && npm run build" to run the compiled server.`;
+  }
+  const parts = dir.split(/[\\/]/);
+  const modules = parts.lastIndexOf('node_modules');
+  const project = modules > 0 ? parts.slice(0, modules).join('/') : null;
+  return [
+    `pigeonhole: the installed package in ${dir} has no build (dist/ is missing): it was packed without one, so reinstalling it changes nothing.`,
+    `  Make a new tarball: "npm pack" in a clone of Pigeonhole (it builds before it packs), then "npm install <path>/pigeonhole-<version>.tgz"${project ? ` in ${project}` : ''} (with -g for a global install).`,
+  ].join('\n');
 }

@@ -14,7 +14,7 @@
 // Wire types: the JSON of the sandbox API (/api) and of the live push (/api/events), snake_case
 // as sent, generated from the server's zod schemas into client/wire-types.ts (`npm run generate`;
 // never edit that file). The one definition: the server builds its answers against them
-// (`satisfies`), the inbox UI imports them from here, and the two files of client/ stay a client
+// (`satisfies`), the inbox UI imports them from here, and the three files of client/ stay a client
 // you can copy.
 // ---------------------------------------------------------------------------------------------
 
@@ -46,8 +46,11 @@ import type {
   Source,
   SubscriptionList,
   SubscriptionStatus,
+  WaitFailure,
 } from './wire-types.ts';
+import { type AskedRequest, PigeonholeError, PigeonholeUnreachable, TooFewMessages, TooManyMessages, WaitTimeout } from './errors.ts';
 
+export { type AskedRequest, ExpectationFailed, PigeonholeError, PigeonholeUnreachable, TooFewMessages, TooManyMessages, WaitTimeout } from './errors.ts';
 export { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from './wire-types.ts';
 export type {
   AccessibilityIssue,
@@ -86,6 +89,7 @@ export type {
   Page,
   Recipient,
   RecipientList,
+  RefusedSend,
   Removed,
   RequestLogEntry,
   RequestLogList,
@@ -102,7 +106,11 @@ export type {
   SubscriptionList,
   SubscriptionStatus,
   SubscriptionStep,
+  WaitFailure,
 } from './wire-types.ts';
+
+/** `expectNone`'s `within` when none is given (ms): the same in the Python client, the MCP tool and the API (docs/testing.md). */
+export const EXPECT_NONE_WITHIN_MS = 1000;
 
 export interface MessageFilter {
   /** Any address on the capture (original recipient, To, Cc, Bcc). */
@@ -167,56 +175,7 @@ export interface SendEmailInput {
   encryptionKey?: string;
 }
 
-/** A non-2xx answer: the status, the JSON body the server sent, and the status text. */
-export class PigeonholeError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-    readonly statusText = '',
-  ) {
-    super(`Pigeonhole answered ${status}: ${JSON.stringify(body)}`);
-    this.name = 'PigeonholeError';
-  }
-}
-
-/**
- * An exact expectation that failed (`expect`, `expectNone`): `count` captures matched instead of
- * `expected`; `messages` are the matches (newest first, at most 50), `detail` the server's sentence.
- */
-export class ExpectationFailed extends PigeonholeError {
-  readonly expected: number;
-  readonly count: number;
-  readonly messages: Capture[];
-  readonly detail: string;
-
-  constructor(status: number, body: ExpectFailure, expected: number) {
-    super(status, body);
-    this.name = 'ExpectationFailed';
-    this.message = body.detail;
-    this.expected = expected;
-    this.count = body.count;
-    this.messages = body.messages;
-    this.detail = body.detail;
-  }
-}
-
-/** More captures matched than expected (409): thrown as soon as the extra one is captured. */
-export class TooManyMessages extends ExpectationFailed {
-  constructor(body: ExpectFailure, expected: number) {
-    super(409, body, expected);
-    this.name = 'TooManyMessages';
-  }
-}
-
-/** Fewer captures matched than expected by the end of `within` (408). */
-export class TooFewMessages extends ExpectationFailed {
-  constructor(body: ExpectFailure, expected: number) {
-    super(408, body, expected);
-    this.name = 'TooFewMessages';
-  }
-}
-
-/** What expect takes beside the filter: `within` (ms, default 10000) and `settle` (ms, default 250). */
+/** What expect takes beside the filter: `within` (ms, default 10000; 1000 for `expectNone`) and `settle` (ms, default 250). */
 export interface ExpectOptions {
   within?: number;
   settle?: number;
@@ -261,11 +220,17 @@ export class PigeonholeClient {
 
   /**
    * Resolves with the newest capture matching the filter, waiting server-side up to `timeout` ms
-   * (default 10000); a timeout throws PigeonholeError 408. `signal` gives up the wait.
+   * (default 10000); a timeout throws WaitTimeout (a PigeonholeError 408), whose `refused` names
+   * sends that would have matched but were refused (a daily limit, a wrong key). `signal` gives up the wait.
    */
-  waitForMessage(filter: MessageFilter & { timeout?: number; signal?: AbortSignal } = {}): Promise<Capture> {
+  async waitForMessage(filter: MessageFilter & { timeout?: number; signal?: AbortSignal } = {}): Promise<Capture> {
     const { signal, ...query } = filter;
-    return this.call('GET', '/api/messages/wait', query, undefined, signal);
+    try {
+      return await this.call<Capture>('GET', '/api/messages/wait', query, undefined, signal);
+    } catch (error) {
+      if (error instanceof PigeonholeError && error.status === 408 && isWaitFailure(error.body)) throw new WaitTimeout(error.body, error.request);
+      throw error;
+    }
   }
 
   /**
@@ -280,16 +245,19 @@ export class PigeonholeClient {
       return await this.call<ExpectResult>('GET', '/api/messages/expect', { ...query, count }, undefined, signal);
     } catch (error) {
       if (error instanceof PigeonholeError && isExpectFailure(error.body)) {
-        if (error.status === 409) throw new TooManyMessages(error.body, count);
-        if (error.status === 408) throw new TooFewMessages(error.body, count);
+        if (error.status === 409) throw new TooManyMessages(error.body, count, error.request);
+        if (error.status === 408) throw new TooFewMessages(error.body, count, error.request);
       }
       throw error;
     }
   }
 
-  /** Resolves when no capture matching the filter is stored or arrives within `within` ms (default 10000); else throws TooManyMessages at once. */
+  /**
+   * Resolves when no capture matching the filter is stored or arrives within `within` ms (default
+   * EXPECT_NONE_WITHIN_MS, 1000: a passing check waits all of it); else throws TooManyMessages at once.
+   */
   async expectNone(filter: MessageFilter & Omit<ExpectOptions, 'settle'> = {}): Promise<void> {
-    await this.expect({ ...filter, count: 0 });
+    await this.expect({ within: EXPECT_NONE_WITHIN_MS, ...filter, count: 0 });
   }
 
   /** The newest capture matching the filter, or null. */
@@ -370,8 +338,9 @@ export class PigeonholeClient {
     const path = `/api/messages/${encodeURIComponent(id)}/check/links`;
     const body = { timeout_ms: options.timeoutMs };
     if (!options.onEvent) return this.call('POST', path, undefined, body, options.signal);
-    const response = await this.fetch(this.baseUrl + path, this.init('POST', body, options.signal, 'application/x-ndjson'));
-    if (!response.ok || !response.body) return this.parse(response);
+    const url = this.baseUrl + path;
+    const response = await this.send(url, this.init('POST', body, options.signal, 'application/x-ndjson'));
+    if (!response.ok || !response.body) return this.parse(response, { method: 'POST', url });
     const links: LinkCheckResult[] = [];
     let result: LinkCheck = { total: 0, broken: 0, skipped: 0, links };
     for await (const event of jsonLines<LinkEvent>(response.body)) {
@@ -398,6 +367,15 @@ export class PigeonholeClient {
   /** Resets the sandbox, one team, or (`namespace`) one namespace's captures and the records of its addresses. */
   reset(options: { team?: string; namespace?: string; restoreFixtures?: boolean } = {}): Promise<ResetResult> {
     return this.call('POST', '/api/reset', undefined, { team: options.team, namespace: options.namespace, restore_fixtures: options.restoreFixtures });
+  }
+
+  /**
+   * Starts the senders' counts against their daily limit over (every sender's, or one `sender`'s
+   * or `team`'s): for a shared sandbox, once before a run. Resolves with how many had a count.
+   */
+  async resetDailyCounts(options: { sender?: string; team?: string } & CallOptions = {}): Promise<number> {
+    const { signal, ...query } = options;
+    return (await this.call<{ daily_counters: number }>('DELETE', '/api/senders/daily-counts', query, undefined, signal)).daily_counters;
   }
 
   /** The configured senders with their API keys (for sendEmail). */
@@ -457,8 +435,9 @@ export class PigeonholeClient {
     const { apiKey, encryptionKey, ...fields } = input;
     const headers: Record<string, string> = { Authorization: `Api-Key ${apiKey}`, 'Content-Type': 'application/json' };
     if (encryptionKey !== undefined) headers['Encryption-Key'] = encryptionKey;
-    const response = await this.fetch(`${this.baseUrl}/v1/email/send/`, { method: 'POST', headers, body: JSON.stringify(fields) });
-    return this.parse(response);
+    const url = `${this.baseUrl}/v1/email/send/`;
+    const response = await this.send(url, { method: 'POST', headers, body: JSON.stringify(fields) });
+    return this.parse(response, { method: 'POST', url });
   }
 
   private async call<T>(method: string, path: string, query?: Query, body?: object, signal?: AbortSignal): Promise<T> {
@@ -466,7 +445,17 @@ export class PigeonholeClient {
     for (const [name, value] of Object.entries(query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, value instanceof Date ? value.toISOString() : String(value));
     }
-    return this.parse<T>(await this.fetch(url, this.init(method, body, signal)));
+    return this.parse<T>(await this.send(url.href, this.init(method, body, signal)), { method, url: url.href });
+  }
+
+  /** The fetch: a request that gets no answer throws PigeonholeUnreachable, naming the URL (an abort stays an AbortError). */
+  private async send(url: string, init: RequestInit): Promise<Response> {
+    try {
+      return await this.fetch(url, init);
+    } catch (error) {
+      if (init.signal?.aborted || (error as Error | null)?.name === 'AbortError') throw error;
+      throw new PigeonholeUnreachable({ method: init.method ?? 'GET', url }, error);
+    }
   }
 
   /** The request: the login, the JSON body (undefined fields left out) and the signal. */
@@ -483,12 +472,13 @@ export class PigeonholeClient {
   }
 
   private async text(path: string, signal?: AbortSignal): Promise<string> {
-    const response = await this.fetch(this.baseUrl + path, this.init('GET', undefined, signal));
-    if (!response.ok) return this.parse(response);
+    const url = this.baseUrl + path;
+    const response = await this.send(url, this.init('GET', undefined, signal));
+    if (!response.ok) return this.parse(response, { method: 'GET', url });
     return response.text();
   }
 
-  private async parse<T>(response: Response): Promise<T> {
+  private async parse<T>(response: Response, request: AskedRequest): Promise<T> {
     const text = await response.text();
     let body: unknown = null;
     if (text !== '') {
@@ -498,7 +488,7 @@ export class PigeonholeClient {
         body = text;
       }
     }
-    if (!response.ok) throw new PigeonholeError(response.status, body, response.statusText);
+    if (!response.ok) throw new PigeonholeError(response.status, body, response.statusText, { method: request.method, url: request.url });
     return body as T;
   }
 }
@@ -521,6 +511,10 @@ async function* jsonLines<T>(body: ReadableStream<Uint8Array>): AsyncGenerator<T
   }
   buffered += decoder.decode();
   if (buffered.trim()) yield JSON.parse(buffered) as T;
+}
+
+function isWaitFailure(body: unknown): body is WaitFailure {
+  return typeof body === 'object' && body !== null && typeof (body as WaitFailure).detail === 'string';
 }
 
 function isExpectFailure(body: unknown): body is ExpectFailure {

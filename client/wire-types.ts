@@ -91,6 +91,34 @@ export interface ExpectResult {
 /** More matched than expected (409), or fewer by the end (408). */
 export interface ExpectFailure extends ExpectResult {
   detail: string;
+  /** Only when there are some: the refused sends that would have matched, newest first (at most 10; `detail` gives their number). */
+  refused?: RefusedSend[];
+}
+
+/** A send through /v1 that made no capture the wait could see, yet would have matched its filters: refused (429 daily limit, 401, 403, 400, a fault) or, when the status filter leaves out `failed`, blocked. */
+export interface RefusedSend {
+  /** The request log entry (GET /api/requests). */
+  request: number;
+  /** When it was answered (sandbox time). */
+  at: string;
+  /** The status answered; null when a fault rule dropped the connection. */
+  status: number | null;
+  kind: 'daily_limit' | 'throttled' | 'unauthorized' | 'forbidden' | 'invalid' | 'not_found' | 'blocked' | 'fault' | 'error';
+  /** The answer's own words: its error, detail or field errors. */
+  reason: string;
+  /** The sender of its API key; null for a key the sandbox does not know. */
+  sender: string | null;
+  recipient: string | null;
+  subject: string | null;
+  /** The fault rule that answered, if one did. */
+  fault: string | null;
+}
+
+/** Nothing matched within the timeout (408), and the refused sends that would have. */
+export interface WaitFailure {
+  detail: string;
+  /** Only when there are some: the refused sends that would have matched, newest first (at most 10; `detail` gives their number). */
+  refused?: RefusedSend[];
 }
 
 export interface SearchResult extends MessageSummary, Extracted {
@@ -140,6 +168,7 @@ export interface MessageDetail extends MessageSummary, Extracted {
   raw_url: string;
   html_url: string | null;
   text_url: string | null;
+  /** 100 at most, from `?attachments_from` (default 0); `attachment_count` says how many there are in all. */
   attachments: AttachmentInfo[];
 }
 
@@ -296,8 +325,11 @@ export interface RequestLogList extends Page {
 export interface Clock {
   /** Sandbox time. */
   now: string;
+  /** Milliseconds ahead of real time (stored: it outlives restarts). */
   offset_ms: number;
   real_time: boolean;
+  /** The offset in words, e.g. "The sandbox clock is 12 days ahead of real time: ..."; the start-up banner says the same. */
+  note: string;
 }
 
 export interface Sender {
@@ -310,6 +342,8 @@ export interface Sender {
   development_mode: boolean;
   development_recipient: string | null;
   daily_limit: number | null;
+  /** Sends counted against the daily limit in the sandbox clock's UTC day (DELETE /api/senders/daily-counts starts it over). */
+  sent_today: number;
   has_account_template: boolean;
   revoked: boolean;
 }

@@ -18,7 +18,7 @@ import { senderRoutes } from './http/api/sender-routes.ts';
 import { subscriptionRoutes } from './http/api/subscription-routes.ts';
 import { accessMiddleware, openAccess, type Access } from './http/access.ts';
 import { bodyParser } from './http/body.ts';
-import { errorMiddleware, notFound, type Logger } from './http/errors.ts';
+import { errorMiddleware, HttpError, notFound, type Logger } from './http/errors.ts';
 import { injectFaults } from './http/faults.ts';
 import { mountHealthRoutes, mountMetricsRoute } from './http/health-routes.ts';
 import { homePage } from './http/home.ts';
@@ -26,6 +26,7 @@ import { mountOpenApi } from './http/openapi-document.ts';
 import { logRequests } from './http/request-log.ts';
 import { emailRoutes } from './http/v1/email-routes.ts';
 import { mountV1, v1Fallback, type Endpoint } from './http/v1/endpoints.ts';
+import { ApiKeyThrottle } from './http/v1/key-throttle.ts';
 import { flowRoutes } from './http/v1/flow-routes.ts';
 import { metricsMiddleware } from './http/metrics-middleware.ts';
 import { recipientRoutes as v1RecipientRoutes } from './http/v1/recipient-routes.ts';
@@ -35,8 +36,12 @@ import { Readiness } from './readiness.ts';
 
 export interface AppDeps {
   sandbox: Sandbox;
-  /** Largest accepted request body in bytes. */
+  /** Largest accepted /v1 (and /mcp) request body in bytes. */
   maxBodySize: number;
+  /** Largest accepted /api request body in bytes (default: maxBodySize). */
+  maxApiBodySize?: number;
+  /** Files one /v1 request may carry (default 100). */
+  maxAttachments?: number;
   /** Where multipart uploads land before they are moved into the store. */
   uploadDir: string;
   logger: Logger;
@@ -99,15 +104,29 @@ export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
  * app's request handler, which /mcp's tools call in-process.
  */
 export function createRouter(
-  { sandbox, maxBodySize, uploadDir, readiness = new Readiness(), metrics, spamassassin = null, linkTargets }: AppDeps,
+  {
+    sandbox,
+    maxBodySize,
+    maxApiBodySize = maxBodySize,
+    maxAttachments = 100,
+    uploadDir,
+    readiness = new Readiness(),
+    metrics,
+    spamassassin = null,
+    linkTargets,
+  }: AppDeps,
   self: () => RequestListener,
 ): Router {
   const router = new Router({ strict: true });
-  const parseBody = bodyParser({ limit: maxBodySize, uploadDir });
+  // The service's list-field refusal names the cap (docs/api-contract.md §1).
+  const tooManyFiles = (cap: number) => new HttpError(400, { attachment: [`Ensure this field has no more than ${cap} elements.`] });
+  const parseBody = bodyParser({ limit: maxBodySize, uploadDir, files: { max: maxAttachments, tooMany: tooManyFiles } });
+  // The sandbox API takes no files: file parts are read past, never written.
+  const parseApiBody = bodyParser({ limit: maxApiBodySize, uploadDir, files: null });
 
   const { v1, api } = routeTables(sandbox, { spamd: spamassassin, linkTargets });
-  mountV1(router, v1, { directory: sandbox.directory, parseBody, beforeHandle: [injectFaults(sandbox.faults)] });
-  mountApi(router, api, parseBody);
+  mountV1(router, v1, { directory: sandbox.directory, keys: new ApiKeyThrottle(), parseBody, beforeHandle: [injectFaults(sandbox.faults)] });
+  mountApi(router, api, parseApiBody);
   mountMcp(router, { dispatch: self, maxBodySize, version: packageVersion() });
   mountOpenApi(router, { v1: v1.flat(), api: api.flat() });
   mountHealthRoutes(router, readiness);

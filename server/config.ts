@@ -18,6 +18,10 @@ export interface Options {
   readonly dataDir: string;
   readonly configFile: string;
   readonly maxBodySize: number;
+  /** Largest sandbox API (/api) request body in bytes. */
+  readonly maxApiBodySize: number;
+  /** Files one /v1 send may carry; one more is refused with a 400 while the body is read. */
+  readonly maxAttachments: number;
   /** Captures kept at most, oldest pruned first; 0 keeps everything. */
   readonly maxMessages: number;
   /** Captures older than this (sandbox clock) are pruned; 0 keeps them. */
@@ -28,6 +32,14 @@ export interface Options {
   readonly smtpMaxRecipients: number;
   /** SMTP sessions at once; one more is refused with 421 and closed. */
   readonly smtpMaxConnections: number;
+  /** SMTP sessions at once from one client address. */
+  readonly smtpMaxClientSessions: number;
+  /** The last SMTP sessions, kept for addresses that hold none. */
+  readonly smtpReservedSessions: number;
+  /** How long an SMTP session may last, in ms. */
+  readonly smtpSessionLifetimeMs: number;
+  /** NOOP, RSET, HELP and VRFY an SMTP session may send between messages. */
+  readonly smtpJunkCommandLimit: number;
   /** fdatasync every group commit: a 200 then means the data is on stable storage. */
   readonly fsync: boolean;
   /** Host names browsers may reach the server by, beyond the defaults (`.name` with subdomains, `*` any). */
@@ -107,7 +119,17 @@ const OPTIONS = {
     help: 'JSON file of teams, senders and flows',
     parse: (v: string, s: string) => path.resolve(nonEmpty(v, s)),
   },
-  maxBodySize: { flag: 'max-body-size', default: String(25 * 1024 * 1024), help: 'largest request body in bytes', parse: positiveInt },
+  maxBodySize: { flag: 'max-body-size', default: String(25 * 1024 * 1024), help: 'largest /v1 request body in bytes', parse: positiveInt },
+  // The sandbox API takes settings, fault rules and drafts, never uploads: a megabyte is a large
+  // template, and a smaller cap is less work a hostile body can ask for.
+  maxApiBodySize: { flag: 'max-api-body-size', default: String(1024 * 1024), help: 'largest sandbox API (/api) request body in bytes', parse: positiveInt },
+  // Django's DATA_UPLOAD_MAX_NUMBER_FILES is 100 (the real service runs Django).
+  maxAttachments: {
+    flag: 'max-attachments',
+    default: '100',
+    help: 'files in one /v1 send; one more is refused with a 400 while the body is read (at most 1000)',
+    parse: (value: string, source: string) => atMost(positiveInt(value, source), 1000, source),
+  },
   maxMessages: { flag: 'max-messages', default: '10000', help: 'captures kept, oldest pruned first (0: unlimited)', parse: wholeNumber },
   maxAgeMs: { flag: 'max-age', default: '0', help: 'prune captures older than this, e.g. 7d or 12h (0: never)', parse: maxAge },
   smtpMaxSize: { flag: 'smtp-max-size', default: String(25 * 1024 * 1024), help: 'largest SMTP message in bytes', parse: positiveInt },
@@ -124,6 +146,33 @@ const OPTIONS = {
     flag: 'smtp-max-connections',
     default: '100',
     help: 'SMTP connections at once; one more is answered 421 and closed',
+    parse: positiveInt,
+  },
+  // Postfix's smtpd_client_connection_count_limit is 50 of 100 processes; a test suite's
+  // pooled client opens a handful.
+  smtpMaxClientSessions: {
+    flag: 'smtp-max-client-sessions',
+    default: '10',
+    help: 'SMTP sessions at once from one client address; one more is answered 421 and closed',
+    parse: positiveInt,
+  },
+  smtpReservedSessions: {
+    flag: 'smtp-reserved-sessions',
+    default: '5',
+    help: 'the last SMTP sessions of --smtp-max-connections, kept for client addresses that hold none',
+    parse: wholeNumber,
+  },
+  smtpSessionLifetimeMs: {
+    flag: 'smtp-session-lifetime',
+    default: '10m',
+    help: 'how long an SMTP session may last; then it is answered 421 and closed between messages',
+    parse: duration,
+  },
+  // Postfix's smtpd_junk_command_limit is 100.
+  smtpJunkCommandLimit: {
+    flag: 'smtp-junk-command-limit',
+    default: '100',
+    help: 'NOOP, RSET, HELP and VRFY an SMTP session may send between messages; the next is answered 421 and closed',
     parse: positiveInt,
   },
   smtpAuthRequired: { flag: 'smtp-auth-required', default: 'false', help: 'SMTP clients must log in with an API key', parse: bool, boolean: true },
@@ -372,10 +421,22 @@ function positiveInt(value: string, source: string): number {
   return n;
 }
 
+function atMost(n: number, most: number, source: string): number {
+  if (n > most) throw new ConfigError(`${source}: ${n} is more than ${most}`);
+  return n;
+}
+
 function wholeNumber(value: string, source: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new ConfigError(`${source}: "${value}" is not a whole number (0 or more)`);
   return n;
+}
+
+/** A duration such as 10m or 90s, more than 0. */
+function duration(value: string, source: string): number {
+  const ms = parseDuration(value.trim());
+  if (ms === null || ms === 0) throw new ConfigError(`${source}: "${value}" is not a duration such as 10m, 90s or 1h`);
+  return ms;
 }
 
 /** A duration such as 7d or 12h; 0 or empty turns the limit off. */

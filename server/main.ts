@@ -3,6 +3,7 @@ import { runCli } from './cli.ts';
 import { SAMPLE_CONFIG, type Config } from './config.ts';
 import { loadSandboxConfig } from './domain/directory/sandbox-config.ts';
 import { boundHeapGrowth } from './memory.ts';
+import { offsetText } from './domain/time/clock.ts';
 import { createPigeonhole } from './pigeonhole.ts';
 import { plural, retentionLine, runningInContainer, sampleKeysWarning, startFailure } from './start-messages.ts';
 
@@ -39,6 +40,9 @@ async function serve(config: Config): Promise<void> {
   );
   if (tls?.file) console.log(`  TLS certificate: ${tls.file} (${tls.created ? 'made now' : 'kept'}, self-signed, SHA-256 ${tls.fingerprint})`);
   console.log(`  data directory: ${store.dataDir} (${plural(sandbox.messages.count(), 'capture')})`);
+  const clock = sandbox.time.read();
+  if (!clock.realTime)
+    console.log(`  sandbox clock:  ${offsetText(clock.offsetMs)} (${clock.now.toISOString()}); POST /api/clock/reset returns it to real time`);
   console.log(`  retention:      ${retentionLine(config.maxMessages, config.maxAgeMs)}`);
   console.log(`  configuration:  ${config.configFile}`);
   console.log(`  API keys:       ${keys.join(', ')}`);

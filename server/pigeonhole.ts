@@ -77,7 +77,8 @@ export interface Pigeonhole {
  * configuration. `server/main.ts` and the tests both start Pigeonhole through it.
  */
 export async function createPigeonhole(config: Config, options: PigeonholeOptions = {}): Promise<Pigeonhole> {
-  const logger = options.logger ?? { error: (message: string, error?: unknown) => console.error(message, error) };
+  // A message alone (an SMTP limit's log line) is printed without a trailing "undefined".
+  const logger = options.logger ?? { error: (message: string, error?: unknown) => console.error(message, ...(error === undefined ? [] : [error])) };
   const store = await openStore({ ...options.store, dataDir: config.dataDir, fsync: config.fsync });
   let storeOpen = true;
   const parser = new ParserPool();
@@ -91,6 +92,8 @@ export async function createPigeonhole(config: Config, options: PigeonholeOption
   const app = createApp({
     sandbox,
     maxBodySize: config.maxBodySize,
+    maxApiBodySize: config.maxApiBodySize,
+    maxAttachments: config.maxAttachments,
     uploadDir: path.join(config.dataDir, 'tmp'),
     logger,
     readiness,
@@ -123,6 +126,12 @@ export async function createPigeonhole(config: Config, options: PigeonholeOption
     authRequired: config.smtpAuthRequired,
     maxRecipients: config.smtpMaxRecipients,
     maxConnections: config.smtpMaxConnections,
+    clientLimits: {
+      perClient: config.smtpMaxClientSessions,
+      reserved: config.smtpReservedSessions,
+      lifetimeMs: config.smtpSessionLifetimeMs,
+      junkCommands: config.smtpJunkCommandLimit,
+    },
     tls: options.smtpTls ?? (tls && { cert: tls.cert, key: tls.key, implicit: config.smtpTlsImplicit, required: config.smtpRequireTls }),
     logger,
     hooks: {

@@ -11,7 +11,7 @@ import type {
 import type { BlockEntry, Blocks } from './domain/toolkit/blocks.ts';
 import type { Caller } from './domain/directory/directory.ts';
 import type { MessageRecord, RecipientRecord, RequestLogRecord, SubscriptionRecord } from './domain/entities.ts';
-import type { ClockState } from './domain/time/clock.ts';
+import { type ClockState, offsetText } from './domain/time/clock.ts';
 import type { Subscriptions } from './domain/flows/subscriptions.ts';
 
 /**
@@ -68,7 +68,7 @@ export function recipientItem(r: RecipientRecord, blocks: Blocks) {
   } satisfies Recipient;
 }
 
-export function senderItem({ sender, team }: Caller) {
+export function senderItem({ sender, team }: Caller, sentToday: number) {
   return {
     team: team.id,
     team_name: team.name,
@@ -79,6 +79,7 @@ export function senderItem({ sender, team }: Caller) {
     development_mode: sender.developmentMode,
     development_recipient: sender.developmentRecipient,
     daily_limit: sender.dailyLimit,
+    sent_today: sentToday,
     has_account_template: sender.accountTemplate !== null,
     revoked: sender.revoked,
   } satisfies Sender;
@@ -101,9 +102,16 @@ export function subscriptionSummary(subscriptions: Subscriptions, s: Subscriptio
   } satisfies Subscription;
 }
 
+/** The clock's offset in a sentence: what the banner says at start-up too. */
+function clockNote(offsetMs: number): string {
+  return offsetMs === 0
+    ? 'The sandbox clock follows real time.'
+    : `The sandbox clock is ${offsetText(offsetMs)}: dates, daily limits and schedules use it. POST /api/clock/reset returns it to real time.`;
+}
+
 /** The clock as the sandbox API and the clock.changed frame show it. */
 export function clockBody(state: ClockState) {
-  return { now: wireTime(state.now), offset_ms: state.offsetMs, real_time: state.realTime } satisfies WireClock;
+  return { now: wireTime(state.now), offset_ms: state.offsetMs, real_time: state.realTime, note: clockNote(state.offsetMs) } satisfies WireClock;
 }
 
 export function blockBody(b: BlockEntry) {

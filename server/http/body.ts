@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, mkdir, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
@@ -7,6 +7,8 @@ import type { Context, Next } from 'koa';
 import type { HttpMethodEnum, KoaBodyMiddlewareOptions } from 'koa-body';
 import { storageError, type StorageError } from '../domain/errors.ts';
 import { detail, HttpError } from './errors.ts';
+import { jsonShapeProblem } from './json-shape.ts';
+import { djangoParts, removeFiles, TooManyFiles, touchFiles } from './multipart.ts';
 
 export interface UploadedFile {
   field: string;
@@ -27,6 +29,11 @@ export interface ParsedBody {
 export interface BodyOptions {
   limit: number;
   uploadDir: string;
+  /**
+   * File parts a multipart body may carry (`max`); one more is refused while the body is
+   * parsed, with `tooMany(max)`. null: file parts are read past and never written (the sandbox API).
+   */
+  files: { max: number; tooMany: (cap: number) => HttpError } | null;
 }
 
 declare module 'koa' {
@@ -37,9 +44,12 @@ declare module 'koa' {
 
 /**
  * Parses JSON, form-encoded and multipart bodies into ctx.state.body, with the request body
- * errors of docs/api-contract.md §1: 400 for malformed JSON or a JSON body that is not an object,
- * 415 for other content types, 413 over the size limit. A request without a body (or without
- * a content type, as the real service's framework does) parses as an empty object.
+ * errors of docs/api-contract.md §1: 400 for malformed JSON, a JSON body nested or wide past
+ * the limits of json-shape.ts (checked before it is parsed) or one that is not an object, 415
+ * for other content types, 413 over the size limit. A request without a body (or without a
+ * content type, as the real service's framework does) parses as an empty object. Multipart
+ * parts follow the real service's rule (multipart.ts); more file parts than `maxFiles` stop the
+ * parse at the first one too many.
  */
 export function bodyParser(options: BodyOptions) {
   // Upload names carry their order of arrival, so attachments keep the order they were sent
@@ -69,7 +79,22 @@ export function bodyParser(options: BodyOptions) {
       throw error;
     },
   };
-  let forms: Promise<(ctx: Context, next: Next) => Promise<unknown>> | undefined;
+  type Parse = (ctx: Context, next: Next) => Promise<unknown>;
+  let forms: Promise<{ form: Parse; multipart: (ctx: Context) => Parse }> | undefined;
+  const loadForms = () =>
+    import('koa-body').then(({ koaBody }) => ({
+      form: koaBody(formOptions) as Parse,
+      // A multipart body gets a parser of its own: its part rule counts this request's files and
+      // ends this request's parse.
+      multipart: (ctx: Context) =>
+        koaBody({
+          ...formOptions,
+          formidable: {
+            ...formOptions.formidable,
+            onPart: djangoParts({ maxFiles: options.files?.max ?? 0, maxFieldBytes: options.limit, fail: (error) => ctx.req.emit('error', error) }),
+          },
+        }) as Parse,
+    }));
 
   let uploadDirReady: Promise<unknown> | undefined;
   return async (ctx: Context, next: Next) => {
@@ -80,38 +105,48 @@ export function bodyParser(options: BodyOptions) {
     }
     if (declared > options.limit) throw tooLarge();
     if (ctx.is('json')) {
-      ctx.state.body = { data: parseJsonObject(await readText(ctx.req, options.limit, tooLarge)), form: false, files: [] };
+      ctx.state.body = { data: parseJsonObject(await readBytes(ctx.req, options.limit, tooLarge)), form: false, files: [] };
       return next();
     }
     if (!ctx.is('urlencoded', 'multipart')) throw detail(415, `Unsupported media type "${ctx.get('content-type')}" in request.`);
+    const multipart = ctx.is('multipart') !== false;
     // Not kept when it fails (a read-only data directory): made once it can be.
-    await (uploadDirReady ??= mkdir(options.uploadDir, { recursive: true }).catch(async (error: unknown) => {
-      uploadDirReady = undefined;
-      throw await uploadFailure(error, options.uploadDir);
-    }));
+    if (multipart)
+      await (uploadDirReady ??= mkdir(options.uploadDir, { recursive: true }).catch(async (error: unknown) => {
+        uploadDirReady = undefined;
+        throw await uploadFailure(error, options.uploadDir);
+      }));
     try {
-      forms ??= import('koa-body').then(({ koaBody }) => koaBody(formOptions) as (ctx: Context, next: Next) => Promise<unknown>);
-      await (await forms)(ctx, async () => undefined);
+      const parsers = await (forms ??= loadForms());
+      await (multipart ? parsers.multipart(ctx) : parsers.form)(ctx, async () => undefined);
     } catch (error) {
+      // formidable pauses the request while it writes a file and, once it has failed, never
+      // resumes it: the rest of the body is read (and dropped) so the client gets its answer.
+      ctx.req.resume();
+      if (error instanceof TooManyFiles && options.files) throw options.files.tooMany(error.cap);
       if (DISK_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw await uploadFailure(error, options.uploadDir);
-      throw formError(error, ctx.is('multipart') !== false, tooLarge);
+      throw formError(error, multipart, tooLarge);
     }
     const files = collectFiles(ctx.request.files);
-    // formidable creates no file for an empty upload; an empty attachment is still one.
+    const paths = files.map((file) => file.path);
     try {
-      await Promise.all(files.map((file) => writeFile(file.path, '', { flag: 'a' })));
+      await touchFiles(paths);
     } catch (error) {
-      await Promise.all(files.map((file) => rm(file.path, { force: true }).catch(() => undefined)));
+      await removeFiles(paths);
       throw await uploadFailure(error, options.uploadDir);
     }
     ctx.state.body = { data: { ...(ctx.request.body as Record<string, unknown>) }, form: true, files };
     try {
       await next();
     } finally {
-      await Promise.all(files.map((file) => rm(file.path, { force: true })));
+      await removeFiles(paths);
     }
   };
 }
+
+/** formidable's error code for one field more than its maxFields (its default, 1,000). */
+const MAX_FIELDS_EXCEEDED = 1007;
+const MAX_FIELDS = 1000;
 
 /** Codes of an upload's file that could not be written (not a client that went away: ECONNRESET stays a parse error). */
 const DISK_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'ENOENT', 'EIO']);
@@ -134,7 +169,7 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-async function readText(req: IncomingMessage, limit: number, tooLarge: () => HttpError): Promise<string> {
+async function readBytes(req: IncomingMessage, limit: number, tooLarge: () => HttpError): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -145,11 +180,15 @@ async function readText(req: IncomingMessage, limit: number, tooLarge: () => Htt
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** The JSON body as an object, or the framework's errors for anything else (docs/api-contract.md §1). */
-function parseJsonObject(text: string): Record<string, unknown> {
+function parseJsonObject(bytes: Buffer): Record<string, unknown> {
+  // Before JSON.parse, which would hold the event loop for a body nested or wide enough.
+  const problem = jsonShapeProblem(bytes);
+  if (problem !== null) throw detail(400, `JSON parse error - ${problem}`);
+  const text = bytes.toString('utf8');
   if (text.trim() === '') return {};
   let value: unknown;
   try {
@@ -171,7 +210,9 @@ function pythonTypeName(value: unknown, text: string): string {
 }
 
 function formError(error: unknown, multipart: boolean, tooLarge: () => HttpError): HttpError {
-  const e = error as { status?: number; httpCode?: number; message?: string; type?: string };
+  const e = error as { status?: number; httpCode?: number; message?: string; type?: string; code?: number };
+  // formidable's maxFields (1,000, as Django's DATA_UPLOAD_MAX_NUMBER_FIELDS) says 413: it is a parse refusal.
+  if (e.code === MAX_FIELDS_EXCEEDED) return detail(400, `Multipart form parse error - more than ${MAX_FIELDS} fields`);
   if (e.status === 413 || e.httpCode === 413 || e.type === 'entity.too.large') return tooLarge();
   const reason = e.message ?? 'could not be parsed';
   return detail(400, multipart ? `Multipart form parse error - ${reason}` : `Form parse error - ${reason}`);

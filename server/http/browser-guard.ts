@@ -15,14 +15,28 @@ export interface BrowserPolicy {
   readonly origins: readonly string[];
   /** The address the server listens on (`--host`): a name given there is an allowed host. */
   readonly listenHost: string | null;
+  /**
+   * Names for private use (dotless names, `*.internal`, `*.local`, `*.home.arpa`) are allowed
+   * hosts: only when the server listens on an address other machines reach (a container's
+   * `0.0.0.0`, where compose service names are how clients call it). On loopback (the default)
+   * they are not: any LAN peer can answer them (mDNS, LLMNR), so a web page can be rebound to them.
+   */
+  readonly privateNames: boolean;
 }
 
 export function browserPolicy(options: { hosts?: readonly string[]; origins?: readonly string[]; listenHost?: string | null } = {}): BrowserPolicy {
+  const listenHost = options.listenHost ? hostName(options.listenHost) : null;
   return Object.freeze({
     hosts: Object.freeze((options.hosts ?? []).map((h) => h.toLowerCase())),
     origins: Object.freeze((options.origins ?? []).map((o) => o.toLowerCase())),
-    listenHost: options.listenHost ? hostName(options.listenHost) : null,
+    listenHost,
+    privateNames: listenHost !== null && !loopbackName(listenHost),
   });
+}
+
+/** A loopback address or `localhost` (unknown: treated as the default bind, 127.0.0.1). */
+function loopbackName(name: string): boolean {
+  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || (isIP(name) === 4 && name.startsWith('127.'));
 }
 
 /** The parts of a request the guard decides on. */
@@ -159,21 +173,26 @@ function crossSiteRefusal(request: BrowserRequest): Refusal {
   );
 }
 
-/** Names reserved for private use: no public DNS answers for them, so no page can be rebound to one. */
-const PRIVATE_SUFFIXES = ['.localhost', '.internal', '.local', '.home.arpa'];
+/**
+ * Names reserved for private use: public DNS cannot serve them, but a peer on the LAN can (mDNS
+ * answers `*.local`, LLMNR and NetBIOS dotless names), so they are allowed only off loopback.
+ */
+const PRIVATE_SUFFIXES = ['.internal', '.local', '.home.arpa'];
 
 /**
- * Allowed hosts: `localhost` and `*.localhost`, any IP address (rebinding needs a domain name),
- * names without a dot (a compose service such as `pigeonhole`), `*.internal` (such as
- * `host.docker.internal`), `*.local` (mDNS, and Kubernetes' `*.svc.cluster.local`) and
- * `*.home.arpa`, none of which public DNS can serve, the `--host`, and `--allowed-hosts`.
- * Any port.
+ * Allowed hosts (the rule of Vite and webpack-dev-server for a loopback bind): `localhost`,
+ * `*.localhost` (browsers resolve it to loopback themselves) and any IP address (rebinding
+ * needs a domain name), the `--host`, and `--allowed-hosts`. On an address other machines reach
+ * (`privateNames`), also names without a dot (a compose service such as `pigeonhole`),
+ * `*.internal` (such as `host.docker.internal`), `*.local` (Kubernetes' `*.svc.cluster.local`)
+ * and `*.home.arpa`. Any port.
  */
 function isAllowedHost(host: string, policy: BrowserPolicy): boolean {
   if (policy.hosts.includes('*')) return true;
   const name = hostName(host);
   if (name === null) return false;
-  if (isIP(name) !== 0 || name === 'localhost' || !name.includes('.') || PRIVATE_SUFFIXES.some((suffix) => name.endsWith(suffix))) return true;
+  if (isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost')) return true;
+  if (policy.privateNames && (!name.includes('.') || PRIVATE_SUFFIXES.some((suffix) => name.endsWith(suffix)))) return true;
   if (name === policy.listenHost) return true;
   return policy.hosts.some((allowed) => (allowed.startsWith('.') ? name === allowed.slice(1) || name.endsWith(allowed) : name === allowed));
 }

@@ -4,22 +4,9 @@ import type { Caller } from '../domain/directory/directory.ts';
 import type { Faults } from '../domain/toolkit/faults.ts';
 import type { ParsedBody } from './body.ts';
 import { HttpError } from './errors.ts';
+import { rateLimited } from './v1/key-throttle.ts';
 import type { Endpoint } from './v1/endpoints.ts';
 import { bodyParam, queryParam } from './v1/query.ts';
-
-/**
- * A rate limit's refusal: 429 with the contract's 429 body shape ({"error": ...}, docs/api-contract.md
- * §3) in the words of the real service's framework (Django REST framework's Throttled), and
- * Retry-After in whole seconds as that framework sends it.
- */
-function rateLimited(retryAfterSeconds: number): HttpError {
-  const unit = retryAfterSeconds === 1 ? 'second' : 'seconds';
-  return new HttpError(
-    429,
-    { error: `Request was throttled. Expected available in ${retryAfterSeconds} ${unit}.` },
-    { 'Retry-After': String(retryAfterSeconds) },
-  );
-}
 
 /** The contract's body for each status a fault can answer with (docs/api-contract.md §1, §3). */
 function faultResponse(status: 429 | 500 | 503, caller: Caller): HttpError {

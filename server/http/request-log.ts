@@ -3,6 +3,7 @@ import type { Caller } from '../domain/directory/directory.ts';
 import type { Clock } from '../domain/time/clock.ts';
 import { maskBody, maskHeaders, type RequestLog } from '../domain/toolkit/request-log.ts';
 import type { ParsedBody } from './body.ts';
+import { readUnparsedBody } from './unparsed-body.ts';
 import type { Logger } from './errors.ts';
 import type { Endpoint } from './v1/endpoints.ts';
 
@@ -21,7 +22,8 @@ export function logRequests(log: RequestLog, clock: Clock, logger: Logger): Midd
       await next();
     } finally {
       try {
-        log.record(entry(ctx, at, performance.now() - started));
+        const unparsed = refusedUnread(ctx) ? await readUnparsedBody(ctx.req) : undefined;
+        log.record(entry(ctx, at, performance.now() - started, unparsed));
       } catch (error) {
         logger.error('request log entry failed', error);
       }
@@ -29,7 +31,12 @@ export function logRequests(log: RequestLog, clock: Clock, logger: Logger): Midd
   };
 }
 
-function entry(ctx: Context, at: string, durationMs: number) {
+/** A request to send or change something, refused before its body was read: its key (401, 403) or its path (404). */
+function refusedUnread(ctx: Context): boolean {
+  return ctx.method === 'POST' && ctx.state.body === undefined && (ctx.status === 401 || ctx.status === 403 || ctx.status === 404);
+}
+
+function entry(ctx: Context, at: string, durationMs: number, unparsed: unknown) {
   const caller = ctx.state.caller as Caller | undefined;
   const body = ctx.state.body as ParsedBody | undefined;
   const hadBody = ctx.req.headers['transfer-encoding'] !== undefined || Number(ctx.req.headers['content-length'] ?? 0) > 0;
@@ -53,7 +60,7 @@ function entry(ctx: Context, at: string, durationMs: number) {
     status: ctx.state.dropped ? null : ctx.status,
     fault: (ctx.state.fault as string | undefined) ?? null,
     requestHeaders: maskHeaders(ctx.req.headers),
-    requestBody: hadBody && body ? maskBody(body.data) : null,
+    requestBody: hadBody && body ? maskBody(body.data) : unparsed === undefined ? null : maskBody(unparsed),
     files: (body?.files ?? []).map((f) => ({ field: f.field, filename: f.filename, contentType: f.contentType, size: f.size })),
     responseBody: ctx.state.dropped ? null : responseBody(ctx.body),
   };

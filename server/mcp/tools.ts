@@ -10,6 +10,7 @@ import {
   type MessageFilter,
   type MessageSummary,
 } from '../../client/pigeonhole-client.ts';
+import { refusedNote, refusedOf } from '../http/api/refusals.ts';
 import * as S from '../http/openapi/schemas.ts';
 
 /**
@@ -174,7 +175,13 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
     {
       ...filterShape,
       count: z.number().int().min(0).max(1000).describe('How many must match; 0: none may.'),
-      within_ms: z.number().int().min(0).max(WAIT_MAX_MS).default(10_000).describe(`How long to wait for them, 0–${WAIT_MAX_MS} ms.`),
+      within_ms: z
+        .number()
+        .int()
+        .min(0)
+        .max(WAIT_MAX_MS)
+        .optional()
+        .describe(`How long to wait for them, 0–${WAIT_MAX_MS} ms; default 10000, or 1000 when count is 0.`),
       settle_ms: z.number().int().min(0).max(10_000).default(250).describe('Once exactly count match, how long no further one may arrive (at most within_ms).'),
     },
     async ({ within_ms, settle_ms, ...filter }, signal) => {
@@ -185,7 +192,7 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
       } catch (error) {
         // The failure as the API gave it, with the matches cut to what an agent needs.
         if (error instanceof ExpectationFailed)
-          throw new PigeonholeError(error.status, { detail: error.detail, count: error.count, messages: listed(error.messages) });
+          throw new PigeonholeError(error.status, { detail: error.detail, count: error.count, messages: listed(error.messages), ...refusedOf(error) });
         throw error;
       }
     },
@@ -353,7 +360,7 @@ function failure(error: unknown, baseUrl: string, mail: boolean): CallToolResult
     return {
       isError: true,
       structuredContent: body as Record<string, unknown>,
-      content: [{ type: 'text', text: `Pigeonhole answered ${error.status}:\n${untrusted(json)}` }],
+      content: [{ type: 'text', text: `Pigeonhole answered ${error.status}:${refusedNote(body)}\n${untrusted(json)}` }],
     };
   }
   const text =

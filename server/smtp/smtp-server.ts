@@ -6,10 +6,25 @@ import { DailyLimitReached, StorageError } from '../domain/errors.ts';
 import type { SmtpStage } from '../domain/patterns/fault-rule.ts';
 import type { Sandbox } from '../domain/sandbox.ts';
 import type { MessageRecord } from '../domain/entities.ts';
+import { ClientLimits, type ClientLimitOptions } from './client-limits.ts';
 import { quickSummary } from './mime-summary.ts';
 import { readMessageHeaders } from './parse-message.ts';
 
-export type SmtpRejection = 'auth_failed' | 'auth_required' | 'tls_required' | 'daily_limit' | 'size' | 'recipients' | 'fault' | 'storage' | 'error';
+export type SmtpRejection =
+  | 'auth_failed'
+  | 'auth_required'
+  | 'tls_required'
+  | 'daily_limit'
+  | 'size'
+  | 'recipients'
+  | 'fault'
+  | 'storage'
+  | 'error'
+  | 'client_sessions'
+  | 'reserved_sessions'
+  | 'session_lifetime'
+  | 'junk_commands'
+  | 'auth_attempts';
 
 /** SMTP TLS: a certificate and key (PEM), and how they are used. */
 export interface SmtpTls {
@@ -39,6 +54,8 @@ export interface SmtpDeps {
   maxRecipients?: number;
   /** Sessions at once; one more is answered 421 and closed (default 100). */
   maxConnections?: number;
+  /** Per-client limits (client-limits.ts); the defaults of docs/configuration.md without them. */
+  clientLimits?: Partial<Omit<ClientLimitOptions, 'maxConnections'>>;
   /** STARTTLS (or implicit TLS) with this certificate; without it no TLS is offered. */
   tls?: SmtpTls | null;
   logger: { error(message: string, error?: unknown): void };
@@ -67,6 +84,7 @@ export function createSmtpServer({
   authRequired,
   maxRecipients = 1000,
   maxConnections = 100,
+  clientLimits = {},
   tls = null,
   logger,
   hooks = {},
@@ -99,7 +117,7 @@ export function createSmtpServer({
     if (fired.type === 'drop') {
       // Cut the socket with no reply; the refusal below is never written (the socket is gone) but
       // lets the library finish the command, so nothing waits on a session that no longer exists.
-      for (const connection of server.connections) if (connection.id === session.id) connection._socket.destroy();
+      connectionOf(session)?._socket.destroy();
       return refuse('fault', 421, '4.4.2 Connection dropped by an injected fault');
     }
     // An HTTP status rule cannot match an SMTP stage (the rule's target says which it is for).
@@ -118,6 +136,13 @@ export function createSmtpServer({
       (error: unknown) => callback(unexpected(error)),
     );
   };
+  const limits = new ClientLimits(
+    () => server.connections,
+    { perClient: 10, reserved: 5, lifetimeMs: 600_000, junkCommands: 100, authFailures: 3, ...clientLimits, maxConnections },
+    (limit) => hooks.rejected?.(limit),
+    (message) => logger.error(message),
+  );
+  const connectionOf = (session: SMTPServerSession) => [...server.connections].find((connection) => connection.id === session.id);
   const callerOf = (session: SMTPServerSession): Caller | null => (typeof session.user === 'string' ? (directory.sender(session.user) ?? null) : null);
 
   const server = new SMTPServer({
@@ -142,10 +167,19 @@ export function createSmtpServer({
     disableReverseLookup: true,
     onConnect(session, callback) {
       hooks.session?.();
+      const refused = limits.admit(session);
+      if (refused) return callback(refused);
+      const connection = connectionOf(session);
+      if (connection) limits.watch(session, connection as unknown as Parameters<ClientLimits['watch']>[1]);
       afterFault('connect', session, undefined, callback, () => callback());
     },
+    onClose(session) {
+      limits.closed(session);
+    },
     onAuth(auth, session, callback) {
-      afterFault('auth', session, undefined, callback, () => authenticate(auth.password ?? '', callback));
+      afterFault('auth', session, undefined, callback, () =>
+        authenticate(auth.password ?? '', (error, response) => callback(error && (limits.authFailed(session) ?? error), response)),
+      );
     },
     onMailFrom(_address, session, callback) {
       if (tls?.required && !session.secure) return callback(refuse('tls_required', 530, '5.7.0 Must issue a STARTTLS command first'));
@@ -168,7 +202,10 @@ export function createSmtpServer({
     onData(stream, session, callback) {
       const done = once(callback);
       const work = receive(stream, session).then(
-        (record) => done(null, record),
+        (record) => {
+          limits.messageAccepted(session);
+          done(null, record);
+        },
         (error: unknown) => done(error instanceof Error && 'responseCode' in error ? error : unexpected(error)),
       );
       inFlight.add(work);

@@ -310,29 +310,30 @@ describe('clients that are not a hostile page are served as before', () => {
     expect((await raw(`${app.url}/api/clock/reset`, { method: 'POST' })).status).toBe(200);
   });
 
-  it('a server-side client by a compose service name, host.docker.internal, localhost or an IP address', async ({ app, port }) => {
-    for (const host of [
-      'pigeonhole:8025',
-      'host.docker.internal:8025',
-      `localhost:${port}`,
-      `[::1]:${port}`,
-      '192.168.1.20:8025',
-      'mail.localhost',
-      'pigeonhole.default.svc.cluster.local:8025',
-      'sandbox.home.arpa',
-    ]) {
+  it('a server-side client by localhost, a *.localhost name or an IP address', async ({ app, port }) => {
+    for (const host of [`localhost:${port}`, `[::1]:${port}`, '192.168.1.20:8025', 'mail.localhost', 'app.mail.localhost.']) {
       const res = await raw(`${app.url}/api/messages?limit=1`, { headers: { Host: host, 'User-Agent': 'python-requests/2.32' } });
       expect([host, res.status]).toEqual([host, 200]);
     }
-    const sent = await raw(`${app.url}/v1/email/send/`, {
+  });
+
+  it('on an address other machines reach (a container), also by a compose service name, host.docker.internal, *.local or *.home.arpa', async ({ apps }) => {
+    const container = await apps.start({ access: { policy: browserPolicy({ listenHost: '0.0.0.0' }), login: null } });
+    for (const host of ['pigeonhole:8025', 'host.docker.internal:8025', 'pigeonhole.default.svc.cluster.local:8025', 'sandbox.home.arpa']) {
+      const res = await raw(`${container.url}/api/messages?limit=1`, { headers: { Host: host, 'User-Agent': 'python-requests/2.32' } });
+      expect([host, res.status]).toEqual([host, 200]);
+    }
+    const sent = await raw(`${container.url}/v1/email/send/`, {
       method: 'POST',
       headers: { Host: 'pigeonhole:8025', Authorization: 'Api-Key test-key', 'Content-Type': 'application/x-www-form-urlencoded' },
       body: 'recipient=compose@example.com&subject=Hi&body=Hello',
     });
     expect(sent.status).toBe(200);
     expect(sent.body).toEqual({ id: expect.any(String) });
-    const ws = await tryUpgrade(app.wsUrl, { Host: 'pigeonhole:8025' });
+    const ws = await tryUpgrade(container.wsUrl, { Host: 'pigeonhole:8025' });
     expect(ws.opened).toBe(true);
+    // A public name is still refused there.
+    expect((await raw(`${container.url}/api/messages`, { headers: { Host: 'evil.example:8025' } })).status).toBe(403);
   });
 
   it('the inbox page itself: same-origin requests on 127.0.0.1 and localhost change state and open the live push', async ({ app, port }) => {

@@ -85,6 +85,17 @@ describe('request body problems (docs/api-contract.md §1)', () => {
     expect(res.status).toBe(413);
   });
 
+  it('refuses JSON nested past 64 levels before parsing it; brackets inside strings count for nothing', async ({ post }) => {
+    const deep = await post('/v1/recipients/', `{"email": "a@example.com", "x": ${'['.repeat(64)}${']'.repeat(64)}}`, 'application/json');
+    expect(deep.status).toBe(400);
+    expect(deep.text).toBe('{"detail":"JSON parse error - nested deeper than 64 levels"}');
+    // 64 levels in all (the body's object and 63 arrays) is fine, whatever the strings hold.
+    const fine = await post('/v1/recipients/', `{"email": "a@example.com", "x": ${'['.repeat(63)}"[[{\\\\\\"]]"${']'.repeat(63)}}`, 'application/json');
+    expect(fine.status).toBe(201);
+    const api = await post('/api/clock/advance', `{"duration": ${'['.repeat(100)}${']'.repeat(100)}}`, 'application/json');
+    expect(api.text).toBe('{"detail":"JSON parse error - nested deeper than 64 levels"}');
+  });
+
   it('checks the key before the body', async ({ post }) => {
     const res = await post('/v1/email/send/', '{bad', 'application/json', 'wrong');
     expect(res.status).toBe(401);

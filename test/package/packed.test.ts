@@ -1,12 +1,15 @@
-import { cp, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { command, freshProject, typeCheck } from './consumer.ts';
 
 /**
- * The package as a user gets it: `npm run build` and `npm pack` (test/package/pack.ts), then
- * `npm install <tarball>` in a new, empty project, which imports `pigeonhole` by its name.
+ * The package as a user gets it: `npm ci && npm pack` in a fresh clone (test/package/pack.ts,
+ * whose `prepack` builds it), then `npm install <tarball>` in a new, empty project, which imports
+ * `pigeonhole` by its name and runs its command.
  */
 
 let project: string;
@@ -20,6 +23,41 @@ afterAll(async () => {
 });
 
 describe('the packed package in a fresh project', () => {
+  it('holds its build: the server, the typed client and the inbox UI', async () => {
+    const listed = await command('tar', ['-tzf', inject('tarball')], { cwd: project });
+    expect(listed.code).toBe(0);
+    const files = listed.stdout.split('\n');
+    for (const file of [
+      'dist/server/main.js',
+      'dist/server/start-pigeonhole.js',
+      'dist/client/pigeonhole-client.js',
+      'dist/ui/index.html',
+      'bin/pigeonhole.js',
+    ])
+      expect(files).toContain(`package/${file}`);
+  });
+
+  it('starts with its command from node_modules/.bin, serves /readyz and stops on SIGTERM', async () => {
+    const data = await mkdtemp(path.join(project, 'data-'));
+    const child = spawn(path.join(project, 'node_modules', '.bin', 'pigeonhole'), ['--http-port', '0', '--smtp-port', '0', '--data-dir', data], {
+      cwd: project,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    try {
+      await expect.poll(() => output, { timeout: 30_000 }).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+      const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)![1];
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    } finally {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = (await exited) as [number | null];
+      expect(code).toBe(0);
+    }
+  });
+
   it('starts two sandboxes in one process that see only their own mail, and stop() frees their ports and data', async () => {
     await cp(fileURLToPath(new URL('fixtures/two-sandboxes.mjs', import.meta.url)), path.join(project, 'two-sandboxes.mjs'));
     const result = await command('node', ['two-sandboxes.mjs'], { cwd: project, timeout: 60_000 });

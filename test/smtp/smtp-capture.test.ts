@@ -233,4 +233,22 @@ describe('SMTP clients that go away', () => {
     await server.close();
     expect(server.sandbox.messages.count()).toBe(0);
   });
+
+  it('stores envelope addresses exactly as sent, and matches them by Unicode lower case (docs/smtp.md)', async ({ app, get }) => {
+    // U+212A KELVIN SIGN looks like K; it is kept, not normalised to K (issue 28, finding 9).
+    const kelvin = '\u212Aate@example.com';
+    const session = await rawSmtp(app.smtpPort);
+    await session.command('EHLO client.example');
+    await session.command('MAIL FROM:<app@example.com> SMTPUTF8');
+    expect(await session.command(`RCPT TO:<${kelvin}>`)).toBe('250 Accepted');
+    await session.command('DATA');
+    const id = capturedId(await session.command('Subject: Kelvin\r\n\r\nbody\r\n.'));
+    await session.close();
+    const m = await get(`/api/messages/${id}`);
+    expect([m.recipient, m.to]).toEqual([kelvin, [kelvin]]);
+    expect(m.recipient.codePointAt(0)).toBe(0x212a);
+    // Filters compare addresses by JavaScript's Unicode lower case, in which the Kelvin sign is k.
+    const found = await get(`/api/messages?recipient=${encodeURIComponent('kate@example.com')}`);
+    expect(found.messages.map((x: { id: string }) => x.id)).toContain(id);
+  });
 });

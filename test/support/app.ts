@@ -47,6 +47,10 @@ export interface TestServerOptions {
   host?: string;
   /** --link-check-private and --link-check-allow. */
   linkCheck?: { private?: boolean; allow?: string[] };
+  /** More command-line flags, read as the server reads them (`['--max-attachments', '3']`). */
+  flags?: string[];
+  /** Where the HTTP and SMTP servers report (default console.error). */
+  logger?: { error(message: string, error?: unknown): void };
 }
 
 /**
@@ -60,7 +64,10 @@ export interface TestServerOptions {
 export async function startApp(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-test-')));
   // The configuration the server would read with these flags and no environment; no retention.
-  const base = loadConfig(['--data-dir', dataDir, '--host', options.host ?? '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--max-messages', '0'], {});
+  const base = loadConfig(
+    ['--data-dir', dataDir, '--host', options.host ?? '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--max-messages', '0', ...(options.flags ?? [])],
+    {},
+  );
   const config: Config = {
     ...base,
     sandbox: options.config ? parseSandboxConfig(options.config(structuredClone(base.sandbox) as SandboxConfig), 'test config') : base.sandbox,
@@ -77,6 +84,7 @@ export async function startApp(options: TestServerOptions = {}): Promise<TestSer
     store: options.store,
     now: options.now,
     log: options.log,
+    logger: options.logger,
     access: options.access,
     smtpTls: options.smtp?.tls,
     smtpHooks: options.smtp?.hooks,

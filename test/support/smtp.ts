@@ -37,9 +37,10 @@ export function capturedId(response: string): string {
  * A bare SMTP conversation over a socket, one command at a time, for what a client library
  * does not let a test do between commands (pause after RCPT TO, send raw lines).
  */
-export async function rawSmtp(port: number) {
+export async function rawSmtp(port: number, options: { localAddress?: string } = {}) {
   const { createConnection } = await import('node:net');
-  const socket = createConnection({ host: '127.0.0.1', port });
+  // localAddress: another loopback address (127.0.0.2) is another client to the server.
+  const socket = createConnection({ host: '127.0.0.1', port, ...options });
   let buffer = '';
   let waiting: ((reply: string) => void) | undefined;
   const check = () => {
@@ -78,6 +79,8 @@ export async function rawSmtp(port: number) {
     close: () => new Promise<void>((resolve) => socket.end(resolve)),
     /** Resolves once the connection is closed, by either side. */
     ended,
+    /** What the server sent that no command waited for (a 421 before it closes), trimmed. */
+    lastReply: () => buffer.trimEnd(),
     /** Writes what is given (no line end) and drops the connection, like a crashed client. */
     destroy(partial = '') {
       socket.write(partial, () => socket.destroy());

@@ -183,6 +183,39 @@ export class Ingest {
     return used >= sender.dailyLimit ? sender.dailyLimit : null;
   }
 
+  /** How many sends the sender has counted against its daily limit today (sandbox clock). */
+  sentToday(senderId: string): number {
+    const daily = this.deps.store.meta.daily;
+    return daily.day === utcDay(this.deps.clock.now()) ? (daily.bySender[senderId] ?? 0) : 0;
+  }
+
+  /**
+   * Starts the given senders' daily counts over (every sender's when undefined), for a shared
+   * sandbox whose suites would otherwise run out (issue 27); resolves with how many had a count
+   * once that is on disk. Captures stay: start-up counts only those made since.
+   */
+  resetDailyCounts(senders: ReadonlySet<string> | undefined): Promise<number> {
+    const { store, clock } = this.deps;
+    return store.update(() => {
+      const daily = store.meta.daily;
+      const now = clock.now();
+      if (daily.day !== utcDay(now)) {
+        daily.day = utcDay(now);
+        daily.bySender = {};
+        daily.resetAt = {};
+      }
+      const resetAt = (daily.resetAt ??= {});
+      let counted = 0;
+      for (const sender of senders ?? new Set([...Object.keys(daily.bySender), ...Object.keys(resetAt)])) {
+        if ((daily.bySender[sender] ?? 0) > 0) counted++;
+        delete daily.bySender[sender];
+        resetAt[sender] = now.getTime();
+      }
+      store.touchMeta();
+      return counted;
+    });
+  }
+
   /**
    * The daily limit (docs/api-contract.md §3): every email record the sender creates through the API in the UTC day
    * of the sandbox clock counts, blocked ones included. Reserved before anything is written so
@@ -196,6 +229,7 @@ export class Ingest {
     if (daily.day !== day) {
       daily.day = day;
       daily.bySender = {};
+      daily.resetAt = {};
     }
     const used = daily.bySender[sender.id] ?? 0;
     if (sender.dailyLimit !== null && used >= sender.dailyLimit) throw new DailyLimitReached(sender.dailyLimit);
@@ -214,19 +248,23 @@ export class Ingest {
     const { index } = this.deps.captures;
     const day = utcDay(this.deps.clock.now());
     const start = Date.parse(`${day}T00:00:00Z`);
+    const daily = this.deps.store.meta.daily;
+    if (daily.day !== day) {
+      daily.day = day;
+      daily.bySender = {};
+      daily.resetAt = {};
+    }
+    const resetAt = daily.resetAt ?? {};
     const counted: Record<string, number> = {};
     index.scanNewestFirst(
       (slot) => index.createdMs(slot) >= start && index.source(slot) !== 'flow' && index.sender(slot) !== null,
       (slot) => {
         const sender = index.sender(slot)!;
+        // Counted again only since the sender's count was last started over.
+        if (index.createdMs(slot) < (resetAt[sender] ?? 0)) return;
         counted[sender] = (counted[sender] ?? 0) + 1;
       },
     );
-    const daily = this.deps.store.meta.daily;
-    if (daily.day !== day) {
-      daily.day = day;
-      daily.bySender = {};
-    }
     for (const [sender, n] of Object.entries(counted)) daily.bySender[sender] = Math.max(daily.bySender[sender] ?? 0, n);
   }
 }

@@ -73,6 +73,16 @@ export class Messages extends MessageReads {
     return this.intake.dailyLimitReached(caller);
   }
 
+  /** How many sends the sender has counted against its daily limit today (sandbox clock). */
+  sentToday(senderId: string): number {
+    return this.intake.sentToday(senderId);
+  }
+
+  /** Starts the senders' daily counts over (every sender's when undefined); resolves with how many had one. */
+  resetDailyCounts(senders?: ReadonlySet<string>): Promise<number> {
+    return this.intake.resetDailyCounts(senders);
+  }
+
   /**
    * Deletes captures: their records (tombstones in the segments) and, once no capture refers to
    * them, their bytes (dead packs are deleted, mostly dead ones compacted in the background).

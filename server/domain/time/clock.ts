@@ -54,6 +54,29 @@ export class SandboxClock implements Clock {
   }
 }
 
+const UNITS: ReadonlyArray<readonly [number, string]> = [
+  [86_400_000, 'day'],
+  [3_600_000, 'hour'],
+  [60_000, 'minute'],
+  [1000, 'second'],
+];
+
+/**
+ * How far the sandbox clock is from real time, in words (issue 27: an offset that outlives
+ * restarts must not go unnoticed): "real time", "12 days 3 hours ahead of real time".
+ */
+export function offsetText(offsetMs: number): string {
+  if (offsetMs === 0) return 'real time';
+  let rest = Math.abs(offsetMs);
+  const parts: string[] = [];
+  for (const [size, name] of UNITS) {
+    const n = Math.floor(rest / size);
+    if (n > 0) parts.push(`${n} ${name}${n === 1 ? '' : 's'}`);
+    rest -= n * size;
+  }
+  return `${parts.join(' ') || 'less than a second'} ${offsetMs > 0 ? 'ahead of' : 'behind'} real time`;
+}
+
 /** The UTC calendar day of an instant, e.g. "2026-02-17". */
 export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);

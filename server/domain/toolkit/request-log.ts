@@ -80,6 +80,15 @@ export class RequestLog {
     return { total, items: items.filter((r): r is RequestLogRecord => r !== undefined) };
   }
 
+  /** The newest entries whose summary passes `test`, newest first, at most `limit` of them. */
+  async newest(test: (summary: RequestSummary) => boolean, limit: number): Promise<RequestLogRecord[]> {
+    const summaries = this.store.requests.summaries;
+    const seqs: number[] = [];
+    for (let i = summaries.length - 1; i >= this.stale && seqs.length < limit; i--) if (test(summaries[i]!)) seqs.push(summaries[i]!.seq);
+    const items = await Promise.all(seqs.map((seq) => this.store.requests.log.read(seq)));
+    return items.filter((r): r is RequestLogRecord => r !== undefined);
+  }
+
   /** Removes every entry, or those of the given senders; returns how many. */
   async clear(senders?: ReadonlySet<string>): Promise<number> {
     this.dropStale(0);

@@ -27,12 +27,20 @@ import {
   trueFalse,
   wholeNumber,
 } from './fields.ts';
+import { attachmentPage, attachmentUrl, ATTACHMENTS_PAGE, readPart } from './capture-reads.ts';
+import { refusalBody } from './refusals.ts';
 import { route, type ApiContext, type ApiRoute } from './route.ts';
 
 const WAIT_DEFAULT_MS = 10_000;
 const WAIT_MAX_MS = 120_000;
 /** expect: how long no further match may arrive once exactly `count` matched (capped by `within`). */
 const SETTLE_DEFAULT_MS = 250;
+/**
+ * expect with count 0 ("expect none"): `within` unless given. Short, because a passing check
+ * waits all of it (a count of 1 or more answers as soon as the mail is there, so its longer
+ * default costs a passing test nothing): docs/testing.md, "Expecting no email".
+ */
+const EXPECT_NONE_DEFAULT_MS = 1000;
 const SETTLE_MAX_MS = 10_000;
 const EXPECT_MAX_COUNT = 1000;
 
@@ -131,16 +139,24 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         responses: {
           200: json('The capture, with links and codes.', S.Capture),
           400: detailDoc('A filter or the timeout has a bad value.', 'timeout must be a whole number from 0 to 120000.'),
-          408: detailDoc('Nothing matched within the timeout.', 'No message matching the filters arrived within 10000 ms.'),
+          408: json(
+            'Nothing matched within the timeout; `refused` lists sends that would have matched but were refused (from the request log).',
+            S.WaitFailure,
+            {
+              detail:
+                'No message matching the filters arrived within 10000 ms. 1 send that would have matched was refused: 429 daily limit (Daily limit of 100 emails has been reached), request 12 to ada@example.com at 2026-02-17T12:00:00.000Z.',
+            },
+          ),
         },
       },
       async handle(ctx, { query: { timeout: timeoutMs, ...filter } }) {
         const gone = new AbortController();
         ctx.res.once('close', () => gone.abort());
-        const record = await waitForMessage(messages, sandbox.events, messageFilter(filter), { timeoutMs, signal: gone.signal });
+        const wanted = messageFilter(filter);
+        const record = await waitForMessage(messages, sandbox.events, wanted, { timeoutMs, signal: gone.signal });
         if (!record) {
           if (gone.signal.aborted) return;
-          throw detail(408, `No message matching the filters arrived within ${timeoutMs} ms.`);
+          throw new HttpError(408, await refusalBody(sandbox, wanted, `No message matching the filters arrived within ${timeoutMs} ms.`));
         }
         ctx.body = await capture(sandbox, record);
       },
@@ -151,7 +167,9 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       query: z.object({
         ...filters(sandbox),
         count: requiredWholeNumber('count', 0, EXPECT_MAX_COUNT).describe(`Required: how many captures must match, 0–${EXPECT_MAX_COUNT} (0: none may).`),
-        within: wholeNumber('within', WAIT_DEFAULT_MS, 0, WAIT_MAX_MS).describe(`Milliseconds to wait for them, 0–${WAIT_MAX_MS}, default ${WAIT_DEFAULT_MS}.`),
+        within: wholeNumber('within', WAIT_DEFAULT_MS, 0, WAIT_MAX_MS).describe(
+          `Milliseconds to wait for them, 0–${WAIT_MAX_MS}, default ${WAIT_DEFAULT_MS}; with count 0, default ${EXPECT_NONE_DEFAULT_MS} (a passing "none" waits all of it).`,
+        ),
         settle: wholeNumber('settle', SETTLE_DEFAULT_MS, 0, SETTLE_MAX_MS).describe(
           `Once exactly count match, milliseconds in which no further one may arrive, 0–${SETTLE_MAX_MS}, default ${SETTLE_DEFAULT_MS}, at most within.`,
         ),
@@ -172,10 +190,12 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
           409: json('More than count matched.', S.ExpectFailure, { detail: 'Expected no message matching the filters; 1 matched.', count: 1, messages: [] }),
         },
       },
-      async handle(ctx, { query: { count, within, settle, ...filter } }) {
+      async handle(ctx, { query: { count, within: given, settle, ...filter } }) {
+        const within = count === 0 && ctx.query.within === undefined ? EXPECT_NONE_DEFAULT_MS : given;
         const gone = new AbortController();
         ctx.res.once('close', () => gone.abort());
-        const result = await expectMessages(messages, sandbox.events, messageFilter(filter), {
+        const wanted = messageFilter(filter);
+        const result = await expectMessages(messages, sandbox.events, wanted, {
           count,
           withinMs: within,
           settleMs: settle,
@@ -192,7 +212,8 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
           result.outcome === 'more'
             ? `Expected ${expected} matching the filters; ${result.count} matched.`
             : `Expected ${expected} matching the filters within ${within} ms; ${result.count} matched.`;
-        throw new HttpError(result.outcome === 'more' ? 409 : 408, { detail: message, count: result.count, messages: listed } satisfies ExpectFailure);
+        if (result.outcome === 'more') throw new HttpError(409, { detail: message, count: result.count, messages: listed } satisfies ExpectFailure);
+        throw new HttpError(408, { ...(await refusalBody(sandbox, wanted, message)), count: result.count, messages: listed } satisfies ExpectFailure);
       },
     }),
     route({
@@ -233,7 +254,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         const results = await Promise.all(
           items.map(async (record) => {
             const [html, body] = await Promise.all([messages.html(record), messages.text(record)]);
-            return { ...messageSummary(record), ...extract(html, body), url: captureUrl(record) };
+            return { ...messageSummary(record), ...extract(readPart(html), readPart(body)), url: captureUrl(record) };
           }),
         );
         ctx.body = { total, offset, limit, messages: results } satisfies SearchPage;
@@ -242,18 +263,24 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
     route({
       method: 'GET',
       path: '/api/messages/:id',
+      query: z.object({
+        attachments_from: wholeNumber('attachments_from', 0, 0, Number.MAX_SAFE_INTEGER).describe(
+          `The first attachment listed (default 0); ${ATTACHMENTS_PAGE} are listed at most.`,
+        ),
+      }),
       doc: {
         summary: 'One capture',
-        description:
-          'Summary plus names, flags, template flag, SES id, bodies, `text_derived` (true when `text` is the HTML rendered as text because there is no plain part), links and codes, headers, raw_url and attachments.',
+        description: `Summary plus names, flags, template flag, SES id, bodies, \`text_derived\` (true when \`text\` is the HTML rendered as text because there is no plain part), links and codes, headers, raw_url and attachments (${ATTACHMENTS_PAGE} at most from \`attachments_from\`; \`attachment_count\` has them all). Links, codes, a derived text and \`has_remote_content\` are read from the first 256 KB of each body.`,
         tags,
         params,
         responses: { 200: json('The capture.', S.MessageDetail), 404: notFoundDoc() },
       },
-      async handle(ctx) {
+      async handle(ctx, { query }) {
         const record = await find(ctx);
         const [html, text, headers] = await Promise.all([messages.html(record), messages.text(record), messages.headers(record)]);
-        const view = await textView(html, text);
+        const [readHtml, readText] = [readPart(html), readPart(text)];
+        // A plain part is served whole; one rendered from the HTML comes from its first 256 KB.
+        const view = await textView(readHtml, text);
         ctx.body = {
           ...messageSummary(record),
           first_name: record.firstName,
@@ -266,19 +293,13 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
           html,
           text: view.text,
           text_derived: view.derived,
-          ...extract(html, text),
-          has_remote_content: html !== null && hasRemoteContent(html),
+          ...extract(readHtml, readText),
+          has_remote_content: readHtml !== null && hasRemoteContent(readHtml),
           headers,
           raw_url: `/api/messages/${record.id}/raw`,
           html_url: html === null ? null : `/api/messages/${record.id}/html`,
           text_url: view.text === null ? null : `/api/messages/${record.id}/text`,
-          attachments: record.attachments.map((a, index) => ({
-            filename: a.filename,
-            content_type: a.contentType,
-            size: a.size,
-            content_id: a.contentId ?? null,
-            url: attachmentUrl(record, index),
-          })),
+          attachments: attachmentPage(record, query.attachments_from),
         } satisfies MessageDetail;
       },
     }),
@@ -364,7 +385,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       },
       async handle(ctx) {
         const record = await find(ctx);
-        const view = await textView(await messages.html(record), await messages.text(record));
+        const view = await textView(readPart(await messages.html(record)), await messages.text(record));
         if (view.text === null) throw detail(404, 'This capture has no text body.');
         ctx.set('X-Content-Type-Options', 'nosniff');
         // Whether this is the HTML rendered as text (the capture has no plain part).
@@ -440,7 +461,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       async handle(ctx) {
         const record = await find(ctx);
         const [html, body] = await Promise.all([messages.html(record), messages.text(record)]);
-        ctx.body = extract(html, body);
+        ctx.body = extract(readPart(html), readPart(body));
       },
     }),
     route({
@@ -496,8 +517,15 @@ function contentDisposition(type: 'inline' | 'attachment', filename: string): st
  */
 async function capture(sandbox: Sandbox, record: MessageRecord): Promise<Capture> {
   const [html, body] = await Promise.all([sandbox.messages.html(record), sandbox.messages.text(record)]);
-  const view = await textView(html, body);
-  return { ...messageSummary(record), html, text: view.text, text_derived: view.derived, ...extract(html, body), url: captureUrl(record) } satisfies Capture;
+  const view = await textView(readPart(html), body);
+  return {
+    ...messageSummary(record),
+    html,
+    text: view.text,
+    text_derived: view.derived,
+    ...extract(readPart(html), readPart(body)),
+    url: captureUrl(record),
+  } satisfies Capture;
 }
 
 /**
@@ -526,10 +554,6 @@ function previewPolicy(ctx: ApiContext, remote: boolean): string {
 
 function captureUrl(record: MessageRecord): string {
   return `/api/messages/${record.id}`;
-}
-
-function attachmentUrl(record: MessageRecord, index: number): string {
-  return `/api/messages/${record.id}/attachments/${index}`;
 }
 
 function raise(error: Error): never {

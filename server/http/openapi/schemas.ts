@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from '../../domain/entities.ts';
+import { REFUSAL_KINDS } from '../../domain/messages/refused-sends.ts';
 
 /**
  * The wire's schemas, written once: the error bodies of both APIs, the /v1 representations, the
@@ -135,9 +136,33 @@ export const ExpectResult = z
     messages: z.array(Capture).describe('The matches, newest first, at most 50.'),
   })
   .meta({ id: 'ExpectResult' });
+const RefusedSend = z
+  .object({
+    request: int().describe('The request log entry (GET /api/requests).'),
+    at: time('When it was answered (sandbox time).'),
+    status: int().nullable().describe('The status answered; null when a fault rule dropped the connection.'),
+    kind: z.enum(REFUSAL_KINDS),
+    reason: z.string().describe("The answer's own words: its error, detail or field errors."),
+    sender: z.string().nullable().describe('The sender of its API key; null for a key the sandbox does not know.'),
+    recipient: z.string().nullable(),
+    subject: z.string().nullable(),
+    fault: z.string().nullable().describe('The fault rule that answered, if one did.'),
+  })
+  .meta({
+    id: 'RefusedSend',
+    description:
+      'A send through /v1 that made no capture the wait could see, yet would have matched its filters: refused (429 daily limit, 401, 403, 400, a fault) or, when the status filter leaves out `failed`, blocked.',
+  });
+const refused = z
+  .array(RefusedSend)
+  .optional()
+  .describe('Only when there are some: the refused sends that would have matched, newest first (at most 10; `detail` gives their number).');
 export const ExpectFailure = z
-  .object({ detail: z.string(), ...ExpectResult.shape })
+  .object({ detail: z.string(), ...ExpectResult.shape, refused })
   .meta({ id: 'ExpectFailure', description: 'More matched than expected (409), or fewer by the end (408).' });
+export const WaitFailure = z
+  .object({ detail: z.string(), refused })
+  .meta({ id: 'WaitFailure', description: 'Nothing matched within the timeout (408), and the refused sends that would have.' });
 const SearchResult = z.object({ ...MessageSummary.shape, ...Extracted.shape, url: z.string() }).meta({ id: 'SearchResult' });
 export const CaptureSearch = z.object({ ...page, messages: z.array(SearchResult) }).meta({ id: 'CaptureSearch' });
 const FlowMark = z.object({ trigger: z.string(), step: int(), subscription: int().optional(), run: int().optional() });
@@ -160,7 +185,7 @@ export const MessageDetail = z
     raw_url: z.string(),
     html_url: z.string().nullable(),
     text_url: z.string().nullable(),
-    attachments: z.array(AttachmentInfo),
+    attachments: z.array(AttachmentInfo).describe('100 at most, from `?attachments_from` (default 0); `attachment_count` says how many there are in all.'),
   })
   .meta({ id: 'MessageDetail' });
 
@@ -237,7 +262,14 @@ const RequestLogEntry = z
   })
   .meta({ id: 'RequestLogEntry' });
 export const RequestLogList = z.object({ ...page, requests: z.array(RequestLogEntry) }).meta({ id: 'RequestLogList' });
-export const Clock = z.object({ now: time('Sandbox time.'), offset_ms: int(), real_time: z.boolean() }).meta({ id: 'Clock' });
+export const Clock = z
+  .object({
+    now: time('Sandbox time.'),
+    offset_ms: int().describe('Milliseconds ahead of real time (stored: it outlives restarts).'),
+    real_time: z.boolean(),
+    note: z.string().describe('The offset in words, e.g. "The sandbox clock is 12 days ahead of real time: ..."; the start-up banner says the same.'),
+  })
+  .meta({ id: 'Clock' });
 export const Sender = z
   .object({
     team: z.string(),
@@ -249,6 +281,7 @@ export const Sender = z
     development_mode: z.boolean(),
     development_recipient: z.string().nullable(),
     daily_limit: int().nullable(),
+    sent_today: int().describe("Sends counted against the daily limit in the sandbox clock's UTC day (DELETE /api/senders/daily-counts starts it over)."),
     has_account_template: z.boolean(),
     revoked: z.boolean(),
   })
@@ -471,6 +504,8 @@ export const wireTypes = {
     Capture,
     ExpectResult,
     ExpectFailure,
+    RefusedSend,
+    WaitFailure,
     SearchResult,
     AttachmentInfo,
     HeaderField,

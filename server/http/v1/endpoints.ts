@@ -4,6 +4,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { Caller, Directory } from '../../domain/directory/directory.ts';
 import type { ParsedBody } from '../body.ts';
 import { detail, HttpError, notFound } from '../errors.ts';
+import { type ApiKeyThrottle, rateLimited } from './key-throttle.ts';
 import type { RouteDoc } from '../openapi/docs.ts';
 
 type Method = 'GET' | 'POST' | 'DELETE';
@@ -31,6 +32,8 @@ export interface Endpoint {
 
 export interface V1Deps {
   directory: Directory;
+  /** Wrong API keys per client address (key-throttle.ts). */
+  keys: ApiKeyThrottle;
   parseBody: Middleware;
   /** Run after the body is parsed, before the handler (fault injection). */
   beforeHandle?: Middleware[];
@@ -51,7 +54,7 @@ export function mountV1(router: Router, tables: Endpoint[][], deps: V1Deps): voi
     const allowed = allowedMethods(endpoints);
     router.all(
       path,
-      authenticate(deps.directory),
+      authenticate(deps.directory, deps.keys),
       async (ctx, next) => {
         const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
         const endpoint = endpoints.find((e) => e.method === method);
@@ -106,11 +109,25 @@ function allowedMethods(endpoints: Endpoint[]): string {
   return [...methods].join(', ');
 }
 
-/** `Authorization: Api-Key <key>` (docs/api-contract.md §2): 401 unless the key is known, 403 if the team lacks flows. */
-function authenticate(directory: Directory): Middleware {
+/**
+ * `Authorization: Api-Key <key>` (docs/api-contract.md §2): 401 unless the key is known, 403 if the team lacks flows.
+ * An address that presented too many new wrong keys gets 429 for a key it has not used before,
+ * before the key is looked up (key-throttle.ts).
+ */
+function authenticate(directory: Directory, keys: ApiKeyThrottle): Middleware {
   return async (ctx: Context, next: Next) => {
     const match = /^Api-Key\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-    const caller = match ? directory.byApiKey(match[1]!) : undefined;
+    const key = match?.[1];
+    const address = ctx.req.socket.remoteAddress ?? '';
+    if (key !== undefined) {
+      const wait = keys.retryAfter(address, key);
+      if (wait > 0) throw rateLimited(wait);
+    }
+    const caller = key === undefined ? undefined : directory.byApiKey(key);
+    if (key !== undefined) {
+      if (caller) keys.right(address, key);
+      else keys.wrong(address, key);
+    }
     if (!caller) throw new HttpError(401, { detail: CREDENTIALS }, { 'WWW-Authenticate': 'Api-Key' });
     if (!caller.team.flowsEnabled) throw new HttpError(403, { detail: CREDENTIALS });
     ctx.state.caller = caller;

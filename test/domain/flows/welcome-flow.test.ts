@@ -46,7 +46,7 @@ describe('the sample WELCOME_SIGNUP flow, driven through the API', () => {
     expect(await flows.subjects('ada@example.com')).toEqual(['Welcome to Acme, Ada <3!']);
     expect((await flows.subscription('ada@example.com', 'WELCOME_SIGNUP')).next_send_date).toBe('2030-01-08T09:00:00Z');
     const clock = await flows.advance('1h');
-    expect(clock).toEqual({ now: '2030-01-08T09:00:00Z', offset_ms: 2 * 86_400_000, real_time: false });
+    expect(clock).toMatchObject({ now: '2030-01-08T09:00:00Z', offset_ms: 2 * 86_400_000, real_time: false });
     const mail = await flows.mail('ada@example.com');
     expect(mail.map((m) => [m.subject, m.created_at])).toEqual([
       ['Welcome to Acme, Ada <3!', '2030-01-06T09:00:00Z'],

@@ -35,17 +35,26 @@ const it = test
 
 describe('/api/clock', () => {
   it('reads real time by default', async ({ app }) => {
-    expect((await read(await api(app.url, null).get('/api/clock'))).text).toBe('{"now":"2030-05-10T10:00:00Z","offset_ms":0,"real_time":true}');
+    expect((await read(await api(app.url, null).get('/api/clock'))).text).toBe(
+      '{"now":"2030-05-10T10:00:00Z","offset_ms":0,"real_time":true,"note":"The sandbox clock follows real time."}',
+    );
   });
 
   it('advances by a duration (JSON, form or query), and keeps ticking with real time from there', async ({ app, post, form }) => {
     const changes: ClockState[] = [];
     app.sandbox.events.on('clock.changed', (state) => changes.push(state));
-    expect((await post('/api/clock/advance', { duration: '1d12h' })).text).toBe('{"now":"2030-05-11T22:00:00Z","offset_ms":129600000,"real_time":false}');
-    expect((await form('/api/clock/advance', { duration: '90m' })).body).toEqual({ now: '2030-05-11T23:30:00Z', offset_ms: 135000000, real_time: false });
+    expect((await post('/api/clock/advance', { duration: '1d12h' })).text).toBe(
+      '{"now":"2030-05-11T22:00:00Z","offset_ms":129600000,"real_time":false,"note":"The sandbox clock is 1 day 12 hours ahead of real time: dates, daily limits and schedules use it. POST /api/clock/reset returns it to real time."}',
+    );
+    expect((await form('/api/clock/advance', { duration: '90m' })).body).toMatchObject({ now: '2030-05-11T23:30:00Z', offset_ms: 135000000, real_time: false });
     expect((await post('/api/clock/advance?duration=30m')).body).toMatchObject({ now: '2030-05-12T00:00:00Z' });
     real += 5000;
-    expect((await read(await api(app.url, null).get('/api/clock'))).body).toEqual({ now: '2030-05-12T00:00:05Z', offset_ms: 136800000, real_time: false });
+    expect((await read(await api(app.url, null).get('/api/clock'))).body).toEqual({
+      now: '2030-05-12T00:00:05Z',
+      offset_ms: 136800000,
+      real_time: false,
+      note: 'The sandbox clock is 1 day 14 hours ahead of real time: dates, daily limits and schedules use it. POST /api/clock/reset returns it to real time.',
+    });
     expect(changes.map((s) => [s.now.toISOString(), s.offsetMs, s.realTime])).toEqual([
       ['2030-05-11T22:00:00.000Z', 129600000, false],
       ['2030-05-11T23:30:00.000Z', 135000000, false],
@@ -145,7 +154,9 @@ describe('/api/clock', () => {
     await c.subscribe('WELCOME_SIGNUP', 'reset@example.com');
     const before = await c.subscription('reset@example.com', 'WELCOME_SIGNUP');
     expect(before.next_send_date).toBe('2030-06-03T01:00:00Z');
-    expect((await post('/api/clock/reset')).text).toBe(`{"now":"2030-05-10T10:00:05Z","offset_ms":0,"real_time":true}`);
+    expect((await post('/api/clock/reset')).text).toBe(
+      `{"now":"2030-05-10T10:00:05Z","offset_ms":0,"real_time":true,"note":"The sandbox clock follows real time."}`,
+    );
     expect((await read(await api(app.url, null).get('/api/clock'))).body).toMatchObject({ real_time: true });
     expect(await c.subscription('reset@example.com', 'WELCOME_SIGNUP')).toEqual(before);
   });

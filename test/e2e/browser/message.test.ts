@@ -75,6 +75,21 @@ describe('a message in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('lists the first 100 attachments and says how many more there are', async () => {
+    const id = await sendSmtp({
+      from: 'reports@example.com',
+      to: 'buyer@example.com',
+      subject: 'Many files',
+      text: 'See the files',
+      attachments: Array.from({ length: 105 }, (_, n) => ({ filename: `part-${n}.txt`, content: `part ${n}`, contentType: 'text/plain' })),
+    });
+    const { page, errors } = await b.open({ hash: `#/m/${id}` });
+    await page.getByRole('tab', { name: 'Attachments (105)' }).click();
+    await page.getByRole('tabpanel').getByText('and 5 more, not listed').waitFor();
+    expect(await page.getByRole('tabpanel').getByRole('link', { name: 'Download' }).count()).toBe(100);
+    expect(errors).toEqual([]);
+  });
+
   it('blocks remote images until "Load remote content" is ticked', async () => {
     // Another origin stands in for the internet: it counts the requests it gets.
     let hits = 0;

@@ -181,7 +181,13 @@ describe('the typed client: expect and expectNone', () => {
 
     const tooMany = await ph.expectNone({ namespace: 'client', within: 60000 }).catch((error: unknown) => error);
     expect(tooMany).toBeInstanceOf(TooManyMessages);
-    expect(tooMany).toMatchObject({ status: 409, expected: 0, count: 1, message: 'Expected no message matching the filters; 1 matched.' });
+    expect(tooMany).toMatchObject({
+      status: 409,
+      expected: 0,
+      count: 1,
+      detail: 'Expected no message matching the filters; 1 matched.',
+      message: `Expected no message matching the filters; 1 matched. (GET ${app.url}/api/messages/expect?within=60000&namespace=client&count=0)`,
+    });
 
     await expect(ph.expectNone({ namespace: 'client-quiet', within: 50 })).resolves.toBeUndefined();
   });

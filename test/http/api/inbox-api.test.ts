@@ -243,6 +243,7 @@ describe('GET /api/senders and POST /api/preview', () => {
       development_mode: true,
       development_recipient: 'dev-inbox@example.com',
       daily_limit: 100,
+      sent_today: expect.any(Number),
       has_account_template: false,
       revoked: false,
     });

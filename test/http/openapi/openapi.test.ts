@@ -102,12 +102,17 @@ describe('every answer as documented', () => {
   const samples = (id: string): Record<string, { path?: string; init?: RequestInit }[]> => ({
     'GET /api/messages': [{ path: '/api/messages?limit=5' }, { path: '/api/messages?limit=0' }],
     'DELETE /api/messages': [{ init: { method: 'DELETE' } }],
-    'GET /api/messages/wait': [{ path: '/api/messages/wait?timeout=0' }, { path: '/api/messages/wait?timeout=0&recipient=nobody@example.com' }],
+    'GET /api/messages/wait': [
+      { path: '/api/messages/wait?timeout=0' },
+      { path: '/api/messages/wait?timeout=0&recipient=nobody@example.com' },
+      { path: '/api/messages/wait?timeout=0&recipient=refused-doc@example.com' },
+    ],
     'GET /api/messages/expect': [
       { path: '/api/messages/expect?recipient=doc@example.com&count=1&within=0' },
       { path: '/api/messages/expect?recipient=doc@example.com&count=0&within=0' },
       { path: '/api/messages/expect?recipient=doc@example.com&count=2&within=0' },
       { path: '/api/messages/expect?recipient=doc@example.com' },
+      { path: '/api/messages/expect?recipient=refused-doc@example.com&count=1&within=0' },
     ],
     'GET /api/messages/latest': [{}, { path: '/api/messages/latest?source=carrier-pigeon' }],
     'GET /api/messages/search': [{}],
@@ -130,6 +135,10 @@ describe('every answer as documented', () => {
     'POST /api/messages/:id/check/links': [{ path: `/api/messages/${id}/check/links`, init: json({ timeout_ms: 5 }) }],
     'POST /api/check': [{ init: json({ html: '<p>Hi</p>', sender: 'acme-main' }) }, { init: json({ html: 5 }) }],
     'GET /api/senders': [{}],
+    'DELETE /api/senders/daily-counts': [
+      { path: '/api/senders/daily-counts?sender=test-key', init: { method: 'DELETE' } },
+      { path: '/api/senders/daily-counts?team=nope', init: { method: 'DELETE' } },
+    ],
     'POST /api/preview': [{ init: json({ sender: 'acme-main', html: '<p>Hi</p>' }) }, { init: json({ sender: 'nobody', html: '' }) }],
     'GET /api/recipients': [{}, { path: '/api/recipients?team=nope' }],
     'POST /api/reset': [{ init: json({ team: 'globex' }) }, { init: json({ team: 'nope' }) }, { init: json({ namespace: 'docs', tema: 'x' }) }],
@@ -167,6 +176,13 @@ describe('every answer as documented', () => {
         }),
       )
     ).body as { id: string };
+    // A send refused for its key: the wait and expect samples on its recipient list it as refused.
+    const refused = await fetch(`${app.url}/v1/email/send/`, {
+      method: 'POST',
+      headers: { Authorization: 'Api-Key no-such-key', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ recipient: 'refused-doc@example.com', subject: 'Docs', body: '<p>x</p>' }),
+    });
+    expect(refused.status).toBe(401);
     const table = samples(sent.id);
     const routes = routeTables(app.sandbox, { spamd: null }).api.flat();
     expect(routes.map((r) => `${r.method} ${r.path}`).sort()).toEqual(Object.keys(table).sort());

@@ -9,7 +9,7 @@
 """
 
 from .client import Clock, Page, Pigeonhole
-from .errors import ExpectationFailed, PigeonholeError, TooFewMessages, TooManyMessages, WaitTimeout
+from .errors import ExpectationFailed, PigeonholeError, SandboxUnreachable, TooFewMessages, TooManyMessages, WaitTimeout
 from .inbox import Inbox, new_namespace
 from .message import Link, Message
 from .sandbox import Sandbox, SandboxError, start_sandbox
@@ -25,6 +25,7 @@ __all__ = [
     "PigeonholeError",
     "Sandbox",
     "SandboxError",
+    "SandboxUnreachable",
     "TooFewMessages",
     "TooManyMessages",
     "WaitTimeout",

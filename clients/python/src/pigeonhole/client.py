@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .errors import PigeonholeError, TooFewMessages, TooManyMessages, WaitTimeout
+from .errors import PigeonholeError, SandboxUnreachable, TooFewMessages, TooManyMessages, WaitTimeout
 from .hello import read_hello
 from .message import Message
 
@@ -29,6 +29,10 @@ if TYPE_CHECKING:
     from .inbox import Inbox
 
 DEFAULT_URL = "http://localhost:8025"
+
+# `expect_none`'s `within` when none is given, in seconds: the same in the TypeScript client, the
+# MCP tool and the API (docs/testing.md, "Expecting no email").
+EXPECT_NONE_WITHIN_S = 1.0
 
 # The capture filters of the sandbox API (docs/sandbox-api.md, "Filters"), and `namespace`.
 FILTERS = frozenset(
@@ -180,7 +184,11 @@ class Pigeonhole:
             return self._message(self._call("GET", "/api/messages/wait", query=query, hold=timeout))
         except PigeonholeError as error:
             if error.status == 408:
-                raise WaitTimeout(error.status, error.body, f"no email matching {_describe(filters)} arrived within {timeout:g} s") from None
+                text = f"no email matching {_describe(filters)} arrived within {timeout:g} s"
+                # The server's sentence names the sends that would have matched but were refused.
+                if error.refused and error.detail:
+                    text += f" ({error.detail})"
+                raise WaitTimeout(error.status, error.body, f"{text} (GET {error.url})", error.url) from None
             raise
 
     def expect(self, count: int = 1, within: float = 10.0, settle: Optional[float] = None, **filters: FilterValue) -> List[Message]:
@@ -202,12 +210,13 @@ class Pigeonhole:
             if error.status in (408, 409) and isinstance(error.body, dict) and "count" in error.body:
                 found = [self._message(m) for m in error.body.get("messages") or []]
                 failure = TooManyMessages if error.status == 409 else TooFewMessages
-                raise failure(error.status, error.body, count, found) from None
+                raise failure(error.status, error.body, count, found, error.url) from None
             raise
         return [self._message(m) for m in body.get("messages") or []]
 
-    def expect_none(self, within: float = 1.0, **filters: FilterValue) -> None:
-        """No capture matches the filters, stored already or arriving within `within` seconds.
+    def expect_none(self, within: float = EXPECT_NONE_WITHIN_S, **filters: FilterValue) -> None:
+        """No capture matches the filters, stored already or arriving within `within` seconds
+        (default 1: a passing check waits all of it).
 
         Raises ExpectationFailed (409) with the offending captures as soon as one matches.
         """
@@ -268,8 +277,14 @@ class Pigeonhole:
         body = {"namespace": namespace, "team": team, "restore_fixtures": restore_fixtures}
         return dict(self._call("POST", "/api/reset", body={k: v for k, v in body.items() if v is not None}))
 
+    def reset_daily_counts(self, sender: Optional[str] = None, team: Optional[str] = None) -> int:
+        """Starts the senders' counts against their daily limit over (every sender's, or one
+        `sender`'s, id or API key, or one `team`'s): for a shared sandbox, once before a run.
+        Answers how many had a count."""
+        return int(self._call("DELETE", "/api/senders/daily-counts", query={"sender": sender, "team": team})["daily_counters"])
+
     def senders(self) -> List[Dict[str, Any]]:
-        """The configured senders with their API keys."""
+        """The configured senders with their API keys (and `sent_today`)."""
         return list(self._call("GET", "/api/senders")["senders"])
 
     def recipients(self, **filters: Any) -> Dict[str, Any]:
@@ -291,11 +306,17 @@ class Pigeonhole:
 
     def ready(self) -> bool:
         """True when /readyz answers 200."""
+        return self.not_ready() is None
+
+    def not_ready(self) -> Optional[str]:
+        """None when /readyz answers 200; else what was answered, naming the URL and what to change."""
         try:
             self._request("GET", "/readyz", timeout=5.0)
-            return True
-        except (PigeonholeError, OSError):
-            return False
+            return None
+        except PigeonholeError as error:
+            return str(error)
+        except OSError as error:
+            return f"{self.url}/readyz: {error}"
 
     # -- the emulated API ------------------------------------------------------------------
 
@@ -333,7 +354,8 @@ class Pigeonhole:
         timeout: float = _NETWORK_MARGIN_S,
         login: bool = True,
     ) -> bytes:
-        request = urllib.request.Request(self.url + path, data=data, method=method, headers=dict(headers or {}))
+        url = self.url + path
+        request = urllib.request.Request(url, data=data, method=method, headers=dict(headers or {}))
         if login and self._authorization:
             request.add_header("Authorization", self._authorization)
         try:
@@ -346,7 +368,20 @@ class Pigeonhole:
                 answer: Any = json.loads(text) if text else None
             except ValueError:
                 answer = text.decode("utf-8", "replace")
-            raise PigeonholeError(error.code, answer) from None
+            message = f"Pigeonhole answered {error.code} to {method} {url}: {json.dumps(answer) if isinstance(answer, (dict, list)) else repr(answer)}"
+            raise PigeonholeError(error.code, answer, message + self._hint(error.code), url) from None
+        except urllib.error.URLError as error:
+            raise SandboxUnreachable(url, getattr(error.reason, "strerror", None) or error.reason) from None
+        except OSError as error:  # a timeout or a connection reset mid-answer
+            raise SandboxUnreachable(url, error) from None
+
+    def _hint(self, status: int) -> str:
+        """What to change when a 404 shows the base URL is wrong: one ending in /v1 or /api."""
+        prefix = urllib.parse.urlsplit(self.url).path.rstrip("/").rsplit("/", 1)[-1]
+        if status != 404 or prefix not in ("v1", "api"):
+            return ""
+        root = self.url[: -len(prefix) - 1]
+        return f". The base URL {self.url} ends in /{prefix}: give the sandbox's root instead ({root}), without /{prefix}."
 
 
 def _json(text: bytes) -> Any:

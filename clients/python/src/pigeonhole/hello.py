@@ -13,7 +13,7 @@ import struct
 import urllib.parse
 from typing import Any, BinaryIO, Dict, Optional, Tuple
 
-from .errors import PigeonholeError
+from .errors import PigeonholeError, SandboxUnreachable
 
 _TEXT, _CLOSE = 0x1, 0x8
 
@@ -24,7 +24,11 @@ def read_hello(url: str, authorization: Optional[str], timeout: float = 10.0) ->
     host = parts.hostname or "localhost"
     secure = parts.scheme == "https"
     port = parts.port or (443 if secure else 80)
-    with socket.create_connection((host, port), timeout=timeout) as raw:
+    try:
+        raw = socket.create_connection((host, port), timeout=timeout)
+    except OSError as error:
+        raise SandboxUnreachable(f"{url}/api/events", error.strerror or error) from None
+    with raw:
         connection = ssl.create_default_context().wrap_socket(raw, server_hostname=host) if secure else raw
         key = base64.b64encode(os.urandom(16)).decode()
         lines = [

@@ -7,6 +7,7 @@ import re
 import secrets
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
+from .client import EXPECT_NONE_WITHIN_S
 from .message import Message
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class Inbox:
         """Exactly `count` captures in this inbox matching the filters (ExpectationFailed otherwise)."""
         return self.client.expect(count, within, settle, namespace=self.namespace, **filters)
 
-    def expect_none(self, within: float = 1.0, **filters: "FilterValue") -> None:
+    def expect_none(self, within: float = EXPECT_NONE_WITHIN_S, **filters: "FilterValue") -> None:
         """No capture in this inbox matches the filters, now or within `within` s (ExpectationFailed)."""
         self.client.expect_none(within, namespace=self.namespace, **filters)
 

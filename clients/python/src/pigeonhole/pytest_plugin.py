@@ -51,8 +51,9 @@ def _running(url: str) -> Pigeonhole:
     port = os.environ.get("PIGEONHOLE_SMTP_PORT")
     smtp = (urllib.parse.urlsplit(url).hostname or "127.0.0.1", int(port)) if port else None
     client = Pigeonhole(url, auth=os.environ.get("PIGEONHOLE_AUTH") or None, smtp=smtp)
-    if not client.ready():
-        raise SandboxError(f"the sandbox at {client.url} does not answer /readyz with 200 (from --pigeonhole-url or PIGEONHOLE_URL)")
+    why = client.not_ready()
+    if why is not None:
+        raise SandboxError(f"the sandbox at {client.url} (from --pigeonhole-url or PIGEONHOLE_URL) is not ready: {why}")
     return client
 
 

@@ -92,32 +92,37 @@ export function RawPart({ message }: { message: MessageDetail }) {
 /** Attachments: download each; images are previewed. */
 export function AttachmentsPart({ message }: { message: MessageDetail }) {
   if (message.attachments.length === 0) return <p class="muted pad">No attachments.</p>;
+  // A capture's detail lists its first 100 attachments; the rest are counted.
+  const more = message.attachment_count - message.attachments.length;
   return (
-    <ul class={styles.attachments}>
-      {message.attachments.map((a, i) => (
-        <li key={i} class={styles.attachment}>
-          {a.content_type.startsWith('image/') ? (
-            <a href={a.url} target="_blank" rel="noopener noreferrer" class={styles.thumb}>
-              <img src={a.url} alt={a.filename} loading="lazy" />
+    <>
+      <ul class={styles.attachments}>
+        {message.attachments.map((a, i) => (
+          <li key={i} class={styles.attachment}>
+            {a.content_type.startsWith('image/') ? (
+              <a href={a.url} target="_blank" rel="noopener noreferrer" class={styles.thumb}>
+                <img src={a.url} alt={a.filename} loading="lazy" />
+              </a>
+            ) : (
+              <span class={`${styles.thumb} ${styles.fileIcon}`} aria-hidden="true">
+                {extension(a.filename)}
+              </span>
+            )}
+            <span class={styles.attachmentMeta}>
+              <span class={styles.attachmentName}>{a.filename || `attachment-${i + 1}`}</span>
+              <span class="muted">
+                {a.content_type} · {fileSize(a.size)}
+                {a.content_id ? ` · inline (cid:${a.content_id})` : ''}
+              </span>
+            </span>
+            <a class="button" href={`${a.url}?download`} download={a.filename}>
+              Download
             </a>
-          ) : (
-            <span class={`${styles.thumb} ${styles.fileIcon}`} aria-hidden="true">
-              {extension(a.filename)}
-            </span>
-          )}
-          <span class={styles.attachmentMeta}>
-            <span class={styles.attachmentName}>{a.filename || `attachment-${i + 1}`}</span>
-            <span class="muted">
-              {a.content_type} · {fileSize(a.size)}
-              {a.content_id ? ` · inline (cid:${a.content_id})` : ''}
-            </span>
-          </span>
-          <a class="button" href={`${a.url}?download`} download={a.filename}>
-            Download
-          </a>
-        </li>
-      ))}
-    </ul>
+          </li>
+        ))}
+      </ul>
+      {more > 0 ? <p class="muted pad">and {more.toLocaleString('en')} more, not listed</p> : null}
+    </>
   );
 }
 

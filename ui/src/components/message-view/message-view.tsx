@@ -120,7 +120,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
     { id: 'text', label: 'Text' },
     { id: 'headers', label: 'Headers' },
     { id: 'raw', label: 'Source' },
-    { id: 'attachments', label: `Attachments${message.attachments.length ? ` (${message.attachments.length})` : ''}` },
+    { id: 'attachments', label: `Attachments${message.attachment_count ? ` (${message.attachment_count})` : ''}` },
     { id: 'record', label: 'API record' },
     { id: 'check', label: 'Check' },
   ];
