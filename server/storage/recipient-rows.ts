@@ -115,7 +115,7 @@ export class FlagSets {
 }
 
 /** Builds a binary format front to back (checkpoint.ts Reader reads it). */
-export class Writer {
+class Writer {
   private readonly parts: Buffer[] = [];
   private current = Buffer.alloc(64 * 1024);
   private at = 0;

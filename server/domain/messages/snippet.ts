@@ -4,7 +4,7 @@ import { collapseSpaces } from '../mail/whitespace.ts';
 /** Characters of body text kept on each capture for the list preview. */
 const SNIPPET_LENGTH = 200;
 /** Characters of body text search looks in (the snippet's and more, issue 27). */
-export const BODY_TEXT_LENGTH = 1000;
+const BODY_TEXT_LENGTH = 1000;
 
 /**
  * The start of a message's text, whitespace collapsed: the plain body when there is one,
@@ -15,7 +15,7 @@ export function textSnippet(text: string | null, html: string | null): string {
 }
 
 /** The first BODY_TEXT_LENGTH characters of a message's text, as textSnippet reads it (the snippet is its start). */
-export function bodyText(text: string | null, html: string | null): string {
+function bodyText(text: string | null, html: string | null): string {
   // Bounded as the HTML is below: a huge text part costs no full pass per send.
   const source = text !== null && text.trim() !== '' ? text.slice(0, 64 * 1024) : html !== null ? htmlToText(html) : '';
   return collapseSpaces(source).trim().slice(0, BODY_TEXT_LENGTH);
@@ -25,7 +25,7 @@ export function bodyText(text: string | null, html: string | null): string {
  * What a capture keeps for search beyond its snippet: the body's text (`body`, from bodyText)
  * when it says more than the snippet, else nothing (a short body is its snippet).
  */
-export function searchBody(snippet: string, body: string): { bodyText?: string } {
+function searchBody(snippet: string, body: string): { bodyText?: string } {
   return body === snippet || body === '' ? {} : { bodyText: body };
 }
 
