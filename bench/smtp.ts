@@ -80,9 +80,11 @@ await runBench(
       `message: ${format(message.length)} bytes (multipart/alternative, HTML part ${format(FIXTURE_HTML_BYTES)} bytes${flags['mailparser-message'] ? ', plain part in ISO-8859-1' : ''}); ${flags.connections} connections`,
     );
 
-    const pigeonhole = await spawnPigeonhole(tempDir('bench-smtp-data'), ['--max-messages', '0']);
+    // The load comes from one address: its sessions may be more than one client's 10.
+    const perClient = ['--smtp-max-client-sessions', String(Math.max(10, flags.connections))];
+    const pigeonhole = await spawnPigeonhole(tempDir('bench-smtp-data'), ['--max-messages', '0', ...perClient]);
     // The default settings: retention keeps the newest DEFAULT_CAP captures.
-    const atLimit = await spawnPigeonhole(tempDir('bench-smtp-limit'));
+    const atLimit = await spawnPigeonhole(tempDir('bench-smtp-limit'), perClient);
     const [maildevSmtp, maildevWeb] = [await freePort(), await freePort()];
     // MailDev's defaults (web interface on, messages kept in memory and as .eml files in a
     // folder of the temporary directory), on free ports of 127.0.0.1 and in a folder we delete.

@@ -57,6 +57,8 @@ export interface MessageSummary {
   created_at: string;
   /** The first `+tag` of its To, Cc, Bcc addresses, lower-case; null when none (docs/testing.md). */
   namespace: string | null;
+  /** Null unless blocked; then what happened in plain words: the service answered 200 with `"error": "Recipient is blocked"` (or SMTP 250), recorded the email as failed and delivered nothing, and which address is blocked for which team and why (its block as it is now). */
+  blocked_note: string | null;
 }
 
 export interface Link {

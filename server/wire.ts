@@ -27,8 +27,11 @@ export function wireTime(iso: string | Date) {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** A capture as lists, frames and PATCH answer it. */
-export function messageSummary(m: MessageRecord) {
+/**
+ * A capture as lists, frames and PATCH answer it. The note of a blocked capture says why the
+ * address is blocked as `blocks` have it now (the record keeps only that it was).
+ */
+export function messageSummary(m: MessageRecord, blocks: Blocks) {
   return {
     id: m.id,
     source: m.source,
@@ -48,7 +51,39 @@ export function messageSummary(m: MessageRecord) {
     attachment_count: m.attachments.length,
     created_at: wireTime(m.createdAt),
     namespace: m.namespace ?? null,
+    blocked_note: m.blocked ? blockedNote(m, blocks) : null,
   } satisfies MessageSummary;
+}
+
+const BLOCK_REASONS: Record<string, string> = {
+  config: "it is on the team's configured block list",
+  bounce: 'an earlier email to it bounced',
+  complaint: 'an earlier email to it was marked as spam',
+  manual: 'it was blocked by hand',
+  suppressed: "a flow's suppress step blocked it",
+};
+
+/**
+ * What a blocked capture means, in plain words: the service's 200 with an error beside the id
+ * (docs/api-contract.md §3), the SMTP 250, or the flow step; nothing was delivered, and why.
+ * A blocked send is decided on the original recipients, before any Development Mode redirect.
+ */
+function blockedNote(m: MessageRecord, blocks: Blocks): string {
+  const team = m.team ?? 'none';
+  const addresses = m.source === 'smtp' ? (m.originalTo ?? [...m.to, ...m.cc, ...m.bcc]) : [m.recipient];
+  const found = m.team !== null ? addresses.map((address) => ({ address, reason: blocks.reason(team, address) })).find((b) => b.reason !== null) : undefined;
+  const who = found
+    ? `${found.address} is blocked for team ${team}: ${BLOCK_REASONS[found.reason!] ?? found.reason}`
+    : m.source === 'smtp'
+      ? `a recipient is blocked for team ${team}`
+      : `${m.recipient} is blocked for team ${team}`;
+  const answer =
+    m.source === 'api'
+      ? `The service answered 200 with {"id": "${m.id}", "error": "Recipient is blocked"}: the email was recorded (status failed) and nothing was delivered`
+      : m.source === 'smtp'
+        ? 'The SMTP server accepted the message (250) and recorded it as failed: nothing was delivered'
+        : 'The flow step recorded this email as failed: nothing was delivered';
+  return `Not delivered. ${answer}, because ${who}.`;
 }
 
 /** A recipient as GET /api/recipients and the recipient.changed frame give it. */

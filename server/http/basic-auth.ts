@@ -4,7 +4,8 @@ import type { Context, Middleware, Next } from 'koa';
 import type { AuthUser } from '../config.ts';
 import { OPEN_PATHS } from './browser-guard.ts';
 import { HttpError } from './errors.ts';
-import { LOGGED_IN_PAGE, SESSION_COOKIE, Sessions, sessionCookie, sessionToken } from './login-session.ts';
+import { OPENER_POLICY, openedByAnotherSite } from './arrival.ts';
+import { LOGGED_IN_PAGES, SESSION_COOKIE, Sessions, sessionCookie, sessionToken } from './login-session.ts';
 import { LoginThrottle } from './login-throttle.ts';
 import { signedRead } from './signed-reads.ts';
 
@@ -174,10 +175,12 @@ async function loginPage(ctx: Context, login: Login): Promise<void> {
   if (refusal) throw new HttpError(refusal.status, { detail: refusal.detail }, refusal.headers);
   ctx.set('Set-Cookie', sessionCookie(login.sessions.start()));
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Content-Security-Policy', LOGGED_IN_PAGE.policy);
+  const page = openedByAnotherSite(ctx) ? LOGGED_IN_PAGES.elsewhere : LOGGED_IN_PAGES.here;
+  ctx.set('Content-Security-Policy', page.policy);
+  ctx.set('Cross-Origin-Opener-Policy', OPENER_POLICY);
   ctx.set('X-Frame-Options', 'DENY');
   ctx.type = 'text/html; charset=utf-8';
-  ctx.body = LOGGED_IN_PAGE.html;
+  ctx.body = page.html;
 }
 
 function loginRefusal(detail: string, challenge: string): LoginRefusal {

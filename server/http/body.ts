@@ -8,7 +8,7 @@ import type { HttpMethodEnum, KoaBodyMiddlewareOptions } from 'koa-body';
 import { storageError, type StorageError } from '../domain/errors.ts';
 import { detail, HttpError } from './errors.ts';
 import { jsonShapeProblem } from './json-shape.ts';
-import { djangoParts, removeFiles, TooManyFiles, touchFiles } from './multipart.ts';
+import { djangoParts, type OnPart, removeFiles, TooManyFiles, touchFiles } from './multipart.ts';
 
 export interface UploadedFile {
   field: string;
@@ -79,22 +79,30 @@ export function bodyParser(options: BodyOptions) {
       throw error;
     },
   };
+  // Each multipart request gets a part rule of its own (it counts that request's files and ends
+  // that request's parse). koa-body reads `formidable.onPart` once per request, synchronously as
+  // the parse starts (its parseWithFormidable), so the rule is handed over there; a middleware
+  // made per request instead cost 60 µs (koa-body validates its options each time).
+  let nextRule: OnPart | undefined;
+  Object.defineProperty(formOptions.formidable, 'onPart', {
+    get: () => {
+      const rule = nextRule;
+      nextRule = undefined;
+      return rule;
+    },
+  });
   type Parse = (ctx: Context, next: Next) => Promise<unknown>;
-  let forms: Promise<{ form: Parse; multipart: (ctx: Context) => Parse }> | undefined;
-  const loadForms = () =>
-    import('koa-body').then(({ koaBody }) => ({
-      form: koaBody(formOptions) as Parse,
-      // A multipart body gets a parser of its own: its part rule counts this request's files and
-      // ends this request's parse.
-      multipart: (ctx: Context) =>
-        koaBody({
-          ...formOptions,
-          formidable: {
-            ...formOptions.formidable,
-            onPart: djangoParts({ maxFiles: options.files?.max ?? 0, maxFieldBytes: options.limit, fail: (error) => ctx.req.emit('error', error) }),
-          },
-        }) as Parse,
-    }));
+  let forms: Promise<Parse> | undefined;
+  const parse = async (ctx: Context, multipart: boolean) => {
+    const run = await (forms ??= import('koa-body').then(({ koaBody }) => koaBody(formOptions) as Parse));
+    if (multipart) nextRule = djangoParts({ maxFiles: options.files?.max ?? 0, maxFieldBytes: options.limit, fail: (error) => ctx.req.emit('error', error) });
+    const parsing = run(ctx, async () => undefined);
+    if (nextRule !== undefined) {
+      nextRule = undefined;
+      throw new Error('koa-body did not take the multipart part rule');
+    }
+    await parsing;
+  };
 
   let uploadDirReady: Promise<unknown> | undefined;
   return async (ctx: Context, next: Next) => {
@@ -117,8 +125,7 @@ export function bodyParser(options: BodyOptions) {
         throw await uploadFailure(error, options.uploadDir);
       }));
     try {
-      const parsers = await (forms ??= loadForms());
-      await (multipart ? parsers.multipart(ctx) : parsers.form)(ctx, async () => undefined);
+      await parse(ctx, multipart);
     } catch (error) {
       // formidable pauses the request while it writes a file and, once it has failed, never
       // resumes it: the rest of the body is read (and dropped) so the client gets its answer.

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'koa';
 import type { Sandbox } from '../domain/sandbox.ts';
+import { ARRIVAL_META, OPENER_POLICY, openedByAnotherSite } from './arrival.ts';
 import { notFound } from './errors.ts';
 
 /**
@@ -65,6 +66,8 @@ export function homePage(sandbox: Sandbox, uiDir = UI_DIR) {
     ctx.set('Cache-Control', 'no-cache');
     // Never in a frame of any page, built or not; X-Frame-Options for browsers without frame-ancestors.
     ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Cross-Origin-Opener-Policy', OPENER_POLICY);
+    ctx.set('Vary', 'Sec-Fetch-Site');
     ctx.type = 'html';
     if (index === null) {
       ctx.set('Content-Security-Policy', "frame-ancestors 'none'");
@@ -73,7 +76,8 @@ export function homePage(sandbox: Sandbox, uiDir = UI_DIR) {
     }
     ctx.set('Content-Security-Policy', PAGE_CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.body = index;
+    // Another site started this load: the UI marks nothing read before the user acts (arrival.ts).
+    ctx.body = openedByAnotherSite(ctx) ? index.replace('<head>', `<head>${ARRIVAL_META}`) : index;
   };
 }
 

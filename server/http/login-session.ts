@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { ARRIVAL_NAME } from './arrival.ts';
 
 /** The inbox's session cookie, set by the login page. */
 export const SESSION_COOKIE = 'pigeonhole_session';
@@ -47,12 +48,15 @@ export function sessionToken(cookie: string | undefined): string | undefined {
  * redirect: after a link from another site the browser would not send a `SameSite=Strict`
  * cookie on the redirect it follows, but does on a navigation this page starts itself.
  */
-export const LOGGED_IN_PAGE = loggedInPage();
+/** The page the login answers with: `elsewhere` when another site started the load (arrival.ts). */
+export const LOGGED_IN_PAGES = { here: loggedInPage(false), elsewhere: loggedInPage(true) };
 
-function loggedInPage(): { html: string; policy: string } {
+function loggedInPage(elsewhere: boolean): { html: string; policy: string } {
   // Keeps the #fragment (a message's address) the browser carried here, and drops a user:password@
-  // of the address (fetch refuses to run on a page with one); the refresh is the fallback.
-  const script = "location.replace(location.origin + '/' + location.hash);";
+  // of the address (fetch refuses to run on a page with one); the refresh is the fallback. Opened
+  // by another site, it tells the inbox so (its own load of / is same-origin, so the server cannot).
+  const arrival = elsewhere ? `sessionStorage.setItem('${ARRIVAL_NAME}', 'elsewhere');` : '';
+  const script = `${arrival}location.replace(location.origin + '/' + location.hash);`;
   const hash = createHash('sha256').update(script, 'utf8').digest('base64');
   return {
     html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="1; url=/"><title>Pigeonhole</title><script>${script}</script></head>

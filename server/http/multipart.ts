@@ -2,7 +2,8 @@ import { rm, writeFile } from 'node:fs/promises';
 import { Stream } from 'node:stream';
 import type { ExtendedFormidableOptions } from 'koa-body';
 
-type Part = Parameters<NonNullable<ExtendedFormidableOptions['onPart']>>[0] & { headers?: Record<string, string> };
+export type OnPart = NonNullable<ExtendedFormidableOptions['onPart']>;
+type Part = Parameters<OnPart>[0] & { headers?: Record<string, string> };
 
 /** A request's file parts went past the cap: refused while it is parsed (nothing more is written). */
 export class TooManyFiles extends Error {
@@ -15,7 +16,7 @@ export class TooManyFiles extends Error {
 export interface PartRules {
   /** File parts kept; one more refuses the request. 0: file parts are read past and never written. */
   maxFiles: number;
-  /** Text of the fields together, in bytes (the body limit). */
+  /** Fields and the file parts read past, together, in bytes (the body limit). */
   maxFieldBytes: number;
   /** Ends the parse with this error (formidable stops reading parts). */
   fail(error: Error): void;
@@ -28,7 +29,7 @@ export interface PartRules {
  * with `text/html`); a field's text is decoded by the charset its Content-Type names (UTF-8
  * without one). formidable alone makes any part with a Content-Type a file.
  */
-export function djangoParts(rules: PartRules): NonNullable<ExtendedFormidableOptions['onPart']> {
+export function djangoParts(rules: PartRules): OnPart {
   let files = 0;
   let fieldBytes = 0;
   let failed = false;
@@ -36,15 +37,22 @@ export function djangoParts(rules: PartRules): NonNullable<ExtendedFormidableOpt
     failed = true;
     rules.fail(error);
   };
+  const counted = (bytes: number) => (fieldBytes += bytes) <= rules.maxFieldBytes;
   // Once failed, the parts still in the chunk being parsed are passed over, not answered again.
   return (part, handle) => {
     if (failed) return;
     const filename = fileName(part as Part);
     if (filename === null) {
-      handle(asField(part as Part, (n) => (fieldBytes += n) <= rules.maxFieldBytes, fail));
+      handle(asField(part as Part, counted, fail));
       return;
     }
-    if (rules.maxFiles === 0) return;
+    // Read past, but counted: a body without a Content-Length is held to the limit by this.
+    if (rules.maxFiles === 0) {
+      part.on('data', (chunk: Buffer) => {
+        if (!failed && !counted(chunk.length)) fail(tooLarge());
+      });
+      return;
+    }
     if (++files > rules.maxFiles) return fail(new TooManyFiles(rules.maxFiles));
     part.originalFilename = filename;
     // Django keeps a file part without a Content-Type as a file; formidable needs one to say so.
@@ -96,7 +104,7 @@ function asField(part: Part, counted: (bytes: number) => boolean, fail: (error: 
     if (over) return;
     if (!counted(chunk.length)) {
       over = true;
-      return fail(Object.assign(new Error('fields too large'), { httpCode: 413 }));
+      return fail(tooLarge());
     }
     chunks.push(chunk);
   });
@@ -107,6 +115,9 @@ function asField(part: Part, counted: (bytes: number) => boolean, fail: (error: 
   });
   return field;
 }
+
+/** formidable's own refusal shape for a size limit: the body parser answers it with its 413. */
+const tooLarge = () => Object.assign(new Error('body too large'), { httpCode: 413 });
 
 function charsetOf(contentType: string | null): string {
   const match = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? '');

@@ -20,9 +20,9 @@ type Mappers = { [T in Exclude<Frame['type'], 'hello'>]: (...args: DomainEvents[
 /** The frames docs/live-push.md documents, each in the sandbox API's shape for the same thing. */
 export function domainFrames(sandbox: Sandbox): FrameMappers {
   const mappers: Mappers = {
-    'message.created': (m: MessageRecord) => messageSummary(m),
-    'message.status': (m: MessageRecord) => messageSummary(m),
-    'message.updated': (m: MessageRecord) => messageSummary(m),
+    'message.created': (m: MessageRecord) => messageSummary(m, sandbox.blocks),
+    'message.status': (m: MessageRecord) => messageSummary(m, sandbox.blocks),
+    'message.updated': (m: MessageRecord) => messageSummary(m, sandbox.blocks),
     'message.deleted': (removed: DeletedCapture[]) => ({ ids: removed.map((m) => m.id) }),
     'message.cleared': (count: number) => ({ count }),
     'recipient.changed': (r: RecipientRecord) => recipientItem(r, sandbox.blocks),

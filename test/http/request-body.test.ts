@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { loadConfig } from '../../server/config.ts';
 import { read } from '../support/app.ts';
 import { test } from '../support/fixtures.ts';
 
@@ -123,5 +124,11 @@ describe('request body problems (docs/api-contract.md §1)', () => {
     const res = await post('/v1/recipients/', params);
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ email: 'last@example.com' });
+  });
+
+  it('takes the body limits from flags and PIGEONHOLE_* variables: 1 MB for /api and 100 files by default', () => {
+    expect(loadConfig([], {})).toMatchObject({ maxBodySize: 25 * 1024 * 1024, maxApiBodySize: 1024 * 1024, maxAttachments: 100 });
+    expect(loadConfig(['--max-attachments', '1000'], { PIGEONHOLE_MAX_API_BODY_SIZE: '2048' })).toMatchObject({ maxApiBodySize: 2048, maxAttachments: 1000 });
+    expect(() => loadConfig(['--max-attachments', '1001'], {})).toThrow('--max-attachments: 1001 is more than 1000');
   });
 });

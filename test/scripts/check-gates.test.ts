@@ -75,7 +75,7 @@ describe('the layering check (scripts/check-layers.mjs)', () => {
       server/realtime/push.ts:2 imports server/http/route.ts: the live push never depends on the HTTP edge (docs/architecture.md)
       server/smtp/parse.ts:1 imports ws: ws is used only in the realtime folder (docs/architecture.md)
       server/storage/store.ts:1 imports server/domain/ingest.ts: storage is the bottom layer: it never depends on the domain or anything above it (docs/architecture.md)
-      ui/src/api.ts:2 imports server/storage/store.ts: the UI shares only the typed client's wire types (client/pigeonhole-client.ts) and the dependency-free head finder (server/domain/mail/html-head.ts) with the rest of the repository (docs/architecture.md)
+      ui/src/api.ts:2 imports server/storage/store.ts: the UI shares only the typed client's wire types (client/pigeonhole-client.ts) and the dependency-free preview policy, colour modes and file names (server/domain/mail/preview-policy.ts, color-mode.ts, file-name.ts) with the rest of the repository (docs/architecture.md)
       layers: 11 problems: imports that break the layering or folders in a circle
       "
     `);

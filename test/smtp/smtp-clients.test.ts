@@ -161,22 +161,24 @@ describe('SMTP session lifetime', () => {
     // A real wait: the lifetime is what is tested (a fifth of a second).
     const app = await apps.start({ flags: ['--smtp-session-lifetime', '200ms'] });
     const session = await rawSmtp(app.smtpPort);
-    expect(await session.command('EHLO client.example')).toMatch(/^250-/);
+    // Nothing is asserted about how far the session got before the lifetime ran out: on a busy
+    // machine the greeting alone can take longer than 200 ms. Whatever it was doing, it ends so.
     await session.ended;
     expect(session.lastReply()).toBe('421 4.4.2 Session open longer than 200 ms, closing: connect again to go on');
   });
 
   it('lets a message being received when the lifetime ends finish, and closes the session at the next command', async ({ apps }) => {
-    const app = await apps.start({ flags: ['--smtp-session-lifetime', '200ms'] });
+    // Two seconds: room for four commands on a busy machine before the lifetime runs out.
+    const app = await apps.start({ flags: ['--smtp-session-lifetime', '2s'] });
     const session = await rawSmtp(app.smtpPort);
     await session.command('EHLO client.example');
     await session.command('MAIL FROM:<app@example.com>');
     await session.command('RCPT TO:<user@example.com>');
     expect(await session.command('DATA')).toMatch(/^354 /);
     // A real wait: the lifetime running out in the middle of the message is what is tested.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await new Promise((resolve) => setTimeout(resolve, 2200));
     expect(await session.command('Subject: slow\r\n\r\nbody\r\n.')).toMatch(/^250 2\.0\.0 Captured as \w+$/);
-    expect(await session.command('NOOP')).toBe('421 4.4.2 Session open longer than 200 ms, closing: connect again to go on');
+    expect(await session.command('NOOP')).toBe('421 4.4.2 Session open longer than 2 s, closing: connect again to go on');
     await session.ended;
   });
 });

@@ -90,4 +90,16 @@ describe('SMTP limit options', () => {
     );
     expect(() => loadConfig([], { PIGEONHOLE_SMTP_MAX_CONNECTIONS: '' })).toThrow('PIGEONHOLE_SMTP_MAX_CONNECTIONS: "" is not a positive whole number');
   });
+
+  it('default the per-client limits as docs/security.md says, and take flags and PIGEONHOLE_* variables', () => {
+    expect(loadConfig([], {})).toMatchObject({ smtpMaxClientSessions: 10, smtpReservedSessions: 5, smtpSessionLifetimeMs: 600_000, smtpJunkCommandLimit: 100 });
+    expect(
+      loadConfig(['--smtp-max-client-sessions', '3', '--smtp-reserved-sessions', '0', '--smtp-session-lifetime', '90s'], {
+        PIGEONHOLE_SMTP_JUNK_COMMAND_LIMIT: '7',
+      }),
+    ).toMatchObject({ smtpMaxClientSessions: 3, smtpReservedSessions: 0, smtpSessionLifetimeMs: 90_000, smtpJunkCommandLimit: 7 });
+    expect(() => loadConfig(['--smtp-session-lifetime', 'soon', '--smtp-max-client-sessions', '0'], {})).toThrow(
+      '--smtp-max-client-sessions: "0" is not a positive whole number\n--smtp-session-lifetime: "soon" is not a duration such as 10m, 90s or 1h',
+    );
+  });
 });

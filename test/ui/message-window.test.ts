@@ -26,6 +26,7 @@ function fakeServer(count: number, delayMs = 20) {
     attachment_count: 0,
     created_at: '2026-11-22T00:00:00Z',
     namespace: null,
+    blocked_note: null,
   });
   const fetchPage = async (filter: MessageFilter, offset: number, limit: number, signal: AbortSignal): Promise<Page> => {
     requests.push({ filter, offset, limit });

@@ -27,9 +27,13 @@ async function inboxFetch(input: RequestInfo | URL, init: RequestInit = {}): Pro
 /** The sandbox API of the server that serves the inbox: the typed client, on this page's origin. */
 export const sandbox = new PigeonholeClient({ baseUrl: typeof location === 'undefined' ? undefined : location.origin, fetch: inboxFetch });
 
-/** The preview frame's source: the HTML body as the server prepares it (remote content blocked unless `remote`). */
-export function htmlUrl(id: string, remote: boolean): string {
-  return `/api/messages/${encodeURIComponent(id)}/html${remote ? '?remote=1' : ''}`;
+/**
+ * The preview frame's source: the HTML body as the server prepares it (remote content blocked
+ * unless `remote`), in a client's colour mode; its policy is the response's header in every mode.
+ */
+export function htmlUrl(id: string, remote: boolean, mode?: 'light' | 'styles' | 'invert'): string {
+  const query = [remote ? 'remote=1' : '', mode ? `mode=${mode}` : ''].filter(Boolean).join('&');
+  return `/api/messages/${encodeURIComponent(id)}/html${query ? `?${query}` : ''}`;
 }
 
 /** The `detail` of an /api error body, when it has one. */

@@ -1,7 +1,7 @@
 /**
  * The real head of an HTML document, found in one linear pass: the server's preview
- * (html-preview.ts) puts its <base> and policy there, and the inbox's dark preview
- * (ui/src/components/preview/dark-preview.ts) its color-scheme policy. No imports, so the UI may share it.
+ * (html-preview.ts) puts its `<base target>` there. Nothing that keeps content out depends on it:
+ * the preview's policy is a response header.
  */
 /** Where the document's head content goes (see headPosition). */
 export interface HeadPosition {

@@ -18,9 +18,16 @@ const REMOTE_REFERENCE = /(?:\b(?:src|background|poster|srcset)\s*=\s*(?:["']\s*
  * The HTML body as the preview frame shows it: `cid:` references point at the capture's
  * attachment URLs, links open outside the frame, and links to scripts (`javascript:`, also when
  * hidden by tabs or line breaks) lose their href. Scripts and remote content are kept out by the
- * response's Content-Security-Policy, not by rewriting the markup. Every step is one pass.
+ * response's Content-Security-Policy, not by rewriting the markup; only what a browser reaches
+ * for past that policy (a frame's host, resource hints) is taken out when remote content is off
+ * (`local`). Every step is one pass.
  */
-export function prepareHtml(html: string, attachments: readonly AttachmentRecord[], attachmentUrl: (index: number) => string): PreparedHtml {
+export function prepareHtml(
+  html: string,
+  attachments: readonly AttachmentRecord[],
+  attachmentUrl: (index: number) => string,
+  { local = false }: { local?: boolean } = {},
+): PreparedHtml {
   const byCid = new Map<string, number>();
   attachments.forEach((a, index) => {
     if (a.contentId) byCid.set(normaliseCid(a.contentId), index);
@@ -29,8 +36,27 @@ export function prepareHtml(html: string, attachments: readonly AttachmentRecord
     const index = byCid.get(normaliseCid(safeDecode(cid)));
     return index === undefined ? whole : attachmentUrl(index);
   });
-  return { html: withBaseTarget(withoutScriptLinks(rewritten)), hasRemoteContent: hasRemoteContent(html) };
+  const safe = withBaseTarget(withoutScriptLinks(rewritten));
+  return { html: local ? withoutFrames(safe) : safe, hasRemoteContent: hasRemoteContent(html) };
 }
+
+/**
+ * Every element that reaches a host past the preview's policy, made inert: Chromium opens a
+ * connection to an `<iframe src>`'s host although `frame-src 'none'` refuses the frame, and a
+ * `<link rel=preconnect|dns-prefetch|prefetch|preload>` is no fetch the policy governs. The tag
+ * names are replaced wherever they stand as `<name` (start and end tags, also inside comments
+ * or attribute values, where the reader sees no difference), so no parse of the result, however
+ * it disagrees with ours, has such an element: an iframe becomes a `<noembed>` (raw text, not
+ * shown), an object a `<span>` (its fallback content shows), an embed a `<wbr>`, a frame and a
+ * link a `<basefont>` (void elements the parser places as it places them; neither loads).
+ */
+function withoutFrames(html: string): string {
+  return html.replace(FRAMING, (_whole, slash: string, name: string) => `<${slash}${INERT[name.toLowerCase() as keyof typeof INERT]}`);
+}
+
+// A tag name ends at whitespace, `/` or `>` (a carriage return is a line feed by then).
+const FRAMING = /<(\/?)(iframe|frame|object|embed|link)(?=[\t\n\f\r />]|$)/gi;
+const INERT = { iframe: 'noembed', frame: 'basefont', object: 'span', embed: 'wbr', link: 'basefont' };
 
 export function hasRemoteContent(html: string): boolean {
   return REMOTE_REFERENCE.test(html);

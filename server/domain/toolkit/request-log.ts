@@ -188,7 +188,9 @@ export function maskBody(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value ?? null;
   if (depth >= 8) return '…';
   if (Array.isArray(value)) return value.slice(0, 200).map((item) => maskBody(item, depth + 1));
-  const out: Record<string, unknown> = {};
+  // No prototype: a field named `__proto__` is a field like any other, kept as it was sent
+  // (on a plain object the assignment would set the prototype and drop the field).
+  const out: Record<string, unknown> = Object.create(null);
   for (const [key, item] of Object.entries(value)) out[key] = SECRET_FIELD.test(key) ? MASK : maskBody(item, depth + 1);
   return out;
 }

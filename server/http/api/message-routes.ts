@@ -2,7 +2,10 @@ import { z } from 'zod';
 import type { Capture, ExpectFailure, ExpectResult, MessageDetail, SearchPage } from '../../../client/pigeonhole-client.ts';
 import { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, type MessageRecord } from '../../domain/entities.ts';
 import { extract } from '../../domain/mail/extract.ts';
+import { visibleFileName } from '../../domain/mail/file-name.ts';
+import { type ColorMode, colorModeHtml } from '../../domain/mail/color-mode.ts';
 import { hasRemoteContent, prepareHtml } from '../../domain/mail/html-preview.ts';
+import { previewPolicy } from '../../domain/mail/preview-policy.ts';
 import { textView } from '../../domain/mail/text-view.ts';
 import type { MessageFilter } from '../../domain/messages/message-filter.ts';
 import { expectMessages, waitForMessage } from '../../domain/messages/message-wait.ts';
@@ -45,6 +48,7 @@ const SETTLE_MAX_MS = 10_000;
 const EXPECT_MAX_COUNT = 1000;
 
 const tags = ['messages'];
+const COLOR_MODES = ['light', 'styles', 'invert'] as const satisfies readonly ColorMode[];
 const params = { id: 'Message (capture) id.' };
 
 /**
@@ -111,7 +115,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       },
       async handle(ctx, { query: { limit, offset, ...filter } }) {
         const { total, items } = await messages.page(messageFilter(filter), offset, limit);
-        ctx.body = { total, offset, limit, messages: items.map(messageSummary) };
+        ctx.body = { total, offset, limit, messages: items.map((record) => messageSummary(record, sandbox.blocks)) };
       },
     }),
     route({
@@ -254,7 +258,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         const results = await Promise.all(
           items.map(async (record) => {
             const [html, body] = await Promise.all([messages.html(record), messages.text(record)]);
-            return { ...messageSummary(record), ...extract(readPart(html), readPart(body)), url: captureUrl(record) };
+            return { ...messageSummary(record, sandbox.blocks), ...extract(readPart(html), readPart(body)), url: captureUrl(record) };
           }),
         );
         ctx.body = { total, offset, limit, messages: results } satisfies SearchPage;
@@ -282,7 +286,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         // A plain part is served whole; one rendered from the HTML comes from its first 256 KB.
         const view = await textView(readHtml, text);
         ctx.body = {
-          ...messageSummary(record),
+          ...messageSummary(record, sandbox.blocks),
           first_name: record.firstName,
           last_name: record.lastName,
           flags: record.flags,
@@ -317,7 +321,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       async handle(ctx, { body }) {
         const record = await find(ctx);
         await messages.setRead(record, body.read);
-        ctx.body = messageSummary(record);
+        ctx.body = messageSummary(record, sandbox.blocks);
       },
     }),
     route({
@@ -338,10 +342,14 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         remote: text()
           .transform((value) => value === '1' || value === 'true')
           .describe('1 (or true) to allow remote images, styles and fonts.'),
+        mode: oneOf('mode', COLOR_MODES).describe(
+          "A client's colour scheme: light (the email's dark rules never apply), styles (they always do, as Apple Mail in dark mode), invert (colours forced dark, as the Gmail apps); absent: as sent.",
+        ),
       }),
       doc: {
         summary: 'HTML for the preview',
-        description: 'cid: references rewritten, scripts forbidden by CSP, remote images blocked unless `?remote=1`.',
+        description:
+          'cid: references rewritten, scripts forbidden by CSP, remote images blocked unless `?remote=1` (and then frames, objects, embeds and `<link>` elements made inert: they reach a host past the policy).',
         tags,
         params,
         responses: {
@@ -353,12 +361,13 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         const record = await find(ctx);
         const html = await messages.html(record);
         if (html === null) throw detail(404, 'This capture has no HTML body.');
-        ctx.set('Content-Security-Policy', previewPolicy(ctx, query.remote));
+        ctx.set('Content-Security-Policy', previewPolicy(previewSelf(ctx), query.remote, 'header'));
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Referrer-Policy', 'no-referrer');
         ctx.type = 'text/html; charset=utf-8';
         // Signed: the sandboxed frame's image requests are cross-site and carry no session cookie.
-        ctx.body = prepareHtml(html, record.attachments, (index) => signedPath(attachmentUrl(record, index))).html;
+        const prepared = prepareHtml(html, record.attachments, (index) => signedPath(attachmentUrl(record, index)), { local: !query.remote }).html;
+        ctx.body = query.mode ? colorModeHtml(prepared, query.mode) : prepared;
       },
     }),
     route({
@@ -437,7 +446,11 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         const type = servedType(attachment.contentType);
         // The sender chose the bytes and the type: a download, unless an image a browser only decodes.
         const inline = INLINE_IMAGES.has(type) && !query.download;
-        ctx.set('Content-Disposition', contentDisposition(inline ? 'inline' : 'attachment', attachment.filename || `attachment-${ctx.params.index}`));
+        // Bidirectional controls as visible escapes: the saved name reads as the bytes say.
+        ctx.set(
+          'Content-Disposition',
+          contentDisposition(inline ? 'inline' : 'attachment', visibleFileName(attachment.filename) || `attachment-${ctx.params.index}`),
+        );
         ctx.type = type;
         ctx.set('X-Content-Type-Options', 'nosniff');
         ctx.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
@@ -482,7 +495,7 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
       },
       async handle(ctx, { body }) {
         const record = await find(ctx);
-        ctx.body = messageSummary(await messages.setStatus(record, body.status!));
+        ctx.body = messageSummary(await messages.setStatus(record, body.status!), sandbox.blocks);
       },
     }),
   ];
@@ -519,7 +532,7 @@ async function capture(sandbox: Sandbox, record: MessageRecord): Promise<Capture
   const [html, body] = await Promise.all([sandbox.messages.html(record), sandbox.messages.text(record)]);
   const view = await textView(readPart(html), body);
   return {
-    ...messageSummary(record),
+    ...messageSummary(record, sandbox.blocks),
     html,
     text: view.text,
     text_derived: view.derived,
@@ -528,28 +541,9 @@ async function capture(sandbox: Sandbox, record: MessageRecord): Promise<Capture
   } satisfies Capture;
 }
 
-/**
- * The preview frame's policy: no scripts, plugins, forms or frames, a sandboxed document
- * (opaque origin), and images, styles and fonts from this server only unless remote content
- * is asked for. Links may open in a new tab.
- */
-function previewPolicy(ctx: ApiContext, remote: boolean): string {
-  // A sandboxed document has an opaque origin, so this server is also named explicitly.
-  const self = /^[A-Za-z0-9.:[\]-]+$/.test(ctx.host) ? `'self' ${ctx.protocol}://${ctx.host}` : "'self'";
-  const media = remote ? `${self} data: http: https:` : `${self} data:`;
-  return [
-    "default-src 'none'",
-    "script-src 'none'",
-    "object-src 'none'",
-    "frame-src 'none'",
-    "form-action 'none'",
-    "base-uri 'none'",
-    `img-src ${media}`,
-    `media-src ${media}`,
-    `font-src ${media}`,
-    `style-src 'unsafe-inline' ${remote ? `${self} http: https:` : self}`,
-    'sandbox allow-popups allow-popups-to-escape-sandbox',
-  ].join('; ');
+/** What names this server in the preview's policy: a sandboxed document has an opaque origin, so `'self'` alone is not enough. */
+function previewSelf(ctx: ApiContext): string {
+  return /^[A-Za-z0-9.:[\]-]+$/.test(ctx.host) ? `'self' ${ctx.protocol}://${ctx.host}` : "'self'";
 }
 
 function captureUrl(record: MessageRecord): string {

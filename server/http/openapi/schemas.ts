@@ -112,6 +112,12 @@ export const MessageSummary = z
     attachment_count: int(),
     created_at: time('Capture time.'),
     namespace: z.string().nullable().describe('The first `+tag` of its To, Cc, Bcc addresses, lower-case; null when none (docs/testing.md).'),
+    blocked_note: z
+      .string()
+      .nullable()
+      .describe(
+        'Null unless blocked; then what happened in plain words: the service answered 200 with `"error": "Recipient is blocked"` (or SMTP 250), recorded the email as failed and delivered nothing, and which address is blocked for which team and why (its block as it is now).',
+      ),
   })
   .meta({ id: 'MessageSummary' });
 const page = { total: int(), offset: int(), limit: int() };

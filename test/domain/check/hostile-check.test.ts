@@ -14,6 +14,9 @@ import { GROWTH, growth, LINEAR, longestHold } from '../../support/scale.ts';
 
 const KB = 1024;
 const SMALL = 300 * KB;
+
+// The 2.4 MB drafts are past the sandbox API's 1 MB default (--max-api-body-size, docs/security.md).
+it.override('appOptions', { flags: ['--max-api-body-size', String(4 * 1024 * KB)] });
 const SHAPES = [
   'style-number',
   'deep-media',

@@ -3,6 +3,7 @@ import { decodeWords, parseHeaders } from '../../../server/domain/mail/headers.t
 import { prepareHtml } from '../../../server/domain/mail/html-preview.ts';
 import { textSnippet } from '../../../server/domain/messages/snippet.ts';
 import { wrapInTemplate } from '../../../server/domain/mail/template.ts';
+import { growth, LINEAR } from '../../support/scale.ts';
 
 const logo = { content: { p: 1, o: 0, n: 1 }, filename: 'logo.png', contentType: 'image/png', size: 1, contentId: 'Logo@Acme' };
 const url = (i: number) => `/a/${i}`;
@@ -21,6 +22,22 @@ describe('preview HTML', () => {
     );
     expect(prepareHtml('<!doctype html><html><body>x</body></html>', [], url).html).toBe('<!doctype html><html><base target="_blank"><body>x</body></html>');
     expect(prepareHtml('<!doctype html><p>x</p>', [], url).html).toBe('<!doctype html><base target="_blank"><p>x</p>');
+  });
+
+  it('with remote content off, renames every frame, object, embed and link tag wherever it stands, in linear time', async () => {
+    const html = '<LINK rel=preconnect href=//t.example><iframe\nsrc=//t.example></IFRAME><!-- <embed src=//t.example> --><p title="<object data=x>">';
+    expect(prepareHtml(html, [], url, { local: true }).html).toBe(
+      '<base target="_blank"><basefont rel=preconnect href=//t.example><noembed\nsrc=//t.example></noembed><!-- <wbr src=//t.example> --><p title="<span data=x>">',
+    );
+    expect(prepareHtml('<iframes><linked><frameset>', [], url, { local: true }).html).toBe('<base target="_blank"><iframes><linked><frameset>');
+    for (const unit of ['<iframe ', '<link', '</object>']) {
+      const { ratio } = await growth(
+        (bytes) => unit.repeat(Math.floor(bytes / unit.length)),
+        (text) => prepareHtml(text, [], url, { local: true }),
+        32 * 1024,
+      );
+      expect(ratio, unit).toBeLessThan(LINEAR);
+    }
   });
 
   it('notices remote images, backgrounds, styles and imports', () => {

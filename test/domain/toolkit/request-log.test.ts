@@ -58,6 +58,22 @@ describe('the /v1 request log', () => {
     expect(entry.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
+  it('shows a `__proto__` field of a body as it was sent (issue 28 #9)', async ({ app, list }) => {
+    const sent = '{"recipient":"proto@example.com","subject":"Proto","body":"x","__proto__":{"polluted":true,"password":"p"},"nested":{"__proto__":[1]}}';
+    const res = await fetch(`${app.url}/v1/email/send/`, {
+      method: 'POST',
+      headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+      body: sent,
+    });
+    expect(res.status).toBe(200);
+    const raw = await (await fetch(`${app.url}/api/requests?limit=1`)).text();
+    expect(raw).toContain('"__proto__":{"polluted":true,"password":"********"}');
+    expect(raw).toContain('"nested":{"__proto__":[1]}');
+    const entry = (await list('?limit=1')).requests[0]!;
+    expect(Object.keys(entry.request.body as object)).toEqual(['recipient', 'subject', 'body', '__proto__', 'nested']);
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
   it('records refusals, unknown paths, multipart uploads as names and sizes, and cuts long strings', async ({ app, v1, list }) => {
     await api(app.url, 'wrong-key').get('/v1/email/list/');
     await v1.get('/v1/nowhere/');

@@ -123,14 +123,14 @@ describe('the message check in Chromium', () => {
         const frame = await (await page.getByTitle('HTML preview', { exact: true }).elementHandle())?.contentFrame();
         return frame && (await frame.getByText('Thanks for your order, Ada').count()) > 0 ? frame : undefined;
       });
-      if (colorScheme === 'light') expect(light.url()).toBe(`${b.server.url}/api/messages/${id}/html`);
+      // Every mode is the server's page for that mode, under its policy header.
+      expect(light.url()).toBe(`${b.server.url}/api/messages/${id}/html?mode=light`);
       const bodyBackground = (frame: Frame) => frame.locator('body').evaluate((b) => getComputedStyle(b).backgroundColor);
       expect(await bodyBackground(light)).toBe('rgb(243, 244, 246)');
 
       await page.getByRole('button', { name: 'Dark: own styles' }).click();
       const styles = await frameTitled(page, "HTML preview, dark (the email's own styles)");
-      // On a dark system this is the served page itself (the server's CSP), which follows the system.
-      if (colorScheme === 'dark') await expect.poll(() => styles.url()).toBe(`${b.server.url}/api/messages/${id}/html`);
+      await expect.poll(() => styles.url()).toBe(`${b.server.url}/api/messages/${id}/html?mode=styles`);
       await styles.getByText('Thanks for your order, Ada').waitFor();
       expect(await bodyBackground(styles)).toBe('rgb(17, 24, 39)');
       expect(
@@ -153,7 +153,8 @@ describe('the message check in Chromium', () => {
           .first()
           .evaluate((e) => getComputedStyle(e).filter),
       ).toBe('invert(1) hue-rotate(180deg)');
-      // The srcdoc frame keeps the preview's rules: no scripts, no remote images unless asked.
+      // The inverted page keeps the preview's rules: no scripts, no remote images unless asked.
+      await expect.poll(() => inverted.url()).toBe(`${b.server.url}/api/messages/${id}/html?mode=invert`);
       expect(await page.getByTitle('HTML preview, dark (inverted)').getAttribute('sandbox')).not.toContain('allow-scripts');
       expect(
         await inverted

@@ -46,8 +46,8 @@ describe('the inbox in Chromium', () => {
     await row(page, id).click();
     const frame = page.getByTitle('HTML preview');
     await frame.waitFor();
-    expect(await frame.getAttribute('src')).toBe(`/api/messages/${id}/html`);
-    const content = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
+    expect(await frame.getAttribute('src')).toBe(`/api/messages/${id}/html?mode=light`);
+    const content = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html?mode=light`)));
     await content.getByText('Wide and narrow').waitFor();
 
     for (const [label, expected] of [
@@ -91,7 +91,7 @@ describe('the inbox in Chromium', () => {
     expect(sandbox).not.toBeNull();
     expect(sandbox).not.toContain('allow-scripts');
     expect(sandbox).not.toContain('allow-same-origin');
-    const content = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
+    const content = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html?mode=light`)));
     await content.locator('#visible').waitFor();
     // The image's error and the body's load have happened once the frame has loaded.
     await content.waitForLoadState('load');

@@ -34,7 +34,7 @@ describe('a message in Chromium', () => {
       ],
     });
     const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}` });
-    const frame = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
+    const frame = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html?mode=light`)));
     await frame.locator('#logo').waitFor();
     const src = await frame.locator('#logo').getAttribute('src');
     expect(src).toMatch(new RegExp(`/api/messages/${id}/attachments/\\d\\?sig=[\\w-]{43}$`));
@@ -55,6 +55,8 @@ describe('a message in Chromium', () => {
     expect(await subject.innerText()).toContain('Your order with a logo');
 
     await page.getByRole('tab', { name: 'Source' }).click();
+    await page.getByRole('tabpanel').getByText('<p>Order confirmed</p>', { exact: false }).waitFor();
+    await page.getByRole('button', { name: 'Raw message' }).click();
     await page
       .getByRole('tabpanel')
       .getByText(/MIME-Version: 1\.0/)
@@ -90,6 +92,42 @@ describe('a message in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('the Source tab shows the HTML decoded, numbered and wrapped, with the raw message a click away (issue 27 #7)', async () => {
+    const long = `<p style="color:#333;font-family:Arial">${'A long line of the newsletter that goes on and on. '.repeat(12)}</p>`;
+    const id = await sendSmtp({
+      from: 'news@example.com',
+      to: 'ada@example.com',
+      subject: 'Quoted-printable',
+      html: `<table width="100%" cellpadding="0">\n<tr><td align="center">Caf\u00e9</td></tr>\n</table>\n${long}`,
+      text: 'Plain',
+      textEncoding: 'quoted-printable',
+    });
+    const raw = await (await fetch(`${b.server.url}/api/messages/${id}/raw`)).text();
+    expect(raw).toContain('=3D');
+    for (const width of [390, 1440]) {
+      const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}`, width });
+      await page.getByRole('tab', { name: 'Source' }).click();
+      const panel = page.getByRole('tabpanel');
+      const lines = panel.locator('[data-line]');
+      await lines.first().waitFor();
+      expect(await lines.count()).toBe(4);
+      expect(await lines.nth(0).locator('code').innerText()).toBe('<table width="100%" cellpadding="0">');
+      expect(await lines.nth(0).locator('span').innerText()).toBe('1');
+      expect(await lines.nth(1).locator('code').innerText()).toBe('<tr><td align="center">Caf\u00e9</td></tr>');
+      expect(await panel.innerText()).not.toContain('=3D');
+      // The long line wraps inside the pane: nothing runs off its edge.
+      const fourth = lines.nth(3).locator('code');
+      expect(await fourth.evaluate((el) => el.scrollWidth <= el.clientWidth && el.getBoundingClientRect().height > 40)).toBe(true);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await screenshot(`source-html-${width}`);
+      await page.getByRole('button', { name: 'Raw message' }).click();
+      await panel.getByText('=3D', { exact: false }).first().waitFor();
+      expect(await page.getByRole('button', { name: 'Raw message' }).getAttribute('aria-pressed')).toBe('true');
+      expect(errors).toEqual([]);
+      await page.context().close();
+    }
+  });
+
   it('blocks remote images until "Load remote content" is ticked', async () => {
     // Another origin stands in for the internet: it counts the requests it gets.
     let hits = 0;
@@ -108,7 +146,7 @@ describe('a message in Chromium', () => {
       });
       const { page, errors } = await b.open({ hash: `#/m/${id}` });
       const frameAt = (suffix: string) => eventually(() => page.frames().find((f) => f.url().endsWith(suffix)));
-      const blocked = await frameAt(`/api/messages/${id}/html`);
+      const blocked = await frameAt(`/api/messages/${id}/html?mode=light`);
       await blocked.locator('#remote').waitFor({ state: 'attached' });
       await blocked.waitForLoadState('load');
       expect(await blocked.locator('#remote').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(0);
@@ -116,8 +154,8 @@ describe('a message in Chromium', () => {
       await page.getByText('Remote images, styles and fonts are blocked.').waitFor();
 
       await page.getByRole('checkbox', { name: 'Load remote content' }).check();
-      expect(await page.getByTitle('HTML preview').getAttribute('src')).toBe(`/api/messages/${id}/html?remote=1`);
-      const loaded = await frameAt(`/api/messages/${id}/html?remote=1`);
+      expect(await page.getByTitle('HTML preview').getAttribute('src')).toBe(`/api/messages/${id}/html?remote=1&mode=light`);
+      const loaded = await frameAt(`/api/messages/${id}/html?remote=1&mode=light`);
       await expect.poll(() => loaded.locator('#remote').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(2);
       expect(hits).toBe(1);
       expect(errors).toEqual([]);
@@ -158,6 +196,27 @@ describe('a message in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('a blocked capture says in the message view that the service answered 200 with an error and delivered nothing, and why (issue 27 #8)', async () => {
+    const id = await b.send({ recipient: 'blocked@example.com', subject: 'Password reset', body: '<p>Your code is 123456</p>' }, 'test-key');
+    const note = ((await (await fetch(`${b.server.url}/api/messages/${id}`)).json()) as { blocked_note: string }).blocked_note;
+    expect(note).toContain('"error": "Recipient is blocked"');
+    for (const [width, colorScheme] of [
+      [1440, 'light'],
+      [390, 'dark'],
+    ] as const) {
+      const { page, errors, screenshot } = await b.open({ hash: `#/m/${id}`, width, colorScheme });
+      const banner = page.getByTestId('blocked-note');
+      await banner.waitFor();
+      expect(await banner.innerText()).toBe(note);
+      expect(note).toMatch(
+        /^Not delivered\. The service answered 200 .* because blocked@example\.com is blocked for team acme: it is on the team's configured block list\.$/,
+      );
+      await screenshot(`blocked-note-${width}-${colorScheme}`);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    }
+  });
+
   it('filters by source, redirected and blocked, and moves with j and k', async () => {
     const smtp = await sendSmtp({ from: 'a@example.com', to: 'filter@example.com', subject: 'Filter by SMTP', text: 'x' });
     const blocked = await b.send({ recipient: 'blocked@example.com', subject: 'Filter blocked', body: '<p>x</p>' }, 'test-key');
@@ -174,7 +233,9 @@ describe('a message in Chromium', () => {
     await page.getByRole('combobox', { name: 'Source' }).selectOption('');
 
     await page.getByRole('button', { name: 'Blocked', exact: true }).click();
-    await expect.poll(() => shown()).toEqual([blocked]);
+    const blockedOnes = (await (await fetch(`${b.server.url}/api/messages?blocked=true`)).json()) as { messages: { id: string }[] };
+    expect(blockedOnes.messages.map((m) => m.id)).toContain(blocked);
+    await expect.poll(async () => (await shown()).sort()).toEqual(blockedOnes.messages.map((m) => m.id).sort());
     await page.getByRole('button', { name: 'Blocked', exact: true }).click();
     await page.getByRole('button', { name: 'Redirected', exact: true }).click();
     const redirected = (await (await fetch(`${b.server.url}/api/messages?redirected=true`)).json()) as { messages: { id: string }[] };

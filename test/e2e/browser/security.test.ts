@@ -304,7 +304,7 @@ describe('the inbox and test pages keep working', () => {
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`http://${host}:${new URL(app.url).port}/#/m/${id}`);
       await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
-      const frame = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
+      const frame = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html?mode=light`)));
       await frame.locator('#body').waitFor();
       await expect.poll(async () => (await app.sandbox.messages.get(id))?.read).toBe(true);
       expect(errors).toEqual([]);
@@ -322,7 +322,7 @@ describe('the inbox and test pages keep working', () => {
     const page = await newPage({ httpCredentials: { username: 'team', password: 'box-password' } });
     await page.goto(`${login.url}/#/m/${id}`);
     await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
-    const frame = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
+    const frame = await eventually(() => page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html?mode=light`)));
     await frame.locator('#body').waitFor();
     await expect.poll(async () => (await login.sandbox.messages.get(id))?.read).toBe(true);
     // A capture arriving now is pushed to the page over the logged-in live push.

@@ -7,6 +7,7 @@ import { describe, expect } from 'vitest';
 import { errorMiddleware } from '../../../server/http/errors.ts';
 import { homePage, UI_DIR } from '../../../server/http/home.ts';
 import { test as it } from '../../support/fixtures.ts';
+import { raw } from '../../support/raw.ts';
 
 describe('serving the built UI', () => {
   it('serves index.html at / uncached, with a CSP that allows only its own scripts', async ({ app }) => {
@@ -20,6 +21,29 @@ describe('serving the built UI', () => {
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     const html = await response.text();
     expect(html).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
+  });
+
+  it("marks a load another site started (Sec-Fetch-Site cross-site or same-site) in the page, and keeps the page out of any opener's reach", async ({
+    app,
+  }) => {
+    const META = '<meta name="pigeonhole-arrival" content="elsewhere">';
+    for (const [site, marked] of [
+      ['cross-site', true],
+      ['same-site', true],
+      ['same-origin', false],
+      ['none', false],
+      [null, false],
+    ] as const) {
+      // As a browser's navigation sends them (fetch() would set its own Sec-Fetch-Mode).
+      const response = await raw(`${app.url}/`, {
+        headers: site === null ? {} : { 'Sec-Fetch-Site': site, 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' },
+      });
+      expect(response.headers['cross-origin-opener-policy'], String(site)).toBe('same-origin');
+      expect(response.headers.vary, String(site)).toBe('Sec-Fetch-Site');
+      const html = response.text;
+      expect(html.includes(`<head>${META}`), String(site)).toBe(marked);
+      expect(html.split(META).length, String(site)).toBe(marked ? 2 : 1);
+    }
   });
 
   it('serves every hashed asset with its content type and a year of immutable caching', async ({ app }) => {

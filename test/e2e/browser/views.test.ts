@@ -129,7 +129,7 @@ describe('the other views in Chromium', () => {
         await list.screenshot(`inbox-${name}-${colorScheme}`);
         await list.context.close();
         const view = await b.open({ hash: `#/m/${id}`, width, height, colorScheme });
-        const frame = await eventually(() => view.page.frames().find((f) => f.url().endsWith(`/api/messages/${id}/html`)));
+        const frame = await eventually(() => view.page.frames().find((f) => f.url().includes(`/api/messages/${id}/html?`)));
         await frame.getByText('Thanks for your order').waitFor();
         await view.screenshot(`message-${name}-${colorScheme}`);
         expect(view.errors).toEqual([]);

@@ -93,6 +93,14 @@ describe('GET /api/messages/:id/attachments/:index', () => {
     const second = await raw(`${app.url}/api/messages/${id}/attachments/1`);
     expect(second.headers['content-disposition']).toBe(`attachment; filename="r?sum?.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9.txt`);
   });
+
+  it('saves a name with bidirectional controls under visible escapes, never as the reordered name (issue 28 #9)', async ({ app, sent }) => {
+    const id = await sent([['invoice\u202Efdp.exe', 'application/octet-stream', 'MZ']]);
+    const saved = await raw(`${app.url}/api/messages/${id}/attachments/0`);
+    expect(saved.headers['content-disposition']).toBe(`attachment; filename="invoice[U+202E]fdp.exe"`);
+    // The API record keeps the name as sent.
+    expect(((await read(await fetch(`${app.url}/api/messages/${id}`))).body as any).attachments[0].filename).toBe('invoice\u202Efdp.exe');
+  });
 });
 
 describe('GET /api/messages/:id/raw', () => {

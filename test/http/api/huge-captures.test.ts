@@ -52,7 +52,7 @@ describe('reads of huge captures (issue 28, finding 9)', () => {
       [first.hold, last.hold, extracted.hold].every((hold) => hold < HOLD_MS),
       `${[first.hold, last.hold, extracted.hold]}`,
     ).toBe(true);
-  });
+  }, 120_000);
 
   it('reads a 15 MB base64 HTML part for links, codes and its text from its first 256 KB', async ({ app, timedGet }) => {
     const html = `<p>Your code is 552817, <a href="https://app.example/verify">verify</a></p>${'<p>filler words</p>'.repeat(800_000)}<a href="https://late.example/">late</a>`;
@@ -82,7 +82,7 @@ describe('reads of huge captures (issue 28, finding 9)', () => {
       [detail.hold, extracted.hold].every((hold) => hold < HOLD_MS),
       `${[detail.hold, extracted.hold]}`,
     ).toBe(true);
-  });
+  }, 120_000);
 
   it('gives the header block of the .eml without building it with every attachment', async ({ app, timedGet }) => {
     const caller = app.sandbox.directory.byApiKey('test-key')!;

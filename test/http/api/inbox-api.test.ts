@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { api, read } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
-import { previewPolicy } from '../../../ui/src/components/preview/dark-preview.ts';
+import { previewPolicy } from '../../../server/domain/mail/preview-policy.ts';
 
 /**
  * On the file's app: `get(path)` the JSON body of a GET, `call(method, path, body?, type?)` any
@@ -104,29 +104,74 @@ describe('GET /api/messages/:id', () => {
   });
 });
 
+describe('a blocked capture says what happened (issue 27 #8)', () => {
+  it('the summary says the service answered 200 with an error and delivered nothing, and why the address is blocked', async ({ get, send }) => {
+    const id = await send('test-key', { recipient: 'blocked@example.com', subject: 'Blocked', body: '<p>x</p>' });
+    const note =
+      `Not delivered. The service answered 200 with {"id": "${id}", "error": "Recipient is blocked"}: the email was recorded (status failed) and nothing was delivered, ` +
+      "because blocked@example.com is blocked for team acme: it is on the team's configured block list.";
+    const summary = (await get('/api/messages?blocked=true')).messages.find((m: any) => m.id === id);
+    expect(summary).toMatchObject({ blocked: true, status: 'failed', blocked_note: note });
+    expect((await get(`/api/messages/${id}`)).blocked_note).toBe(note);
+    const delivered = await send('test-key', { recipient: 'fine@example.com', subject: 'Fine', body: '<p>x</p>' });
+    expect((await get(`/api/messages/${delivered}`)).blocked_note).toBe(null);
+  });
+
+  it('over SMTP it names the 250 and the blocked address among the recipients', async ({ app, get }) => {
+    const { smtpClient, capturedId } = await import('../../support/smtp.ts');
+    const reply = await smtpClient(app.smtpPort, { user: 'acme-main', pass: 'test-key' }).sendMail({
+      from: 'shop@acme.example',
+      to: ['fine@example.com', 'blocked@example.com'],
+      subject: 'Blocked over SMTP',
+      text: 'x',
+    });
+    const id = capturedId(reply.response);
+    expect((await get(`/api/messages/${id}`)).blocked_note).toBe(
+      "Not delivered. The SMTP server accepted the message (250) and recorded it as failed: nothing was delivered, because blocked@example.com is blocked for team acme: it is on the team's configured block list.",
+    );
+  });
+});
+
 describe('GET /api/messages/:id/html and /text', () => {
   const CSP =
     "default-src 'none'; script-src 'none'; object-src 'none'; frame-src 'none'; form-action 'none'; base-uri 'none'; " +
     "img-src 'self' HOST data:; media-src 'self' HOST data:; font-src 'self' HOST data:; style-src 'unsafe-inline' 'self' HOST; " +
     'sandbox allow-popups allow-popups-to-escape-sandbox';
 
-  it("the inbox's srcdoc frames get the same policy, less the sandbox (the frame's attribute; a meta policy cannot carry it)", async ({ app, send }) => {
-    const directives = (policy: string) =>
-      new Map(
-        policy
-          .split(';')
-          .map((d) => d.trim().split(/\s+/) as [string, ...string[]])
-          .map(([name, ...values]) => [name, values]),
-      );
-    const id = await send('bulk-key', { recipient: 'policy@example.com', subject: 'Policy', body: '<p>x</p>' });
-    for (const remote of [false, true]) {
-      const served = directives((await fetch(`${app.url}/api/messages/${id}/html${remote ? '?remote=1' : ''}`)).headers.get('content-security-policy')!);
-      const srcdoc = directives(previewPolicy(app.url, remote));
-      served.delete('sandbox');
-      expect([...srcdoc.keys()].sort(), `remote=${remote}`).toEqual([...served.keys()].sort());
-      for (const [name, values] of served) if (values.includes("'none'")) expect(srcdoc.get(name), name).toEqual(["'none'"]);
-      expect(srcdoc.get('img-src')!.includes('https:'), `remote=${remote}`).toBe(remote);
-    }
+  it('serves every colour mode under the same policy header; the srcdoc form of the one policy is the header less the sandbox', async ({ app, call, send }) => {
+    const body = '<html><head><style>@media (prefers-color-scheme: dark){p{color:#fff}}</style></head><body><p>x</p></body></html>';
+    const id = await send('bulk-key', { recipient: 'modes@example.com', subject: 'Modes', body });
+    const header = CSP.replaceAll('HOST', app.url);
+    const page = async (query: string) => {
+      const res = await fetch(`${app.url}/api/messages/${id}/html${query}`);
+      return [res.headers.get('content-security-policy'), await res.text()];
+    };
+    const based = body.replace('<head>', '<head><base target="_blank">');
+    expect(await page('?mode=light')).toEqual([header, based.replace('prefers-color-scheme: dark', 'max-width: 0px')]);
+    expect(await page('?mode=styles')).toEqual([header, based.replace('prefers-color-scheme: dark', 'min-width: 0px')]);
+    const [policy, inverted] = await page('?mode=invert');
+    expect(policy).toBe(header);
+    expect(inverted).toMatch(/<\/html><style data-pigeonhole-dark>\n:root \{ filter: invert\(1\) hue-rotate\(180deg\); \}/);
+    expect(await call('GET', `/api/messages/${id}/html?mode=dark`)).toMatchObject({
+      status: 400,
+      text: '{"detail":"mode must be one of light, styles, invert."}',
+    });
+    expect(previewPolicy(`'self' ${app.url}`, false, 'meta')).toBe(header.replace('; sandbox allow-popups allow-popups-to-escape-sandbox', ''));
+  });
+
+  it('with remote content off, frames, objects, embeds and links are made inert wherever their tag stands; with it on they are left', async ({ app, send }) => {
+    const body =
+      '<html><head><link rel="preconnect" href="http://t.example"><LINK rel=dns-prefetch href=//t.example/></head><body>' +
+      '<iframe src="http://t.example/f">fallback</iframe><object data="http://t.example/o">alt</object><embed src="http://t.example/e">' +
+      '<frameset><frame src="http://t.example/fr"></frameset><p title="<iframe src=x>">text</p></body></html>';
+    const id = await send('bulk-key', { recipient: 'frames@example.com', subject: 'Frames', body });
+    const local = await (await fetch(`${app.url}/api/messages/${id}/html`)).text();
+    expect(local).toBe(
+      '<html><head><base target="_blank"><basefont rel="preconnect" href="http://t.example"><basefont rel=dns-prefetch href=//t.example/></head><body>' +
+        '<noembed src="http://t.example/f">fallback</noembed><span data="http://t.example/o">alt</span><wbr src="http://t.example/e">' +
+        '<frameset><basefont src="http://t.example/fr"></frameset><p title="<noembed src=x>">text</p></body></html>',
+    );
+    expect(await (await fetch(`${app.url}/api/messages/${id}/html?remote=1`)).text()).toBe(body.replace('<head>', '<head><base target="_blank">'));
   });
 
   it('serves the HTML under a policy with no scripts and no remote content, unless remote=1', async ({ app, get, send }) => {

@@ -70,6 +70,26 @@ describe('namespaces: a +tag of an address', () => {
     }
   });
 
+  it('reads a quoted local part without its quotes, whichever way it came: /v1, a To header, an envelope recipient', async ({ app, send, get }) => {
+    const { rawSmtp, capturedId } = await import('../../support/smtp.ts');
+    const namespaceOf = async (id: string) => ((await get(`/api/messages/${id}`)).body as Summary).namespace;
+    expect(await namespaceOf(await send('"a+t7"@example.com'))).toBe('t7');
+    expect(await namespaceOf(await send('"a+b.c"@example.com'))).toBe(null);
+    for (const [rcpt, to, namespace] of [
+      ['<x@example.com>', '"a+t8"@example.com', 't8'],
+      ['<"a+t9"@example.com>', 'x@example.com', 't9'],
+    ] as const) {
+      const client = await rawSmtp(app.smtpPort);
+      await client.command('EHLO test');
+      await client.command('MAIL FROM:<f@example.com>');
+      expect(await client.command(`RCPT TO:${rcpt}`)).toBe('250 Accepted');
+      await client.command('DATA');
+      const id = capturedId(await client.command(`From: f@example.com\r\nTo: ${to}\r\nSubject: Quoted\r\n\r\nbody\r\n.`));
+      await client.close();
+      await expect.poll(() => namespaceOf(id)).toBe(namespace);
+    }
+  });
+
   it('keeps the original namespace through a Development Mode redirect', async ({ app, get }) => {
     const dev = api(app.url, 'dev-key');
     const { id } = (await read(await dev.post('/v1/email/send/', { recipient: 'ada+devns@example.com', subject: 'Dev', body: 'x' }))).body as { id: string };

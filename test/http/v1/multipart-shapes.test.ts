@@ -134,5 +134,22 @@ describe('the attachment cap (--max-attachments, docs/security.md)', () => {
     const res = await read(await fetch(`${app.url}/api/clock/advance`, { method: 'POST', body: form }));
     expect(res.status).toBe(200);
     expect(await readdir(path.join(app.dataDir, 'tmp'))).toEqual([]);
+    // Read past, still counted: a streamed body (no Content-Length) of file parts over 1 MB is a 413.
+    const big = `--x\r\nContent-Disposition: form-data; name="a"; filename="a.bin"\r\n\r\n${'x'.repeat(2 * 1024 * 1024)}\r\n--x--\r\n`;
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(big));
+        controller.close();
+      },
+    });
+    const streamed = await read(
+      await fetch(`${app.url}/api/clock/advance`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'multipart/form-data; boundary=x' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    expect([streamed.status, streamed.text]).toEqual([413, '{"detail":"Request body exceeds the limit of 1048576 bytes."}']);
   });
 });

@@ -133,20 +133,31 @@ function Row({ index, total, message, selected, onSelect }: RowProps) {
     >
       <span class={styles.rowLine}>
         {message.read ? null : <span class={styles.unreadDot} role="img" aria-label="Unread" />}
-        <span class={styles.rowFrom} title={message.from}>
+        <span class={styles.rowFrom} title={message.from} dir="auto">
           {displayName(message.from)}
         </span>
         <time class={styles.rowTime} dateTime={message.created_at} title={new Date(message.created_at).toLocaleString()}>
           {shortTime(message.created_at)}
         </time>
       </span>
+      {/* Subject and snippet each isolated, each cut at its own end: an Arabic subject keeps its
+          greeting and its place at the row's start edge, read or not (issue 27 #6). */}
       <span class={styles.rowSubject}>
-        {message.subject || '(no subject)'}
-        {message.snippet ? <span class={styles.rowSnippet}> — {message.snippet}</span> : null}
+        <span class={styles.rowSubjectText} dir="auto">
+          {message.subject || '(no subject)'}
+        </span>
+        {message.snippet ? (
+          <>
+            <span class={styles.rowSeparator}> — </span>
+            <span class={styles.rowSnippet} dir="auto">
+              {message.snippet}
+            </span>
+          </>
+        ) : null}
       </span>
       <span class={styles.rowLine}>
         <span class={styles.rowTo} title={to}>
-          To: {to}
+          To: <bdi>{to}</bdi>
         </span>
         <MessageBadges message={message} />
       </span>

@@ -1,9 +1,12 @@
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { visibleFileName } from '../../../../server/domain/mail/file-name.ts';
 import { fileSize, fullTime } from '../../format.ts';
 import { reason, sandbox } from '../../sandbox.ts';
 import { useLoad } from '../../state/hooks.ts';
 import type { MessageDetail } from '../../types.ts';
 import { StatusBadge } from '../badges/badges.tsx';
+import { SourceLines } from '../check/source-view.tsx';
 import styles from './message-parts.module.css';
 
 /**
@@ -73,19 +76,41 @@ export function HeadersPart({ message }: { message: MessageDetail }) {
   );
 }
 
-/** The RFC 5322 source, with a download of the .eml. */
-export function RawPart({ message }: { message: MessageDetail }) {
-  const raw = useLoad((signal) => sandbox.raw(message.id, { signal }), [message.id]);
+/**
+ * The source: the HTML as the email's author wrote it (decoded from its transfer encoding, so no
+ * `=3D`), numbered and wrapped; the RFC 5322 message as it travelled one click away, and the .eml.
+ */
+export function SourcePart({ message }: { message: MessageDetail }) {
+  const [shown, setShown] = useState<'html' | 'raw'>(message.html === null ? 'raw' : 'html');
+  const view = message.html === null ? 'raw' : shown;
   return (
     <div>
       <div class="part-toolbar">
+        <div class="segmented" role="group" aria-label="Source shown">
+          <button type="button" aria-pressed={view === 'html'} disabled={message.html === null} onClick={() => setShown('html')} title="The HTML part, decoded">
+            HTML
+          </button>
+          <button type="button" aria-pressed={view === 'raw'} onClick={() => setShown('raw')} title="The message as it travelled (RFC 5322)">
+            Raw message
+          </button>
+        </div>
         <a class="button" href={`${message.raw_url}?download`} download={`${message.id}.eml`}>
           Download .eml
         </a>
-        {raw.data !== undefined ? <span class="muted">{fileSize(new Blob([raw.data]).size)}</span> : null}
       </div>
-      {raw.error ? <p class="error pad">Could not load the source: {reason(raw.error)}</p> : <pre class="code-block">{raw.data ?? 'Loading…'}</pre>}
+      {view === 'html' && message.html !== null ? <SourceLines text={message.html} /> : <RawMessage message={message} />}
     </div>
+  );
+}
+
+function RawMessage({ message }: { message: MessageDetail }) {
+  const raw = useLoad((signal) => sandbox.raw(message.id, { signal }), [message.id]);
+  if (raw.error) return <p class="error pad">Could not load the source: {reason(raw.error)}</p>;
+  return (
+    <>
+      {raw.data !== undefined ? <p class="muted small pad">{fileSize(new Blob([raw.data]).size)} as it travelled</p> : null}
+      <pre class="code-block wrap">{raw.data ?? 'Loading…'}</pre>
+    </>
   );
 }
 
@@ -101,7 +126,7 @@ export function AttachmentsPart({ message }: { message: MessageDetail }) {
           <li key={i} class={styles.attachment}>
             {a.content_type.startsWith('image/') ? (
               <a href={a.url} target="_blank" rel="noopener noreferrer" class={styles.thumb}>
-                <img src={a.url} alt={a.filename} loading="lazy" />
+                <img src={a.url} alt={visibleFileName(a.filename)} loading="lazy" />
               </a>
             ) : (
               <span class={`${styles.thumb} ${styles.fileIcon}`} aria-hidden="true">
@@ -109,13 +134,15 @@ export function AttachmentsPart({ message }: { message: MessageDetail }) {
               </span>
             )}
             <span class={styles.attachmentMeta}>
-              <span class={styles.attachmentName}>{a.filename || `attachment-${i + 1}`}</span>
+              <span class={styles.attachmentName} dir="auto">
+                {visibleFileName(a.filename) || `attachment-${i + 1}`}
+              </span>
               <span class="muted">
                 {a.content_type} · {fileSize(a.size)}
                 {a.content_id ? ` · inline (cid:${a.content_id})` : ''}
               </span>
             </span>
-            <a class="button" href={`${a.url}?download`} download={a.filename}>
+            <a class="button" href={`${a.url}?download`} download={visibleFileName(a.filename)}>
               Download
             </a>
           </li>
@@ -138,9 +165,12 @@ export function RecordPart({ message }: { message: MessageDetail }) {
     ['Source', message.source.toUpperCase()],
     ['Team', message.team ?? '—'],
     ['Sender', message.sender ?? '— (anonymous SMTP)'],
-    ['From', message.from],
-    ['Original recipient', message.recipient],
-    ['Effective recipient', [...message.to, ...message.cc.map((c) => `${c} (cc)`), ...message.bcc.map((b) => `${b} (bcc)`)].join(', ') || message.recipient],
+    ['From', <bdi>{message.from}</bdi>],
+    ['Original recipient', <bdi>{message.recipient}</bdi>],
+    [
+      'Effective recipient',
+      <bdi>{[...message.to, ...message.cc.map((c) => `${c} (cc)`), ...message.bcc.map((b) => `${b} (bcc)`)].join(', ') || message.recipient}</bdi>,
+    ],
     ['Redirected (Development Mode)', message.redirected ? 'yes' : 'no'],
     ['Blocked', message.blocked ? 'yes: nothing was delivered' : 'no'],
     ['Delivery status', <StatusBadge status={message.status} />],

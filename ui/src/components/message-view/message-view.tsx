@@ -1,14 +1,15 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { displayName, emailAddress, fileSize, fullTime } from '../../format.ts';
 import { htmlUrl, notFound, reason, sandbox } from '../../sandbox.ts';
+import { afterUserActs } from '../../state/arrival.ts';
 import { useLoad } from '../../state/hooks.ts';
 import type { Inbox } from '../../state/inbox.ts';
 import type { MessageDetail } from '../../types.ts';
 import { Badge, MessageBadges } from '../badges/badges.tsx';
 import { CheckPanel } from '../check/check-panel.tsx';
 import { ColorModeSwitch } from '../preview/color-mode.tsx';
-import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
-import { AttachmentsPart, HeadersPart, RawPart, RecordPart, TextPart } from './message-parts.tsx';
+import { systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
+import { AttachmentsPart, HeadersPart, RecordPart, SourcePart, TextPart } from './message-parts.tsx';
 import { useNotices } from '../notices/notices.tsx';
 import { PreviewFrame, WidthSwitch, type PreviewWidth } from '../preview/preview-frame.tsx';
 import styles from './message-view.module.css';
@@ -40,14 +41,9 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
   const [remote, setRemote] = useState(false);
   // The preview starts as the system is: dark styles apply on a dark system, as in Apple Mail.
   const [colorMode, setColorMode] = useState<ColorMode>(() => (systemPrefersDark() ? 'styles' : 'light'));
-  // The served page (with the server's CSP) follows the system's light or dark preference; a
-  // mode the system does not give (or inversion) needs the document rewritten into a srcdoc frame.
-  const served = colorMode === (systemPrefersDark() ? 'styles' : 'light');
-  const prepared = useLoad((signal) => (served ? Promise.resolve(null) : sandbox.html(id, { remote, signal })), [id, remote, served]);
-  const modeDocument = useMemo(
-    () => (served || typeof prepared.data !== 'string' ? null : colorModeDocument(prepared.data, colorMode, previewPolicy(location.origin, remote))),
-    [prepared.data, colorMode, remote, served],
-  );
+  // Every mode is the server's page, rewritten there for the mode, under its policy header
+  // (issue 28: a policy placed in the markup can be placed where the browser does not read it).
+  const previewUrl = htmlUrl(id, remote, colorMode);
 
   useEffect(() => {
     setDeleted(false);
@@ -70,16 +66,17 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
 
   useEffect(() => {
     const data = loaded.data;
-    if (!data || data.read) {
-      setMessage(data ?? null);
-      return;
-    }
+    setMessage(data ?? null);
+    if (!data || data.read) return;
     // Opening a message marks it read, here at once (the button says "Mark unread" without
-    // waiting for the server's message.updated frame), in the list, and on the server.
-    setMessage({ ...data, read: true });
-    inbox.list.patch({ ...data, read: true });
-    void setRead(data.id, true).then((stored) => {
-      if (!stored) setMessage((m) => (m && m.id === data.id ? { ...m, read: false } : m));
+    // waiting for the server's message.updated frame), in the list, and on the server; when
+    // another site opened the inbox, only once the user clicks or presses a key in it.
+    return afterUserActs(() => {
+      setMessage((m) => (m && m.id === data.id ? { ...m, read: true } : m));
+      inbox.list.patch({ ...data, read: true });
+      void setRead(data.id, true).then((stored) => {
+        if (!stored) setMessage((m) => (m && m.id === data.id ? { ...m, read: false } : m));
+      });
     });
   }, [loaded.data]);
 
@@ -149,30 +146,51 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
             This message has been deleted.
           </p>
         ) : null}
+        {message.blocked_note ? (
+          <p class={`banner error ${styles.blockedNote}`} data-testid="blocked-note">
+            {message.blocked_note}
+          </p>
+        ) : null}
+        {/* Every text of the sender's isolated for direction (issue 27 #6), in place at the start edge. */}
         <h2 id="message-subject" class={styles.messageSubject}>
-          {message.subject || '(no subject)'}
+          <bdi>{message.subject || '(no subject)'}</bdi>
         </h2>
         <dl class={styles.messageMeta}>
           <dt>From</dt>
           <dd data-testid="meta-from">
-            <strong>{displayName(message.from)}</strong>{' '}
-            {displayName(message.from) !== message.from ? <span class="muted">&lt;{emailAddress(message.from)}&gt;</span> : null}
+            <strong>
+              <bdi>{displayName(message.from)}</bdi>
+            </strong>{' '}
+            {displayName(message.from) !== message.from ? (
+              <span class="muted">
+                &lt;<bdi>{emailAddress(message.from)}</bdi>&gt;
+              </span>
+            ) : null}
           </dd>
           <dt>To</dt>
           <dd>
-            {message.to.join(', ') || message.recipient}
-            {message.redirected ? <span class="muted"> (originally to {message.recipient})</span> : null}
+            <bdi>{message.to.join(', ') || message.recipient}</bdi>
+            {message.redirected ? (
+              <span class="muted">
+                {' '}
+                (originally to <bdi>{message.recipient}</bdi>)
+              </span>
+            ) : null}
           </dd>
           {message.cc.length ? (
             <>
               <dt>Cc</dt>
-              <dd>{message.cc.join(', ')}</dd>
+              <dd>
+                <bdi>{message.cc.join(', ')}</bdi>
+              </dd>
             </>
           ) : null}
           {message.bcc.length ? (
             <>
               <dt>Bcc</dt>
-              <dd>{message.bcc.join(', ')}</dd>
+              <dd>
+                <bdi>{message.bcc.join(', ')}</bdi>
+              </dd>
             </>
           ) : null}
           <dt>Date</dt>
@@ -225,7 +243,7 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
                 <input type="checkbox" checked={remote} onChange={(e) => setRemote((e.target as HTMLInputElement).checked)} />
                 Load remote content
               </label>
-              <a class="button ghost small" href={htmlUrl(message.id, remote)} target="_blank" rel="noopener noreferrer">
+              <a class="button ghost small" href={previewUrl} target="_blank" rel="noopener noreferrer">
                 Open in new tab
               </a>
               <span class="muted small">
@@ -236,32 +254,12 @@ export function MessageView({ id, inbox, width, onWidth, tab: chosenTab, onTab: 
                     : 'Remote images, styles and fonts are blocked.'}
               </span>
             </div>
-            {served ? (
-              <PreviewFrame
-                key="served"
-                title={previewTitle(colorMode)}
-                width={width}
-                src={htmlUrl(message.id, remote)}
-                dark={colorMode === 'light' ? undefined : colorMode}
-              />
-            ) : prepared.error ? (
-              <p class="banner error">Could not load the HTML for this colour scheme: {reason(prepared.error)}</p>
-            ) : modeDocument === null ? (
-              <p class="muted pad">Loading…</p>
-            ) : (
-              <PreviewFrame
-                key="rewritten"
-                title={previewTitle(colorMode)}
-                width={width}
-                srcDoc={modeDocument}
-                dark={colorMode === 'light' ? undefined : colorMode}
-              />
-            )}
+            <PreviewFrame title={previewTitle(colorMode)} width={width} src={previewUrl} dark={colorMode === 'light' ? undefined : colorMode} />
           </>
         ) : null}
         {tab === 'text' ? <TextPart message={message} /> : null}
         {tab === 'headers' ? <HeadersPart message={message} /> : null}
-        {tab === 'raw' ? <RawPart message={message} /> : null}
+        {tab === 'raw' ? <SourcePart message={message} /> : null}
         {tab === 'attachments' ? <AttachmentsPart message={message} /> : null}
         {tab === 'record' ? <RecordPart message={message} /> : null}
         {tab === 'check' ? <CheckPanel message={message} /> : null}

@@ -57,7 +57,9 @@ export function RecipientsPage({ inbox }: { inbox: Inbox }) {
             <tbody>
               {result.data.recipients.map((r) => (
                 <tr key={`${r.team}/${r.email}`}>
-                  <td class="strong">{r.email}</td>
+                  <td class="strong">
+                    <bdi>{r.email}</bdi>
+                  </td>
                   <td data-label="Name">{[r.first_name, r.last_name].filter(Boolean).join(' ') || <span class="muted">—</span>}</td>
                   <td data-label="Team">{r.team}</td>
                   <td data-label="Flags">

@@ -74,7 +74,7 @@ function SubscriptionCard({ subscription: s, offsetMs }: { subscription: Subscri
         <div>
           <h2>{s.flow_name || s.trigger}</h2>
           <p class="muted small">
-            {s.email} · team {s.team} · #{s.id}
+            <bdi>{s.email}</bdi> · team {s.team} · #{s.id}
           </p>
         </div>
         <Badge tone={s.status === 'active' ? 'info' : s.status === 'completed' ? 'good' : 'neutral'}>{s.status}</Badge>

@@ -4,7 +4,8 @@ import { useDebounced, useLoad } from '../../state/hooks.ts';
 import { remembered, TEMPLATE_DRAFT_KEY } from '../../state/remembered.ts';
 import type { CheckReport } from '../../types.ts';
 import { ColorModeSwitch } from '../preview/color-mode.tsx';
-import { colorModeDocument, previewPolicy, systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
+import { previewPolicy } from '../../../../server/domain/mail/preview-policy.ts';
+import { colorModeDocument, systemPrefersDark, type ColorMode } from '../preview/dark-preview.ts';
 import { LiveCheck } from '../check/live-check.tsx';
 import { PreviewFrame, WIDTHS, type PreviewWidth } from '../preview/preview-frame.tsx';
 import styles from './template-preview-page.module.css';
@@ -64,7 +65,7 @@ export function TemplatePreviewPage() {
     () =>
       wrapped === null || colorMode === (systemPrefersDark() ? 'styles' : 'light')
         ? wrapped
-        : colorModeDocument(wrapped, colorMode, previewPolicy(location.origin, true)),
+        : colorModeDocument(wrapped, colorMode, previewPolicy(location.origin, true, 'meta')),
     [wrapped, colorMode],
   );
 
