@@ -148,10 +148,7 @@ export class Recipients {
     const created = !record;
     if (!record) {
       const seq = ++this.store.meta.counters.recipient;
-      // Written lazily, as the capture counter is: start-up derives it from the segments, and it
-      // is written before a segment that named the highest ids is deleted. Written with every
-      // flush, it cost each send to a new recipient a rewrite of meta.json.
-      this.store.touchCounters();
+      this.store.touchMeta();
       record = {
         seq,
         sqid: encodeId(seq),
