@@ -30,6 +30,8 @@ COPY --from=build /app/dist ./dist
 # The sample configuration (public keys such as test-key), so `docker run` works as it is; mount
 # your own file and point PIGEONHOLE_CONFIG at it for anything shared (docs/running.md).
 COPY fixtures/sample-config.json ./fixtures/sample-config.json
+# The agent skill the MCP server serves (docs/mcp.md, The skill).
+COPY skills ./skills
 # The volume's mount point must belong to the user the server runs as, or it cannot write.
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -23,6 +23,8 @@ export default defineConfig({
           name: 'node',
           include: ['test/**/*.test.ts'],
           exclude: [BROWSER_TESTS, BUILD_TESTS, PACKAGE_TESTS],
+          // The MCP server's email view (dist/mcp-app), which test/mcp reads.
+          globalSetup: ['test/mcp/build-view.ts'],
           sequence: { groupOrder: 0 },
           // Vitest's default is one file at a time on 2 cores (CPUs - 1); most node test files
           // wait on sockets, child processes and disks, so two at a time finish sooner.
@@ -35,7 +37,7 @@ export default defineConfig({
           name: 'browser',
           include: [BROWSER_TESTS],
           // Builds the UI once before any browser test (only when browser tests run).
-          globalSetup: ['test/e2e/browser/build-ui.ts'],
+          globalSetup: ['test/e2e/browser/build-ui.ts', 'test/mcp/build-view.ts'],
           sequence: { groupOrder: 1 },
         },
       },

@@ -295,6 +295,14 @@ export class PigeonholeClient {
     return this.text(`/api/messages/${encodeURIComponent(id)}/html${options.remote ? '?remote=1' : ''}`, options.signal);
   }
 
+  /** The bytes of a capture's attachment, by its position in `attachments`. */
+  async attachment(id: string, index: number, options: CallOptions = {}): Promise<Uint8Array> {
+    const url = `${this.baseUrl}/api/messages/${encodeURIComponent(id)}/attachments/${index}`;
+    const response = await this.send(url, this.init('GET', undefined, options.signal, '*/*'));
+    if (!response.ok) return this.parse(response, { method: 'GET', url });
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
   /** Marks a capture read or unread (as opening it in the inbox does). */
   setRead(id: string, read: boolean, options: CallOptions = {}): Promise<MessageSummary> {
     return this.call('PATCH', `/api/messages/${encodeURIComponent(id)}`, undefined, { read }, options.signal);
@@ -448,12 +456,16 @@ export class PigeonholeClient {
     return this.parse<T>(await this.send(url.href, this.init(method, body, signal)), { method, url: url.href });
   }
 
-  /** The fetch: a request that gets no answer throws PigeonholeUnreachable, naming the URL (an abort stays an AbortError). */
+  /**
+   * The fetch: a request that gets no answer (fetch's TypeError: refused, unknown host, reset)
+   * throws PigeonholeUnreachable, naming the URL. An abort stays an AbortError, and an error of a
+   * `fetch` given in the options (its own class) passes as it is.
+   */
   private async send(url: string, init: RequestInit): Promise<Response> {
     try {
       return await this.fetch(url, init);
     } catch (error) {
-      if (init.signal?.aborted || (error as Error | null)?.name === 'AbortError') throw error;
+      if (init.signal?.aborted || !(error instanceof TypeError)) throw error;
       throw new PigeonholeUnreachable({ method: init.method ?? 'GET', url }, error);
     }
   }

@@ -16,6 +16,7 @@ import { resetRoutes } from './http/api/reset-routes.ts';
 import { mountApi, type ApiRoute } from './http/api/route.ts';
 import { senderRoutes } from './http/api/sender-routes.ts';
 import { subscriptionRoutes } from './http/api/subscription-routes.ts';
+import { waitRoutes } from './http/api/wait-routes.ts';
 import { accessMiddleware, openAccess, type Access } from './http/access.ts';
 import { bodyParser } from './http/body.ts';
 import { errorMiddleware, HttpError, notFound, type Logger } from './http/errors.ts';
@@ -85,6 +86,8 @@ export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
   return {
     v1: [emailRoutes(sandbox), flowRoutes(sandbox), v1RecipientRoutes(sandbox)],
     api: [
+      // Before the captures' routes: /api/messages/wait and /expect are not ids.
+      waitRoutes(sandbox),
       messageRoutes(sandbox),
       checkRoutes(sandbox, options),
       senderRoutes(sandbox),

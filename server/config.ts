@@ -187,7 +187,7 @@ const OPTIONS = {
     flag: 'allowed-hosts',
     default: '',
     shown: 'none',
-    help: 'more host names to be reached by, comma-separated (.example.com with subdomains, * any)',
+    help: 'more host names to be reached by, comma-separated (.example.com with subdomains, * any); on loopback only localhost, *.localhost and IPs are allowed without it',
     parse: hostList,
   },
   allowedOrigins: {

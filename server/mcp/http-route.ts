@@ -1,19 +1,11 @@
+import { createHash } from 'node:crypto';
 import type { RequestListener } from 'node:http';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { PigeonholeClient } from '../../client/pigeonhole-client.ts';
 import { lazy } from '../domain/lazy.ts';
-
-/** The MCP SDK and the tools load with the first /mcp request, not with the server. */
-const sdk = lazy(async () => {
-  const [{ WebStandardStreamableHTTPServerTransport }, { inProcessFetch }, { createMcpServer }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-    import('./in-process-fetch.ts'),
-    import('./tools.ts'),
-  ]);
-  return { WebStandardStreamableHTTPServerTransport, inProcessFetch, createMcpServer };
-});
 
 export interface McpRouteOptions {
   /** This app's request handler, for the tools' in-process calls (read when a call is made). */
@@ -29,36 +21,76 @@ const CARRIED = ['host', 'authorization', 'cookie'];
 /**
  * MCP over Streamable HTTP at /mcp, as a Koa route: it sits behind every global middleware of
  * the app (metrics, errors, and whatever origin, host or login check runs first), like any
- * other route. Stateless: each POST gets a fresh server and transport, answered with JSON (a
- * tool that waits holds its POST, as GET /api/messages/wait does). There is no server-to-client
- * stream, so GET and DELETE answer 405 as the protocol allows.
+ * other route. Both protocol revisions, told apart per request by the SDK's own test
+ * (`isLegacyRequest`): 2025-11-25 requests exactly as before (stateless: each POST gets a fresh
+ * server and transport, answered with JSON), 2026-07-28 ones (the per-request `_meta`
+ * envelope) by the SDK's handler. A tool that waits holds its POST, as
+ * GET /api/messages/wait does, unless the caller declared the tasks extension. The one stream
+ * is a 2026-07-28 `subscriptions/listen` POST; there are no sessions, so GET and DELETE answer
+ * 405 as the protocol allows.
  */
 export function mountMcp(router: Router, options: McpRouteOptions): void {
+  /** The SDK and the tools load with the first /mcp request, not with the server; the tasks are the app's. */
+  const sdk = lazy(async () => {
+    const [mcp, { inProcessFetch }, { createMcpServer }, { TaskStore }, { skillCatalog }] = await Promise.all([
+      import('@modelcontextprotocol/server'),
+      import('./in-process-fetch.ts'),
+      import('./tools.ts'),
+      import('./tasks.ts'),
+      import('./skills.ts'),
+    ]);
+    return { mcp, inProcessFetch, createMcpServer, tasks: new TaskStore(), skills: await skillCatalog() };
+  });
+
   router.post('/mcp', async (ctx) => {
     const headers: Record<string, string> = {};
     for (const name of CARRIED) {
       const value = ctx.get(name);
       if (value !== '') headers[name] = value;
     }
-    const { WebStandardStreamableHTTPServerTransport, inProcessFetch, createMcpServer } = await sdk();
+    const { mcp, inProcessFetch, createMcpServer, tasks, skills } = await sdk();
     const fetch = inProcessFetch(options.dispatch, { headers, remoteAddress: ctx.req.socket.remoteAddress });
-    const server = createMcpServer(new PigeonholeClient({ baseUrl: `${ctx.protocol}://${ctx.host}`, fetch }), { version: options.version });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: options.maxBodySize,
-    });
+    const client = new PigeonholeClient({ baseUrl: `${ctx.protocol}://${ctx.host}`, fetch });
+    // The servers built for this request call the sandbox with its host and credentials.
+    const server = () => createMcpServer(client, { version: options.version, tasks, owner: owner(headers), skills });
+    const request = webRequest(ctx);
+    if (await mcp.isLegacyRequest(request, undefined, { maxRequestBodySize: options.maxBodySize })) {
+      // 2025-11-25, as before: a fresh server and transport, answered with JSON.
+      const legacy = server();
+      const transport = new mcp.WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+        maxRequestBodySize: options.maxBodySize,
+      });
+      try {
+        await legacy.connect(transport);
+        await answer(ctx, await transport.handleRequest(request));
+      } finally {
+        await legacy.close();
+      }
+      return;
+    }
+    // 2026-07-28: the SDK's handler (per-request envelope, server/discover, subscriptions/listen).
+    const handler = mcp.createMcpHandler(server, { legacy: 'reject', maxRequestBodySize: options.maxBodySize });
+    let streaming = false;
     try {
-      await server.connect(transport);
-      const response = await transport.handleRequest(webRequest(ctx));
-      await answer(ctx, response);
+      streaming = await answer(ctx, await handler.fetch(request));
     } finally {
-      await server.close();
+      // A stream keeps its handler until the client or the server ends it.
+      if (streaming) ctx.res.once('close', () => void handler.close());
+      else await handler.close();
     }
   });
 
   router.get('/mcp', methodNotAllowed);
   router.delete('/mcp', methodNotAllowed);
+}
+
+/** A caller, for the tasks: its credentials (the sandbox login's header or cookie), never stored as they are. */
+function owner(headers: Record<string, string>): string {
+  return createHash('sha256')
+    .update(`${headers.authorization ?? ''}\n${headers.cookie ?? ''}`)
+    .digest('base64url');
 }
 
 function methodNotAllowed(ctx: Context): void {
@@ -84,17 +116,22 @@ function webRequest(ctx: Context): Request {
   } as RequestInit);
 }
 
-async function answer(ctx: Context, response: Response): Promise<void> {
-  const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+/** Writes the SDK's answer on the Koa response; true when it is a stream, still open. */
+async function answer(ctx: Context, response: Response): Promise<boolean> {
   response.headers.forEach((value, name) => {
     ctx.set(name, value);
   });
-  if (body === null) {
-    // An explicit empty body keeps the status (202 for notifications) instead of Koa's 204.
-    ctx.body = null;
-    ctx.status = response.status;
-    return;
-  }
   ctx.status = response.status;
-  ctx.body = body;
+  if (response.body !== null && response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    // A stream (2026-07-28 subscriptions/listen): passed on as it comes, ended by either side;
+    // a client that goes away is the normal end of it, not an error.
+    ctx.respond = false;
+    ctx.res.writeHead(ctx.status, ctx.response.headers as Record<string, string>);
+    pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), ctx.res, () => undefined);
+    return true;
+  }
+  // An explicit empty body keeps the status (202 for notifications) instead of Koa's 204.
+  ctx.body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+  ctx.status = response.status;
+  return false;
 }

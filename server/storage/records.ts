@@ -189,11 +189,11 @@ export interface MetaData {
   version: 1 | 2;
   counters: { message: number; recipient: number; subscription: number; request?: number };
   /**
-   * Emails each sender created through the API on `day` (UTC, sandbox clock); `resetAt`: when a
-   * sender's count was last started over that day (ms, sandbox clock), so start-up, which counts
-   * the day's captures again, counts only those made since.
+   * Emails each sender created through the API on `day` (UTC, sandbox clock); `resetAfter`: the
+   * last capture id (seq) handed out when a sender's count was started over that day, so
+   * start-up, which counts the day's captures again, counts only those made since.
    */
-  daily: { day: string; bySender: Record<string, number>; resetAt?: Record<string, number> };
+  daily: { day: string; bySender: Record<string, number>; resetAfter?: Record<string, number> };
   /** The sandbox clock's offset from real time (absent: real time). */
   clockOffsetMs?: number;
   /** Sequence numbers per segment file, recorded when the store was made (absent: 1,024; segment-size.ts). */

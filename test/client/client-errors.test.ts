@@ -74,3 +74,14 @@ describe('"expect none" waits 1 s unless told otherwise', () => {
     expect(held).toBeLessThan(8000);
   });
 });
+
+it('an error of a fetch given in the options passes as it is (the inbox has its own for no answer)', async ({ app }) => {
+  class Offline extends Error {}
+  const client = new PigeonholeClient({
+    baseUrl: app.url,
+    fetch: async () => {
+      throw new Offline('offline');
+    },
+  });
+  await expect(client.list()).rejects.toBeInstanceOf(Offline);
+});

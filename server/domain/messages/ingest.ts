@@ -202,14 +202,16 @@ export class Ingest {
       if (daily.day !== utcDay(now)) {
         daily.day = utcDay(now);
         daily.bySender = {};
-        daily.resetAt = {};
+        daily.resetAfter = {};
       }
-      const resetAt = (daily.resetAt ??= {});
+      const resetAfter = (daily.resetAfter ??= {});
+      // Captures are numbered in the order they are made: those up to this one no longer count.
+      const last = store.meta.counters.message;
       let counted = 0;
-      for (const sender of senders ?? new Set([...Object.keys(daily.bySender), ...Object.keys(resetAt)])) {
+      for (const sender of senders ?? new Set([...Object.keys(daily.bySender), ...Object.keys(resetAfter)])) {
         if ((daily.bySender[sender] ?? 0) > 0) counted++;
         delete daily.bySender[sender];
-        resetAt[sender] = now.getTime();
+        resetAfter[sender] = last;
       }
       store.touchMeta();
       return counted;
@@ -229,7 +231,7 @@ export class Ingest {
     if (daily.day !== day) {
       daily.day = day;
       daily.bySender = {};
-      daily.resetAt = {};
+      daily.resetAfter = {};
     }
     const used = daily.bySender[sender.id] ?? 0;
     if (sender.dailyLimit !== null && used >= sender.dailyLimit) throw new DailyLimitReached(sender.dailyLimit);
@@ -252,16 +254,16 @@ export class Ingest {
     if (daily.day !== day) {
       daily.day = day;
       daily.bySender = {};
-      daily.resetAt = {};
+      daily.resetAfter = {};
     }
-    const resetAt = daily.resetAt ?? {};
+    const resetAfter = daily.resetAfter ?? {};
     const counted: Record<string, number> = {};
     index.scanNewestFirst(
       (slot) => index.createdMs(slot) >= start && index.source(slot) !== 'flow' && index.sender(slot) !== null,
       (slot) => {
         const sender = index.sender(slot)!;
         // Counted again only since the sender's count was last started over.
-        if (index.createdMs(slot) < (resetAt[sender] ?? 0)) return;
+        if (index.seq(slot) <= (resetAfter[sender] ?? 0)) return;
         counted[sender] = (counted[sender] ?? 0) + 1;
       },
     );

@@ -8,7 +8,11 @@ import { test } from '../../support/fixtures.ts';
  * a blocked recipient the status filter leaves out), from the request log, with the reason.
  */
 
+/** The sandbox clock held at 10:00 UTC: a daily limit never meets midnight mid-test. */
+const TEN_AM = () => Date.UTC(2030, 4, 10, 10);
+
 test.override('appOptions', {
+  now: TEN_AM,
   config: (sample: any) => {
     sample.teams[0].senders.push({ id: 'acme-small', email: 'small@acme.example', apiKey: 'small-key', dailyLimit: 1 });
     return sample;
@@ -134,7 +138,7 @@ describe('the daily counts of a shared sandbox', () => {
       sample.teams[0].senders.push({ id: 'acme-small', email: 'small@acme.example', apiKey: 'small-key', dailyLimit: 1 });
       return sample;
     };
-    const first = await apps.start({ config });
+    const first = await apps.start({ config, now: TEN_AM });
     const client = new PigeonholeClient({ baseUrl: first.url });
     const sendSmall = () =>
       client.sendEmail({ apiKey: 'small-key', recipient: 'a@example.com', subject: 's', body: 'b' }).then(
@@ -149,7 +153,7 @@ describe('the daily counts of a shared sandbox', () => {
     expect(await small()).toMatchObject({ sent_today: 0 });
     // The capture stays; a restart counts only what was sent since the reset.
     await first.close();
-    const again = await apps.start({ config, dataDir: first.dataDir });
+    const again = await apps.start({ config, now: TEN_AM, dataDir: first.dataDir });
     const restarted = new PigeonholeClient({ baseUrl: again.url });
     expect((await restarted.list()).total).toBe(1);
     expect((await restarted.senders()).find((s) => s.id === 'acme-small')).toMatchObject({ sent_today: 0 });
