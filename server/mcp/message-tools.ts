@@ -13,7 +13,7 @@ const WAIT_MAX_MS = 120_000;
 const filterShape = {
   recipient: z.string().optional().describe('Any address on the capture (original recipient, To, Cc or Bcc), any case.'),
   subject: z.string().optional().describe('Case-insensitive substring of the subject.'),
-  q: z.string().optional().describe('Words that must all appear in the subject, an address, the sender or the start of the text.'),
+  q: z.string().optional().describe("Words that must all appear in the subject, an address, the sender or the body's text (its first 1,000 characters)."),
   sender: z.string().optional().describe('Sender id or API key.'),
   team: z.string().optional().describe('Team id.'),
   source: S.Source.optional().describe('How it arrived.'),
