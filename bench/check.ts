@@ -8,7 +8,6 @@
  *
  *   node --import tsx bench/check.ts [--runs 40] [--warmup 10] [--kb 100]
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { accessibilityReport } from '../server/domain/check/accessibility.ts';
@@ -16,6 +15,7 @@ import { analyse, report } from '../server/domain/check/check.ts';
 import { compatibilityReport, knownFeatures } from '../server/domain/check/compatibility.ts';
 import { findFeatures } from '../server/domain/check/features.ts';
 import { scanHtml } from '../server/domain/check/html-scan.ts';
+import { emailOf } from './lib/sized-email.ts';
 import { percentile } from './lib/stats.ts';
 
 const { values } = parseArgs({
@@ -24,20 +24,6 @@ const { values } = parseArgs({
 const runs = Number(values.runs);
 const warmup = Number(values.warmup);
 const html = emailOf(Number(values.kb) * 1024);
-
-function emailOf(bytes: number): string {
-  const source = readFileSync(new URL('../fixtures/emails/gmail-clipped-newsletter.html', import.meta.url), 'utf8');
-  const first = source.indexOf('<tr><td style="padding:12px 24px;border-top');
-  const footer = source.lastIndexOf('<tr><td style="padding:24px;font-family:Arial');
-  const rows = source.slice(first, footer).split(/(?=<tr><td style="padding:12px 24px;border-top)/);
-  let out = source.slice(0, first);
-  const tail = source.slice(footer);
-  for (const row of rows) {
-    if (Buffer.byteLength(out + row + tail) > bytes) break;
-    out += row;
-  }
-  return out + tail;
-}
 
 function time(label: string, run: () => void): { label: string; median: number; p95: number } {
   for (let i = 0; i < warmup; i++) run();

@@ -1,37 +1,16 @@
 import { loadavg } from 'node:os';
+import { autocannonRun, failuresOf, sendRequest, type AutocannonResult } from './lib/autocannon.ts';
 import { buildApp, runBench } from './lib/cli.ts';
 import { format, mb, median, table, targetLine } from './lib/figures.ts';
 import { HttpClient } from './lib/http-client.ts';
-import { ensurePeers, requirePeer } from './lib/peers.ts';
+import { ensurePeers } from './lib/peers.ts';
 import { DEFAULT_CAP, fillPastCap, pairRatios, ratioText, storedCaptures } from './lib/retention-limit.ts';
+import { captureBody } from './lib/search-corpus.ts';
 import { spawnPigeonhole, spawnServer, type ChildServer } from './lib/server-process.ts';
+import { timeFirstSend } from './lib/first-send.ts';
 
 /** Issue 10, point 4: the durable send at least 0.15x a bare Koa + koa-body endpoint (at the default retention limit too: issue 21, point 6). */
 const BARE_TARGET = 0.15;
-const API_KEY = 'bulk-key';
-
-/** What this benchmark reads of autocannon's result (autocannon ships no types). */
-interface AutocannonResult {
-  /** Seconds. */
-  duration: number;
-  '2xx': number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  statusCodeStats: Record<string, { count: number }>;
-  latency: { p50: number; p99: number; average: number; max: number };
-}
-interface AutocannonRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-  setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
-}
-type Autocannon = (
-  options: { url: string; connections: number; duration: number; requests: AutocannonRequest[] },
-  done: (error: Error | null, result: AutocannonResult) => void,
-) => { stop(): void };
 
 interface Contender {
   name: string;
@@ -49,12 +28,13 @@ await runBench(
   {
     usage: 'npm run bench:http -- [options]',
     about:
-      'HTTP durable send: autocannon POSTs /v1/email/send/ (Api-Key bulk-key, a JSON body with a new\n' +
-      'recipient every request) to Pigeonhole (compiled, retention off), to Pigeonhole at its default\n' +
+      'HTTP durable send: autocannon POSTs /v1/email/send/ (Api-Key bulk-key, a new recipient and 0.5 KB\n' +
+      'of HTML every request) to Pigeonhole (compiled, retention off), to Pigeonhole at its default\n' +
       'settings filled past the retention limit first (every send also prunes one), and to a bare Koa +\n' +
       'koa-body endpoint that validates the three fields and stores nothing, alternated A B C A B C.\n' +
       'Prints 2xx requests/s and latency per round, the medians, the ratios (also round by round)\n' +
-      'against the target, and RSS.',
+      'against the target, and RSS; then restarts the first on what it stored and times it to its first\n' +
+      '/v1 send, beside an empty server.',
     flags: {
       rounds: { kind: 'int', default: 3, min: 1, help: 'measured rounds (each runs both servers once)' },
       seconds: { kind: 'int', default: 10, min: 1, help: 'length of one measured run (autocannon counts whole seconds)' },
@@ -66,10 +46,10 @@ await runBench(
   },
   async (flags, { signal, tempDir, log }) => {
     ensurePeers();
-    const autocannon = requirePeer<Autocannon>('autocannon');
     buildApp(flags['skip-build']);
 
-    const pigeonhole = await spawnPigeonhole(tempDir('bench-http-data'), ['--max-messages', '0']);
+    const dataDir = tempDir('bench-http-data');
+    const pigeonhole = await spawnPigeonhole(dataDir, ['--max-messages', '0']);
     // The default settings: retention keeps the newest DEFAULT_CAP captures.
     const atLimit = await spawnPigeonhole(tempDir('bench-http-limit'));
     const bare = await spawnServer('bare', {
@@ -89,41 +69,11 @@ await runBench(
     );
     const limitApi = new HttpClient(atLimit.url, 2);
 
-    // Every request goes to a new recipient (autocannon rebuilds the request through this hook).
-    let sent = 0;
-    const request: AutocannonRequest = {
-      method: 'POST',
-      path: '/v1/email/send/',
-      headers: { Authorization: `Api-Key ${API_KEY}`, 'Content-Type': 'application/json' },
-      setupRequest(base) {
-        sent++;
-        const body = JSON.stringify({
-          recipient: `user-${sent}@example.com`,
-          subject: `HTTP benchmark ${sent}`,
-          body: `<p>Hello user ${sent},</p><p>This is send number ${sent} of the HTTP benchmark.</p>`,
-        });
-        return { ...base, body };
-      },
-    };
-    const load = async (contender: Contender, seconds: number): Promise<AutocannonResult> => {
+    // Every request goes to a new recipient, with a body of the search corpus (0.5 KB of HTML).
+    const request = sendRequest(captureBody);
+    const load = (contender: Contender, seconds: number): Promise<AutocannonResult> => {
       if (!contender.server.running) throw new Error(`${contender.name} is no longer running`);
-      let stop = () => {};
-      const result = await new Promise<AutocannonResult>((resolve, reject) => {
-        const run = autocannon({ url: contender.url, connections: flags.connections, duration: seconds, requests: [request] }, (error, done) =>
-          error ? reject(error) : resolve(done),
-        );
-        stop = () => run.stop();
-        signal.addEventListener('abort', stop, { once: true });
-      }).finally(() => signal.removeEventListener('abort', stop));
-      signal.throwIfAborted();
-      return result;
-    };
-    const failuresOf = (result: AutocannonResult): Map<string, number> => {
-      const failures = new Map<string, number>();
-      for (const [code, { count }] of Object.entries(result.statusCodeStats)) if (!code.startsWith('2')) failures.set(`HTTP ${code}`, count);
-      if (result.errors > 0) failures.set('socket errors', result.errors);
-      if (result.timeouts > 0) failures.set('timeouts', result.timeouts);
-      return failures;
+      return autocannonRun(contender.url, { connections: flags.connections, seconds, request, signal });
     };
     const failureText = (failures: Map<string, number>) => [...failures].map(([what, count]) => `${format(count)} ${what}`).join(', ');
 
@@ -200,6 +150,22 @@ await runBench(
     );
     console.log(`captures kept by Pigeonhole at the limit at the end: ${format(await storedCaptures(limitApi))} (cap ${format(DEFAULT_CAP)})\n`);
     limitApi.close();
+
+    // Issue 29: a restart of the server that stored everything (retention off), to its first /v1
+    // send, beside an empty server's first send in the same run.
+    const api = new HttpClient(pigeonhole.url, 1);
+    const held = await storedCaptures(api);
+    api.close();
+    const ingestingRss = (await pigeonhole.server.memory()).rss;
+    if ((await pigeonhole.server.stop()) !== 0) throw new Error('Pigeonhole did not stop cleanly on SIGTERM');
+    const restarted = await timeFirstSend(dataDir, ['--max-messages', '0'], 1, signal, 30_000 + held / 20);
+    const empty = await timeFirstSend(tempDir('bench-http-empty'), ['--max-messages', '0'], 1, signal);
+    console.log(
+      `restart on ${format(held)} captures: first /v1 send stored ${format(restarted.ms)} ms after spawn (${format(restarted.cpuMs)} ms of server CPU), ` +
+        `RSS ${mb(restarted.rss)} (the ingesting process: ${mb(ingestingRss)}); an empty server: ${format(empty.ms)} ms (${format(empty.cpuMs)} ms of CPU), ` +
+        `RSS ${mb(empty.rss)}; ratio ${format(restarted.ms / empty.ms, 2)}x (CPU ${format(restarted.cpuMs / empty.cpuMs, 2)}x)\n`,
+    );
+    if (restarted.stored !== held + 1) throw new Error(`the restarted server holds ${format(restarted.stored)} captures, ${format(held + 1)} were stored`);
     if (contenders[3]) {
       const synced = median(contenders[3].rates);
       console.log(

@@ -70,7 +70,8 @@ class StorageBench {
 
     log(`restart: spawning the server on ${format(this.stored)} captures`);
     const fullStart = await this.start('restart');
-    if (this.server.stored !== this.stored) throw new Error(`restart found ${this.server.stored} captures, ${this.stored} were accepted`);
+    const found = await storedCount(this.server.client);
+    if (found !== this.stored) throw new Error(`restart found ${found} captures, ${this.stored} were accepted`);
     const restartedPhase = await this.measure('after restart');
     const search = await timeSearches(this.server.client, options.reads, this.signal, (row) =>
       log(`search "${row.q}" (${row.label}): ${format(row.hits)} hits, median ${format(row.medianMs, 1)} ms, p95 ${format(row.p95Ms, 1)} ms`),
@@ -101,10 +102,16 @@ class StorageBench {
 
   private async start(label: string): Promise<StartFigures> {
     const sockets = Math.max(this.options.concurrency, this.options.fillConcurrency);
-    this.current = await startServer(this.dataDir, sockets, this.signal, startTimeoutMs(this.stored));
-    const { listeningMs, firstReadMs, memory, stored } = this.current;
-    log(`${label}: ${format(stored)} stored, listening after ${format(listeningMs)} ms, first read after ${format(firstReadMs)} ms, RSS ${mb(memory.rss)}`);
-    return { listeningMs, firstReadMs, memory };
+    this.current = await startServer(this.dataDir, sockets, this.signal, this.sent + 1, startTimeoutMs(this.stored));
+    // The probe send that timed the first /v1 answer.
+    this.sent++;
+    this.stored++;
+    const { listeningMs, firstReadMs, firstV1Ms, firstV1CpuMs, memory, stored } = this.current;
+    log(
+      `${label}: ${format(stored)} stored, listening after ${format(listeningMs)} ms, first read after ${format(firstReadMs)} ms, ` +
+        `first /v1 send after ${format(firstV1Ms)} ms (${format(firstV1CpuMs)} ms of server CPU), RSS ${mb(memory.rss)}`,
+    );
+    return { listeningMs, firstReadMs, firstV1Ms, firstV1CpuMs, memory };
   }
 
   /** Warm-up, then the timed sends at --concurrency, then the read probes. */

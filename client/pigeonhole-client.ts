@@ -23,6 +23,8 @@ import type {
   Capture,
   CheckPlatform,
   CheckReport,
+  ClientView,
+  ClientViewId,
   Clock,
   DeliveryStatus,
   ExpectFailure,
@@ -40,6 +42,7 @@ import type {
   MessageSummary,
   RecipientList,
   Released,
+  RenderMode,
   RequestLogList,
   ResetResult,
   Rewrap,
@@ -57,7 +60,7 @@ import type {
 import { type AskedRequest, PigeonholeError, PigeonholeUnreachable, TooFewMessages, TooManyMessages, WaitTimeout } from './errors.ts';
 
 export { type AskedRequest, ExpectationFailed, PigeonholeError, PigeonholeUnreachable, TooFewMessages, TooManyMessages, WaitTimeout } from './errors.ts';
-export { DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from './wire-types.ts';
+export { CLIENT_VIEW_IDS, RENDER_MODES, DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from './wire-types.ts';
 export type {
   AccessibilityIssue,
   AttachmentInfo,
@@ -67,6 +70,8 @@ export type {
   CheckPlatform,
   CheckReport,
   ClientSupport,
+  ClientView,
+  ClientViewId,
   Clock,
   Compatibility,
   CompatibilityWarning,
@@ -98,6 +103,7 @@ export type {
   Released,
   RefusedSend,
   Removed,
+  RenderMode,
   RequestLogEntry,
   RequestLogList,
   ResetResult,
@@ -121,6 +127,8 @@ export type {
   TemplateVersion,
   TemplateVersions,
   UnwrappedBody,
+  TemplateFindings,
+  ViewRemoval,
   WaitFailure,
 } from './wire-types.ts';
 
@@ -359,6 +367,14 @@ export class PigeonholeClient {
       undefined,
       options.signal,
     );
+  }
+
+  /**
+   * A capture as an email client would show it, approximately (docs/checks.md, "Client views"):
+   * the transformed HTML, its fidelity and what was removed by which rule.
+   */
+  render(id: string, client: ClientViewId, options: { mode?: RenderMode } & CallOptions = {}): Promise<ClientView> {
+    return this.call('GET', `/api/messages/${encodeURIComponent(id)}/render`, { client, mode: options.mode }, undefined, options.signal);
   }
 
   /**

@@ -512,10 +512,14 @@ export interface CompatibilityWarning {
   category: string;
   /** error: a client considered has no support; warning: partial support only. */
   severity: 'error' | 'warning';
+  /** breaks: where unsupported, the email looks or works differently (counted in the scores); ignored: a progressive enhancement (dark-mode, reduced-motion or hover queries, color-scheme, :hover) or used only inside one, which a client without it simply does not apply (not counted). */
+  impact: 'breaks' | 'ignored';
   /** The caniemail.com page. */
   url: string;
   /** Occurrences in the HTML. */
   count: number;
+  /** Of those, the ones inside an enhancement (a dark-mode, reduced-motion or hover query, a :hover rule): not counted in the scores. */
+  enhancement_count: number;
   /** Lines of the HTML where it occurs (the first 200). */
   lines: number[];
   /** Each client considered (by id), from its most recent test. */
@@ -531,7 +535,7 @@ export interface CompatibilityWarning {
 }
 
 export interface Compatibility {
-  /** 0–100, Mailpit's worst case: 100 minus the worst partial and the worst unsupported share, each weighted by how often its feature occurs. */
+  /** 0–100, Mailpit's worst case: 100 minus the worst partial and the worst unsupported share, each weighted by how often its feature occurs; uses whose impact is `ignored` do not count. */
   score: number;
   /** 0–100, the same formula with clients weighted by their share of opens. */
   market_score: number;
@@ -604,6 +608,19 @@ export interface HeadersReport {
   }[];
 }
 
+export interface TemplateFindings {
+  findings: {
+    /** nested-document: a full document inside the account template (or two in one); merge-tag: a merge tag left unfilled. */
+    rule: 'nested-document' | 'merge-tag';
+    severity: 'error' | 'warning';
+    message: string;
+    /** What to change. */
+    fix: string;
+    part: 'html' | 'text';
+    line: number | null;
+  }[];
+}
+
 export interface SpamReport {
   score: number;
   /** spamd required_score. */
@@ -626,6 +643,8 @@ export interface CheckReport {
   };
   dark_mode: DarkMode | null;
   headers: HeadersReport | null;
+  /** A full document inside the account template, unfilled merge tags ({{…}}, *|…|*, %…%). */
+  template: TemplateFindings;
   spam: SpamReport | null;
   /** Why spam is null: how to turn it on, or what went wrong with spamd. */
   spam_note: string | null;
@@ -685,6 +704,47 @@ export type LinkEvent =
       /** URLs of other schemes, or relative, not checked. */
       skipped: number;
     };
+
+export const CLIENT_VIEW_IDS = ['gmail-web', 'gmail-app', 'outlook-windows', 'outlook-com', 'apple-mail', 'yahoo', 'images-off'] as const;
+export type ClientViewId = (typeof CLIENT_VIEW_IDS)[number];
+
+export const RENDER_MODES = ['light', 'dark', 'inverted'] as const;
+export type RenderMode = (typeof RENDER_MODES)[number];
+
+export interface ViewRemoval {
+  /** Why it went: the client's latest caniemail test says not supported, a note of a partial support, Gmail's clip, or images off. */
+  rule: 'caniemail' | 'caniemail-note' | 'gmail-clip' | 'images-off';
+  /** What went, as written in the email (its first occurrence). */
+  what: string;
+  /** The sentence that says why, naming the client and the test or note. */
+  reason: string;
+  /** The caniemail feature slug (the check warning of the same `feature`); null for the clip and images off. */
+  feature: string | null;
+  /** The check finding it answers to: compatibility/<slug>, size/gmail_clipped or accessibility/img-alt. */
+  finding: string | null;
+  /** caniemail's page for the feature. */
+  url: string | null;
+  count: number;
+  /** Lines of the HTML as captured (the first 200). */
+  lines: number[];
+}
+
+export interface ClientView {
+  client: ClientViewId;
+  name: string;
+  /** How close the approximation comes: high (few differences), medium, low (the client lays mail out another way). */
+  fidelity: 'high' | 'medium' | 'low';
+  /** A view is an approximation from the data, never a screenshot of the client. */
+  approximation: true;
+  /** What the view does not simulate. */
+  limits: string;
+  mode: RenderMode;
+  /** How dark was shown: the email's own dark styles, an inversion, or light (the client does neither); null in light mode. */
+  dark: 'styles' | 'invert' | 'light' | null;
+  /** The transformed HTML, cid: references pointing at the attachments; show it under the preview policy. */
+  html: string;
+  removed: ViewRemoval[];
+}
 
 /** The hello frame: the sandbox clock, how many captures there are, the SMTP port. */
 export interface Hello {

@@ -7,6 +7,7 @@ import type { SpamdTarget } from './domain/check/spamd.ts';
 import type { Sandbox } from './domain/sandbox.ts';
 import { blockRoutes } from './http/api/block-routes.ts';
 import { checkRoutes } from './http/api/check-routes.ts';
+import { renderRoutes } from './http/api/render-routes.ts';
 import { clockRoutes } from './http/api/clock-routes.ts';
 import { faultRoutes } from './http/api/fault-routes.ts';
 import { messageRoutes } from './http/api/message-routes.ts';
@@ -95,6 +96,7 @@ export function routeTables(sandbox: Sandbox, options: { spamd: SpamdTarget | nu
       messageRoutes(sandbox),
       releaseRoutes(sandbox),
       checkRoutes(sandbox, options),
+      renderRoutes(sandbox),
       senderRoutes(sandbox),
       templateRoutes(sandbox),
       templateFileRoutes(sandbox),
@@ -137,7 +139,7 @@ export function createRouter(
   const { v1, api } = routeTables(sandbox, { spamd: spamassassin, linkTargets });
   mountV1(router, v1, { directory: sandbox.directory, keys: new ApiKeyThrottle(), parseBody, beforeHandle: [injectFaults(sandbox.faults)] });
   mountApi(router, api, parseApiBody);
-  mountMcp(router, { dispatch: self, maxBodySize, version: packageVersion() });
+  mountMcp(router, { dispatch: self, maxBodySize: maxApiBodySize, version: packageVersion() });
   mountOpenApi(router, { v1: v1.flat(), api: api.flat() });
   mountHealthRoutes(router, readiness);
   mountMetricsRoute(router, metrics);

@@ -13,6 +13,8 @@ export type FlagValues<S extends Record<string, FlagSpec>> = { [K in keyof S]: S
 export interface BenchContext {
   /** Aborted on Ctrl-C or SIGTERM: stop what is running. */
   signal: AbortSignal;
+  /** The arguments that are not flags (only for a spec with `positionals`). */
+  positionals: string[];
   /** A fresh temporary directory, deleted when the benchmark exits. */
   tempDir(prefix: string): string;
   log(line: string): void;
@@ -24,6 +26,8 @@ export interface BenchSpec<S extends Record<string, FlagSpec>> {
   /** What the benchmark measures, in a sentence or two. */
   about: string;
   flags: S;
+  /** What the arguments that are not flags are, for `--help` (without it, none are accepted). */
+  positionals?: string;
 }
 
 /** Exit code when the benchmark could not run or was stopped before it finished. */
@@ -46,8 +50,9 @@ export async function runBench<S extends Record<string, FlagSpec>>(
     process.exit(0);
   }
   let flags: FlagValues<S>;
+  let positionals: string[];
   try {
-    flags = parseFlags(spec.flags, argv);
+    ({ flags, positionals } = parseFlags(spec.flags, argv, spec.positionals !== undefined));
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${help}`);
     process.exit(COULD_NOT_RUN);
@@ -76,6 +81,7 @@ export async function runBench<S extends Record<string, FlagSpec>>(
 
   const context: BenchContext = {
     signal: abort.signal,
+    positionals,
     tempDir(prefix) {
       const dir = mkdtempSync(path.join(tmpdir(), `pigeonhole-${prefix}-`));
       temps.push(dir);
@@ -122,11 +128,11 @@ function aborted(signal: AbortSignal): Promise<never> {
   });
 }
 
-function parseFlags<S extends Record<string, FlagSpec>>(specs: S, argv: string[]): FlagValues<S> {
+function parseFlags<S extends Record<string, FlagSpec>>(specs: S, argv: string[], allowPositionals: boolean): { flags: FlagValues<S>; positionals: string[] } {
   const options = Object.fromEntries(
     Object.entries(specs).map(([name, spec]) => [name, { type: spec.kind === 'switch' ? ('boolean' as const) : ('string' as const) }]),
   );
-  const { values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
+  const { values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals });
   const out: Record<string, number | boolean> = {};
   for (const [name, spec] of Object.entries(specs)) {
     const raw = values[name];
@@ -143,7 +149,7 @@ function parseFlags<S extends Record<string, FlagSpec>>(specs: S, argv: string[]
     if (!valid || value < spec.min) throw new Error(`--${name}: "${raw}" is not a ${spec.kind === 'int' ? 'whole number' : 'number'} >= ${spec.min}`);
     out[name] = value;
   }
-  return out as FlagValues<S>;
+  return { flags: out as FlagValues<S>, positionals };
 }
 
 function usageText<S extends Record<string, FlagSpec>>(spec: BenchSpec<S>): string {
@@ -152,5 +158,6 @@ function usageText<S extends Record<string, FlagSpec>>(spec: BenchSpec<S>): stri
     const fallback = flag.kind === 'switch' ? '' : ` (default ${flag.default})`;
     return `  ${left.padEnd(22)}${flag.help}${fallback}`;
   });
-  return `Usage: ${spec.usage}\n\n${spec.about}\n\n${[...rows, `  ${'--help'.padEnd(22)}this text`].join('\n')}`;
+  const args = spec.positionals ? `Arguments: ${spec.positionals}\n\n` : '';
+  return `Usage: ${spec.usage}\n\n${spec.about}\n\n${args}${[...rows, `  ${'--help'.padEnd(22)}this text`].join('\n')}`;
 }

@@ -14,6 +14,10 @@ export interface Started {
   listeningMs: number;
   /** From spawn until GET /api/messages?limit=1 first answered 200. */
   firstReadMs: number;
+  /** From spawn until a POST /v1/email/send/ (the probe send) first answered 200: when it serves sends. */
+  firstV1Ms: number;
+  /** Server CPU time (user + system) spent from spawn to that answer. */
+  firstV1CpuMs: number;
   /** The `total` that first read reported. */
   stored: number;
   memory: Memory;
@@ -21,19 +25,28 @@ export interface Started {
 
 /**
  * Spawns the real server (compiled, as `npm start` runs it) on `dataDir` and times its
- * start-up: to the listening line, then to the first successful read of the sandbox API.
- * `sockets` sizes the client's keep-alive pool; `timeoutMs` bounds the wait for the listening line.
+ * start-up: to the listening line, then, asked side by side from then on, to the first
+ * successful read of the sandbox API and to the first /v1 send stored (capture `probe` of the
+ * corpus: one more capture for the caller to count). `sockets` sizes the client's keep-alive
+ * pool; `timeoutMs` bounds the wait for the listening line.
  */
-export async function startServer(dataDir: string, sockets: number, signal: AbortSignal, timeoutMs?: number): Promise<Started> {
+export async function startServer(dataDir: string, sockets: number, signal: AbortSignal, probe: number, timeoutMs?: number): Promise<Started> {
   const t0 = performance.now();
   // --max-messages 0 so retention does not prune the captures the benchmark is about.
   const pigeonhole = await spawnPigeonhole(dataDir, ['--max-messages', '0'], timeoutMs);
   const listeningMs = performance.now() - t0;
   const client = new Client(pigeonhole.url, sockets);
   try {
-    const stored = await firstRead(client, signal);
-    const firstReadMs = performance.now() - t0;
-    return { pigeonhole, client, listeningMs, firstReadMs, stored, memory: await pigeonhole.server.memory() };
+    let firstV1CpuMs = 0;
+    const [[stored, firstReadMs], firstV1Ms] = await Promise.all([
+      firstRead(client, signal).then((count) => [count, performance.now() - t0] as const),
+      firstSend(client, probe, signal).then(async () => {
+        const at = performance.now() - t0;
+        firstV1CpuMs = await pigeonhole.server.cpuMs();
+        return at;
+      }),
+    ]);
+    return { pigeonhole, client, listeningMs, firstReadMs, firstV1Ms, firstV1CpuMs, stored, memory: await pigeonhole.server.memory() };
   } catch (error) {
     client.close();
     await pigeonhole.server.stop();
@@ -45,6 +58,18 @@ async function firstRead(client: Client, signal: AbortSignal): Promise<number> {
   for (;;) {
     const stored = await storedCount(client).catch(() => null);
     if (stored !== null) return stored;
+    signal.throwIfAborted();
+    await sleep(5);
+  }
+}
+
+async function firstSend(client: Client, n: number, signal: AbortSignal): Promise<void> {
+  for (;;) {
+    const sent = await client.send(n).then(
+      () => true,
+      () => false,
+    );
+    if (sent) return;
     signal.throwIfAborted();
     await sleep(5);
   }

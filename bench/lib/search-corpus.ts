@@ -54,10 +54,18 @@ export function captureBody(n: number): CaptureBody {
   return {
     recipient: `user-${n}@example.com`,
     subject: `${n % RARE_EVERY === 7 ? `${RARE_WORD} ` : ''}${subject[0]!.toUpperCase()}${subject.slice(1)}`,
-    // Short enough that the whole text is the capture's snippet, which search reads.
-    body: `<p>Hello,</p><p>${words(6 + Math.floor(random() * 6))}.</p>`,
+    // The drawn words open the body; the rest is a footer of words outside the vocabulary, to the
+    // size of a typical transactional email's HTML (issue 29: 0.5 KB).
+    body: `${HEADER}<p>Hello,</p><p>${words(6 + Math.floor(random() * 6))}.</p>${FOOTER}`,
   };
 }
+
+/** Markup and text no query of QUERIES finds, padding a body to about 500 bytes. */
+const HEADER = '<div style="max-width:600px;margin:0 auto;padding:24px;background:#ffffff;color:#111827">';
+const FOOTER =
+  '<table role="presentation" width="100%" style="border-collapse:collapse;font-family:Helvetica,Arial,sans-serif;font-size:12px;color:#6b7280">' +
+  '<tr><td style="padding:16px 0;border-top:1px solid #e5e7eb">Sent by Example Ltd, 1 High Street, Springfield. ' +
+  '<a href="https://example.com/prefs" style="color:#6b7280">Preferences</a></td></tr></table></div>';
 
 function pick(u: number): string {
   let rest = u * TOTAL_WEIGHT;

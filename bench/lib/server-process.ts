@@ -92,14 +92,16 @@ export interface SpawnOptions {
   ready: RegExp;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** Where it runs (the repository's root unless said). */
+  cwd?: string;
 }
 
 /** Starts `node <args>` from the repository root and waits until its output matches `ready`. */
 export async function spawnServer(
   name: string,
-  { args, ready, env = benchEnv(), timeoutMs = 30_000 }: SpawnOptions,
+  { args, ready, env = benchEnv(), timeoutMs = 30_000, cwd = ROOT }: SpawnOptions,
 ): Promise<{ server: ChildServer; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const server = new ChildServer(name, child);
   spawned.add(server);
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
@@ -141,11 +143,18 @@ const NODE_FLAGS = ['--max-semi-space-size=4'];
 /**
  * Starts Pigeonhole as `npm start` runs it (the compiled build in dist/, which the caller builds
  * first) on free ports, with the sample configuration and `extraArgs`. `timeoutMs`: how long it
- * may take to listen (a large data directory takes longer to open).
+ * may take to listen (a large data directory takes longer to open). `launch`: the checkout whose
+ * build runs (bench:compare's other revisions) and Node flags added to npm start's (a profiler's).
  */
-export async function spawnPigeonhole(dataDir: string, extraArgs: string[] = [], timeoutMs?: number): Promise<Pigeonhole> {
+export async function spawnPigeonhole(
+  dataDir: string,
+  extraArgs: string[] = [],
+  timeoutMs?: number,
+  launch: { cwd?: string; nodeFlags?: string[] } = {},
+): Promise<Pigeonhole> {
   const { server, match } = await spawnServer('pigeonhole', {
-    args: [...NODE_FLAGS, 'dist/server/main.js', '--http-port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...extraArgs],
+    cwd: launch.cwd,
+    args: [...NODE_FLAGS, ...(launch.nodeFlags ?? []), 'dist/server/main.js', '--http-port', '0', '--smtp-port', '0', '--data-dir', dataDir, ...extraArgs],
     ready: /listening on http:\/\/[^:\s]+:(\d+)[\s\S]*SMTP capture: +smtp:\/\/[^:\s]+:(\d+)/,
     timeoutMs,
   });

@@ -263,7 +263,9 @@ export function browserGuard(policy: BrowserPolicy): Middleware {
     const sandboxApi = ctx.path === '/api' || ctx.path.startsWith('/api/');
     // No answer of the sandbox API is ever read as another type than it says (a script, say).
     if (sandboxApi) ctx.set('X-Content-Type-Options', 'nosniff');
-    const request = { ...browserRequest(ctx.method, ctx.req.headers, false, ctx.path), signed: signedRead(ctx.path, ctx.URL.searchParams) };
+    // Without a query string there is no signature: no URL parsed for it (every /v1 send).
+    const signed = ctx.querystring !== '' && signedRead(ctx.path, ctx.URL.searchParams);
+    const request = { ...browserRequest(ctx.method, ctx.req.headers, false, ctx.path), signed };
     const refusal = checkBrowserRequest(request, policy);
     if (refusal) throw new HttpError(refusal.status, { detail: refusal.detail });
     if (!sandboxApi || request.origin === undefined) return next();

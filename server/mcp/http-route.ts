@@ -6,6 +6,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { PigeonholeClient } from '../../client/pigeonhole-client.ts';
 import { lazy } from '../domain/lazy.ts';
+import { jsonShapeProblem } from '../http/json-shape.ts';
 
 export interface McpRouteOptions {
   /** This app's request handler, for the tools' in-process calls (read when a call is made). */
@@ -53,7 +54,14 @@ export function mountMcp(router: Router, options: McpRouteOptions): void {
     const client = new PigeonholeClient({ baseUrl: `${ctx.protocol}://${ctx.host}`, fetch });
     // The servers built for this request call the sandbox with its host and credentials.
     const server = () => createMcpServer(client, { version: options.version, tasks, owner: owner(headers), skills });
-    const request = webRequest(ctx);
+    // The body is read whole (it is small: the sandbox API's limit) and its shape counted before
+    // the SDK's JSON.parse can hold the event loop on one nested or wide past reason (docs/security.md).
+    const body = await readBody(ctx, options.maxBodySize);
+    if (typeof body === 'string') {
+      rpcError(ctx, body === TOO_LARGE ? 413 : 400, body === TOO_LARGE ? `Request body exceeds the limit of ${options.maxBodySize} bytes.` : body);
+      return;
+    }
+    const request = webRequest(ctx, body);
     if (await mcp.isLegacyRequest(request, undefined, { maxRequestBodySize: options.maxBodySize })) {
       // 2025-11-25, as before: a fresh server and transport, answered with JSON.
       const legacy = server();
@@ -103,7 +111,34 @@ function methodNotAllowed(ctx: Context): void {
   };
 }
 
-function webRequest(ctx: Context): Request {
+const TOO_LARGE = 'too large';
+
+/** The request's body, or why it is refused: TOO_LARGE past `limit` bytes, or jsonShapeProblem's reason. */
+async function readBody(ctx: Context, limit: number): Promise<Buffer | string> {
+  if (Number(ctx.get('content-length') || 0) > limit) return TOO_LARGE;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      // The rest is read and dropped, so the client hears the answer instead of a reset.
+      ctx.req.resume();
+      return TOO_LARGE;
+    }
+    chunks.push(chunk);
+  }
+  const body = Buffer.concat(chunks);
+  const problem = jsonShapeProblem(body);
+  return problem === null ? body : `Parse error: the JSON body is ${problem}.`;
+}
+
+/** A JSON-RPC error with no id, as the SDK answers a body it cannot take. */
+function rpcError(ctx: Context, status: number, message: string): void {
+  ctx.status = status;
+  ctx.body = { jsonrpc: '2.0', error: { code: -32700, message }, id: null };
+}
+
+function webRequest(ctx: Context, body: Buffer): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(ctx.req.headers)) {
     for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, item);
@@ -111,8 +146,7 @@ function webRequest(ctx: Context): Request {
   return new Request(`${ctx.protocol}://${ctx.host}${ctx.originalUrl}`, {
     method: ctx.method,
     headers,
-    body: Readable.toWeb(ctx.req) as ReadableStream<Uint8Array>,
-    duplex: 'half',
+    body,
   } as RequestInit);
 }
 

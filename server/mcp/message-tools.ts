@@ -4,6 +4,7 @@ import { refusedOf } from '../http/api/refusals.ts';
 import * as S from '../http/openapi/schemas.ts';
 import { type DefineTool, READS_MAIL } from './define-tool.ts';
 import { captureResult, detailResult, HTML_LIMIT, summary, TEXT_LIMIT } from './message-views.ts';
+import { renderTool } from './render-tool.ts';
 
 /** The tools that read captured mail: list, read, wait, expect, extract, check. */
 
@@ -12,7 +13,7 @@ const WAIT_MAX_MS = 120_000;
 const filterShape = {
   recipient: z.string().optional().describe('Any address on the capture (original recipient, To, Cc or Bcc), any case.'),
   subject: z.string().optional().describe('Case-insensitive substring of the subject.'),
-  q: z.string().optional().describe('Words that must all appear in the subject, an address, the sender or the start of the text.'),
+  q: z.string().optional().describe("Words that must all appear in the subject, an address, the sender or the body's text (its first 1,000 characters)."),
   sender: z.string().optional().describe('Sender id or API key.'),
   team: z.string().optional().describe('Team id.'),
   source: S.Source.optional().describe('How it arrived.'),
@@ -111,4 +112,5 @@ export function registerMessageTools(tool: DefineTool, client: PigeonholeClient)
     READS_MAIL,
     { task: true },
   );
+  tool(renderTool.name, renderTool.description, renderTool.input, (args, signal) => renderTool.run(client, args, signal), READS_MAIL);
 }

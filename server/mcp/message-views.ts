@@ -42,6 +42,7 @@ const SUMMARY_FIELDS = [
   'snippet',
   'status',
   'blocked',
+  'blocked_note',
   'redirected',
   'read',
   'attachment_count',

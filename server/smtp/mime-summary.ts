@@ -12,7 +12,7 @@ function mimeLibs() {
   return libs;
 }
 import type { PartsSummary } from '../domain/messages/incoming.ts';
-import { textSnippet } from '../domain/messages/snippet.ts';
+import { bodyTexts } from '../domain/messages/snippet.ts';
 
 /** Messages larger than this go to mailparser: the quick read is for the everyday mail. */
 const MAX_BYTES = 512 * 1024;
@@ -224,10 +224,10 @@ function summaryOf(root: Part, all: Part[]): PartsSummary | null {
   const hasHtmlBody = htmls.length > 0;
   const joined = texts.length > 0 ? texts.join('\n') : undefined;
   const text = joined === undefined || (joined === '' && hasHtmlBody) ? null : joined.replace(/\r?\n$/, '');
-  const snippet =
+  const readable =
     text !== null && text.trim() !== ''
-      ? textSnippet(text, null)
-      : textSnippet(
+      ? bodyTexts(text, null)
+      : bodyTexts(
           text,
           hasHtmlBody
             ? htmls
@@ -240,7 +240,7 @@ function summaryOf(root: Part, all: Part[]): PartsSummary | null {
   return {
     html: hasHtmlBody,
     text: text !== null,
-    snippet,
+    ...readable,
     attachments: attachments.map((a, index) => {
       const contentType =
         a.contentType === 'application/octet-stream' && a.filename

@@ -3,7 +3,7 @@ import addressparser, { type Address } from 'nodemailer/lib/addressparser';
 import { lazy } from '../domain/lazy.ts';
 import { parseHeaders } from '../domain/mail/headers.ts';
 import type { IncomingAttachment, MessageParts, PartsSummary } from '../domain/messages/incoming.ts';
-import { textSnippet } from '../domain/messages/snippet.ts';
+import { bodyTexts } from '../domain/messages/snippet.ts';
 
 /** A message's header fields that a capture needs the moment it arrives (who, to whom, what). */
 export interface MessageHeaders {
@@ -53,7 +53,7 @@ export async function summarizeParts(raw: Buffer): Promise<PartsSummary> {
   return {
     html: html !== null,
     text: text !== null,
-    snippet: textSnippet(text, html),
+    ...bodyTexts(text, html),
     attachments: attachments.map((a) => ({
       filename: a.filename,
       contentType: a.contentType,

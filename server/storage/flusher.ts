@@ -4,8 +4,13 @@ import { storageError, type StorageError } from './errors.ts';
 export interface Batch {
   /** The folder or file it writes, named in errors. */
   readonly path: string;
-  /** Whether it deletes files (frees space): such a batch may use the reserve on a full disk. */
+  /** Whether it deletes (frees space): such a batch may use the reserve on a full disk. */
   readonly deletes?: boolean;
+  /**
+   * Whether files will be unlinked once it is written (a tombstone is a deletion, but a file
+   * that still holds lines names the ids it held, so only an unlink needs the counters saved).
+   */
+  readonly unlinks?: boolean;
   /** Writes everything; returns the files written. */
   write(): Promise<unknown>;
   /**
@@ -22,8 +27,8 @@ export interface Batch {
 }
 
 export interface Participant {
-  /** Takes what is queued into a batch (null: nothing to write). `deleting`: an earlier part deletes files. */
-  begin(context: { deleting: boolean }): Batch | null;
+  /** Takes what is queued into a batch (null: nothing to write). `unlinking`: an earlier part unlinks files. */
+  begin(context: { unlinking: boolean }): Batch | null;
 }
 
 export interface FlusherHooks {
@@ -87,11 +92,13 @@ export class Flusher {
   private async cycle(freeing = false): Promise<void> {
     const batches: Batch[] = [];
     let deleting = freeing;
+    let unlinking = false;
     for (const participant of this.participants) {
-      const batch = participant.begin({ deleting });
+      const batch = participant.begin({ unlinking });
       if (!batch) continue;
       batches.push(batch);
       if (batch.deletes) deleting = true;
+      if (batch.unlinks) unlinking = true;
     }
     if (batches.length === 0) return;
     for (let attempt = 0; ; attempt++) {

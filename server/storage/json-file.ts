@@ -91,9 +91,9 @@ export class JsonFile<T> implements Participant {
     return this.lazy;
   }
 
-  begin({ deleting }: { deleting: boolean }): Batch | null {
+  begin({ unlinking }: { unlinking: boolean }): Batch | null {
     // Before files are deleted, the counters they held must be safe here (ids never repeat).
-    if (!this.dirty && !(this.lazy && deleting)) return null;
+    if (!this.dirty && !(this.lazy && unlinking)) return null;
     const wasLazy = this.lazy;
     this.dirty = false;
     this.lazy = false;

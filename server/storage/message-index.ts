@@ -428,7 +428,7 @@ export class MessageIndex {
     // The texts lie end to end: copied from here into the search texts, with no Buffer made per capture.
     let textBytes = 0;
     for (let i = 0; i < n; i++) textBytes += lengths[i]!;
-    let textAt = reader.skip(textBytes);
+    const textAt = reader.skip(textBytes);
     const extras = JSON.parse(reader.utf8(reader.u32())) as { f: [number, FlowMark][]; s: [number, PackUse[]][]; p: [number, number][] };
     reader.end();
     for (let i = 1; i < n; i++) if (seqs[i]! <= seqs[i - 1]!) throw new Error('index range out of order');
@@ -438,16 +438,22 @@ export class MessageIndex {
     const spread = new Map(extras.s);
     const packs = new Map<number, number>();
     let cutShort = 0;
+    // Room for the range, then its texts in one copy per chunk (a copy per capture was half the
+    // restore's time), and each of its strings interned once (-1: not yet).
+    if (this.used + n > this.seqs.length) this.grow(Math.max(this.seqs.length * 2, this.used + n));
+    this.texts.addAll(data, textAt, lengths, n, this.places, this.used);
+    const names = new Int32Array(strings.length).fill(-1);
+    const spaces = new Int32Array(strings.length).fill(-1);
+    const name = (at: number) => (names[at]! >= 0 ? names[at]! : (names[at] = this.nameId(strings[at] ?? null)));
+    const space = (at: number) => (spaces[at]! >= 0 ? spaces[at]! : (spaces[at] = this.spaceId(strings[at] ?? null)));
     for (let i = 0; i < n; i++) {
       const seq = seqs[i]!;
       const slot = this.append(seq);
       this.created[slot] = created[i]!;
       this.bits[slot] = bits[i]! & ~DEAD;
-      this.teams[slot] = this.nameId(strings[ids[3 * i]!] ?? null);
-      this.senders[slot] = this.nameId(strings[ids[3 * i + 1]!] ?? null);
-      this.spaces[slot] = this.spaceId(strings[ids[3 * i + 2]!] ?? null);
-      this.places[slot] = this.texts.add(data, textAt, textAt + lengths[i]!);
-      textAt += lengths[i]!;
+      this.teams[slot] = name(ids[3 * i]!);
+      this.senders[slot] = name(ids[3 * i + 1]!);
+      this.spaces[slot] = space(ids[3 * i + 2]!);
       const uses = spread.get(seq);
       if (uses) {
         this.setUse(slot, seq, uses);
@@ -527,7 +533,7 @@ export class MessageIndex {
 
 /**
  * What search and the address filters look in, lowercased:
- * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02sender\x02snippet`,
+ * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02sender\x02snippet and body text`,
  * each address once.
  * The original recipient comes first, so "sent to" is a prefix test; any address is
  * `\x01address\x01`.
@@ -536,10 +542,16 @@ export function searchText(record: MessageRecord): string {
   // Each address once (the recipient is nearly always To as well): a filter asks whether an
   // address is there, not how often, and a million captures keep ~25 MB less.
   const addresses = [...new Set([record.recipient, ...record.to, ...record.cc, ...record.bcc].map((a) => unmarked(a.trim()).toLowerCase()))].join(ADDRESS_MARK);
-  const fields = [record.subject, record.from, record.sender ?? '', record.snippet ?? ''].map(unmarked);
+  const fields = [record.subject, record.from, record.sender ?? '', bodySearchText(record)].map(unmarked);
   // Lowercased as a whole, which also makes it one flat string (pieces joined by a template
   // would stay a tree of them, half as large again).
   return `${ADDRESS_MARK}${addresses}${ADDRESS_MARK}${FIELD_MARK}${fields.join(FIELD_MARK)}`.toLowerCase();
+}
+
+/** The snippet, and the body's text when it says more (the snippet is its start unless an account template wrapped the body). */
+function bodySearchText({ snippet = '', bodyText }: MessageRecord): string {
+  if (bodyText === undefined) return snippet;
+  return bodyText.startsWith(snippet) ? bodyText : `${snippet} ${bodyText}`;
 }
 
 /**

@@ -537,6 +537,10 @@ class PackBatch implements Batch {
     return this.dead.length > 0 || this.doomedFiles.length > 0;
   }
 
+  get unlinks(): boolean {
+    return this.deletes;
+  }
+
   get path(): string {
     return this.store.dir;
   }

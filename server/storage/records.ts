@@ -79,6 +79,12 @@ export interface MessageRecord {
   attachments: AttachmentRecord[];
   /** The start of the body text, for list previews and search (absent on older captures). */
   snippet?: string;
+  /**
+   * The body's text for search (its first 1,000 characters, before any account template), when
+   * it says more than the snippet; absent when the snippet is all of it, on encrypted sends and
+   * on older captures.
+   */
+  bodyText?: string;
   flow: FlowMark | null;
   read: boolean;
   createdAt: string;

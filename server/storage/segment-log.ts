@@ -386,9 +386,21 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       writes.push(new SegmentWrite(segment, segment.pending));
       segment.pending = [];
     }
-    const deletes = this.doomed.size > 0 || writes.some((w) => w.lines.some((line) => line.record === null));
-    if (writes.length === 0 && !deletes) return null;
-    return new SegmentBatch(this, writes, deletes);
+    const tombstones = writes.some((w) => w.lines.some((line) => line.record === null));
+    // Files go once nothing in them lives: those already empty, and those these tombstones empty.
+    const unlinks = this.doomed.size > 0 || writes.some((w) => this.empties(w));
+    if (writes.length === 0 && !unlinks) return null;
+    return new SegmentBatch(this, writes, unlinks || tombstones, unlinks);
+  }
+
+  /** Whether a write leaves its segment with nothing live (only tombstones, as many as it has live lines, or more). */
+  private empties({ segment, lines }: SegmentWrite): boolean {
+    let dying = 0;
+    for (const line of lines) {
+      if (line.record !== null) return false;
+      if (segment.lengths[line.seq % this.options.segmentSize]! > 0) dying++;
+    }
+    return dying >= segment.live;
   }
 
   /** @internal segments to delete now: nothing in them is live or waiting to be written. */

@@ -97,8 +97,10 @@ export class SegmentBatch implements Batch {
   constructor(
     private readonly log: SegmentLog<{ seq: number }>,
     private readonly writes: SegmentWrite[],
-    /** Files will be deleted (some are already empty, or tombstones may empty them). */
+    /** It deletes records (tombstones), or files. */
     readonly deletes: boolean,
+    /** Files will be deleted (some are already empty, or its tombstones empty them). */
+    readonly unlinks: boolean,
   ) {}
 
   get path(): string {
@@ -121,7 +123,7 @@ export class SegmentBatch implements Batch {
    * tombstones just emptied (meta.json, written earlier in the cycle, keeps the counters).
    */
   async unlink(): Promise<void> {
-    if (!this.deletes) return;
+    if (!this.unlinks) return;
     const { fs } = this.log.options_();
     const doomed = this.log.takeDoomed();
     for (const [at, segment] of doomed.entries()) {

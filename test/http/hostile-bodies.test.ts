@@ -62,6 +62,25 @@ describe('hostile request bodies (issue 28, findings 2 and 3)', () => {
     expect((await post('/api/clock/advance', `{"duration": [${'0,'.repeat(100_000)}0]}`, 'application/json')).text).toBe(TOO_WIDE);
   });
 
+  it('refuses a deep, a wide or a large MCP body with a JSON-RPC error before the SDK parses it, and still serves MCP', async ({ post }) => {
+    const mcp = (body: string) => post('/mcp', body, 'application/json');
+    const deep = await mcp(`{"jsonrpc":"2.0","id":1,"method":"ping","params":${'['.repeat(500_000)}${']'.repeat(500_000)}}`);
+    expect([deep.status, deep.text]).toEqual([
+      400,
+      '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: the JSON body is nested deeper than 64 levels."},"id":null}',
+    ]);
+    const wide = await mcp(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":[${'0,'.repeat(100_000)}0]}}`);
+    expect([wide.status, wide.text]).toEqual([
+      400,
+      '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error: the JSON body is more than 100000 keys and array items."},"id":null}',
+    ]);
+    const large = await mcp(wideJson(1_000_000));
+    expect([large.status, large.text]).toEqual([
+      413,
+      '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Request body exceeds the limit of 1048576 bytes."},"id":null}',
+    ]);
+  });
+
   it('keeps the event loop turning (/livez within 200 ms of CPU) while the attacks are in flight', async ({ app, tempDir }) => {
     // The attacks come from curl processes, so this process's CPU time is the server's alone.
     const bodies = {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RecipientIndex, recipientKey } from '../../server/storage/recipient-index.ts';
+import { decodeColumns } from '../../server/storage/recipient-rows.ts';
 import type { RecipientRecord } from '../../server/storage/records.ts';
 import { growth, LINEAR } from '../support/scale.ts';
 
@@ -115,7 +116,8 @@ describe('the compact recipient index', () => {
         .filter((seq) => seq >= lo && seq < hi)
         .sort((a, b) => a - b);
     const parts = ranges.map(([lo, hi]) => index.serializeRange(lo, hi, liveIn(lo, hi))!);
-    expect(parts.every((part) => part[0] === 1)).toBe(true);
+    // Column by column (format 2); checkpoints written row by row (format 1) still restore.
+    expect(parts.every((part) => part[0] === 2)).toBe(true);
     // Rows that differ from what the segment file holds (a change not settled) are not saved.
     expect(index.serializeRange(0, 1024, liveIn(0, 1024).slice(1))).toBeNull();
     expect(index.serializeRange(0, 1024, [...liveIn(0, 1024), 1023.5])).toBeNull();
@@ -149,16 +151,50 @@ describe('the compact recipient index', () => {
     const key = recipientKey(recipient(seq).team, recipient(seq).email);
     expect(copy.seq(copy.find(key, (s) => s === seq))).toBe(seq);
     expect(ranges.map(([lo, hi]) => copy.serializeRange(lo, hi, liveIn(lo, hi)))).toEqual(parts);
+    const fromRows = new RecipientIndex();
+    for (const part of parts) fromRows.restoreRange(rowsFormat(part));
+    expect(fields(fromRows)).toEqual(fields(index));
+    expect(ranges.map(([lo, hi]) => fromRows.serializeRange(lo, hi, liveIn(lo, hi)))).toEqual(parts);
     // Rows cut short are refused and leave the index as it was.
     const other = new RecipientIndex();
     expect(() => other.restoreRange(parts[1]!.subarray(0, parts[1]!.length - 5))).toThrow();
     expect(other.size).toBe(0);
     // Another format is refused, not misread.
     const future = Buffer.from(parts[0]!);
-    future[0] = 2;
-    expect(() => new RecipientIndex().restoreRange(future)).toThrow('format 2');
+    future[0] = 3;
+    expect(() => new RecipientIndex().restoreRange(future)).toThrow('format 3');
   });
 });
+
+/** A columns checkpoint written as the row-by-row format 1 that checkpoints before it used. */
+function rowsFormat(part: Buffer): Buffer {
+  const c = decodeColumns(part);
+  const out: Buffer[] = [Buffer.from([1]), u32(c.count)];
+  const text = (start: number) => {
+    let at = start;
+    let length = 0;
+    for (let scale = 1; ; scale *= 128) {
+      const byte = c.entries[at++]!;
+      length += (byte & 0x7f) * scale;
+      if (!(byte & 0x80)) break;
+    }
+    return c.entries.subarray(at, at + length);
+  };
+  const field = (bytes: Uint8Array) => [u32(bytes.length), Buffer.from(bytes)];
+  for (let i = 0; i < c.count; i++) {
+    const updated = Buffer.alloc(8);
+    updated.writeDoubleLE(c.updated[i]!);
+    out.push(u32(c.seqs[i]!), updated, u32(c.hashes[i]!), Buffer.from([c.bits[i]!]));
+    out.push(...field(Buffer.from(c.names[c.teams[i]!]!)), ...field(Buffer.from(c.names[c.flags[i]!]!)), ...field(text(c.starts[i]!)));
+  }
+  return Buffer.concat(out);
+}
+
+function u32(value: number): Buffer {
+  const out = Buffer.alloc(4);
+  out.writeUInt32LE(value);
+  return out;
+}
 
 describe('recipient search text is matched in linear time', () => {
   it('finds words anywhere in the text, and a word of repeated letters against a name of them costs linear time', async () => {

@@ -38,6 +38,29 @@ function expected(value: string, words: string[], subject?: string): boolean {
 const bytes = (value: string) => Buffer.from(value, 'utf8');
 
 describe('search texts in shared chunks', () => {
+  it('restores a run of texts with one copy per chunk (addAll) as adding them one by one would', () => {
+    const random = generator(7);
+    // Past a chunk's mebibyte, and one text larger than a chunk, so the run is split.
+    const values = [...Array.from({ length: 30_000 }, () => text(random)), 'x'.repeat(1_100_000), ...Array.from({ length: 100 }, () => text(random))];
+    const encoded = values.map(bytes);
+    const source = Buffer.concat([Buffer.from('head'), ...encoded]);
+    const lengths = Uint32Array.from(encoded, (b) => b.length);
+    const one = new SearchTexts();
+    one.add('before');
+    const all = new SearchTexts();
+    all.add('before');
+    const places = new Float64Array(values.length + 2);
+    all.addAll(source, 4, lengths, values.length, places, 2);
+    values.forEach((value, i) => {
+      expect(one.add(value)).toBe(places[i + 2]);
+      expect(all.bytes(places[i + 2]!).toString('utf8')).toBe(value);
+    });
+    // The matcher reads the restored chunks as it reads added ones.
+    const needle = values.at(-1)!.slice(1, 4);
+    const match = all.matcher([bytes(needle)]);
+    expect(values.filter((_, i) => match(places[i + 2]!)).length).toBe(values.filter((v) => v.includes(needle)).length);
+  });
+
   it('answers as a substring test of each text would, read a chunk at a time or one entry at a time, across chunks, removals and a rewrite', () => {
     const random = generator(7);
     const texts = new SearchTexts();

@@ -252,6 +252,30 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect(reopened.meta.counters.recipient).toBe(15);
   });
 
+  it('writes the lazy counters before a deletion that unlinks a file, not with every tombstone', async () => {
+    const dir = await tempDir();
+    const store = await open(dir, { segmentSize: 10 });
+    for (let seq = 1; seq <= 15; seq++) store.recipients.insert(recipient(seq));
+    store.meta.counters.recipient = 15;
+    store.touchMeta();
+    await store.flush();
+    const onDisk = async () => JSON.parse(await readFile(path.join(dir, 'meta.json'), 'utf8')).counters.recipient;
+    expect(await onDisk()).toBe(15);
+    for (let seq = 16; seq <= 19; seq++) store.recipients.insert(recipient(seq));
+    store.meta.counters.recipient = 19;
+    store.touchCounters();
+    await store.flush();
+    // A tombstone in a segment that still holds live lines: the file names the ids it held.
+    store.recipients.remove(12);
+    await store.flush();
+    expect(await onDisk()).toBe(15);
+    // These empty the segment, which is unlinked: the counters go first.
+    for (const seq of [10, 11, 13, 14, 15, 16, 17, 18, 19]) store.recipients.remove(seq);
+    await store.flush();
+    expect(await recipientFiles(dir)).toEqual(['seg-000000.json']);
+    expect(await onDisk()).toBe(19);
+  });
+
   it('sets a damaged line aside in damaged/, loads the rest, and rewrites the segment clean', async () => {
     const dir = await tempDir();
     const store = await open(dir);

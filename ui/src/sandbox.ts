@@ -29,10 +29,11 @@ export const sandbox = new PigeonholeClient({ baseUrl: typeof location === 'unde
 
 /**
  * The preview frame's source: the HTML body as the server prepares it (remote content blocked
- * unless `remote`), in a client's colour mode; its policy is the response's header in every mode.
+ * unless `remote`), in a client's colour mode, or as a client view (`client`); its policy is the
+ * response's header in every mode.
  */
-export function htmlUrl(id: string, remote: boolean, mode?: 'light' | 'styles' | 'invert'): string {
-  const query = [remote ? 'remote=1' : '', mode ? `mode=${mode}` : ''].filter(Boolean).join('&');
+export function htmlUrl(id: string, remote: boolean, mode?: 'light' | 'styles' | 'invert', client?: string): string {
+  const query = [remote ? 'remote=1' : '', mode ? `mode=${mode}` : '', client ? `client=${encodeURIComponent(client)}` : ''].filter(Boolean).join('&');
   return `/api/messages/${encodeURIComponent(id)}/html${query ? `?${query}` : ''}`;
 }
 

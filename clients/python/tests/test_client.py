@@ -218,3 +218,19 @@ def test_release_without_a_relay_is_refused_plainly(pigeonhole: Pigeonhole, pige
         pigeonhole.release(sent, ["me@example.com"])
     assert refused.value.status == 409
     assert refused.value.body["detail"].startswith("No relay is configured, so nothing can be released: start Pigeonhole with --relay")
+
+
+def test_render_shows_a_capture_as_a_client_would(pigeonhole: Pigeonhole, pigeonhole_inbox: Inbox, send) -> None:
+    ada = pigeonhole_inbox.address("ada")
+    sent = send.api(ada, "Views", '<p>Hi</p><svg width="10"><rect width="10" height="10"/></svg>', use_account_template=False)
+    view = pigeonhole.render(sent, "gmail-web")
+    assert (view["client"], view["fidelity"], view["approximation"], view["mode"]) == ("gmail-web", "medium", True, "light")
+    # caniemail: <svg> is not supported by Gmail's web client (its latest test, 2020-02).
+    assert [(r["rule"], r["feature"], r["finding"]) for r in view["removed"]] == [("caniemail", "html-svg", "compatibility/html-svg")]
+    assert "<svg" not in view["html"] and "<p>Hi</p>" in view["html"]
+    with pytest.raises(PigeonholeError) as failure:
+        pigeonhole.render(sent, "lotus-notes")
+    assert (failure.value.status, failure.value.body) == (
+        400,
+        {"detail": "client must be one of gmail-web, gmail-app, outlook-windows, outlook-com, apple-mail, yahoo, images-off."},
+    )

@@ -6,6 +6,7 @@ import { findFeatures, type FeatureUses } from './features.ts';
 import { headersReport, type HeadersReport } from './headers-check.ts';
 import { scanHtml } from './html-scan.ts';
 import { sizeReport, type SizeReport } from './size.ts';
+import { templateReport, type TemplateReport } from './template-findings.ts';
 import type { SpamReport } from './spamd.ts';
 
 /** What a check reads: a capture's parts, or a draft's. */
@@ -29,6 +30,7 @@ export interface Analysis {
   accessibility: AccessibilityReport;
   dark_mode: DarkModeReport | null;
   headers: HeadersReport | null;
+  template: TemplateReport;
 }
 
 export interface CheckReport {
@@ -38,6 +40,8 @@ export interface CheckReport {
   accessibility: AccessibilityReport;
   dark_mode: DarkModeReport | null;
   headers: HeadersReport | null;
+  /** A full document inside the account template, merge tags left unfilled. */
+  template: TemplateReport;
   /** SpamAssassin's verdict from spamd; null when --spamassassin is not set (see spam_note). */
   spam: SpamReport | null;
   spam_note: string | null;
@@ -54,6 +58,7 @@ export function analyse(input: CheckInput): Analysis {
     accessibility: accessibilityReport(input.html, input.text, scan),
     dark_mode: scan === null ? null : darkModeReport(scan),
     headers: input.headers === null ? null : headersReport(input.headers, { source: input.source }),
+    template: templateReport(input.html, input.text, scan, input.source),
   };
 }
 
@@ -69,6 +74,7 @@ export function report(
     accessibility: analysis.accessibility,
     dark_mode: analysis.dark_mode,
     headers: analysis.headers,
+    template: analysis.template,
     spam: spam.report,
     spam_note: spam.note,
   };

@@ -48,9 +48,18 @@ interface CompatibilityWarning {
   category: string;
   /** `error` when a client considered does not support it at all, else `warning` (partial). */
   severity: 'error' | 'warning';
+  /**
+   * `breaks`: where it is not supported, the email looks or works differently (it counts in the
+   * scores); `ignored`: a progressive enhancement a client without it simply does not apply
+   * (dark-mode and reduced-motion queries, color-scheme, hover), or used only inside one: it does
+   * not lower the scores (docs/checks.md, "The two scores").
+   */
+  impact: 'breaks' | 'ignored';
   url: string;
   /** Occurrences in the HTML. */
   count: number;
+  /** Of those, the ones inside an enhancement (a dark-mode, reduced-motion or hover query, a :hover rule): not counted in the scores. */
+  enhancement_count: number;
   lines: number[];
   /** Each client considered, by its most recent test in the data. Clients never tested are left out. */
   support: Record<string, Support>;
@@ -65,7 +74,10 @@ interface CompatibilityWarning {
 }
 
 export interface CompatibilityReport {
-  /** Mailpit's worst-case score: 100 minus the worst warning weighted by how often it occurs. */
+  /**
+   * Mailpit's worst-case score: 100 minus the worst warning weighted by how often it occurs,
+   * counting only the uses that break something where unsupported (`impact`).
+   */
   score: number;
   /** The same formula with each client weighted by its share of opens instead of counting tested versions. */
   market_score: number;
@@ -78,6 +90,16 @@ export interface CompatibilityReport {
 }
 
 const KNOWN = new Set(Object.keys(CANIEMAIL.features));
+
+/** Features a client that lacks them ignores without harm: the email is shown as it would be without them. */
+const ENHANCEMENTS = new Set([
+  'css-at-media-prefers-color-scheme',
+  'css-at-media-prefers-reduced-motion',
+  'html-meta-color-scheme',
+  'css-color-scheme',
+  'css-pseudo-class-hover',
+  'css-at-media-hover',
+]);
 
 /** The caniemail feature slugs in the shipped data. */
 export function knownFeatures(): ReadonlySet<string> {
@@ -167,7 +189,9 @@ export function compatibilityReport(uses: FeatureUses, nodes: number, platforms:
     if (tested === 0 || entries.every(([, s]) => s === 'yes')) continue;
     const unsupportedPct = (no / tested) * 100;
     const partialPct = (partial / tested) * 100;
-    const frequency = nodes > 0 ? use.count / nodes : 1;
+    // Only the uses whose absence breaks something count: an enhancement, or a use inside one, costs nothing.
+    const breaking = ENHANCEMENTS.has(slug) ? 0 : use.count - (use.enhancement ?? 0);
+    const frequency = breaking === 0 ? 0 : nodes > 0 ? breaking / nodes : 1;
     worstPartial = Math.max(worstPartial, partialPct * frequency);
     worstUnsupported = Math.max(worstUnsupported, unsupportedPct * frequency);
     let marketNo = 0;
@@ -185,8 +209,10 @@ export function compatibilityReport(uses: FeatureUses, nodes: number, platforms:
       title: feature.title,
       category: feature.category,
       severity: entries.some(([, s]) => s === 'no') ? 'error' : 'warning',
+      impact: breaking === 0 ? 'ignored' : 'breaks',
       url: feature.url,
       count: use.count,
+      enhancement_count: use.enhancement ?? 0,
       lines: use.lines,
       support,
       notes,

@@ -32,6 +32,8 @@ interface CssAtRule {
   name: string;
   prelude: string;
   offset: number;
+  /** The innermost grouping block it is written in (as a rule's `within`); null at the top. */
+  within: CssBlock | null;
 }
 
 export interface ParsedCss {
@@ -73,14 +75,14 @@ export function parseCss(source: string): ParsedCss {
       continue;
     }
     if (css[stop] === ';') {
-      if (prelude.startsWith('@')) out.atRules.push(atRule(prelude, start));
+      if (prelude.startsWith('@')) out.atRules.push(atRule(prelude, start, inner?.block ?? null));
       at = stop + 1;
       continue;
     }
     const within = inner?.block ?? null;
     const keepRules = inner?.rules ?? true;
     if (prelude.startsWith('@')) {
-      const rule = atRule(prelude, start);
+      const rule = atRule(prelude, start, within);
       out.atRules.push(rule);
       const keyframes = rule.name.endsWith('keyframes');
       if (GROUPING.has(rule.name) || keyframes) {
@@ -101,9 +103,9 @@ export function parseCss(source: string): ParsedCss {
   return out;
 }
 
-function atRule(prelude: string, offset: number): CssAtRule {
+function atRule(prelude: string, offset: number, within: CssBlock | null): CssAtRule {
   const match = /^@([-\w]+)\s*([\s\S]*)$/.exec(prelude);
-  return { name: (match?.[1] ?? '').toLowerCase(), prelude: match?.[2]?.trim() ?? '', offset };
+  return { name: (match?.[1] ?? '').toLowerCase(), prelude: match?.[2]?.trim() ?? '', offset, within };
 }
 
 /** `a: b; c: d !important` → declarations; offsets are `base` plus their place in `text`. */
@@ -129,7 +131,7 @@ export function parseDeclarations(text: string, base = 0): CssDeclaration[] {
 }
 
 /** The first of `chars` at depth 0 (outside strings and parentheses), or `to`. */
-function findAny(text: string, from: number, to: number, chars: string): number {
+export function findAny(text: string, from: number, to: number, chars: string): number {
   let depth = 0;
   let quote = '';
   for (let at = from; at < to; at++) {
@@ -146,7 +148,7 @@ function findAny(text: string, from: number, to: number, chars: string): number 
 }
 
 /** The `}` closing the `{` at `open`, or `to`. */
-function matching(text: string, open: number, to: number): number {
+export function matching(text: string, open: number, to: number): number {
   let depth = 0;
   let quote = '';
   for (let at = open; at < to; at++) {
@@ -192,6 +194,6 @@ export function withoutPseudos(compound: string): string {
   return out + compound.slice(at);
 }
 
-function blankComments(css: string): string {
+export function blankComments(css: string): string {
   return css.replace(/\/\*[\s\S]*?(\*\/|$)/g, (comment) => comment.replace(/[^\n]/g, ' ')).replace(/<!--|-->/g, '    ');
 }

@@ -1,4 +1,5 @@
 import { parseCss, parseDeclarations, withoutPseudos, type CssDeclaration } from './css-scan.ts';
+import { enhancementBlocks, HOVER, isEnhancementQuery } from './enhancements.ts';
 import { replaceGroups } from './groups.ts';
 import type { ScannedElement, ScannedHtml } from './html-scan.ts';
 
@@ -13,13 +14,19 @@ interface FeatureUse {
   count: number;
   /** The lines it occurs on, ascending, without repeats (the first 200). */
   lines: number[];
+  /**
+   * How many of those occurrences are inside an enhancement (a `prefers-color-scheme`,
+   * `prefers-reduced-motion` or `hover` media query, that query itself, or a `:hover` rule): a
+   * client without support for it never applies them, without harm (docs/checks.md, "The two scores").
+   */
+  enhancement?: number;
 }
 
 export type FeatureUses = Map<string, FeatureUse>;
 
 const MAX_LINES = 200;
 
-const TAGS: Record<string, string> = {
+export const TAGS: Record<string, string> = {
   object: 'html-object',
   embed: 'html-object',
   link: 'html-link',
@@ -54,7 +61,7 @@ const TAGS: Record<string, string> = {
   ),
 };
 
-const ATTRIBUTES: Record<string, string> = {
+export const ATTRIBUTES: Record<string, string> = {
   srcset: 'html-srcset',
   required: 'html-required',
   usemap: 'html-image-maps',
@@ -70,7 +77,7 @@ const ATTRIBUTES: Record<string, string> = {
   height: 'html-height',
 };
 
-const INPUT_TYPES: Record<string, string> = {
+export const INPUT_TYPES: Record<string, string> = {
   checkbox: 'html-input-checkbox',
   radio: 'html-input-radio',
   hidden: 'html-input-hidden',
@@ -171,11 +178,12 @@ const PSEUDO_ELEMENTS: Record<string, string> = {
 /** Every caniemail feature the HTML uses, with its lines. `known` is the data's slugs. */
 export function findFeatures(scan: ScannedHtml, known: ReadonlySet<string>): FeatureUses {
   const uses: FeatureUses = new Map();
-  const add = (slug: string, line: number) => {
+  const record = (slug: string, line: number, enhancement: boolean) => {
     if (!known.has(slug)) return;
     let use = uses.get(slug);
-    if (!use) uses.set(slug, (use = { count: 0, lines: [] }));
+    if (!use) uses.set(slug, (use = { count: 0, lines: [], enhancement: 0 }));
     use.count++;
+    if (enhancement) use.enhancement = (use.enhancement ?? 0) + 1;
     const last = use.lines[use.lines.length - 1];
     if (last !== line && use.lines.length < MAX_LINES) {
       if (last === undefined || line > last) use.lines.push(line);
@@ -183,23 +191,34 @@ export function findFeatures(scan: ScannedHtml, known: ReadonlySet<string>): Fea
     }
   };
 
+  const add = (slug: string, line: number) => record(slug, line, false);
+  const addEnhancement = (slug: string, line: number) => record(slug, line, true);
   for (const element of scan.elements) elementFeatures(element, scan.hasBody, add);
   for (const style of scan.styles) {
     const css = parseCss(style.css);
     const lineAt = (offset: number) => scan.lineOf(style.offset + offset);
-    for (const rule of css.atRules) atRuleFeatures(rule.name, rule.prelude, lineAt(rule.offset), add);
+    const enhancing = enhancementBlocks();
+    for (const rule of css.atRules)
+      atRuleFeatures(
+        rule.name,
+        rule.prelude,
+        lineAt(rule.offset),
+        enhancing(rule.within) || (rule.name === 'media' && isEnhancementQuery(rule.prelude)) ? addEnhancement : add,
+      );
     for (const rule of css.rules) {
-      selectorFeatures(rule.selector, lineAt(rule.offset), add);
-      for (const d of rule.declarations) declarationFeatures(d, lineAt(d.offset), add);
+      // A rule inside an enhancement query, or one that applies on hover only, is an enhancement as a whole.
+      const to = enhancing(rule.within) || HOVER.test(rule.selector) ? addEnhancement : add;
+      selectorFeatures(rule.selector, lineAt(rule.offset), to);
+      for (const d of rule.declarations) declarationFeatures(d, lineAt(d.offset), to);
     }
     for (const d of css.declarations) declarationFeatures(d, lineAt(d.offset), add);
   }
   return uses;
 }
 
-type Add = (slug: string, line: number) => void;
+export type Add = (slug: string, line: number) => void;
 
-function elementFeatures(element: ScannedElement, hasBody: boolean, add: Add): void {
+export function elementFeatures(element: ScannedElement, hasBody: boolean, add: Add): void {
   const { name, attribs, line } = element;
   const tag = TAGS[name];
   if (tag && (name !== 'body' || hasBody)) add(tag, line);
@@ -230,7 +249,7 @@ function elementFeatures(element: ScannedElement, hasBody: boolean, add: Add): v
   if (attribs.style) for (const d of parseDeclarations(attribs.style)) declarationFeatures(d, line, add);
 }
 
-function declarationFeatures(d: CssDeclaration, line: number, add: Add): void {
+export function declarationFeatures(d: CssDeclaration, line: number, add: Add): void {
   if (d.property.startsWith('--')) {
     add('css-variables', line);
     return;
@@ -269,7 +288,7 @@ function declarationFeatures(d: CssDeclaration, line: number, add: Add): void {
   }
 }
 
-function atRuleFeatures(name: string, prelude: string, line: number, add: Add): void {
+export function atRuleFeatures(name: string, prelude: string, line: number, add: Add): void {
   const text = prelude.toLowerCase();
   if (name === 'media') {
     add('css-at-media', line);
@@ -284,7 +303,7 @@ function atRuleFeatures(name: string, prelude: string, line: number, add: Add): 
   else if (name === 'supports') add('css-at-supports', line);
 }
 
-function selectorFeatures(selectorList: string, line: number, add: Add): void {
+export function selectorFeatures(selectorList: string, line: number, add: Add): void {
   const selectors = splitTop(
     replaceGroups(
       replaceGroups(selectorList, '[', ']', () => '[]'),

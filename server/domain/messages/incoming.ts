@@ -72,6 +72,8 @@ export interface PartsSummary {
   html: boolean;
   text: boolean;
   snippet: string;
+  /** The body's text for search, when it says more than the snippet (snippet.ts). */
+  bodyText?: string;
   attachments: Omit<AttachmentRecord, 'content'>[];
 }
 

@@ -17,7 +17,7 @@ import type { Blocks } from '../toolkit/blocks.ts';
 import type { Delivery } from './delivery.ts';
 import { seal } from './encryption.ts';
 import type { IncomingEmail, ParseQueue } from './incoming.ts';
-import { textSnippet } from './snippet.ts';
+import { captureTexts } from './snippet.ts';
 
 /** What ingest works with: the captures, the sender's rules, and what happens after. */
 export interface IngestDeps {
@@ -94,6 +94,9 @@ export class Ingest {
       const cc = redirected ? [] : (email.cc ?? []);
       const bcc = redirected ? [] : (email.bcc ?? []);
       seq = captures.nextSeq();
+      // An encrypted send keeps no more of its text in the clear than the snippet it always had.
+      const { snippet, bodyText } = summary ?? captureTexts(email.text, html, email.html);
+      const texts = { snippet, ...(bodyText === undefined || encryptionKey !== undefined ? {} : { bodyText }) };
       const planned = delivery.planned(blocked, to[0] ?? cc[0] ?? bcc[0] ?? email.recipient, now);
       // SMTP clients pipeline, and the messages of several connections arrive in one turn of the
       // event loop: gathered, they share one write per file (3.2 captures per write at 8
@@ -139,7 +142,7 @@ export class Ingest {
                 size: stored.attachments[index]!.size,
                 ...(a.contentId ? { contentId: a.contentId } : {}),
               })),
-            snippet: summary?.snippet ?? textSnippet(email.text, html),
+            ...texts,
             flow: email.source === 'flow' ? email.flow : null,
             read: false,
             createdAt: now.toISOString(),

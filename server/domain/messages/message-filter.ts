@@ -12,7 +12,7 @@ export interface MessageFilter {
   recipient?: string;
   /**
    * Case-insensitive words, each found in the subject, an address, the From, the sender id or
-   * the start of the body text (the capture's snippet: bodies are not read per search).
+   * the body's text (its first 1,000 characters, kept with the capture: bodies are not read per search).
    */
   q?: string;
   /** Case-insensitive substring of the subject. */

@@ -181,6 +181,8 @@ export class Messages extends MessageReads {
         current.derived = { html: summary.html, text: summary.text };
         current.attachments = summary.attachments;
         current.snippet = summary.snippet;
+        if (summary.bodyText === undefined) delete current.bodyText;
+        else current.bodyText = summary.bodyText;
         delete current.unparsed;
         this.captures.index.setText(seq, searchText(current));
         this.captures.put(current);

@@ -1,16 +1,50 @@
 import { decodeHTML } from 'entities';
 import { collapseSpaces } from '../mail/whitespace.ts';
 
-/** Characters of body text kept on each capture for the list preview and for search. */
+/** Characters of body text kept on each capture for the list preview. */
 const SNIPPET_LENGTH = 200;
+/** Characters of body text search looks in (the snippet's and more, issue 27). */
+const BODY_TEXT_LENGTH = 1000;
 
 /**
  * The start of a message's text, whitespace collapsed: the plain body when there is one,
  * otherwise the HTML body with its markup, styles and scripts removed.
  */
 export function textSnippet(text: string | null, html: string | null): string {
-  const source = text !== null && text.trim() !== '' ? text : html !== null ? htmlToText(html) : '';
-  return collapseSpaces(source).trim().slice(0, SNIPPET_LENGTH);
+  return bodyText(text, html).slice(0, SNIPPET_LENGTH);
+}
+
+/** The first BODY_TEXT_LENGTH characters of a message's text, as textSnippet reads it (the snippet is its start). */
+function bodyText(text: string | null, html: string | null): string {
+  // Bounded as the HTML is below: a huge text part costs no full pass per send.
+  const source = text !== null && text.trim() !== '' ? text.slice(0, 64 * 1024) : html !== null ? htmlToText(html) : '';
+  return collapseSpaces(source).trim().slice(0, BODY_TEXT_LENGTH);
+}
+
+/**
+ * What a capture keeps for search beyond its snippet: the body's text (`body`, from bodyText)
+ * when it says more than the snippet, else nothing (a short body is its snippet).
+ */
+function searchBody(snippet: string, body: string): { bodyText?: string } {
+  return body === snippet || body === '' ? {} : { bodyText: body };
+}
+
+/**
+ * A /v1 or flow capture's snippet, from its body as stored (`html`, in the account template when
+ * one is used), and its search text, from the body as sent (`unwrapped`): the template's header
+ * and footer are in every capture of the sender and say nothing about this one.
+ */
+export function captureTexts(text: string | null, html: string | null, unwrapped: string | null): { snippet: string; bodyText?: string } {
+  if (html === unwrapped) return bodyTexts(text, html);
+  const snippet = textSnippet(text, html);
+  return { snippet, ...searchBody(snippet, bodyText(text, unwrapped)) };
+}
+
+/** A capture's snippet and its search text beyond it, from one reading of its body. */
+export function bodyTexts(text: string | null, html: string | null): { snippet: string; bodyText?: string } {
+  const body = bodyText(text, html);
+  const snippet = body.slice(0, SNIPPET_LENGTH);
+  return { snippet, ...searchBody(snippet, body) };
 }
 
 function htmlToText(html: string): string {

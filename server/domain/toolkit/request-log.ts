@@ -11,6 +11,11 @@ import { globMatcher } from '../patterns/glob.ts';
  */
 
 const DEFAULT_REQUEST_LOG_CAP = 10_000;
+/**
+ * Entries past the cap are forgotten at once but leave the array of summaries this many at a
+ * time: removing the first of 10,000 moved the other 9,999, on every request at the cap.
+ */
+const STALE_SPLICE = 1024;
 
 export interface RequestLogFilter {
   method?: string;
@@ -28,6 +33,8 @@ export type NewRequestLogEntry = Omit<RequestLogRecord, 'seq'>;
 
 export class RequestLog {
   private timer: NodeJS.Immediate | null = null;
+  /** The first summaries, already forgotten (past the cap), still in the array: see STALE_SPLICE. */
+  private stale = 0;
   private readonly listeners = new Set<(entry: RequestLogRecord) => void>();
 
   constructor(
@@ -39,7 +46,7 @@ export class RequestLog {
   }
 
   get size(): number {
-    return this.store.requests.summaries.length;
+    return this.store.requests.summaries.length - this.stale;
   }
 
   record(entry: NewRequestLogEntry): RequestLogRecord {
@@ -64,7 +71,7 @@ export class RequestLog {
     const summaries = this.store.requests.summaries;
     const seqs: number[] = [];
     let total = 0;
-    for (let i = summaries.length - 1; i >= 0; i--) {
+    for (let i = summaries.length - 1; i >= this.stale; i--) {
       if (!match(summaries[i]!)) continue;
       if (total >= offset && seqs.length < limit) seqs.push(summaries[i]!.seq);
       total++;
@@ -77,13 +84,14 @@ export class RequestLog {
   async newest(test: (summary: RequestSummary) => boolean, limit: number): Promise<RequestLogRecord[]> {
     const summaries = this.store.requests.summaries;
     const seqs: number[] = [];
-    for (let i = summaries.length - 1; i >= 0 && seqs.length < limit; i--) if (test(summaries[i]!)) seqs.push(summaries[i]!.seq);
+    for (let i = summaries.length - 1; i >= this.stale && seqs.length < limit; i--) if (test(summaries[i]!)) seqs.push(summaries[i]!.seq);
     const items = await Promise.all(seqs.map((seq) => this.store.requests.log.read(seq)));
     return items.filter((r): r is RequestLogRecord => r !== undefined);
   }
 
   /** Removes every entry, or those of the given senders; returns how many. */
   async clear(senders?: ReadonlySet<string>): Promise<number> {
+    this.dropStale(0);
     const { log, summaries } = this.store.requests;
     const doomed = senders === undefined ? summaries.length : summaries.filter((r) => r.sender !== null && senders.has(r.sender)).length;
     if (senders === undefined) {
@@ -101,9 +109,18 @@ export class RequestLog {
   /** Drops the oldest entries beyond the cap (no tombstones: a segment goes once it is empty). */
   private trim(): void {
     const { log, summaries } = this.store.requests;
-    const excess = summaries.length - this.cap;
+    const excess = summaries.length - this.stale - this.cap;
     if (excess <= 0) return;
-    for (const r of summaries.splice(0, excess)) log.forget(r.seq);
+    for (let i = this.stale; i < this.stale + excess; i++) log.forget(summaries[i]!.seq);
+    this.stale += excess;
+    this.dropStale(STALE_SPLICE);
+  }
+
+  /** Takes the forgotten summaries out of the array once there are at least `atLeast`. */
+  private dropStale(atLeast: number): void {
+    if (this.stale === 0 || this.stale < atLeast) return;
+    this.store.requests.summaries.splice(0, this.stale);
+    this.stale = 0;
   }
 
   /** Called with every new entry (the inbox UI's live view). Returns an unsubscribe function. */

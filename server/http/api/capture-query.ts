@@ -19,7 +19,7 @@ export function filters(sandbox: Sandbox) {
     namespace: namespace().describe('Only captures of this namespace: the `+tag` of an address (docs/testing.md), any case.'),
     recipient: text().describe('Any address on the capture: original recipient, To, Cc or Bcc (any case).'),
     subject: text().describe('Case-insensitive substring of the subject.'),
-    q: text().describe('Words, each found in the subject, an address, the From, the sender id or the snippet.'),
+    q: text().describe("Words, each found in the subject, an address, the From, the sender id or the body's text (its first 1,000 characters)."),
     sender: sender(sandbox).describe('Sender id, or an API key (resolved to its sender).'),
     team: team(sandbox).describe('Team id.'),
     source: oneOf('source', SOURCES).describe('How it arrived.'),

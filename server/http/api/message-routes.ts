@@ -4,6 +4,7 @@ import { FORCED_STATUSES, type MessageRecord } from '../../domain/entities.ts';
 import { extract } from '../../domain/mail/extract.ts';
 import { visibleFileName } from '../../domain/mail/file-name.ts';
 import { type ColorMode, colorModeHtml } from '../../domain/mail/color-mode.ts';
+import { CLIENT_VIEWS } from '../../domain/views/ids.ts';
 import { hasRemoteContent, prepareHtml } from '../../domain/mail/html-preview.ts';
 import { previewPolicy } from '../../domain/mail/preview-policy.ts';
 import { textView } from '../../domain/mail/text-view.ts';
@@ -196,6 +197,9 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         mode: oneOf('mode', COLOR_MODES).describe(
           "A client's colour scheme: light (the email's dark rules never apply), styles (they always do, as Apple Mail in dark mode), invert (colours forced dark, as the Gmail apps); absent: as sent.",
         ),
+        client: oneOf('client', CLIENT_VIEWS).describe(
+          'A client view (docs/checks.md, "Client views"): the HTML as that client would show it, approximately; with it, `mode` styles is the client\'s own dark mode. The same view as GET /api/messages/{id}/render, served as the preview page.',
+        ),
       }),
       doc: {
         summary: 'HTML for the preview',
@@ -217,7 +221,15 @@ export function messageRoutes(sandbox: Sandbox): ApiRoute[] {
         ctx.set('Referrer-Policy', 'no-referrer');
         ctx.type = 'text/html; charset=utf-8';
         // Signed: the sandboxed frame's image requests are cross-site and carry no session cookie.
-        const prepared = prepareHtml(html, record.attachments, (index) => signedPath(attachmentUrl(record, index)), { local: !query.remote }).html;
+        const attachment = (index: number) => signedPath(attachmentUrl(record, index));
+        if (query.client) {
+          // A client view: the view applies the mode as that client would (views/render.ts).
+          const { renderClientView } = await import('../../domain/views/render.ts');
+          const view = renderClientView(html, query.client, query.mode === 'invert' ? 'inverted' : query.mode === 'styles' ? 'dark' : 'light');
+          ctx.body = prepareHtml(view.html, record.attachments, attachment, { local: !query.remote }).html;
+          return;
+        }
+        const prepared = prepareHtml(html, record.attachments, attachment, { local: !query.remote }).html;
         ctx.body = query.mode ? colorModeHtml(prepared, query.mode) : prepared;
       },
     }),

@@ -444,8 +444,16 @@ const CompatibilityWarning = z
     title: z.string(),
     category: z.string().describe("html, css, image or others (caniemail's categories)."),
     severity: z.enum(['error', 'warning']).describe('error: a client considered has no support; warning: partial support only.'),
+    impact: z
+      .enum(['breaks', 'ignored'])
+      .describe(
+        'breaks: where unsupported, the email looks or works differently (counted in the scores); ignored: a progressive enhancement (dark-mode, reduced-motion or hover queries, color-scheme, :hover) or used only inside one, which a client without it simply does not apply (not counted).',
+      ),
     url: z.string().meta({ format: 'uri' }).describe('The caniemail.com page.'),
     count: int().describe('Occurrences in the HTML.'),
+    enhancement_count: int().describe(
+      'Of those, the ones inside an enhancement (a dark-mode, reduced-motion or hover query, a :hover rule): not counted in the scores.',
+    ),
     lines: z.array(int()).describe('Lines of the HTML where it occurs (the first 200).'),
     support: z.record(z.string(), ClientSupport).describe('Each client considered (by id), from its most recent test.'),
     notes: z.record(z.string(), z.string()).describe("caniemail's note for a client, where its support has one."),
@@ -458,7 +466,7 @@ const CompatibilityWarning = z
 const Compatibility = z
   .object({
     score: num().describe(
-      "0–100, Mailpit's worst case: 100 minus the worst partial and the worst unsupported share, each weighted by how often its feature occurs.",
+      "0–100, Mailpit's worst case: 100 minus the worst partial and the worst unsupported share, each weighted by how often its feature occurs; uses whose impact is `ignored` do not count.",
     ),
     market_score: num().describe('0–100, the same formula with clients weighted by their share of opens.'),
     data: z.object({ source: z.string(), version: z.string(), license: z.string(), date: z.string().describe('The date of the caniemail data.') }),
@@ -506,6 +514,22 @@ const HeadersReport = z
     findings: z.array(z.object({ header: z.string(), status: z.enum(['ok', 'warning', 'error']), value: z.string().nullable(), message: z.string() })),
   })
   .meta({ id: 'HeadersReport' });
+const TemplateFindings = z
+  .object({
+    findings: z.array(
+      z.object({
+        rule: z
+          .enum(['nested-document', 'merge-tag'])
+          .describe('nested-document: a full document inside the account template (or two in one); merge-tag: a merge tag left unfilled.'),
+        severity: z.enum(['error', 'warning']),
+        message: z.string(),
+        fix: z.string().describe('What to change.'),
+        part: z.enum(['html', 'text']),
+        line: int().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: 'TemplateFindings' });
 const SpamReport = z
   .object({
     score: num(),
@@ -522,6 +546,7 @@ export const CheckReport = z
     accessibility: z.object({ issues: z.array(AccessibilityIssue) }),
     dark_mode: DarkMode.nullable(),
     headers: HeadersReport.nullable(),
+    template: TemplateFindings.describe('A full document inside the account template, unfilled merge tags ({{…}}, *|…|*, %…%).'),
     spam: SpamReport.nullable(),
     spam_note: z.string().nullable().describe('Why spam is null: how to turn it on, or what went wrong with spamd.'),
   })
@@ -549,6 +574,44 @@ const LinkEvent = z.union([
   z.object({ type: z.literal('link'), ...LinkResult.shape }),
   z.object({ type: z.literal('done'), ...linkCounts }),
 ]);
+
+/** The client views of GET /api/messages/{id}/render (docs/checks.md, "Client views"). */
+export const ClientViewId = z
+  .enum(['gmail-web', 'gmail-app', 'outlook-windows', 'outlook-com', 'apple-mail', 'yahoo', 'images-off'])
+  .meta({ id: 'ClientViewId' });
+export const RenderMode = z.enum(['light', 'dark', 'inverted']).meta({ id: 'RenderMode' });
+const ViewRemoval = z
+  .object({
+    rule: z
+      .enum(['caniemail', 'caniemail-note', 'gmail-clip', 'images-off'])
+      .describe("Why it went: the client's latest caniemail test says not supported, a note of a partial support, Gmail's clip, or images off."),
+    what: z.string().describe('What went, as written in the email (its first occurrence).'),
+    reason: z.string().describe('The sentence that says why, naming the client and the test or note.'),
+    feature: z.string().nullable().describe('The caniemail feature slug (the check warning of the same `feature`); null for the clip and images off.'),
+    finding: z.string().nullable().describe('The check finding it answers to: compatibility/<slug>, size/gmail_clipped or accessibility/img-alt.'),
+    url: z.string().nullable().describe("caniemail's page for the feature."),
+    count: int(),
+    lines: z.array(int()).describe('Lines of the HTML as captured (the first 200).'),
+  })
+  .meta({ id: 'ViewRemoval' });
+export const ClientView = z
+  .object({
+    client: ClientViewId,
+    name: z.string(),
+    fidelity: z
+      .enum(['high', 'medium', 'low'])
+      .describe('How close the approximation comes: high (few differences), medium, low (the client lays mail out another way).'),
+    approximation: z.literal(true).describe('A view is an approximation from the data, never a screenshot of the client.'),
+    limits: z.string().describe('What the view does not simulate.'),
+    mode: RenderMode,
+    dark: z
+      .enum(['styles', 'invert', 'light'])
+      .nullable()
+      .describe("How dark was shown: the email's own dark styles, an inversion, or light (the client does neither); null in light mode."),
+    html: z.string().describe('The transformed HTML, cid: references pointing at the attachments; show it under the preview policy.'),
+    removed: z.array(ViewRemoval),
+  })
+  .meta({ id: 'ClientView' });
 
 // The live push (/api/events, docs/live-push.md): frames `{type, data}`.
 
@@ -642,13 +705,25 @@ export const wireTypes = {
     AccessibilityIssue,
     DarkMode,
     HeadersReport,
+    TemplateFindings,
     SpamReport,
     CheckReport,
     LinkCheckResult: LinkResult,
     LinkCheck,
     LinkEvent,
+    ClientViewId,
+    RenderMode,
+    ViewRemoval,
+    ClientView,
     Hello,
     Frame,
   } satisfies Record<string, z.ZodType>,
-  lists: { SOURCES: Source, DELIVERY_STATUSES: DeliveryStatus, FORCED_STATUSES: ForcedStatus, SUBSCRIPTION_STATUSES: SubscriptionStatus },
+  lists: {
+    CLIENT_VIEW_IDS: ClientViewId,
+    RENDER_MODES: RenderMode,
+    SOURCES: Source,
+    DELIVERY_STATUSES: DeliveryStatus,
+    FORCED_STATUSES: ForcedStatus,
+    SUBSCRIPTION_STATUSES: SubscriptionStatus,
+  },
 };

@@ -54,7 +54,7 @@ describe('GET /api/messages/:id/check', () => {
     const res = await get(`/api/messages/${id}/check`);
     expect(res.status).toBe(200);
     const body = res.body as Record<string, any>;
-    expect(Object.keys(body)).toEqual(['id', 'html', 'size', 'accessibility', 'dark_mode', 'headers', 'spam', 'spam_note']);
+    expect(Object.keys(body)).toEqual(['id', 'html', 'size', 'accessibility', 'dark_mode', 'headers', 'template', 'spam', 'spam_note']);
     expect(body.id).toBe(id);
     expect(body.html.score).toBeGreaterThan(0);
     expect(body.html.score).toBeLessThan(100);
@@ -162,7 +162,7 @@ describe('POST /api/check (a draft)', () => {
     const bare = await post({ html: '<p>Hi</p>' });
     expect(bare.status).toBe(200);
     const body = bare.body as any;
-    expect(Object.keys(body)).toEqual(['html', 'size', 'accessibility', 'dark_mode', 'headers', 'spam', 'spam_note']);
+    expect(Object.keys(body)).toEqual(['html', 'size', 'accessibility', 'dark_mode', 'headers', 'template', 'spam', 'spam_note']);
     expect(body.headers).toBeNull();
     expect(body.spam).toBeNull();
     expect(body.spam_note).toBe('Drafts are not spam-checked: send the email to Pigeonhole and check the capture.');

@@ -174,6 +174,10 @@ describe('the request log is bounded', () => {
     expect(log.size).toBe(300);
     expect((await log.page({}, 0, 1)).items[0]!.path).toBe('/v1/2999/');
     expect((await log.page({}, 299, 1)).items[0]!.path).toBe('/v1/2700/');
+    // The oldest forgotten entries leave the summaries 1,024 at a time: none of them is listed or counted.
+    expect((await log.page({}, 0, 1)).total).toBe(300);
+    expect((await log.page({}, 300, 10)).items).toEqual([]);
+    expect((await log.page({ path: '/v1/2699/' }, 0, 1)).total).toBe(0);
     // 300 entries in segments of 1,024: one or two files, never one per segment ever written.
     expect((await readdir(path.join(server.dataDir, 'requests'))).length).toBeLessThanOrEqual(2);
     log.close();

@@ -136,6 +136,11 @@ describe('every answer as documented', () => {
       { path: `/api/messages/${id}/release`, init: json({ to: [] }) },
     ],
     'GET /api/messages/:id/check': [{ path: `/api/messages/${id}/check` }, { path: `/api/messages/${id}/check?platform=fax` }],
+    'GET /api/messages/:id/render': [
+      { path: `/api/messages/${id}/render?client=outlook-windows&mode=dark` },
+      { path: `/api/messages/${id}/render?client=notes` },
+      { path: `/api/messages/nope/render?client=yahoo` },
+    ],
     'POST /api/messages/:id/check/links': [{ path: `/api/messages/${id}/check/links`, init: json({ timeout_ms: 5 }) }],
     'POST /api/check': [{ init: json({ html: '<p>Hi</p>', sender: 'acme-main' }) }, { init: json({ html: 5 }) }],
     'GET /api/senders': [{}],

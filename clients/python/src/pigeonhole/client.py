@@ -301,6 +301,14 @@ class Pigeonhole:
         query = {"platform": ",".join(platforms) if platforms else None}
         return dict(self._call("GET", f"/api/messages/{_segment(_id(message_id))}/check", query=query))
 
+    def render(self, message_id: Union[str, Message], client: str, mode: Optional[str] = None) -> Dict[str, Any]:
+        """A capture as an email client would show it, approximately: `client` is one of
+        gmail-web, gmail-app, outlook-windows, outlook-com, apple-mail, yahoo, images-off; `mode`
+        light (default), dark or inverted. Answers `client`, `fidelity`, `html` and `removed`
+        (what went, by which rule, with the check finding it answers to)."""
+        query = {"client": client, "mode": mode}
+        return dict(self._call("GET", f"/api/messages/{_segment(_id(message_id))}/render", query=query))
+
     # -- the sandbox -----------------------------------------------------------------------
 
     def inbox(self, namespace: Optional[str] = None) -> "Inbox":

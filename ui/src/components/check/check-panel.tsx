@@ -1,16 +1,22 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { reason, sandbox } from '../../sandbox.ts';
 import { useLoad } from '../../state/hooks.ts';
 import type { CheckPlatform, CheckReport, MessageDetail } from '../../types.ts';
 import { AccessibilityList, CompatibilityWarnings, DarkModeList, factClass, findingClass, PlatformSwitch, Scores, SizeSummary } from './check-sections.tsx';
+import { CopyForAi } from './copy-for-ai.tsx';
 import { LinkCheck } from './link-check.tsx';
+import { TemplateList } from './template-list.tsx';
 import { SourceView } from './source-view.tsx';
 import styles from './check-panel.module.css';
 import sections from './check-sections.module.css';
 import { Badge } from '../badges/badges.tsx';
 
-/** The Check tab: scores first, then what to fix, each with its lines in the HTML source. */
-export function CheckPanel({ message }: { message: MessageDetail }) {
+/**
+ * The Check tab: scores first, then what to fix, each with its lines in the HTML source.
+ * `finding` (`compatibility/<slug>`, `size/gmail_clipped`, `accessibility/<rule>`) is opened and
+ * scrolled to once the report is there: a client view's removal links to it.
+ */
+export function CheckPanel({ message, finding = null }: { message: MessageDetail; finding?: string | null }) {
   const [platform, setPlatform] = useState<CheckPlatform | 'all'>('all');
   const [line, setLine] = useState<number | null>(null);
   const [sourceOpen, setSourceOpen] = useState(false);
@@ -20,6 +26,13 @@ export function CheckPanel({ message }: { message: MessageDetail }) {
     setLine(n);
     setSourceOpen(true);
   };
+  useEffect(() => {
+    if (!report || finding === null) return;
+    const target = document.getElementById(`finding-${finding}`);
+    const details = target?.querySelector('details');
+    if (details) details.open = true;
+    target?.scrollIntoView({ block: 'center' });
+  }, [report, finding]);
 
   return (
     <div class={sourceOpen && message.html ? `${styles.checkPanel} ${styles.withSource}` : styles.checkPanel}>
@@ -31,6 +44,7 @@ export function CheckPanel({ message }: { message: MessageDetail }) {
               {sourceOpen ? 'Hide source' : 'Show source'}
             </button>
           ) : null}
+          {report ? <CopyForAi report={report} html={message.html} /> : null}
         </div>
         {check.error ? <p class="banner error">Could not check the message: {reason(check.error)}</p> : null}
         {!report ? (
@@ -58,6 +72,12 @@ function Report({ report, onLine, id }: { report: CheckReport; onLine: (line: nu
         <section aria-labelledby="check-compat">
           <h3 id="check-compat">Email clients</h3>
           <CompatibilityWarnings report={report} onLine={onLine} />
+        </section>
+      ) : null}
+      {report.template.findings.length ? (
+        <section aria-labelledby="check-template">
+          <h3 id="check-template">Template</h3>
+          <TemplateList report={report} onLine={onLine} />
         </section>
       ) : null}
       <section aria-labelledby="check-a11y">

@@ -3,6 +3,7 @@ import { fileSize, plural } from '../../format.ts';
 import type { CheckPlatform, CheckReport, ClientSupport, CompatibilityWarning } from '../../types.ts';
 import styles from './check-sections.module.css';
 import { Badge } from '../badges/badges.tsx';
+import { NoteText } from './note-text.tsx';
 
 const PLATFORM_CHOICES: { id: CheckPlatform | 'all'; label: string }[] = [
   { id: 'all', label: 'All clients' },
@@ -51,6 +52,9 @@ export function Scores({ report }: { report: CheckReport }) {
       </div>
       <p class={`${styles.scoreNote} muted small`}>
         {html.clients.length} clients · caniemail data of {html.data.date.slice(0, 10)} · {plural(html.warnings.length, 'feature')} with limited support
+        {html.warnings.some((w) => w.impact === 'ignored')
+          ? ` (${html.warnings.filter((w) => w.impact === 'ignored').length} only enhancements, not counted)`
+          : ''}
       </p>
     </div>
   );
@@ -61,7 +65,7 @@ export function SizeSummary({ size }: { size: CheckReport['size'] }) {
   const over = size.attachments.limits.filter((l) => l.over);
   return (
     <ul class={styles.checkFacts}>
-      <li class={factClass(size.gmail_clipped ? 'bad' : 'good')} data-testid="gmail-clipping">
+      <li class={factClass(size.gmail_clipped ? 'bad' : 'good')} data-testid="gmail-clipping" id="finding-size/gmail_clipped">
         {size.gmail_clipped
           ? `Clipped by Gmail: the HTML is ${fileSize(size.html_bytes)}, over Gmail's ${size.gmail_clip_bytes / 1024} KB; readers see "[Message clipped]".`
           : `Not clipped by Gmail: the HTML is ${fileSize(size.html_bytes)} of ${size.gmail_clip_bytes / 1024} KB.`}
@@ -114,19 +118,27 @@ function WarningItem({ warning, names, onLine }: { warning: CompatibilityWarning
   const entries = Object.entries(warning.support);
   const no = entries.filter(([, s]) => s === 'no').length;
   const partial = entries.filter(([, s]) => s === 'partial').length;
+  // A progressive enhancement: a client without it shows the email as it would be without it (not counted in the scores).
+  const ignored = warning.impact === 'ignored';
   return (
-    <li>
+    <li id={`finding-compatibility/${warning.feature}`}>
       <details class={styles.checkItem}>
         <summary>
           <Badge tone={warning.severity === 'error' ? 'bad' : 'warn'}>{warning.category}</Badge>
           <span class={styles.checkTitle}>{warning.title}</span>
+          {ignored ? <Badge tone="neutral">enhancement</Badge> : null}
           <span class="muted small">
-            ×{warning.count} · {no ? `no in ${no}` : ''}
+            ×{warning.count} · {no ? (ignored ? `ignored by ${no}` : `breaks in ${no}`) : ''}
             {no && partial ? ', ' : ''}
             {partial ? `partial in ${partial}` : ''} of {entries.length} clients
           </span>
         </summary>
         <div class={styles.checkDetail}>
+          {ignored ? (
+            <p class="muted small">Used only as an enhancement here: where it is not supported it is ignored without harm, so it does not lower the scores.</p>
+          ) : warning.enhancement_count > 0 ? (
+            <p class="muted small">{warning.enhancement_count} of its uses are inside an enhancement and do not count in the scores.</p>
+          ) : null}
           <p>
             <LineLinks lines={warning.lines} onLine={onLine} /> ·{' '}
             <a href={warning.url} target="_blank" rel="noopener noreferrer">
@@ -140,8 +152,13 @@ function WarningItem({ warning, names, onLine }: { warning: CompatibilityWarning
               )
               .map(([id, s]) => (
                 <li key={id} class={SUPPORT_CLASS[s]} data-support={s}>
-                  <span class={styles.supportMark}>{SUPPORT_LABEL[s]}</span> {names.get(id) ?? id}
-                  {warning.notes[id] ? <span class="muted small"> · {warning.notes[id]}</span> : null}
+                  <span class={styles.supportMark}>{ignored && s === 'no' ? 'ignored' : SUPPORT_LABEL[s]}</span> {names.get(id) ?? id}
+                  {warning.notes[id] ? (
+                    <span class="muted small">
+                      {' · '}
+                      <NoteText text={warning.notes[id]} />
+                    </span>
+                  ) : null}
                 </li>
               ))}
           </ul>
@@ -198,7 +215,11 @@ export function AccessibilityList({ report, onLine }: { report: CheckReport; onL
   return (
     <ul class={styles.checkList}>
       {issues.map((issue, i) => (
-        <li key={i} class={findingClass(issue.severity)}>
+        <li
+          key={i}
+          class={findingClass(issue.severity)}
+          id={issues.findIndex((other) => other.rule === issue.rule) === i ? `finding-accessibility/${issue.rule}` : undefined}
+        >
           <Badge tone={issue.severity === 'error' ? 'bad' : 'warn'}>{issue.rule}</Badge> {issue.message}{' '}
           {issue.line !== null ? <LineLinks lines={[issue.line]} onLine={onLine} /> : null}
         </li>

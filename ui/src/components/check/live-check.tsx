@@ -3,6 +3,7 @@ import type { CheckReport } from '../../types.ts';
 import { AccessibilityList, CompatibilityWarnings, DarkModeList, Scores, SizeSummary } from './check-sections.tsx';
 import sections from './check-sections.module.css';
 import styles from './live-check.module.css';
+import { TemplateList } from './template-list.tsx';
 
 /**
  * The Templates page's live check of the draft (wrapped in the sender's template): scores,
@@ -33,6 +34,14 @@ export const LiveCheck = memo(function LiveCheck({
         <div class={`${sections.checkReport} ${sections.compact}`}>
           <Scores report={report} />
           <SizeSummary size={report.size} />
+          {report.template.findings.length ? (
+            <details class={sections.checkSection} open>
+              <summary>
+                Template <span class="muted">({report.template.findings.length})</span>
+              </summary>
+              <TemplateList report={report} />
+            </details>
+          ) : null}
           <details class={sections.checkSection} open>
             <summary>
               Accessibility <span class="muted">({report.accessibility.issues.length})</span>

@@ -32,8 +32,9 @@ export function FilterBar({ search, onSearch, filter, onFilter, searchRef }: Pro
         <input
           ref={searchRef}
           type="search"
-          placeholder="Search subject, addresses, sender…"
+          placeholder="Search subject, addresses, body text…"
           aria-label="Search messages"
+          title="Every word must be in the subject, an address, the From, the sender id or the body's text (its first 1,000 characters)"
           aria-keyshortcuts="/"
           value={search}
           onInput={(e) => onSearch((e.target as HTMLInputElement).value)}

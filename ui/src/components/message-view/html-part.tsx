@@ -1,9 +1,12 @@
 import { useState } from 'preact/hooks';
+import type { ClientViewId } from '../../../../client/pigeonhole-client.ts';
 import { htmlUrl } from '../../sandbox.ts';
 import { useElementWidth } from '../../state/hooks.ts';
 import type { MessageViewState } from '../../state/message-view-state.ts';
 import { renderUrl } from '../../state/view-url.ts';
 import type { MessageDetail } from '../../types.ts';
+import { ClientSelect } from '../client-view/client-select.tsx';
+import { ClientViewPreview } from '../client-view/client-view.tsx';
 import { ColorModeSwitch } from '../preview/color-mode.tsx';
 import type { ColorMode } from '../preview/dark-preview.ts';
 import { PreviewFrame, WIDTHS, WidthSwitch } from '../preview/preview-frame.tsx';
@@ -16,11 +19,15 @@ interface Props {
   message: MessageDetail;
   view: MessageViewState;
   onView: (patch: Partial<MessageViewState>) => void;
+  /** A client view's removal links to its check finding: open it in the Check tab. */
+  onFinding: (finding: string) => void;
 }
 
 /** The HTML tab: the preview at the chosen width and colour mode, and what can be done with it. */
-export function HtmlPart({ message, view, onView }: Props) {
+export function HtmlPart({ message, view, onView, onFinding }: Props) {
   const [remote, setRemote] = useState(false);
+  // As sent, or as one email client would show it (GET /api/messages/{id}/render).
+  const [client, setClient] = useState<ClientViewId | null>(null);
   const mode = view.mode;
   // Every mode is the server's page, rewritten there for the mode, under its policy header
   // (issue 28: a policy placed in the markup can be placed where the browser does not read it).
@@ -34,6 +41,7 @@ export function HtmlPart({ message, view, onView }: Props) {
       <div class="part-toolbar">
         <WidthSwitch value={view.width} onChange={(width) => onView({ width })} />
         <ColorModeSwitch value={mode} onChange={(m) => onView({ mode: m })} />
+        <ClientSelect value={client} onChange={setClient} />
         <label class="toggle">
           <input type="checkbox" checked={remote} onChange={(e) => setRemote((e.target as HTMLInputElement).checked)} />
           Load remote content
@@ -61,7 +69,11 @@ export function HtmlPart({ message, view, onView }: Props) {
         </a>
       </div>
       <div class="print-preview" ref={stageRef}>
-        <PreviewFrame title={previewTitle(mode)} width={view.width} src={previewUrl} dark={dark} height={email.height} />
+        {client ? (
+          <ClientViewPreview id={message.id} client={client} colorMode={mode} width={view.width} remote={remote} onFinding={onFinding} />
+        ) : (
+          <PreviewFrame title={previewTitle(mode)} width={view.width} src={previewUrl} dark={dark} height={email.height} />
+        )}
       </div>
     </>
   );

@@ -32,8 +32,11 @@ export function MessageView({ id, inbox, view, onView, onBack, onDelete }: Props
   const loaded = useLoad((signal) => sandbox.get(id, { signal }), [id, tick]);
   const [message, setMessage] = useState<MessageDetail | null>(null);
   const [deleted, setDeleted] = useState(false);
+  // The check finding a client view's removal pointed at, opened in the Check tab.
+  const [finding, setFinding] = useState<string | null>(null);
   useEffect(() => {
     setDeleted(false);
+    setFinding(null);
   }, [id]);
 
   /** Marks the message read or unread on the server; on failure says so and shows the list as it is. */
@@ -144,13 +147,23 @@ export function MessageView({ id, inbox, view, onView, onBack, onDelete }: Props
       </div>
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: focusable, as the ARIA tabs pattern has it: the panel scrolls, and a part with no control in it (the API record, a long source) is otherwise out of a keyboard's reach (axe: scrollable-region-focusable). */}
       <div id="message-panel" class={styles.tabPanel} role="tabpanel" aria-labelledby={`tab-${tab}`} tabIndex={0}>
-        {tab === 'html' && message.html ? <HtmlPart message={message} view={view} onView={onView} /> : null}
+        {tab === 'html' && message.html ? (
+          <HtmlPart
+            message={message}
+            view={view}
+            onView={onView}
+            onFinding={(f) => {
+              setFinding(f);
+              setTab('check');
+            }}
+          />
+        ) : null}
         {tab === 'text' ? <TextPart message={message} /> : null}
         {tab === 'headers' ? <HeadersPart message={message} /> : null}
         {tab === 'raw' ? <SourcePart message={message} /> : null}
         {tab === 'attachments' ? <AttachmentsPart message={message} /> : null}
         {tab === 'record' ? <RecordPart message={message} /> : null}
-        {tab === 'check' ? <CheckPanel message={message} /> : null}
+        {tab === 'check' ? <CheckPanel message={message} finding={finding} /> : null}
       </div>
     </article>
   );
