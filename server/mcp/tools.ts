@@ -7,6 +7,7 @@ import { registerMessageTools } from './message-tools.ts';
 import { registerMessageResources } from './resources.ts';
 import { registerSandboxTools } from './sandbox-tools.ts';
 import { attachTasks, type TaskStore } from './tasks.ts';
+import { registerTemplateTools } from './template-tools.ts';
 import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from './untrusted.ts';
 
 /**
@@ -52,6 +53,7 @@ export function createMcpServer(client: PigeonholeClient, options: McpOptions): 
   const tool = toolDefiner({ server, baseUrl: client.baseUrl, view, tasks });
   registerSandboxTools(tool, client);
   registerMessageTools(tool, client);
+  registerTemplateTools(tool, client);
   registerMessageResources(server, client);
   options.skills?.attach(server);
   return server;

@@ -17,6 +17,7 @@ const TOOLS = [
   'extract_links_and_codes',
   'get_clock',
   'get_message',
+  'get_template',
   'list_faults',
   'list_messages',
   'list_recipients',
@@ -26,9 +27,13 @@ const TOOLS = [
   'render_message',
   'reset_clock',
   'reset_sandbox',
+  'revert_template',
+  'rewrap_captures',
+  'save_template',
   'send_email',
   'set_clock',
   'set_delivery_outcome',
+  'template_versions',
   'wait_for_message',
 ];
 
@@ -59,6 +64,7 @@ const KINDS: Record<string, [Record<string, boolean>, boolean]> = {
   extract_links_and_codes: [READS_MAIL, true],
   get_clock: [READS, false],
   get_message: [READS_MAIL, true],
+  get_template: [READS, false],
   list_faults: [READS, false],
   list_messages: [READS_MAIL, true],
   list_recipients: [READS_MAIL, true],
@@ -68,9 +74,13 @@ const KINDS: Record<string, [Record<string, boolean>, boolean]> = {
   render_message: [READS_MAIL, true],
   reset_clock: [{ ...CHANGES, idempotentHint: true }, false],
   reset_sandbox: [DESTROYS, false],
+  revert_template: [{ ...CHANGES, idempotentHint: true }, false],
+  rewrap_captures: [READS_MAIL, true],
+  save_template: [{ ...DESTROYS, idempotentHint: false }, false],
   send_email: [CHANGES, false],
   set_clock: [CHANGES, false],
   set_delivery_outcome: [DESTROYS, false],
+  template_versions: [READS, false],
   wait_for_message: [READS_MAIL, true],
 };
 
