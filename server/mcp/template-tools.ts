@@ -43,7 +43,7 @@ export function registerTemplateTools(tool: DefineTool, client: PigeonholeClient
   );
   tool(
     'rewrap_captures',
-    "See a draft account template on real mail before saving it: captured emails of the sender (ids, or its newest 20) with their body as sent wrapped in the draft html (absent: the version in use) exactly as a send would be. A capture from before Pigeonhole kept the body as sent says unwrapped_body not_kept and has html null. Each html is cut to max_html_chars (html_length: its full length). Nothing is stored.",
+    'See a draft account template on real mail before saving it: captured emails of the sender (ids, or its newest 20) with their body as sent wrapped in the draft html (absent: the version in use) exactly as a send would be. A capture from before Pigeonhole kept the body as sent says unwrapped_body not_kept and has html null. Each html is cut to max_html_chars (html_length: its full length). Nothing is stored.',
     {
       sender,
       html: z.string().optional().describe('The draft template, with {{content}}; absent: the version in use.'),

@@ -59,7 +59,10 @@ describe.each(CLIENTS)('the template tools, protocol %s', (_name, _transport, _p
     expect(rewrapped.content[0]!.text).not.toContain('<main');
 
     // A draft or a save without {{content}}: the sandbox's 400, as the tool's error; nothing saved.
-    const missing = { isError: true, content: [{ type: 'text', text: 'Pigeonhole answered 400: {"detail":"html must contain {{content}} where the body goes."}' }] };
+    const missing = {
+      isError: true,
+      content: [{ type: 'text', text: 'Pigeonhole answered 400: {"detail":"html must contain {{content}} where the body goes."}' }],
+    };
     expect(await call('save_template', { sender: 'acme-main', html: '<p>no slot</p>' })).toEqual(missing);
     expect(await call('rewrap_captures', { sender: 'acme-main', html: '<p>no slot</p>' })).toEqual(missing);
 
