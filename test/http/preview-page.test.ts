@@ -88,3 +88,35 @@ describe('GET /preview/{id}', () => {
 function decode(attribute: string): string {
   return attribute.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
 }
+
+describe('GET /preview/{id}?client=', () => {
+  it('is the client view of /api/messages/{id}/render, with its mode, under the same policy', async ({ get, id }) => {
+    for (const [client, mode] of [
+      ['images-off', 'light'],
+      ['gmail-app', 'inverted'],
+      ['apple-mail', 'dark'],
+    ]) {
+      const page = await get(`/preview/${id}?client=${client}&mode=${mode}&width=phone`);
+      expect(page.status).toBe(200);
+      const policy = (answer: { headers: Headers }) => answer.headers.get('content-security-policy')!.replace(/'nonce-[^']+'/, "'nonce'");
+      expect(policy(page)).toBe(policy(await get(`/preview/${id}`)));
+      expect(page.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      const view = JSON.parse((await get(`/api/messages/${id}/render?client=${client}&mode=${mode}`)).text);
+      expect(decode(/srcdoc="([^"]*)"/.exec(page.text)![1]!)).toBe(view.html);
+    }
+    // Images off: the image is gone from the page; without a client it is there.
+    const off = decode(/srcdoc="([^"]*)"/.exec((await get(`/preview/${id}?client=images-off`)).text)![1]!);
+    expect(off).not.toContain('<img');
+    expect(decode(/srcdoc="([^"]*)"/.exec((await get(`/preview/${id}`)).text)![1]!)).toContain('<img');
+  });
+
+  it('refuses an unknown client naming the known ones, as the render route does', async ({ get, id }) => {
+    const bad = await get(`/preview/${id}?client=lotus-notes`);
+    const route = await get(`/api/messages/${id}/render?client=lotus-notes`);
+    expect([bad.status, bad.text]).toEqual([
+      400,
+      '{"detail":"client must be one of gmail-web, gmail-app, outlook-windows, outlook-com, apple-mail, yahoo, images-off."}',
+    ]);
+    expect([route.status, route.text]).toEqual([bad.status, bad.text]);
+  });
+});
