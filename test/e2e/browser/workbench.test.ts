@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { launchChromium, messageUrl, useBrowser } from './browser.ts';
 
@@ -103,6 +103,54 @@ describe('the designer workbench in Chromium: room for the email, shareable view
       expect(await pressed(other, 'Colour scheme')).toBe('Dark: own styles');
       expect(await other.getByText('Before').first().isVisible()).toBe(true);
       expect(new URL(other.url()).hash).toBe(`#/compare/${first}/${second}?width=desktop&mode=dark&view=diff`);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('a copied link with a client view reopens that view in a fresh browser; "Open in new tab" shows it alone', async () => {
+    const body = await readFile(new URL('../../../fixtures/emails/views/flex-grid.html', import.meta.url), 'utf8');
+    const id = await b.send({ recipient: 'client-link@example.com', subject: 'Layouts', body, use_account_template: false });
+    const { page, context, errors, screenshot } = await b.open({ hash: `#/m/${id}?mode=light`, width: 1440, height: 900 });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: 'Phone', exact: true }).click();
+    await page.getByTestId('client-select').selectOption('outlook-windows');
+    const title = 'HTML preview as Outlook (Windows, 2019) (approximation)';
+    await page.getByTitle(title, { exact: true }).waitFor();
+    // Choosing the client writes it into the address at once.
+    await page.waitForURL((url) => url.hash === `#/m/${id}?tab=html&width=phone&mode=light&client=outlook-windows`);
+    await page.getByRole('button', { name: 'Copy link' }).click();
+    const link = await page.evaluate(() => navigator.clipboard.readText());
+    expect(new URL(link).hash).toBe(`#/m/${id}?tab=html&width=phone&mode=light&client=outlook-windows`);
+    await screenshot('workbench-client-link-1440');
+    const rendered = await page.getByRole('link', { name: 'Open in new tab' }).getAttribute('href');
+    expect(rendered).toBe(`/preview/${id}?width=phone&mode=light&client=outlook-windows`);
+    // Back to the email as sent: the client leaves the address and the render URL.
+    await page.getByTestId('client-select').selectOption('');
+    await page.waitForURL((url) => url.hash === `#/m/${id}?tab=html&width=phone&mode=light`);
+    expect(await page.getByRole('link', { name: 'Open in new tab' }).getAttribute('href')).toBe(`/preview/${id}?width=phone&mode=light`);
+    expect(errors).toEqual([]);
+
+    const rowDisplay = (frame: Frame) => frame.evaluate(() => getComputedStyle(document.querySelector('.row')!).display);
+    const fresh = await launchChromium();
+    try {
+      const other = await fresh.newPage({ viewport: { width: 1280, height: 800 } });
+      await other.goto(link);
+      const frame = other.getByTitle(title, { exact: true });
+      await frame.waitFor();
+      expect(await other.getByTestId('client-select').inputValue()).toBe('outlook-windows');
+      await other.getByTestId('client-view-note').getByText('Approximation · low fidelity').waitFor();
+      expect(await pressed(other, 'Preview width')).toBe('Phone');
+      expect(Math.round((await frame.boundingBox())!.width)).toBe(375);
+      // Outlook's view: the flex row is a block; the render URL shows the same view alone.
+      const content = (await (await frame.elementHandle())!.contentFrame())!;
+      await expect.poll(() => rowDisplay(content)).toBe('block');
+      await other.goto(`${b.server.url}${rendered}`);
+      const alone = (await (await other.locator('iframe').elementHandle())!.contentFrame())!;
+      await expect.poll(() => rowDisplay(alone)).toBe('block');
+      await other.goto(`${b.server.url}/preview/${id}?width=phone&mode=light`);
+      const asSent = (await (await other.locator('iframe').elementHandle())!.contentFrame())!;
+      await expect.poll(() => rowDisplay(asSent)).toBe('flex');
     } finally {
       await fresh.close();
     }

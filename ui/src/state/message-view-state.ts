@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { ClientViewId } from '../../../client/pigeonhole-client.ts';
 import { PREVIEW_WIDTH_KEY, remembered } from './remembered.ts';
 import { replaceHash, systemPrefersDark, WIDTH_NAMES, type ColorMode, type MessageTab, type PreviewWidth, type ViewParams } from './view-url.ts';
 
@@ -7,8 +8,8 @@ export interface MessageViewState {
   tab: MessageTab;
   width: PreviewWidth;
   mode: ColorMode;
-  /** The client view (issue 31), kept in the URL as given; null for the email as sent. */
-  client: string | null;
+  /** The client view of the HTML tab; null for the email as sent. */
+  client: ClientViewId | null;
 }
 
 function fromParams(params: ViewParams, base: MessageViewState): MessageViewState {

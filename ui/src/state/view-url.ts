@@ -5,6 +5,8 @@
  * the API's. The width and mode names are the render URL's (`/preview/{id}?width=…&mode=…`).
  */
 
+import type { ClientViewId } from '../../../client/pigeonhole-client.ts';
+
 /** The preview's widths: phone (375 px), tablet (768 px), desktop (the pane's). */
 export type PreviewWidth = 'phone' | 'tablet' | 'desktop';
 export const WIDTH_NAMES: readonly PreviewWidth[] = ['phone', 'tablet', 'desktop'];
@@ -20,6 +22,9 @@ export function systemPrefersDark(): boolean {
 const MESSAGE_TABS = ['html', 'text', 'headers', 'raw', 'attachments', 'record', 'check'] as const;
 export type MessageTab = (typeof MESSAGE_TABS)[number];
 
+/** The client views a URL may name (`GET /api/messages/{id}/render?client=`). */
+const CLIENT_VIEWS: readonly ClientViewId[] = ['gmail-web', 'gmail-app', 'outlook-windows', 'outlook-com', 'apple-mail', 'yahoo', 'images-off'];
+
 const COMPARE_VIEWS = ['side', 'diff', 'html', 'findings'] as const;
 export type CompareView = (typeof COMPARE_VIEWS)[number];
 
@@ -28,8 +33,8 @@ export interface ViewParams {
   tab?: MessageTab;
   width?: PreviewWidth;
   mode?: ColorMode;
-  /** A client view (issue 31's selector): kept as given, applied once the UI knows the id. */
-  client?: string;
+  /** A client view (the preview's client selector). */
+  client?: ClientViewId;
   compare?: CompareView;
 }
 
@@ -54,7 +59,7 @@ export function parseViewParams(query: string): ViewParams {
   if (width) params.width = width;
   const mode = MODE_NAMES.find(([name]) => name === search.get('mode'))?.[1];
   if (mode) params.mode = mode;
-  const client = search.get('client')?.trim();
+  const client = oneOf(search.get('client')?.trim() ?? null, CLIENT_VIEWS);
   if (client) params.client = client;
   const compare = oneOf(search.get('view'), COMPARE_VIEWS);
   if (compare) params.compare = compare;
@@ -85,7 +90,7 @@ export function replaceHash(path: string, params: ViewParams): void {
   history.replaceState(history.state, '', `${location.pathname}${location.search}${hash}`);
 }
 
-/** The chrome-less render URL of a capture at a width and mode (docs/inbox.md#the-render-url). */
-export function renderUrl(id: string, width: PreviewWidth, mode: ColorMode, remote: boolean): string {
-  return `/preview/${encodeURIComponent(id)}?width=${width}&mode=${modeName(mode)}${remote ? '&remote=1' : ''}`;
+/** The chrome-less render URL of a capture at a width and mode, as a client view or as sent (docs/inbox.md#the-render-url). */
+export function renderUrl(id: string, width: PreviewWidth, mode: ColorMode, remote: boolean, client: ClientViewId | null = null): string {
+  return `/preview/${encodeURIComponent(id)}?width=${width}&mode=${modeName(mode)}${client ? `&client=${client}` : ''}${remote ? '&remote=1' : ''}`;
 }

@@ -1,5 +1,4 @@
 import { useState } from 'preact/hooks';
-import type { ClientViewId } from '../../../../client/pigeonhole-client.ts';
 import { htmlUrl } from '../../sandbox.ts';
 import { useElementWidth } from '../../state/hooks.ts';
 import type { MessageViewState } from '../../state/message-view-state.ts';
@@ -26,8 +25,8 @@ interface Props {
 /** The HTML tab: the preview at the chosen width and colour mode, and what can be done with it. */
 export function HtmlPart({ message, view, onView, onFinding }: Props) {
   const [remote, setRemote] = useState(false);
-  // As sent, or as one email client would show it (GET /api/messages/{id}/render).
-  const [client, setClient] = useState<ClientViewId | null>(null);
+  // As sent, or as one email client would show it (GET /api/messages/{id}/render); in the URL like the width and mode.
+  const client = view.client;
   const mode = view.mode;
   // Every mode is the server's page, rewritten there for the mode, under its policy header
   // (issue 28: a policy placed in the markup can be placed where the browser does not read it).
@@ -41,7 +40,7 @@ export function HtmlPart({ message, view, onView, onFinding }: Props) {
       <div class="part-toolbar">
         <WidthSwitch value={view.width} onChange={(width) => onView({ width })} />
         <ColorModeSwitch value={mode} onChange={(m) => onView({ mode: m })} />
-        <ClientSelect value={client} onChange={setClient} />
+        <ClientSelect value={client} onChange={(c) => onView({ client: c })} />
         <label class="toggle">
           <input type="checkbox" checked={remote} onChange={(e) => setRemote((e.target as HTMLInputElement).checked)} />
           Load remote content
@@ -55,10 +54,10 @@ export function HtmlPart({ message, view, onView, onFinding }: Props) {
         </span>
         <a
           class="button ghost small"
-          href={renderUrl(message.id, view.width, mode, remote)}
+          href={renderUrl(message.id, view.width, mode, remote, client)}
           target="_blank"
           rel="noopener noreferrer"
-          title="The email alone at this width and mode (the render URL)"
+          title="The email alone at this width, mode and client view (the render URL)"
         >
           Open in new tab
         </a>
