@@ -1,5 +1,6 @@
 import { collapseSpaces } from '../mail/whitespace.ts';
 import { HtmlParser } from '../mail/html-parser.ts';
+import { lineNumbers } from '../mail/line-numbers.ts';
 
 /** One element of the email, as the checks see it: its name, attributes and where it starts. */
 export interface ScannedElement {
@@ -43,8 +44,7 @@ const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input'
  * with their text. Tolerant like a browser (htmlparser2 never throws on bad markup).
  */
 export function scanHtml(html: string): ScannedHtml {
-  const starts = lineStarts(html);
-  const lineOf = (offset: number) => lineAt(starts, offset);
+  const lineOf = lineNumbers(html);
   const elements: ScannedElement[] = [];
   const styles: ScannedStyle[] = [];
   const links: ScannedLink[] = [];
@@ -90,23 +90,6 @@ export function scanHtml(html: string): ScannedHtml {
   );
   parser.end(html);
   return { elements, styles, links, hasBody, lineOf };
-}
-
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
-  return starts;
-}
-
-function lineAt(starts: number[], offset: number): number {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const mid = (low + high + 1) >> 1;
-    if (starts[mid]! <= offset) low = mid;
-    else high = mid - 1;
-  }
-  return low + 1;
 }
 
 /** The element's classes. */

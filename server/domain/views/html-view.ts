@@ -2,6 +2,7 @@ import { ATTRIBUTES, elementFeatures, INPUT_TYPES, TAGS } from '../check/feature
 import { HtmlParser } from '../mail/html-parser.ts';
 import { filterStyleAttribute, filterStylesheet, short, type CssView } from './css-filter.ts';
 import { escapeAttribute, imageBox } from './images-off.ts';
+import { lineNumbers } from '../mail/line-numbers.ts';
 
 /** Unsupported elements that go with everything in them; any other unsupported element is unwrapped (its content stays). */
 const REMOVED_WHOLE = new Set([
@@ -69,8 +70,7 @@ export interface HtmlViewResult {
  * applied in order. Linear in the input; nothing is re-parsed.
  */
 export function viewHtml(input: string, view: CssView): HtmlViewResult {
-  const starts = lineStarts(input);
-  const lineOf = (offset: number) => lineAt(starts, offset);
+  const lineOf = lineNumbers(input);
   const { removals } = view;
   const edits: Edit[] = [];
   const stack: Open[] = [];
@@ -247,21 +247,4 @@ function applyEdits(input: string, edits: readonly Edit[]): string {
   }
   out.push(input.slice(from));
   return out.join('');
-}
-
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
-  return starts;
-}
-
-function lineAt(starts: readonly number[], offset: number): number {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const mid = (low + high + 1) >> 1;
-    if (starts[mid]! <= offset) low = mid;
-    else high = mid - 1;
-  }
-  return low + 1;
 }
