@@ -63,12 +63,16 @@ export const operationDocs: DocumentedRoute[] = [
     doc: {
       summary: 'The render URL: a capture alone, at a width and in a mode',
       description:
-        'The email and nothing else, for screenshots and visual-regression tools: laid out exactly `width` pixels wide (its media queries see that width) and as tall as it is, light, with its own dark styles, or inverted; no script of the email runs and nothing remote loads unless `remote=1`. Only the inbox may frame it; another site can neither frame nor open it. Query: `width` = phone (375), tablet (768), desktop (the window, the default) or 200–4000 pixels; `mode` = light (default), dark, inverted; `remote` = 1.',
+        'The email and nothing else, for screenshots and visual-regression tools: laid out exactly `width` pixels wide (its media queries see that width) and as tall as it is, light, with its own dark styles, or inverted; no script of the email runs and nothing remote loads unless `remote=1`. Only the inbox may frame it; another site can neither frame nor open it. Query: `width` = phone (375), tablet (768), desktop (the window, the default) or 200–4000 pixels; `mode` = light (default), dark, inverted; `client` = a client view (gmail-web, gmail-app, outlook-windows, outlook-com, apple-mail, yahoo, images-off: the HTML of GET /api/messages/{id}/render, which applies the mode as that client would); `remote` = 1.',
       tags: operations,
       params: { id: 'Message (capture) id.' },
       responses: {
         200: { description: 'HTML.', content: { 'text/html': { type: 'string' } } },
-        400: { description: 'A bad width or mode.', body: z.object({ detail: z.string() }), example: { detail: 'mode must be one of light, dark, inverted.' } },
+        400: {
+          description: 'A bad width, mode or client.',
+          body: z.object({ detail: z.string() }),
+          example: { detail: 'mode must be one of light, dark, inverted.' },
+        },
         404: { description: 'No such capture, or it has no HTML body.', body: z.object({ detail: z.string() }) },
       },
     },
