@@ -147,10 +147,22 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     const segment = this.segments.get(this.indexOf(seq));
     if (!segment) return;
     const pending = this.pendingBySeq.get(seq);
-    if (pending && segment.pending.includes(pending)) {
-      // Not written yet: it never will be.
-      segment.pending.splice(segment.pending.indexOf(pending), 1);
+    if (pending) {
       this.pendingBySeq.delete(seq);
+      if (segment.pending.includes(pending)) {
+        // Not written yet: it never will be.
+        segment.pending.splice(segment.pending.indexOf(pending), 1);
+      } else {
+        // Being written right now, by a group commit that took it before its owner heard that
+        // its own write failed (a refused send's new recipient): a failed write drops it
+        // instead of queuing it again, and one that succeeds is followed by its tombstone.
+        pending.volatile = true;
+        const committed = pending.onCommit;
+        pending.onCommit = () => {
+          committed?.();
+          this.delete(seq);
+        };
+      }
     }
     const slot = seq % this.options.segmentSize;
     if (segment.lengths[slot] === 0) return;
