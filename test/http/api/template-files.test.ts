@@ -94,49 +94,19 @@ describe('GET /api/template-files/{name} and its sample data', () => {
 
 describe('the live push', () => {
   it('announces a save, a new file and a removal once each', async ({ events, folder }) => {
+    // The names this test touches: the folder is the file's, and an earlier test's change (the
+    // symlink above) can still be announced while this one runs on a busy machine.
+    const mine = new Set(['welcome.html', 'emails/new.html']);
+    const changes = () => events.frames.filter((f) => f.type === 'template_file.changed' && mine.has((f.data as { name: string }).name)).map((f) => f.data);
     await writeFile(path.join(folder, 'welcome.html'), '<h1>Welcome back, {{first_name}}</h1>');
-    await expect
-      .poll(() => events.frames.filter((f) => f.type === 'template_file.changed').map((f) => f.data))
-      .toEqual([{ name: 'welcome.html', removed: false }]);
+    await expect.poll(changes).toEqual([{ name: 'welcome.html', removed: false }]);
     await writeFile(path.join(folder, 'emails', 'new.html'), '<p>new</p>');
-    await expect.poll(() => events.frames.filter((f) => f.type === 'template_file.changed').length).toBe(2);
+    await expect.poll(() => changes().length).toBe(2);
     await rename(path.join(folder, 'emails', 'new.html'), path.join(folder, 'emails', 'gone.txt'));
-    await expect
-      .poll(() => events.frames.filter((f) => f.type === 'template_file.changed').map((f) => f.data))
-      .toEqual([
-        { name: 'welcome.html', removed: false },
-        { name: 'emails/new.html', removed: false },
-        { name: 'emails/new.html', removed: true },
-      ]);
-  });
-});
-
-describe('without --templates', () => {
-  test('lists nothing, and a file or its sample data says how to start with a folder', async ({ apps }) => {
-    const bare = await apps.start();
-    expect((await read(await fetch(`${bare.url}/api/template-files`))).body).toEqual({ dir: null, files: [], truncated: false });
-    const file = await read(await fetch(`${bare.url}/api/template-files/welcome.html`));
-    expect([file.status, file.text]).toEqual([404, '{"detail":"No template folder: start Pigeonhole with --templates <dir> (or PIGEONHOLE_TEMPLATES)."}']);
-  });
-});
-
-describe('sample data kept', () => {
-  test('for at most 200 files: the least recently saved is forgotten first', async ({ apps, tempDir }) => {
-    for (let i = 0; i <= 200; i++) await writeFile(path.join(tempDir, `t${String(i).padStart(3, '0')}.html`), `<p>{{n}}</p>`);
-    let at = Date.parse('2026-01-01T00:00:00Z');
-    const app = await apps.start({ templates: tempDir, now: () => at });
-    for (let i = 0; i <= 200; i++) {
-      at += 1000;
-      const saved = await fetch(`${app.url}/api/template-files/t${String(i).padStart(3, '0')}.html/sample`, {
-        method: 'PUT',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ data: { n: i } }),
-      });
-      expect(saved.status).toBe(200);
-    }
-    const files = ((await read(await fetch(`${app.url}/api/template-files`))).body as any).files as any[];
-    expect(files.filter((f) => f.has_sample).length).toBe(200);
-    expect(files.find((f) => f.name === 't000.html').has_sample).toBe(false);
-    expect(((await read(await fetch(`${app.url}/api/template-files/t200.html`))).body as any).rendered).toBe('<p>200</p>');
+    await expect.poll(changes).toEqual([
+      { name: 'welcome.html', removed: false },
+      { name: 'emails/new.html', removed: false },
+      { name: 'emails/new.html', removed: true },
+    ]);
   });
 });
