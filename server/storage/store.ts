@@ -311,16 +311,22 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   await watched.remember();
   let closed = false;
   let ticks = 0;
-  let probing = false;
+  /** The probe under way, which a close waits for (it may be writing a probe file or the reserve). */
+  let probing: Promise<void> | null = null;
   /**
    * Every half second: the folders are still the ones opened (someone may have removed the
    * data directory to clear the sandbox: it is written back, nothing acknowledged is lost);
    * and while a write failed, try again, so the store heals itself once space is freed or the
    * file system is writable again.
    */
-  const probe = async () => {
-    if (closed || probing) return;
-    probing = true;
+  const probe = (): Promise<void> => {
+    if (closed || probing) return probing ?? Promise.resolve();
+    probing = probeOnce().finally(() => {
+      probing = null;
+    });
+    return probing;
+  };
+  const probeOnce = async () => {
     try {
       ticks++;
       const lost = (await watched.changed()) || (ticks % 10 === 0 && ((await packs.lostFiles()) || (await messageLog.lostFiles())));
@@ -335,8 +341,6 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       }
     } catch (error) {
       if (!health.problem) health.failed(storageError(error, dataDir));
-    } finally {
-      probing = false;
     }
   };
   const timer = setInterval(() => void probe(), settings.probeIntervalMs);
@@ -431,6 +435,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       clearInterval(timer);
       clearInterval(checkpointTimer);
       if (lazyTimer) clearTimeout(lazyTimer);
+      await probing;
       meta.force();
       health.silence();
       try {
