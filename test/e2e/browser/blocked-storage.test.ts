@@ -149,5 +149,6 @@ describe('the inbox with browser storage blocked', () => {
     } finally {
       await browser.close();
     }
-  });
+    // Three page loads and the editor's lazy chunk: 10-15 s here, past 30 s once in CI on a loaded machine.
+  }, 90_000);
 });
