@@ -110,3 +110,33 @@ describe('the live push', () => {
     ]);
   });
 });
+
+describe('without --templates', () => {
+  test('lists nothing, and a file or its sample data says how to start with a folder', async ({ apps }) => {
+    const bare = await apps.start();
+    expect((await read(await fetch(`${bare.url}/api/template-files`))).body).toEqual({ dir: null, files: [], truncated: false });
+    const file = await read(await fetch(`${bare.url}/api/template-files/welcome.html`));
+    expect([file.status, file.text]).toEqual([404, '{"detail":"No template folder: start Pigeonhole with --templates <dir> (or PIGEONHOLE_TEMPLATES)."}']);
+  });
+});
+
+describe('sample data kept', () => {
+  test('for at most 200 files: the least recently saved is forgotten first', async ({ apps, tempDir }) => {
+    for (let i = 0; i <= 200; i++) await writeFile(path.join(tempDir, `t${String(i).padStart(3, '0')}.html`), `<p>{{n}}</p>`);
+    let at = Date.parse('2026-01-01T00:00:00Z');
+    const app = await apps.start({ templates: tempDir, now: () => at });
+    for (let i = 0; i <= 200; i++) {
+      at += 1000;
+      const saved = await fetch(`${app.url}/api/template-files/t${String(i).padStart(3, '0')}.html/sample`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ data: { n: i } }),
+      });
+      expect(saved.status).toBe(200);
+    }
+    const files = ((await read(await fetch(`${app.url}/api/template-files`))).body as any).files as any[];
+    expect(files.filter((f) => f.has_sample).length).toBe(200);
+    expect(files.find((f) => f.name === 't000.html').has_sample).toBe(false);
+    expect(((await read(await fetch(`${app.url}/api/template-files/t200.html`))).body as any).rendered).toBe('<p>200</p>');
+  });
+});
