@@ -10,6 +10,12 @@ import { basename } from 'node:path';
 let passed = 0;
 let failed = 0;
 let ok = true;
+/** Each failed test, named, printed above the counts so CI's tail says what failed. */
+const failures = [];
+
+function firstLine(text) {
+  return String(text ?? '').split('\n').find((line) => line.trim() !== '')?.trim().slice(0, 300) ?? '';
+}
 
 /** One Vitest run: its JSON report and the runner's exit status. */
 function vitest(file, status) {
@@ -20,10 +26,16 @@ function vitest(file, status) {
     for (const suite of report.testResults ?? []) {
       for (const test of suite.assertionResults ?? []) {
         if (test.status === 'passed') runPassed += 1;
-        else runFailed += 1;
+        else {
+          runFailed += 1;
+          failures.push(`${basename(file).replace(/\.json$/, '')}: ${suite.name?.replace(process.cwd() + '/', '') ?? '?'} > ${test.fullName ?? test.title} (${test.status}): ${firstLine(test.failureMessages?.[0])}`);
+        }
       }
       // A file that failed to load has no assertions but did fail.
-      if ((suite.assertionResults ?? []).length === 0 && suite.status === 'failed') runFailed += 1;
+      if ((suite.assertionResults ?? []).length === 0 && suite.status === 'failed') {
+        runFailed += 1;
+        failures.push(`${basename(file).replace(/\.json$/, '')}: ${suite.name ?? '?'} did not load: ${firstLine(suite.message)}`);
+      }
     }
   }
   // A run that failed without a failed test (the type check, the runner) or ran nothing.
@@ -33,7 +45,9 @@ function vitest(file, status) {
 /** One pytest run: its JUnit XML report (a case with a failure, an error or a skip fails) and its exit status. */
 function pytest(file, status) {
   const cases = file && existsSync(file) ? (readFileSync(file, 'utf8').match(/<testcase\b[^>]*?(\/>|>[\s\S]*?<\/testcase>)/g) ?? []) : [];
-  const runFailed = cases.filter((c) => /<(failure|error|skipped)\b/.test(c)).length;
+  const failedCases = cases.filter((c) => /<(failure|error|skipped)\b/.test(c));
+  for (const c of failedCases) failures.push(`${basename(file).replace(/\.xml$/, '')}: ${/classname="([^"]*)"/.exec(c)?.[1] ?? '?'}::${/name="([^"]*)"/.exec(c)?.[1] ?? '?'}`);
+  const runFailed = failedCases.length;
   const runPassed = cases.length - runFailed;
   tally(file, runPassed, runFailed, status);
 }
@@ -64,6 +78,10 @@ for (let i = 0; i < args.length; i += 2) {
     ok = false;
     failed += 1;
   }
+}
+if (failures.length > 0) {
+  console.log('failed tests:');
+  for (const line of failures.slice(0, 40)) console.log(`  ${line}`);
 }
 if (passed === 0 && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed`);
