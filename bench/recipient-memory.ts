@@ -27,7 +27,7 @@ import { Collection } from '../server/storage/collection.ts';
 import { nodeFs } from '../server/storage/fs.ts';
 import { Quarantine } from '../server/storage/quarantine.ts';
 import type { RecipientRecord } from '../server/storage/records.ts';
-import { openStore, type Store } from '../server/storage/store.ts';
+import { openStore, type OpenStore } from '../server/storage/store.ts';
 
 const { values } = parseArgs({
   options: {
@@ -87,7 +87,7 @@ const emailOf = (n: number) => `user-${n}@example.com`;
 
 try {
   // 1. Ingest through the domain.
-  let store: Store | null = await open();
+  let store: OpenStore | null = await open();
   const empty = await measure();
   const clock = new SandboxClock();
   const scheduler = new Scheduler(clock, () => undefined);

@@ -19,7 +19,7 @@ import { ParserPool } from './smtp/parser-pool.ts';
 import { createSmtpServer, type SmtpHooks, type SmtpTls } from './smtp/smtp-server.ts';
 import { smtpRelay } from './smtp/relay.ts';
 import { autoCertificate, certificateNames, type TlsCertificate } from './smtp/tls-certificate.ts';
-import { openStore, type Store, type StoreOptions } from './storage/store.ts';
+import { openStore, type OpenStore, type StoreOptions } from './storage/store.ts';
 
 /** What the entry point and the tests may set beside the configuration. */
 export interface PigeonholeOptions {
@@ -52,7 +52,8 @@ type SmtpCertificate = Pick<SmtpTls, 'cert' | 'key'> & Partial<Pick<TlsCertifica
 /** A whole Pigeonhole: built, not yet listening. */
 export interface Pigeonhole {
   readonly config: Config;
-  readonly store: Store;
+  /** The store with storage's own parts (tests use them); the domain is given it as a `Store`. */
+  readonly store: OpenStore;
   readonly sandbox: Sandbox;
   readonly metrics: Metrics;
   readonly readiness: Readiness;

@@ -22,11 +22,16 @@ export interface ResetScope {
   senders: ReadonlySet<string>;
 }
 
-/** One resettable part of the sandbox: returns how many things it removed. */
-export interface ResettablePart {
-  name: string;
-  reset(scope: ResetScope): Promise<number> | number;
-}
+/**
+ * One resettable part of the sandbox, returning how many things it removed: either a command of
+ * its own (`reset`, its own unit of work: deleting captures writes their tombstones before it
+ * takes them out of memory; the request log has its own group commit), or a synchronous
+ * `change` made inside the reset's unit of work, which the neighbouring changes share.
+ */
+export type ResettablePart = { name: string } & (
+  | { reset(scope: ResetScope): Promise<number> | number; change?: undefined }
+  | { change(scope: ResetScope): number; reset?: undefined }
+);
 
 export type ResetReport = Record<string, number>;
 
@@ -60,9 +65,20 @@ export class Reset {
     const teams = this.directory.config.teams.filter((t) => options.team === undefined || t.id === options.team);
     const scope: ResetScope = { ...options, senders: new Set(teams.flatMap((t) => t.senders.map((s) => s.id))) };
     const report: ResetReport = {};
-    for (const part of this.parts) report[part.name] = await part.reset(scope);
-    // What the parts changed in memory without a write of their own goes to disk now.
-    await this.store.commit();
+    for (let at = 0; at < this.parts.length; ) {
+      const part = this.parts[at]!;
+      if (part.reset) {
+        report[part.name] = await part.reset(scope);
+        at++;
+        continue;
+      }
+      // The changes next to each other are one unit of work, on disk before the next command.
+      const changes: ResettablePart[] = [];
+      for (; this.parts[at]?.change; at++) changes.push(this.parts[at]!);
+      await this.store.update(() => {
+        for (const change of changes) report[change.name] = change.change!(scope);
+      });
+    }
     this.events.emit('sandbox.reset', { team: options.team ?? null, namespace: options.namespace ?? null, removed: report });
     return report;
   }
@@ -87,25 +103,14 @@ export function standardParts(deps: ResetDeps): ResettablePart[] {
       name: 'messages',
       reset: async (scope) => (everything(scope) ? messages.clear() : (await messages.remove(messages.within(scope))).length),
     },
-    { name: 'recipients', reset: (scope) => recipients.removeAll(scope.team, scope.namespace) },
+    { name: 'recipients', change: (scope) => recipients.removeAll(scope.team, scope.namespace) },
     {
       name: 'blocks',
-      reset: (scope) => (scope.namespace === undefined ? blocks.reset(scope.team, scope.restoreFixtures) : blocks.resetNamespace(scope.team, scope.namespace)),
+      change: (scope) => (scope.namespace === undefined ? blocks.reset(scope.team, scope.restoreFixtures) : blocks.resetNamespace(scope.team, scope.namespace)),
     },
     {
       name: 'daily_counters',
-      reset: (scope) => {
-        if (scope.namespace !== undefined) return 0;
-        const counts = store.meta.daily.bySender;
-        let removed = 0;
-        for (const sender of Object.keys(counts)) {
-          if (!scope.senders.has(sender) && scope.team !== undefined) continue;
-          removed++;
-          delete counts[sender];
-        }
-        store.touchMeta();
-        return removed;
-      },
+      change: (scope) => (scope.namespace !== undefined ? 0 : store.daily.remove(scope.team === undefined ? undefined : scope.senders)),
     },
     {
       name: 'requests',

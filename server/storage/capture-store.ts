@@ -1,10 +1,15 @@
 import { ByteCache } from './byte-cache.ts';
 import { prepareContent, preparedFiles, storeContent, type IncomingPart, type PreparedContent, type StoredContent } from './capture-parts.ts';
+import type { JsonFile } from './json-file.ts';
 import type { MessageIndex } from './message-index.ts';
 import { recordNamespace } from './namespace.ts';
-import { PART, type ContentRef } from './pack-store.ts';
-import { contentRefs, type MessageRecord } from './records.ts';
-import type { Store } from './store.ts';
+import { PART, type ContentRef, type PackStore } from './pack-store.ts';
+import { contentRefs, type MessageRecord, type MetaData } from './records.ts';
+import type { SegmentLog } from './segment-log.ts';
+
+export type { IncomingPart } from './capture-parts.ts';
+export { ADDRESS_MARK, type MessageIndex, searchText, unmarked } from './message-index.ts';
+export { ByteCache } from './byte-cache.ts';
 
 /** Full records kept decoded (those just looked at), by the bytes of their stored JSON. */
 const CACHE_BYTES = 1024 * 1024;
@@ -18,6 +23,30 @@ export interface Doomed {
   seq: number;
   id: string;
   refs: ContentRef[];
+}
+
+/** Storage's own parts the capture store works with (the store builds it when it opens). */
+export interface CaptureParts {
+  readonly index: MessageIndex;
+  readonly log: SegmentLog<MessageRecord>;
+  readonly packs: PackStore;
+  readonly meta: JsonFile<MetaData>;
+  /** Store.update: the change, then the group commit that writes it. */
+  update<T>(change: () => T, options?: { freesSpace?: boolean }): Promise<T>;
+  /** Writes what the upkeep queued (compaction's moves, dead packs): no unit of work of the domain's. */
+  write(): Promise<void>;
+  exclusive<T>(task: () => Promise<T>): Promise<T>;
+  /** The segment logs compaction looks at besides the captures'. */
+  readonly compactable: readonly { compactionCandidates(): number[]; compact(segment: number): Promise<void> }[];
+}
+
+/** What the domain hands the capture store when it starts (the domain is made after the store). */
+export interface CaptureHooks {
+  /**
+   * A capture as the domain has it now (its outcome settled, its parts taken apart), read before
+   * compaction moves its parts, so that the record written with the new places is the whole of it.
+   */
+  current(seq: number): Promise<MessageRecord | undefined>;
 }
 
 /**
@@ -36,16 +65,15 @@ export class CaptureStore {
   /** Each pack's live bytes when compaction last looked: whether deletions are still emptying it. */
   private packsLive = new Map<number, number>();
 
-  /**
-   * `current`: a capture as the domain has it now (its outcome settled, its parts taken apart),
-   * read before compaction moves its parts, so that the record written with the new places is
-   * the whole of it.
-   */
-  constructor(
-    private readonly store: Store,
-    private readonly current: (seq: number) => Promise<MessageRecord | undefined> = (seq) => this.read(seq),
-  ) {
-    this.index = store.messages.index;
+  private current: (seq: number) => Promise<MessageRecord | undefined> = (seq) => this.read(seq);
+
+  constructor(private readonly store: CaptureParts) {
+    this.index = store.index;
+  }
+
+  /** The domain's hooks (until they are given, compaction reads captures as stored). */
+  hook(hooks: CaptureHooks): void {
+    this.current = hooks.current;
   }
 
   /** Reads uploads and writes large parts into files of their own (before the capture has its id). */
@@ -62,8 +90,9 @@ export class CaptureStore {
 
   /** The next capture's sequence number (never handed out again, stored or not). */
   nextSeq(): number {
-    const seq = ++this.store.meta.counters.message;
-    this.store.touchCounters();
+    const seq = ++this.store.meta.data.counters.message;
+    // Written lazily: start-up also takes the counter from the highest id any segment names.
+    this.store.meta.touchLazily();
     return seq;
   }
 
@@ -73,7 +102,7 @@ export class CaptureStore {
    */
   add(seq: number, prepared: PreparedContent, build: (stored: StoredContent) => MessageRecord): MessageRecord {
     const record = build(storeContent(this.store.packs, seq, prepared));
-    this.store.messages.log.put(record, { volatile: true });
+    this.store.log.put(record, { volatile: true });
     this.index.add(record);
     return record;
   }
@@ -86,7 +115,7 @@ export class CaptureStore {
 
   /** Queues a changed record for the next write. */
   put(record: MessageRecord): void {
-    this.store.messages.log.put(record);
+    this.store.log.put(record);
   }
 
   /** The record as stored (one object per capture while it is cached), or undefined once deleted. */
@@ -94,7 +123,7 @@ export class CaptureStore {
     if (!this.index.has(seq)) return undefined;
     let record = this.cache.get(seq);
     if (!record) {
-      record = await this.store.messages.log.read(seq);
+      record = await this.store.log.read(seq);
       if (!record) return undefined;
       // Stored before namespaces: derived as the index did when it was loaded.
       if (record.namespace === undefined) record.namespace = recordNamespace(record);
@@ -127,7 +156,7 @@ export class CaptureStore {
   async forDeletion(seqs: readonly number[], each: (record: MessageRecord) => void): Promise<Doomed[]> {
     const live = seqs.filter((seq) => this.index.has(seq));
     const cached = live.map((seq) => this.cache.get(seq));
-    const read = await this.store.messages.log.readMany(live.filter((_, i) => cached[i] === undefined));
+    const read = await this.store.log.readMany(live.filter((_, i) => cached[i] === undefined));
     const doomed: Doomed[] = [];
     let next = 0;
     for (const [i, seq] of live.entries()) {
@@ -151,7 +180,7 @@ export class CaptureStore {
       await this.store.update(
         () => {
           for (const { seq } of doomed) {
-            this.store.messages.log.delete(seq, { volatile: true });
+            this.store.log.delete(seq, { volatile: true });
             this.deleting.add(seq);
           }
         },
@@ -173,7 +202,7 @@ export class CaptureStore {
       }
     }
     // Packs nothing lives in any more go with the next write (the deletion itself is on disk).
-    if (released) await this.store.commit().catch(() => undefined);
+    if (released) await this.store.write().catch(() => undefined);
     this.scheduleMaintenance();
     return gone;
   }
@@ -184,13 +213,13 @@ export class CaptureStore {
    * cannot be written, nothing is cleared. `dropping` runs just before the captures go.
    */
   async clear(dropping: () => void): Promise<number> {
-    await this.store.update(() => this.store.touchMeta(), { freesSpace: true });
+    await this.store.update(() => this.store.meta.touch(), { freesSpace: true });
     const count = this.index.size;
     dropping();
     this.index.clear();
     this.cache.clear();
     await this.store.update(() => {
-      this.store.messages.log.clear();
+      this.store.log.clear();
       this.store.packs.releaseAll();
     });
     return count;
@@ -219,8 +248,8 @@ export class CaptureStore {
       else await this.compactPack(no);
     }
     if (waiting) this.scheduleMaintenance(EMPTYING_RECHECK_MS);
-    const logs = [this.store.messages.log, this.store.recipients.storage, this.store.subscriptions.storage, this.store.requests.log];
-    for (const log of logs) for (const segment of log.compactionCandidates()) await this.store.exclusive(() => log.compact(segment));
+    for (const log of [this.store.log, ...this.store.compactable])
+      for (const segment of log.compactionCandidates()) await this.store.exclusive(() => log.compact(segment));
   }
 
   /** Stops background work: compaction is not started again. */
@@ -286,16 +315,16 @@ export class CaptureStore {
         current.content = content;
         current.attachments = attachments;
         this.index.setContent(current);
-        this.store.messages.log.put(current, {
+        this.store.log.put(current, {
           onCommit: () => {
             for (const [old] of moved) this.store.packs.release(old);
           },
         });
       }
-      await this.store.commit();
+      await this.store.write();
     }
     // The old pack is released as the moves are committed: the next write deletes it.
-    await this.store.commit();
+    await this.store.write();
   }
 
   private scheduleMaintenance(delayMs = 1000): void {
@@ -308,6 +337,6 @@ export class CaptureStore {
   }
 
   private remember(record: MessageRecord): void {
-    this.cache.set(record.seq, record, this.store.messages.log.storedBytes(record.seq) || UNSTORED_RECORD_BYTES);
+    this.cache.set(record.seq, record, this.store.log.storedBytes(record.seq) || UNSTORED_RECORD_BYTES);
   }
 }

@@ -1,5 +1,7 @@
 import type { ContentRef } from './pack-store.ts';
 
+export type { ContentRef } from './pack-store.ts';
+
 /** The shapes kept on disk. Field names are ours (camelCase); wire names are mapped in http/. */
 
 /** How a capture arrived. */

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { api, read } from '../support/app.ts';
@@ -83,9 +83,9 @@ describe('POST /api/reset', () => {
     expect(res.body).toMatchObject({ team: null, restore_fixtures: true, removed: { subscriptions: 1, clock: 1 } });
     expect(await get('/api/clock')).toMatchObject({ offset_ms: 0, real_time: true });
     const store = app.store;
-    expect([store.messages.index.size, store.recipients.size, store.subscriptions.size, store.requests.summaries.length]).toEqual([0, 0, 0, 0]);
+    expect([store.messages.index.size, store.recipients.size, store.subscriptions.size, store.requests.size]).toEqual([0, 0, 0, 0]);
     expect(store.blocks.blocks).toEqual([]);
-    expect(store.meta.daily.bySender).toEqual({});
+    expect(JSON.parse(await readFile(path.join(app.dataDir, 'meta.json'), 'utf8')).daily.bySender).toEqual({});
     for (const dir of ['messages', 'recipients', 'subscriptions', 'requests', 'packs']) expect(await files(path.join(app.dataDir, dir)), dir).toEqual([]);
     expect((await get('/api/blocks')).blocks.map((b: { email: string }) => b.email)).toEqual(['blocked@example.com', 'fixture@initech.example']);
     expect((await get('/api/faults')).faults).toMatchObject([{ id: 'configured', source: 'config', fired: 0 }]);

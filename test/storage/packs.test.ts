@@ -5,7 +5,7 @@ import { describe, expect } from 'vitest';
 import { DamagedContent } from '../../server/storage/errors.ts';
 import { nodeFs } from '../../server/storage/fs.ts';
 import { ENTRY_HEADER, PART } from '../../server/storage/pack-store.ts';
-import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
+import { openStore, type OpenStore, type StoreOptions } from '../../server/storage/store.ts';
 import { api, read, type TestServer } from '../support/app.ts';
 import { test } from '../support/fixtures.ts';
 import { capturedId, smtpClient } from '../support/smtp.ts';
@@ -13,12 +13,12 @@ import { capturedId, smtpClient } from '../support/smtp.ts';
 /** `open(options)`: a store of the test's own (on a new directory unless `dataDir` is given), closed and deleted after the test. */
 const it = test.extend('open', async ({}, { onCleanup }) => {
   const dirs: string[] = [];
-  const stores: Store[] = [];
+  const stores: OpenStore[] = [];
   onCleanup(async () => {
     await Promise.all(stores.map((s) => s.close().catch(() => undefined)));
     await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
   });
-  return async (options: Partial<StoreOptions> & { dataDir?: string } = {}): Promise<Store> => {
+  return async (options: Partial<StoreOptions> & { dataDir?: string } = {}): Promise<OpenStore> => {
     const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-packs-')));
     if (!options.dataDir) dirs.push(dataDir);
     const store = await openStore({ reserveSize: 0, probeIntervalMs: 60_000, log: () => undefined, ...options, dataDir });

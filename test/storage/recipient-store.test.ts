@@ -5,10 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { addressTag } from '../../server/storage/namespace.ts';
 import type { RecipientQuery } from '../../server/storage/recipient-store.ts';
 import type { RecipientRecord } from '../../server/storage/records.ts';
-import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
+import { openStore, type OpenStore, type StoreOptions } from '../../server/storage/store.ts';
 
 const dirs: string[] = [];
-const stores: Store[] = [];
+const stores: OpenStore[] = [];
 afterEach(async () => {
   await Promise.all(stores.splice(0).map((s) => s.close().catch(() => undefined)));
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
@@ -20,7 +20,7 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-async function open(dir: string, options: Partial<StoreOptions> = {}): Promise<Store> {
+async function open(dir: string, options: Partial<StoreOptions> = {}): Promise<OpenStore> {
   const store = await openStore({ dataDir: dir, segmentSize: 64, reserveSize: 0, probeIntervalMs: 60_000, log: () => undefined, ...options });
   stores.push(store);
   return store;
@@ -123,7 +123,7 @@ describe('the recipient store (a compact index, records read from their segments
       { words: ['first2', 'person1'] },
       { flag: 'new' },
     ];
-    const answers = (s: Store) => queries.map((query) => plain(s.recipients.list(query, 3, 20)));
+    const answers = (s: OpenStore) => queries.map((query) => plain(s.recipients.list(query, 3, 20)));
     const before = answers(store);
     await store.close();
 

@@ -6,10 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StorageError } from '../../server/storage/errors.ts';
 import { nodeFs, type Fs } from '../../server/storage/fs.ts';
 import type { RecipientRecord } from '../../server/storage/records.ts';
-import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
+import { openStore, type OpenStore, type StoreOptions } from '../../server/storage/store.ts';
 
 const dirs: string[] = [];
-const stores: Store[] = [];
+const stores: OpenStore[] = [];
 afterEach(async () => {
   await Promise.all(stores.splice(0).map((s) => s.close().catch(() => undefined)));
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
@@ -21,7 +21,7 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-async function open(dir: string, options: Partial<StoreOptions> = {}): Promise<Store> {
+async function open(dir: string, options: Partial<StoreOptions> = {}): Promise<OpenStore> {
   const store = await openStore({ dataDir: dir, segmentSize: 100, reserveSize: 0, probeIntervalMs: 60_000, log: () => undefined, ...options });
   stores.push(store);
   return store;
@@ -44,7 +44,7 @@ function recipient(seq: number): RecipientRecord {
 }
 
 /** The recipients' sequence numbers, oldest first. */
-const recipientSeqs = (store: Store) =>
+const recipientSeqs = (store: OpenStore) =>
   store.recipients
     .list({}, 0, Number.MAX_SAFE_INTEGER)
     .items.map((r) => r.seq)
@@ -177,7 +177,7 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     await store.flush();
     // meta.json was never written: the counter still may not hand out 42 again.
     const reopened = await open(dir);
-    expect(reopened.meta.counters.recipient).toBe(42);
+    expect(reopened.ids.next('recipient')).toBe(43);
   });
 
   it('replaces a changed record (the last line wins), deletes with tombstones, and rewrites a segment once its dead lines outnumber the live ones', async () => {
@@ -234,10 +234,8 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
   it('deletes a segment file once nothing in it is live', async () => {
     const dir = await tempDir();
     const store = await open(dir, { segmentSize: 10 });
-    for (let seq = 1; seq <= 15; seq++) store.recipients.insert(recipient(seq));
-    // As the domain does: the counter moves with every new record, and is written lazily.
-    store.meta.counters.recipient = 15;
-    store.touchCounters();
+    // As the domain does: each new record takes the next id, which queues meta.json's write.
+    for (let i = 1; i <= 15; i++) store.recipients.insert(recipient(store.ids.next('recipient')));
     await store.flush();
     expect(await recipientFiles(dir)).toEqual(['seg-000000.json', 'seg-000001.json']);
     for (let seq = 10; seq <= 15; seq++) store.recipients.remove(seq);
@@ -249,31 +247,29 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect(reopened.recipients.size).toBe(9);
     // The deleted segment held the highest ids: meta.json, written before the file went,
     // keeps them from coming back.
-    expect(reopened.meta.counters.recipient).toBe(15);
+    expect(reopened.ids.next('recipient')).toBe(16);
   });
 
   it('writes the lazy counters before a deletion that unlinks a file, not with every tombstone', async () => {
     const dir = await tempDir();
     const store = await open(dir, { segmentSize: 10 });
     for (let seq = 1; seq <= 15; seq++) store.recipients.insert(recipient(seq));
-    store.meta.counters.recipient = 15;
-    store.touchMeta();
     await store.flush();
-    const onDisk = async () => JSON.parse(await readFile(path.join(dir, 'meta.json'), 'utf8')).counters.recipient;
-    expect(await onDisk()).toBe(15);
+    const onDisk = async () => JSON.parse(await readFile(path.join(dir, 'meta.json'), 'utf8')).counters.message;
+    expect(await onDisk()).toBe(0);
+    // The captures' id counter is written lazily (start-up also takes it from the segments).
+    for (let i = 0; i < 4; i++) store.captures.nextSeq();
     for (let seq = 16; seq <= 19; seq++) store.recipients.insert(recipient(seq));
-    store.meta.counters.recipient = 19;
-    store.touchCounters();
     await store.flush();
     // A tombstone in a segment that still holds live lines: the file names the ids it held.
     store.recipients.remove(12);
     await store.flush();
-    expect(await onDisk()).toBe(15);
+    expect(await onDisk()).toBe(0);
     // These empty the segment, which is unlinked: the counters go first.
     for (const seq of [10, 11, 13, 14, 15, 16, 17, 18, 19]) store.recipients.remove(seq);
     await store.flush();
     expect(await recipientFiles(dir)).toEqual(['seg-000000.json']);
-    expect(await onDisk()).toBe(19);
+    expect(await onDisk()).toBe(4);
   });
 
   it('sets a damaged line aside in damaged/, loads the rest, and rewrites the segment clean', async () => {
@@ -363,7 +359,7 @@ describe('the unit of work (Store.update)', () => {
     const dir = await tempDir();
     const counting = countingFs();
     const store = await open(dir, { fs: counting.fs, segmentSize: 1000 });
-    await store.commit();
+    await store.flush();
     const before = counting.writes();
     const insert = (seq: number) => () => {
       store.recipients.insert(recipient(seq));
@@ -404,17 +400,20 @@ describe('the unit of work (Store.update)', () => {
     expect((error as StorageError).problem).toBe('full');
     expect(undone).toBe(1);
     expect(saved).toBe(false);
-    // A change that throws writes nothing, and undo is not called for it (nothing was applied).
+    // A change that throws writes nothing, and its undo puts back what it did before it threw
+    // (a send's daily count, reserved before a later step refused it).
     full.on = false;
+    let applied = 0;
     await expect(
       store.update(
         () => {
+          applied++;
           throw new Error('refused');
         },
-        { undo: () => undone++ },
+        { undo: () => applied-- },
       ),
     ).rejects.toThrow('refused');
-    expect(undone).toBe(1);
+    expect(applied).toBe(0);
     await store.close();
     expect((await open(dir)).recipients.get(1)).toMatchObject({ firstName: 'A name of some length' });
   });
@@ -422,11 +421,11 @@ describe('the unit of work (Store.update)', () => {
 
 describe('segment size (recorded in meta.json)', () => {
   const readMeta = async (dir: string) => JSON.parse(await readFile(path.join(dir, 'meta.json'), 'utf8')) as Record<string, unknown>;
-  const insertRange = async (store: Store, from: number, to: number) => {
+  const insertRange = async (store: OpenStore, from: number, to: number) => {
     for (let seq = from; seq <= to; seq++) store.recipients.insert(recipient(seq));
     await store.flush();
   };
-  const seqs = (store: Store) =>
+  const seqs = (store: OpenStore) =>
     store.recipients
       .list({}, 0, 100_000)
       .items.reverse()

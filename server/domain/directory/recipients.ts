@@ -1,6 +1,5 @@
 import type { RecipientRecord } from '../entities.ts';
-import type { RecipientStore } from '../../storage/recipient-store.ts';
-import type { Store } from '../../storage/store.ts';
+import type { RecipientStore, Store } from '../../storage/store.ts';
 import type { Clock } from '../time/clock.ts';
 import { NotFound } from '../errors.ts';
 import { addFlags } from './flags.ts';
@@ -125,9 +124,7 @@ export class Recipients {
    * recipients they left behind with it, so a long-running sandbox stays bounded.
    */
   async prune(before: string, keep: readonly { team: string; email: string }[]): Promise<number> {
-    const removed = this.recipients.removeUnchangedSince(Date.parse(before), keep);
-    if (removed > 0) await this.store.commit();
-    return removed;
+    return this.store.update(() => this.recipients.removeUnchangedSince(Date.parse(before), keep));
   }
 
   /** A page of every team's recipients for the sandbox's recipients view, newest first: a team, and words found in the address, names or flags. */
@@ -147,8 +144,7 @@ export class Recipients {
     let record = this.find(team, email);
     const created = !record;
     if (!record) {
-      const seq = ++this.store.meta.counters.recipient;
-      this.store.touchMeta();
+      const seq = this.store.ids.next('recipient');
       record = {
         seq,
         sqid: encodeId(seq),

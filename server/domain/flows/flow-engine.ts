@@ -143,8 +143,8 @@ export class FlowEngine {
         if (next === null) return;
         this.advance(sub, flow, next);
       }
-      // Completed, or stopped meanwhile: what the last steps changed goes to disk now.
-      await this.deps.store.commit();
+      // Completed, or stopped meanwhile: the subscription as the last steps left it goes to disk now.
+      await this.deps.store.update(() => this.deps.store.subscriptions.touch(sub));
     } catch (error) {
       this.deps.log(`flow ${sub.flowTrigger}: subscription ${seq} failed at step ${sub.currentStepOrder}; trying again in a minute`, error);
       if (this.live(sub)) this.deps.scheduler.schedule('flow', seq, this.deps.clock.now().getTime() + RETRY_MS);
@@ -179,9 +179,11 @@ export class FlowEngine {
         return target === undefined ? order + 1 : stepOrder(flow, target);
       }
       case 'action':
-        if (step.action === 'set_flag') recipients.apply(sub.team, sub.email, { flags: [step.flag!] });
-        else if (step.action === 'clear_flag') recipients.removeFlags(sub.team, sub.email, [step.flag!]);
-        else blocks.block(sub.team, sub.email, 'suppressed');
+        await this.deps.store.update(() => {
+          if (step.action === 'set_flag') recipients.apply(sub.team, sub.email, { flags: [step.flag!] });
+          else if (step.action === 'clear_flag') recipients.removeFlags(sub.team, sub.email, [step.flag!]);
+          else blocks.block(sub.team, sub.email, 'suppressed');
+        });
         return order + 1;
     }
   }

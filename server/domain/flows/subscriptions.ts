@@ -65,8 +65,7 @@ export class Subscriptions {
       flags: normaliseFlags(input.flags),
     });
     const now = this.clock.now().toISOString();
-    const seq = ++this.store.meta.counters.subscription;
-    this.store.touchMeta();
+    const seq = this.store.ids.next('subscription');
     const record: SubscriptionRecord = {
       seq,
       team,

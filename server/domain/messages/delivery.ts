@@ -17,6 +17,8 @@ export type ForcedStatus = Exclude<DeliveryStatus, 'pending'>;
 export class Delivery {
   /** Captures whose status is pending, and when it turns into its outcome (sandbox clock, ms). */
   private readonly pending = new Map<number, number>();
+  /** The writes of outcomes settled and not on disk yet, by capture. */
+  private readonly writes = new Map<number, Promise<void>>();
 
   constructor(
     private readonly store: Store,
@@ -55,17 +57,22 @@ export class Delivery {
   settle(record: MessageRecord): MessageRecord {
     if (record.status !== 'pending' || record.deliverAt === null) return record;
     if (new Date(record.deliverAt).getTime() > this.clock.now().getTime()) return record;
-    void this.store
-      .update(() => {
-        record.status = record.outcome;
-        record.deliverAt = null;
-        record.updatedAt = this.clock.now().toISOString();
-        this.captures.index.setStatus(record.seq, record.status);
-        this.pending.delete(record.seq);
-        this.captures.put(record);
-        this.blockOnOutcome(record);
-      })
-      .catch(() => undefined);
+    const { seq } = record;
+    const write = this.store.update(() => {
+      record.status = record.outcome;
+      record.deliverAt = null;
+      record.updatedAt = this.clock.now().toISOString();
+      this.captures.index.setStatus(seq, record.status);
+      this.pending.delete(seq);
+      this.captures.put(record);
+      this.blockOnOutcome(record);
+    });
+    this.writes.set(seq, write);
+    void write
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.writes.get(seq) === write) this.writes.delete(seq);
+      });
     this.events.emit('message.status', record);
     this.scheduler.cancel('delivery', record.seq);
     return record;
@@ -98,6 +105,11 @@ export class Delivery {
     await this.store.update(() => this.blockOnOutcome(record));
     this.events.emit('message.status', record);
     return record;
+  }
+
+  /** Resolves once the capture's settled outcome is on disk (at once when none is being written). */
+  async written(seq: number): Promise<void> {
+    await this.writes.get(seq);
   }
 
   /** A capture gone (or never stored): its outcome is no longer due. */

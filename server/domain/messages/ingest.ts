@@ -71,39 +71,42 @@ export class Ingest {
     const summary = raw === undefined ? undefined : smtp?.partsSummary;
     const deferred = raw !== undefined && summary === undefined && parses !== null;
     const now = clock.now();
-    let releaseLimit: () => void = () => undefined;
-    const undoRecipients: (() => void)[] = [];
+    // What the unit of work changed besides the capture (the daily count, the recipients), put
+    // back in reverse order when it is not stored.
+    const undo: (() => void)[] = [];
     let seq = 0;
     let captured: MessageRecord;
     try {
-      releaseLimit = this.reserveDailySend(email, now);
-      const originalTo = email.to ?? [email.recipient];
-      const originals = uniqueAddresses([email.recipient, ...originalTo, ...(email.cc ?? []), ...(email.bcc ?? [])]);
-      // Blocked is decided on the original recipients, before any Development Mode redirect (docs/api-contract.md §3);
-      // a message to several (SMTP) is blocked as a whole when any of them is.
-      const blocked = team !== null && originals.some((address) => this.deps.blocks.isBlocked(team, address));
-      const flags = normaliseFlags(api?.flags);
-      if (team !== null && !blocked) {
-        const named = { firstName: api?.firstName, lastName: api?.lastName, flags, sent: true };
-        undoRecipients.push(this.deps.recipients.applyUndoably(team, email.recipient, named));
-        for (const address of originals.slice(1)) undoRecipients.push(this.deps.recipients.applyUndoably(team, address, { sent: true }));
-      }
-      const redirected = sender?.developmentMode === true && sender.developmentRecipient !== null;
-      // Development Mode sends everything to one address: Cc and Bcc are redirected too.
-      const to = redirected ? [sender.developmentRecipient!] : originalTo;
-      const cc = redirected ? [] : (email.cc ?? []);
-      const bcc = redirected ? [] : (email.bcc ?? []);
-      seq = captures.nextSeq();
-      // An encrypted send keeps no more of its text in the clear than the snippet it always had.
-      const { snippet, bodyText } = summary ?? captureTexts(email.text, html, email.html);
-      const texts = { snippet, ...(bodyText === undefined || encryptionKey !== undefined ? {} : { bodyText }) };
-      const planned = delivery.planned(blocked, to[0] ?? cc[0] ?? bcc[0] ?? email.recipient, now);
-      // SMTP clients pipeline, and the messages of several connections arrive in one turn of the
-      // event loop: gathered, they share one write per file (3.2 captures per write at 8
-      // connections, +7-16 % messages/s in alternated pairs). An API send is written at once:
-      // gathering measured 3-8 % fewer sends/s there (bench/README.md).
+      // One unit of work: the daily count reserved (so concurrent sends cannot overshoot), the
+      // recipients made or changed, the capture added. SMTP clients pipeline, and the messages of
+      // several connections arrive in one turn of the event loop: gathered, they share one write
+      // per file (3.2 captures per write at 8 connections, +7-16 % messages/s in alternated
+      // pairs). An API send is written at once: gathering measured 3-8 % fewer sends/s there
+      // (bench/README.md).
       captured = await store.update(
         () => {
+          undo.push(this.reserveDailySend(email, now));
+          const originalTo = email.to ?? [email.recipient];
+          const originals = uniqueAddresses([email.recipient, ...originalTo, ...(email.cc ?? []), ...(email.bcc ?? [])]);
+          // Blocked is decided on the original recipients, before any Development Mode redirect (docs/api-contract.md §3);
+          // a message to several (SMTP) is blocked as a whole when any of them is.
+          const blocked = team !== null && originals.some((address) => this.deps.blocks.isBlocked(team, address));
+          const flags = normaliseFlags(api?.flags);
+          if (team !== null && !blocked) {
+            const named = { firstName: api?.firstName, lastName: api?.lastName, flags, sent: true };
+            undo.push(this.deps.recipients.applyUndoably(team, email.recipient, named));
+            for (const address of originals.slice(1)) undo.push(this.deps.recipients.applyUndoably(team, address, { sent: true }));
+          }
+          const redirected = sender?.developmentMode === true && sender.developmentRecipient !== null;
+          // Development Mode sends everything to one address: Cc and Bcc are redirected too.
+          const to = redirected ? [sender.developmentRecipient!] : originalTo;
+          const cc = redirected ? [] : (email.cc ?? []);
+          const bcc = redirected ? [] : (email.bcc ?? []);
+          seq = captures.nextSeq();
+          // An encrypted send keeps no more of its text in the clear than the snippet it always had.
+          const { snippet, bodyText } = summary ?? captureTexts(email.text, html, email.html);
+          const texts = { snippet, ...(bodyText === undefined || encryptionKey !== undefined ? {} : { bodyText }) };
+          const planned = delivery.planned(blocked, to[0] ?? cc[0] ?? bcc[0] ?? email.recipient, now);
           const record = captures.add(seq, prepared, (stored) => ({
             seq,
             id: encodeId(seq),
@@ -153,13 +156,16 @@ export class Ingest {
           delivery.arrived(record);
           return record;
         },
-        { gather: email.source === 'smtp' },
+        {
+          gather: email.source === 'smtp',
+          // Not stored: the daily count is given back, and the recipients it made or changed are as they were.
+          undo: () => {
+            for (const step of undo.reverse()) step();
+          },
+        },
       );
     } catch (error) {
-      // Not stored: the capture never existed (its id is not handed out again), and the
-      // recipients it made or changed are as they were.
-      releaseLimit();
-      for (const undo of undoRecipients.reverse()) undo();
+      // Not stored: the capture never existed (its id is not handed out again).
       if (seq > 0) {
         parses?.drop(seq);
         delivery.forget(seq);
@@ -185,15 +191,13 @@ export class Ingest {
   dailyLimitReached(caller: Caller): number | null {
     const { sender } = caller;
     if (sender.dailyLimit === null) return null;
-    const daily = this.deps.store.meta.daily;
-    const used = daily.day === utcDay(this.deps.clock.now()) ? (daily.bySender[sender.id] ?? 0) : 0;
+    const used = this.deps.store.daily.used(sender.id, utcDay(this.deps.clock.now()));
     return used >= sender.dailyLimit ? sender.dailyLimit : null;
   }
 
   /** How many sends the sender has counted against its daily limit today (sandbox clock). */
   sentToday(senderId: string): number {
-    const daily = this.deps.store.meta.daily;
-    return daily.day === utcDay(this.deps.clock.now()) ? (daily.bySender[senderId] ?? 0) : 0;
+    return this.deps.store.daily.used(senderId, utcDay(this.deps.clock.now()));
   }
 
   /**
@@ -203,78 +207,42 @@ export class Ingest {
    */
   resetDailyCounts(senders: ReadonlySet<string> | undefined): Promise<number> {
     const { store, clock } = this.deps;
-    return store.update(() => {
-      const daily = store.meta.daily;
-      const now = clock.now();
-      if (daily.day !== utcDay(now)) {
-        daily.day = utcDay(now);
-        daily.bySender = {};
-        daily.resetAfter = {};
-      }
-      const resetAfter = (daily.resetAfter ??= {});
-      // Captures are numbered in the order they are made: those up to this one no longer count.
-      const last = store.meta.counters.message;
-      let counted = 0;
-      for (const sender of senders ?? new Set([...Object.keys(daily.bySender), ...Object.keys(resetAfter)])) {
-        if ((daily.bySender[sender] ?? 0) > 0) counted++;
-        delete daily.bySender[sender];
-        resetAfter[sender] = last;
-      }
-      store.touchMeta();
-      return counted;
-    });
+    return store.update(() => store.daily.startOver(senders, utcDay(clock.now())));
   }
 
   /**
    * The daily limit (docs/api-contract.md §3): every email record the sender creates through the API in the UTC day
-   * of the sandbox clock counts, blocked ones included. Reserved before anything is written so
-   * concurrent sends cannot overshoot; released if the send then fails.
+   * of the sandbox clock counts, blocked ones included. Reserved in the send's unit of work so
+   * concurrent sends cannot overshoot; the undo gives it back if the send is not stored.
    */
   private reserveDailySend(email: IncomingEmail, now: Date): () => void {
     const sender = email.caller?.sender;
     if (!sender || email.source === 'flow') return () => undefined;
-    const daily = this.deps.store.meta.daily;
-    const day = utcDay(now);
-    if (daily.day !== day) {
-      daily.day = day;
-      daily.bySender = {};
-      daily.resetAfter = {};
-    }
-    const used = daily.bySender[sender.id] ?? 0;
-    if (sender.dailyLimit !== null && used >= sender.dailyLimit) throw new DailyLimitReached(sender.dailyLimit);
-    daily.bySender[sender.id] = used + 1;
-    this.deps.store.touchCounters();
-    return () => {
-      if (daily.day === day && (daily.bySender[sender.id] ?? 0) > 0) daily.bySender[sender.id]! -= 1;
-    };
+    const release = this.deps.store.daily.reserve(sender.id, utcDay(now), sender.dailyLimit);
+    if (release === null) throw new DailyLimitReached(sender.dailyLimit!);
+    return release;
   }
 
   /**
-   * meta.json keeps the day's counts but is written lazily: start-up counts today's stored
+   * The store keeps the day's counts but writes them lazily: start-up counts today's stored
    * captures too and keeps the larger figure, so a crash never hands a sender extra sends.
    */
   private recountDailySends(): void {
     const { index } = this.deps.captures;
     const day = utcDay(this.deps.clock.now());
     const start = Date.parse(`${day}T00:00:00Z`);
-    const daily = this.deps.store.meta.daily;
-    if (daily.day !== day) {
-      daily.day = day;
-      daily.bySender = {};
-      daily.resetAfter = {};
-    }
-    const resetAfter = daily.resetAfter ?? {};
+    const { daily } = this.deps.store;
     const counted: Record<string, number> = {};
     index.scanNewestFirst(
       (slot) => index.createdMs(slot) >= start && index.source(slot) !== 'flow' && index.sender(slot) !== null,
       (slot) => {
         const sender = index.sender(slot)!;
         // Counted again only since the sender's count was last started over.
-        if (index.seq(slot) <= (resetAfter[sender] ?? 0)) return;
+        if (index.seq(slot) <= daily.startedOverAfter(sender, day)) return;
         counted[sender] = (counted[sender] ?? 0) + 1;
       },
     );
-    for (const [sender, n] of Object.entries(counted)) daily.bySender[sender] = Math.max(daily.bySender[sender] ?? 0, n);
+    daily.atLeast(day, counted);
   }
 }
 

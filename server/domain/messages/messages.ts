@@ -1,4 +1,4 @@
-import { searchText } from '../../storage/message-index.ts';
+import { searchText } from '../../storage/capture-store.ts';
 import type { Store } from '../../storage/store.ts';
 import type { LiveTemplate } from '../directory/account-templates.ts';
 import type { Caller } from '../directory/directory.ts';
@@ -58,7 +58,8 @@ export class Messages extends MessageReads {
     scheduler.handle('delivery', async (seq) => {
       const record = await this.load(seq);
       if (record) this.delivery.settle(record);
-      await store.commit();
+      // Due in order: the outcome is on disk before the next entry runs.
+      await this.delivery.written(seq);
     });
     // SMTP messages stored before a stop but not yet taken apart.
     if (this.parses) for (const seq of captures.index.unparsedCaptures()) this.parses.add(seq);

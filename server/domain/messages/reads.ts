@@ -1,6 +1,5 @@
-import { ByteCache } from '../../storage/byte-cache.ts';
-import { CaptureStore } from '../../storage/capture-store.ts';
-import type { ContentRef } from '../../storage/pack-store.ts';
+import { ByteCache, type CaptureStore } from '../../storage/capture-store.ts';
+import type { ContentRef } from '../../storage/records.ts';
 import type { Store } from '../../storage/store.ts';
 import type { AttachmentRecord, FlowMark, MessageRecord } from '../entities.ts';
 import { InvalidEncryptionKey } from '../errors.ts';
@@ -43,7 +42,9 @@ export abstract class MessageReads {
     store: Store,
     private readonly parser: RawParser | undefined,
   ) {
-    this.captures = new CaptureStore(store, (seq) => this.load(seq));
+    this.captures = store.captures;
+    // Compaction reads a capture as the domain has it, so the record it writes is the whole of it.
+    this.captures.hook({ current: (seq) => this.load(seq) });
   }
 
   /** The full record of a live capture as the domain has it, or undefined. */

@@ -20,7 +20,7 @@ export class ClockControl {
     private readonly store: Store,
     private readonly events: Events,
   ) {
-    clock.setOffset(store.meta.clockOffsetMs ?? 0);
+    clock.setOffset(store.clockOffset.ms);
   }
 
   read(): ClockState {
@@ -75,14 +75,13 @@ export class ClockControl {
   private async changed(previousOffset: number): Promise<ClockState> {
     await this.store.update(
       () => {
-        this.store.meta.clockOffsetMs = this.clock.offset;
-        this.store.touchMeta();
+        this.store.clockOffset.set(this.clock.offset);
         this.scheduler.clockMoved();
       },
       {
         undo: () => {
           this.clock.setOffset(previousOffset);
-          this.store.meta.clockOffsetMs = previousOffset;
+          this.store.clockOffset.set(previousOffset);
           this.scheduler.clockMoved();
         },
       },

@@ -1,5 +1,5 @@
 import type { BlockRecord } from '../entities.ts';
-import type { Store } from '../../storage/store.ts';
+import type { BlocksRepository, Store } from '../../storage/store.ts';
 import type { Clock } from '../time/clock.ts';
 import type { Directory } from '../directory/directory.ts';
 import { addressTag } from '../../storage/namespace.ts';
@@ -26,12 +26,14 @@ export class Blocks {
   /** Why each (team, address) in force is blocked. */
   private readonly keys = new Map<string, BlockReason>();
   private readonly configured = new Map<string, { team: string; email: string }>();
+  private readonly stored: BlocksRepository;
 
   constructor(
     private readonly store: Store,
     directory: Directory,
     private readonly clock: Clock,
   ) {
+    this.stored = store.blocks;
     for (const team of directory.config.teams) for (const email of team.blockedRecipients) this.configured.set(key(team.id, email), { team: team.id, email });
     this.rebuild();
   }
@@ -45,36 +47,45 @@ export class Blocks {
     return this.keys.has(key(team, email));
   }
 
+  /** Blocks a recipient, queued for the write of the caller's unit of work. */
   block(team: string, email: string, reason: BlockRecord['reason']): void {
     if (this.isBlocked(team, email)) return;
     this.keys.set(key(team, email), reason);
-    this.store.blocks.blocks.push({ team, email, reason, createdAt: this.clock.now().toISOString() });
-    this.store.touchBlocks();
+    this.stored.add({ team, email, reason, createdAt: this.clock.now().toISOString() });
   }
 
   /** Blocks a recipient through the sandbox API, on disk when it resolves; false if it already was. */
   async add(team: string, email: string): Promise<boolean> {
     const created = !this.isBlocked(team, email);
-    await this.store.update(() => this.block(team, email, 'manual'));
+    await this.store.update(() => this.block(team, email, 'manual'), { undo: this.undoer() });
     return created;
   }
 
   /** Lifts a block through the sandbox API, on disk when it resolves; false if it was not blocked. */
   async remove(team: string, email: string): Promise<boolean> {
-    return this.store.update(() => this.unblock(team, email));
+    return this.store.update(() => this.unblock(team, email), { undo: this.undoer() });
   }
 
   /** Lifts a block (stored or configured); false when the recipient was not blocked. */
-  unblock(team: string, email: string): boolean {
+  private unblock(team: string, email: string): boolean {
     const k = key(team, email);
     if (!this.keys.has(k)) return false;
-    const data = this.store.blocks;
-    data.blocks = data.blocks.filter((b) => key(b.team, b.email) !== k);
     const configured = this.configured.get(k);
-    if (configured) (data.lifted ??= []).push(configured);
+    this.stored.replace({
+      blocks: this.stored.blocks.filter((b) => key(b.team, b.email) !== k),
+      lifted: configured ? [...this.stored.lifted, configured] : [...this.stored.lifted],
+    });
     this.keys.delete(k);
-    this.store.touchBlocks();
     return true;
+  }
+
+  /** Puts the blocks back as they are now (a unit of work's undo: its write was refused). */
+  private undoer(): () => void {
+    const before = { blocks: [...this.stored.blocks], lifted: [...this.stored.lifted] };
+    return () => {
+      this.stored.replace(before);
+      this.rebuild();
+    };
   }
 
   /**
@@ -83,23 +94,21 @@ export class Blocks {
    * many were removed.
    */
   resetNamespace(team: string | undefined, namespace: string): number {
-    const data = this.store.blocks;
-    const kept = data.blocks.filter((b) => (team !== undefined && b.team !== team) || addressTag(b.email) !== namespace);
-    const removed = data.blocks.length - kept.length;
+    const kept = this.stored.blocks.filter((b) => (team !== undefined && b.team !== team) || addressTag(b.email) !== namespace);
+    const removed = this.stored.blocks.length - kept.length;
     if (removed === 0) return 0;
-    data.blocks = kept;
+    this.stored.replace({ blocks: kept, lifted: [...this.stored.lifted] });
     this.rebuild();
-    this.store.touchBlocks();
     return removed;
   }
 
   /** Every block in force, configured ones first. */
   list(team?: string): BlockEntry[] {
-    const lifted = new Set((this.store.blocks.lifted ?? []).map((l) => key(l.team, l.email)));
+    const lifted = new Set(this.stored.lifted.map((l) => key(l.team, l.email)));
     const configured: BlockEntry[] = [...this.configured]
       .filter(([k, c]) => !lifted.has(k) && (team === undefined || c.team === team))
       .map(([, c]) => ({ team: c.team, email: c.email, reason: 'config', createdAt: null }));
-    const stored = this.store.blocks.blocks.filter((b) => team === undefined || b.team === team);
+    const stored = this.stored.blocks.filter((b) => team === undefined || b.team === team);
     return [...configured, ...stored.map((b) => ({ ...b }))];
   }
 
@@ -109,12 +118,10 @@ export class Blocks {
    * configured ones are lifted too. Returns how many blocks were removed.
    */
   reset(team: string | undefined, restoreConfigured: boolean): number {
-    const data = this.store.blocks;
     const inScope = (t: string) => team === undefined || t === team;
-    const kept = data.blocks.filter((b) => !inScope(b.team));
-    let removed = data.blocks.length - kept.length;
-    data.blocks = kept;
-    const lifted = (data.lifted ?? []).filter((l) => !inScope(l.team));
+    const kept = this.stored.blocks.filter((b) => !inScope(b.team));
+    let removed = this.stored.blocks.length - kept.length;
+    const lifted = this.stored.lifted.filter((l) => !inScope(l.team));
     if (!restoreConfigured) {
       for (const [k, c] of this.configured) {
         if (!inScope(c.team)) continue;
@@ -122,17 +129,16 @@ export class Blocks {
         if (this.keys.has(k)) removed++;
       }
     }
-    data.lifted = lifted;
+    this.stored.replace({ blocks: kept, lifted });
     this.rebuild();
-    this.store.touchBlocks();
     return removed;
   }
 
   private rebuild(): void {
     this.keys.clear();
-    const lifted = new Set((this.store.blocks.lifted ?? []).map((l) => key(l.team, l.email)));
+    const lifted = new Set(this.stored.lifted.map((l) => key(l.team, l.email)));
     for (const k of this.configured.keys()) if (!lifted.has(k)) this.keys.set(k, 'config');
-    for (const block of this.store.blocks.blocks) this.keys.set(key(block.team, block.email), block.reason);
+    for (const block of this.stored.blocks) this.keys.set(key(block.team, block.email), block.reason);
   }
 }
 

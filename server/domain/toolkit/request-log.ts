@@ -1,5 +1,5 @@
 import type { RequestLogRecord, RequestSummary } from '../../storage/records.ts';
-import { requestSummary, type Store } from '../../storage/store.ts';
+import type { Store } from '../../storage/store.ts';
 import type { PageOf } from '../paging.ts';
 import { globMatcher } from '../patterns/glob.ts';
 
@@ -11,11 +11,6 @@ import { globMatcher } from '../patterns/glob.ts';
  */
 
 const DEFAULT_REQUEST_LOG_CAP = 10_000;
-/**
- * Entries past the cap are forgotten at once but leave the array of summaries this many at a
- * time: removing the first of 10,000 moved the other 9,999, on every request at the cap.
- */
-const STALE_SPLICE = 1024;
 
 export interface RequestLogFilter {
   method?: string;
@@ -32,9 +27,6 @@ export interface RequestLogFilter {
 export type NewRequestLogEntry = Omit<RequestLogRecord, 'seq'>;
 
 export class RequestLog {
-  private timer: NodeJS.Immediate | null = null;
-  /** The first summaries, already forgotten (past the cap), still in the array: see STALE_SPLICE. */
-  private stale = 0;
   private readonly listeners = new Set<(entry: RequestLogRecord) => void>();
 
   constructor(
@@ -42,25 +34,17 @@ export class RequestLog {
     private readonly cap = DEFAULT_REQUEST_LOG_CAP,
   ) {
     // A lowered cap (or entries a crash kept beyond it) applies from the start.
-    this.trim();
+    store.requests.keepNewest(cap);
   }
 
   get size(): number {
-    return this.store.requests.summaries.length - this.stale;
+    return this.store.requests.size;
   }
 
+  /** Logs a request: queued on the log's own group commit, written right after this turn of the event loop. */
   record(entry: NewRequestLogEntry): RequestLogRecord {
-    // The counter is saved with meta.json whenever that is written, and recovered from the
-    // segments at start-up; the log itself never makes meta.json be written.
-    const counters = this.store.meta.counters;
-    const seq = (counters.request = (counters.request ?? 0) + 1);
-    const record: RequestLogRecord = { seq, ...entry };
-    // Only the fields the filters read stay in memory; the entry itself is read back from its
-    // segment when listed. Not accepted data: dropped, not retried, if its write fails.
-    this.store.requests.log.put(record, { volatile: true });
-    this.store.requests.summaries.push(requestSummary(record));
-    this.trim();
-    this.scheduleFlush();
+    const record = this.store.requests.add(entry);
+    this.store.requests.keepNewest(this.cap);
     for (const listener of this.listeners) listener(record);
     return record;
   }
@@ -68,84 +52,37 @@ export class RequestLog {
   /** Newest first, with how many matched in all. */
   async page(filter: RequestLogFilter, offset: number, limit: number): Promise<PageOf<RequestLogRecord>> {
     const match = compileRequestFilter(filter);
-    const summaries = this.store.requests.summaries;
     const seqs: number[] = [];
     let total = 0;
-    for (let i = summaries.length - 1; i >= this.stale; i--) {
-      if (!match(summaries[i]!)) continue;
-      if (total >= offset && seqs.length < limit) seqs.push(summaries[i]!.seq);
+    for (const summary of this.store.requests.newestFirst()) {
+      if (!match(summary)) continue;
+      if (total >= offset && seqs.length < limit) seqs.push(summary.seq);
       total++;
     }
-    const items = await Promise.all(seqs.map((seq) => this.store.requests.log.read(seq)));
+    const items = await Promise.all(seqs.map((seq) => this.store.requests.read(seq)));
     return { total, items: items.filter((r): r is RequestLogRecord => r !== undefined) };
   }
 
   /** The newest entries whose summary passes `test`, newest first, at most `limit` of them. */
   async newest(test: (summary: RequestSummary) => boolean, limit: number): Promise<RequestLogRecord[]> {
-    const summaries = this.store.requests.summaries;
     const seqs: number[] = [];
-    for (let i = summaries.length - 1; i >= this.stale && seqs.length < limit; i--) if (test(summaries[i]!)) seqs.push(summaries[i]!.seq);
-    const items = await Promise.all(seqs.map((seq) => this.store.requests.log.read(seq)));
+    for (const summary of this.store.requests.newestFirst()) {
+      if (seqs.length >= limit) break;
+      if (test(summary)) seqs.push(summary.seq);
+    }
+    const items = await Promise.all(seqs.map((seq) => this.store.requests.read(seq)));
     return items.filter((r): r is RequestLogRecord => r !== undefined);
   }
 
-  /** Removes every entry, or those of the given senders; returns how many. */
-  async clear(senders?: ReadonlySet<string>): Promise<number> {
-    this.dropStale(0);
-    const { log, summaries } = this.store.requests;
-    const doomed = senders === undefined ? summaries.length : summaries.filter((r) => r.sender !== null && senders.has(r.sender)).length;
-    if (senders === undefined) {
-      log.clear();
-      summaries.length = 0;
-    } else {
-      const kept = summaries.filter((r) => !(r.sender !== null && senders.has(r.sender)));
-      for (const r of summaries) if (r.sender !== null && senders.has(r.sender)) log.delete(r.seq);
-      summaries.splice(0, summaries.length, ...kept);
-    }
-    await this.store.flushRequests();
-    return doomed;
-  }
-
-  /** Drops the oldest entries beyond the cap (no tombstones: a segment goes once it is empty). */
-  private trim(): void {
-    const { log, summaries } = this.store.requests;
-    const excess = summaries.length - this.stale - this.cap;
-    if (excess <= 0) return;
-    for (let i = this.stale; i < this.stale + excess; i++) log.forget(summaries[i]!.seq);
-    this.stale += excess;
-    this.dropStale(STALE_SPLICE);
-  }
-
-  /** Takes the forgotten summaries out of the array once there are at least `atLeast`. */
-  private dropStale(atLeast: number): void {
-    if (this.stale === 0 || this.stale < atLeast) return;
-    this.store.requests.summaries.splice(0, this.stale);
-    this.stale = 0;
+  /** Removes every entry, or those of the given senders; resolves with how many once that is on disk. */
+  clear(senders?: ReadonlySet<string>): Promise<number> {
+    return this.store.requests.remove(senders);
   }
 
   /** Called with every new entry (the inbox UI's live view). Returns an unsubscribe function. */
   onRecorded(listener: (entry: RequestLogRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
-  }
-
-  close(): void {
-    if (this.timer) clearImmediate(this.timer);
-    this.timer = null;
-  }
-
-  /**
-   * Writes the entries of this turn of the event loop together, right after the responses went
-   * out (its own group commit: while one write runs, the next collects). Written at once rather
-   * than after a delay, an entry never lives long enough in memory to reach the old generation.
-   */
-  private scheduleFlush(): void {
-    if (this.timer) return;
-    this.timer = setImmediate(() => {
-      this.timer = null;
-      void this.store.flushRequests().catch(() => undefined);
-    });
-    this.timer.unref();
   }
 }
 

@@ -6,7 +6,7 @@ import { Recipients } from '../../../server/domain/directory/recipients.ts';
 import { SandboxClock } from '../../../server/domain/time/clock.ts';
 import { Scheduler } from '../../../server/domain/time/scheduler.ts';
 import { nodeFs, type Fs } from '../../../server/storage/fs.ts';
-import { openStore, type Store } from '../../../server/storage/store.ts';
+import { openStore, type OpenStore } from '../../../server/storage/store.ts';
 
 const dirs: string[] = [];
 const closers: (() => Promise<void>)[] = [];
@@ -28,7 +28,7 @@ function fullDisk() {
   return { fs, state };
 }
 
-async function sandbox(dir: string, fs: Fs = nodeFs): Promise<{ store: Store; recipients: Recipients; clock: { ms: number } }> {
+async function sandbox(dir: string, fs: Fs = nodeFs): Promise<{ store: OpenStore; recipients: Recipients; clock: { ms: number } }> {
   // Nothing is kept parsed: every record is read from its segment each time.
   const store = await openStore({ dataDir: dir, fs, reserveSize: 0, probeIntervalMs: 60_000, log: () => undefined, recipients: { cacheBytes: 0 } });
   const clock = { ms: Date.UTC(2030, 0, 1) };

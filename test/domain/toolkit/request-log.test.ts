@@ -170,7 +170,7 @@ describe('the request log is bounded', () => {
       responseBody: null,
     };
     for (let i = 0; i < 3000; i++) log.record({ ...entry, path: `/v1/${i}/` });
-    await server.store.flushRequests();
+    await server.store.flush();
     expect(log.size).toBe(300);
     expect((await log.page({}, 0, 1)).items[0]!.path).toBe('/v1/2999/');
     expect((await log.page({}, 299, 1)).items[0]!.path).toBe('/v1/2700/');
@@ -180,6 +180,5 @@ describe('the request log is bounded', () => {
     expect((await log.page({ path: '/v1/2699/' }, 0, 1)).total).toBe(0);
     // 300 entries in segments of 1,024: one or two files, never one per segment ever written.
     expect((await readdir(path.join(server.dataDir, 'requests'))).length).toBeLessThanOrEqual(2);
-    log.close();
   });
 });
