@@ -56,7 +56,8 @@ export interface Store {
   readonly captures: CaptureStore;
   readonly recipients: RecipientStore;
   readonly subscriptions: Collection<SubscriptionRecord>;
-  readonly blocks: BlocksRepository;
+  /** The blocked recipients as stored (blocks.json). */
+  readonly blocked: BlocksRepository;
   readonly daily: DailyCounts;
   readonly clockOffset: ClockOffset;
   readonly ids: IdCounters;
@@ -154,7 +155,7 @@ export async function openStore(options: StoreOptions): Promise<OpenStore> {
     captures,
     recipients,
     subscriptions,
-    blocks: blocksRepository(blocks),
+    blocked: blocksRepository(blocks),
     daily: dailyCounts(meta),
     clockOffset: clockOffset(meta),
     ids: idCounters(meta),

@@ -84,7 +84,7 @@ describe('POST /api/reset', () => {
     expect(await get('/api/clock')).toMatchObject({ offset_ms: 0, real_time: true });
     const store = app.store;
     expect([store.messages.index.size, store.recipients.size, store.subscriptions.size, store.requests.size]).toEqual([0, 0, 0, 0]);
-    expect(store.blocks.blocks).toEqual([]);
+    expect(store.blocked.blocks).toEqual([]);
     expect(JSON.parse(await readFile(path.join(app.dataDir, 'meta.json'), 'utf8')).daily.bySender).toEqual({});
     for (const dir of ['messages', 'recipients', 'subscriptions', 'requests', 'packs']) expect(await files(path.join(app.dataDir, dir)), dir).toEqual([]);
     expect((await get('/api/blocks')).blocks.map((b: { email: string }) => b.email)).toEqual(['blocked@example.com', 'fixture@initech.example']);

@@ -106,6 +106,33 @@ describe('the layering check (scripts/check-layers.mjs)', () => {
     expect(status).toBe(1);
   });
 
+  it("fails on an import of a storage-internal file from the domain or an edge, and lets storage's public files through", () => {
+    const dir = tree({
+      'server/storage/store.ts': "import { PackStore } from './pack-store.ts';\nexport const store = PackStore;\n",
+      'server/storage/pack-store.ts': 'export class PackStore {}\n',
+      'server/storage/segment-log.ts': 'export class SegmentLog {}\n',
+      'server/storage/records.ts': 'export type MessageRecord = { seq: number };\n',
+      'server/domain/ingest.ts': [
+        "import { store } from '../storage/store.ts';",
+        "import type { MessageRecord } from '../storage/records.ts';",
+        "import { PackStore } from '../storage/pack-store.ts';",
+        'export const ingest = [store, PackStore] as unknown as MessageRecord;',
+        '',
+      ].join('\n'),
+      'server/http/route.ts': "export { SegmentLog } from '../storage/segment-log.ts';\n",
+      'server/pigeonhole.ts': "import { SegmentLog } from './storage/segment-log.ts';\nexport const start = SegmentLog;\n",
+    });
+    const { status, stdout, stderr } = run(process.execPath, [LAYERS, dir]);
+    expect(stdout).toBe('');
+    expect(status).toBe(1);
+    expect(stderr).toMatchInlineSnapshot(`
+      "server/domain/ingest.ts:3 imports server/storage/pack-store.ts: the domain and the edges import only storage's public files (store.ts, capture-store.ts, records.ts, errors.ts, namespace.ts); the rest of server/storage/ is storage's own (docs/architecture.md)
+      server/http/route.ts:1 imports server/storage/segment-log.ts: the domain and the edges import only storage's public files (store.ts, capture-store.ts, records.ts, errors.ts, namespace.ts); the rest of server/storage/ is storage's own (docs/architecture.md)
+      layers: 2 problems: imports that break the layering or folders in a circle
+      "
+    `);
+  });
+
   it('lets the allowed directions through', () => {
     const dir = tree({
       'server/storage/store.ts': "import { readFile } from 'node:fs/promises';\nexport const store = readFile;\n",

@@ -33,7 +33,7 @@ export class Blocks {
     directory: Directory,
     private readonly clock: Clock,
   ) {
-    this.stored = store.blocks;
+    this.stored = store.blocked;
     for (const team of directory.config.teams) for (const email of team.blockedRecipients) this.configured.set(key(team.id, email), { team: team.id, email });
     this.rebuild();
   }
