@@ -33,6 +33,8 @@ export interface DailyCounts {
    * so far no longer count, at start-up either. Returns how many had a count.
    */
   startOver(senders: ReadonlySet<string> | undefined, day: string): number;
+  /** A function that puts every count back as it is now (the undo of an update that starts counts over). */
+  restorer(): () => void;
   /** Forgets the senders' counts (every sender's when undefined); returns how many there were. */
   remove(senders: ReadonlySet<string> | undefined): number;
   /** The last capture (seq) made when the sender's count of `day` was started over (0: never). */
@@ -135,6 +137,13 @@ export function dailyCounts(meta: JsonFile<MetaData>): DailyCounts {
       }
       meta.touch();
       return counted;
+    },
+    restorer() {
+      const before = structuredClone(meta.data.daily);
+      return () => {
+        meta.data.daily = before;
+        meta.touch();
+      };
     },
     remove(senders) {
       const counts = meta.data.daily.bySender;

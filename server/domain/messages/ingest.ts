@@ -207,7 +207,7 @@ export class Ingest {
    */
   resetDailyCounts(senders: ReadonlySet<string> | undefined): Promise<number> {
     const { store, clock } = this.deps;
-    return store.update(() => store.daily.startOver(senders, utcDay(clock.now())));
+    return store.update(() => store.daily.startOver(senders, utcDay(clock.now())), { undo: store.daily.restorer() });
   }
 
   /**
