@@ -143,8 +143,11 @@ export class FlowEngine {
         if (next === null) return;
         this.advance(sub, flow, next);
       }
-      // Completed, or stopped meanwhile: the subscription as the last steps left it goes to disk now.
-      await this.deps.store.update(() => this.deps.store.subscriptions.touch(sub));
+      // Completed, or stopped meanwhile: the subscription as the last steps left it goes to disk
+      // now (one removed meanwhile stays removed).
+      await this.deps.store.update(() => {
+        if (this.deps.store.subscriptions.get(sub.seq) === sub) this.deps.store.subscriptions.touch(sub);
+      });
     } catch (error) {
       this.deps.log(`flow ${sub.flowTrigger}: subscription ${seq} failed at step ${sub.currentStepOrder}; trying again in a minute`, error);
       if (this.live(sub)) this.deps.scheduler.schedule('flow', seq, this.deps.clock.now().getTime() + RETRY_MS);
