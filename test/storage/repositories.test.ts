@@ -78,7 +78,7 @@ describe('each repository writes what its command answered, and it survives a re
 });
 
 describe('a write a repository queued that fails is a 507 and leaves nothing behind', () => {
-  it('blocks, daily counts, the clock offset, the request log and a send', async ({ apps }) => {
+  it('blocks, daily counts, the clock offset, the request log, a send and a subscription', async ({ apps }) => {
     const { fs, failing } = failableFs();
     const app = await apps.start({ store: { fs } });
     const { dataDir, url } = app;
@@ -108,6 +108,14 @@ describe('a write a repository queued that fails is a 507 and leaves nothing beh
     expect(((await call(url, 'GET', '/api/clock')).body as { offset_ms: number }).offset_ms).toBe((clock as { offset_ms: number }).offset_ms);
     // The request log cleared: refused.
     expect(await call(url, 'DELETE', '/api/requests')).toEqual({ status: 507, body: readOnly(`${dataDir}/requests`) });
+    // A subscription (one unit of work with the recipient it makes): refused, and neither is kept.
+    const subscribe = await api(url, 'test-key').post('/v1/flows/subscribe/', { flow_trigger: 'WELCOME_SIGNUP', email: 'sub@example.com' });
+    expect(subscribe.status).toBe(507);
+    const counts = async (base: string) => [
+      ((await call(base, 'GET', '/api/subscriptions')).body as { total: number }).total,
+      ((await call(base, 'GET', '/api/recipients?q=sub')).body as { total: number }).total,
+    ];
+    expect(await counts(url)).toEqual([0, 0]);
 
     failing.on = false;
     await expect.poll(async () => (await fetch(`${url}/readyz`)).status, { timeout: 5000 }).toBe(200);
@@ -119,5 +127,6 @@ describe('a write a repository queued that fails is a 507 and leaves nothing beh
     expect(await sentToday(again.url, 'acme-main')).toBe(1);
     expect(((await call(again.url, 'GET', '/api/clock')).body as { offset_ms: number }).offset_ms).toBe((clock as { offset_ms: number }).offset_ms);
     expect(((await call(again.url, 'GET', '/api/messages')).body as { messages: { to: string[] }[] }).messages).toHaveLength(1);
+    expect(await counts(again.url)).toEqual([0, 0]);
   });
 });

@@ -59,30 +59,41 @@ export class Subscriptions {
     if (!flow) throw new FlowNotFound(input.trigger);
     if (flow.steps.length === 0) throw new FlowHasNoSteps(flow.name);
     if (this.active(team, flow.trigger, input.email)) throw new AlreadySubscribed(input.email, flow.name);
-    this.recipients.apply(team, input.email, {
-      firstName: input.firstName,
-      lastName: input.lastName,
-      flags: normaliseFlags(input.flags),
-    });
-    const now = this.clock.now().toISOString();
-    const seq = this.store.ids.next('subscription');
-    const record: SubscriptionRecord = {
-      seq,
-      team,
-      flowTrigger: flow.trigger,
-      flowName: flow.name,
-      email: input.email.trim(),
-      status: 'active',
-      currentStepOrder: 1,
-      nextSendDate: now,
-      createdAt: now,
-      updatedAt: now,
-      waiting: false,
-      waitFlag: null,
-      run: 0,
-      doneSteps: [],
-    };
-    await this.store.update(() => this.store.subscriptions.insert(record));
+    // One unit of work: the recipient made or changed, the subscription stored; a refused write
+    // leaves neither (the subscription's id is not handed out again).
+    const undo: (() => void)[] = [];
+    const record = await this.store.update(
+      () => {
+        undo.push(
+          this.recipients.applyUndoably(team, input.email, { firstName: input.firstName, lastName: input.lastName, flags: normaliseFlags(input.flags) }),
+        );
+        const now = this.clock.now().toISOString();
+        const created: SubscriptionRecord = {
+          seq: this.store.ids.next('subscription'),
+          team,
+          flowTrigger: flow.trigger,
+          flowName: flow.name,
+          email: input.email.trim(),
+          status: 'active',
+          currentStepOrder: 1,
+          nextSendDate: now,
+          createdAt: now,
+          updatedAt: now,
+          waiting: false,
+          waitFlag: null,
+          run: 0,
+          doneSteps: [],
+        };
+        this.store.subscriptions.insert(created);
+        undo.push(() => this.store.subscriptions.discard(created.seq));
+        return created;
+      },
+      {
+        undo: () => {
+          for (const step of undo.reverse()) step();
+        },
+      },
+    );
     this.events.emit('subscription.changed', record);
     await this.engine.start(record);
     return { record, flowName: flow.name };
