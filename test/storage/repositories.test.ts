@@ -78,7 +78,7 @@ describe('each repository writes what its command answered, and it survives a re
 });
 
 describe('a write a repository queued that fails is a 507 and leaves nothing behind', () => {
-  it('blocks, daily counts, the clock offset, the request log, a send and a subscription', async ({ apps }) => {
+  it('blocks, daily counts, the clock offset, the request log, a send, a subscription and a recipient', async ({ apps }) => {
     const { fs, failing } = failableFs();
     const app = await apps.start({ store: { fs } });
     const { dataDir, url } = app;
@@ -115,6 +115,9 @@ describe('a write a repository queued that fails is a 507 and leaves nothing beh
       ((await call(base, 'GET', '/api/subscriptions')).body as { total: number }).total,
       ((await call(base, 'GET', '/api/recipients?q=sub')).body as { total: number }).total,
     ];
+    expect(await counts(url)).toEqual([0, 0]);
+    // A recipient made through /v1: refused, and not kept.
+    expect((await api(url, 'test-key').post('/v1/recipients/', { email: 'sub@example.com', first_name: 'Sub' })).status).toBe(507);
     expect(await counts(url)).toEqual([0, 0]);
 
     failing.on = false;

@@ -51,7 +51,16 @@ export class Recipients {
    * has run its next steps (so the caller's answer already reflects them).
    */
   async upsert(team: string, email: string, change: RecipientChange): Promise<{ record: RecipientRecord; created: boolean }> {
-    const result = await this.store.update(() => this.apply(team, email, change));
+    let undo: () => void = () => undefined;
+    const result = await this.store.update(
+      () => {
+        const applied = this.applyUndoably(team, email, change);
+        undo = applied.undo;
+        return applied.result;
+      },
+      // Refused: the recipient is as it was (a new one is not kept).
+      { undo: () => undo() },
+    );
     if (change.flags && change.flags.length > 0) await this.scheduler.settle();
     return result;
   }
@@ -68,7 +77,7 @@ export class Recipients {
    * `apply`, and a function that puts the recipient back as it was (removed again if this made
    * it), for a caller whose write was refused: a send answered 507 keeps nothing.
    */
-  applyUndoably(team: string, email: string, change: RecipientChange): () => void {
+  applyUndoably(team: string, email: string, change: RecipientChange): { result: { record: RecipientRecord; created: boolean }; undo: () => void } {
     const before = this.find(team, email);
     const was = before && {
       firstName: before.firstName,
@@ -79,7 +88,7 @@ export class Recipients {
     };
     const { result, stamp } = this.change(team, email, change);
     const { seq } = result.record;
-    return () => {
+    const undo = () => {
       // Changed again since (another send, the API), or removed: that stands.
       if (this.recipients.lastChange(seq) !== stamp) return;
       if (result.created) {
@@ -92,6 +101,7 @@ export class Recipients {
       Object.assign(record, was);
       this.recipients.touch(record);
     };
+    return { result, undo };
   }
 
   async clearFlags(team: string, email: string, flags: readonly string[]): Promise<RecipientRecord> {

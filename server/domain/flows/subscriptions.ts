@@ -65,7 +65,7 @@ export class Subscriptions {
     const record = await this.store.update(
       () => {
         undo.push(
-          this.recipients.applyUndoably(team, input.email, { firstName: input.firstName, lastName: input.lastName, flags: normaliseFlags(input.flags) }),
+          this.recipients.applyUndoably(team, input.email, { firstName: input.firstName, lastName: input.lastName, flags: normaliseFlags(input.flags) }).undo,
         );
         const now = this.clock.now().toISOString();
         const created: SubscriptionRecord = {

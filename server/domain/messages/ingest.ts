@@ -94,8 +94,8 @@ export class Ingest {
           const flags = normaliseFlags(api?.flags);
           if (team !== null && !blocked) {
             const named = { firstName: api?.firstName, lastName: api?.lastName, flags, sent: true };
-            undo.push(this.deps.recipients.applyUndoably(team, email.recipient, named));
-            for (const address of originals.slice(1)) undo.push(this.deps.recipients.applyUndoably(team, address, { sent: true }));
+            undo.push(this.deps.recipients.applyUndoably(team, email.recipient, named).undo);
+            for (const address of originals.slice(1)) undo.push(this.deps.recipients.applyUndoably(team, address, { sent: true }).undo);
           }
           const redirected = sender?.developmentMode === true && sender.developmentRecipient !== null;
           // Development Mode sends everything to one address: Cc and Bcc are redirected too.

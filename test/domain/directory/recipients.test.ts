@@ -56,8 +56,8 @@ describe('recipients changed by a send whose write is refused', () => {
 
     clock.ms += 1000;
     disk.state.full = true;
-    const undoAda = recipients.applyUndoably('acme', 'ADA@example.com', { firstName: 'Changed', flags: ['new'], sent: true });
-    const undoNew = recipients.applyUndoably('acme', 'new@example.com', { firstName: 'New', sent: true });
+    const undoAda = recipients.applyUndoably('acme', 'ADA@example.com', { firstName: 'Changed', flags: ['new'], sent: true }).undo;
+    const undoNew = recipients.applyUndoably('acme', 'new@example.com', { firstName: 'New', sent: true }).undo;
     await expect(store.flush()).rejects.toThrow(/disk is full/);
     // Lists and lookups meanwhile see the change: a record whose line is not written stays in memory.
     expect(recipients.page('acme', {}, 0, 10).total).toBe(3);
@@ -87,14 +87,14 @@ describe('recipients changed by a send whose write is refused', () => {
     await recipients.upsert('acme', 'ada@example.com', { firstName: 'Ada' });
 
     disk.state.full = true;
-    const undo = recipients.applyUndoably('acme', 'ada@example.com', { firstName: 'First', sent: true });
+    const undo = recipients.applyUndoably('acme', 'ada@example.com', { firstName: 'First', sent: true }).undo;
     recipients.apply('acme', 'ada@example.com', { lastName: 'Second' });
     await expect(store.flush()).rejects.toThrow(/disk is full/);
     undo();
     expect(recipients.find('acme', 'ada@example.com')).toMatchObject({ firstName: 'First', lastName: 'Second' });
 
     // Removed meanwhile (a reset): the undo does not bring it back.
-    const undoRemoved = recipients.applyUndoably('acme', 'ada@example.com', { firstName: 'Third' });
+    const undoRemoved = recipients.applyUndoably('acme', 'ada@example.com', { firstName: 'Third' }).undo;
     expect(recipients.removeAll('acme')).toBe(1);
     undoRemoved();
     expect(recipients.find('acme', 'ada@example.com')).toBeUndefined();
