@@ -27,7 +27,7 @@ import { Collection } from '../server/storage/collection.ts';
 import { nodeFs } from '../server/storage/fs.ts';
 import { Quarantine } from '../server/storage/quarantine.ts';
 import type { RecipientRecord } from '../server/storage/records.ts';
-import { openStore, type OpenStore } from '../server/storage/store.ts';
+import { openStore, type OpenStore } from '../server/storage/open-store.ts';
 
 const { values } = parseArgs({
   options: {

@@ -19,7 +19,7 @@ import { ParserPool } from './smtp/parser-pool.ts';
 import { createSmtpServer, type SmtpHooks, type SmtpTls } from './smtp/smtp-server.ts';
 import { smtpRelay } from './smtp/relay.ts';
 import { autoCertificate, certificateNames, type TlsCertificate } from './smtp/tls-certificate.ts';
-import { openStore, type OpenStore, type StoreOptions } from './storage/store.ts';
+import { openStore, type OpenStore, type StoreOptions } from './storage/open-store.ts';
 
 /** What the entry point and the tests may set beside the configuration. */
 export interface PigeonholeOptions {

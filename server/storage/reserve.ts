@@ -1,7 +1,7 @@
 import type { Fs } from './fs.ts';
 
 /**
- * The reserve step of openStore (store.ts): a file of `size` bytes kept so that, on a full disk,
+ * The reserve step of openStore (open-store.ts): a file of `size` bytes kept so that, on a full disk,
  * a deletion can still write what it needs (a tombstone, meta.json): it is given up then, and
  * made again once there is room.
  */

@@ -4,11 +4,11 @@ import { type StorageError, storageError } from './errors.ts';
 import type { Flusher, FlusherHooks } from './flusher.ts';
 import type { Fs } from './fs.ts';
 import type { StorageHealth } from './health.ts';
-import type { OpenedFiles } from './open-store.ts';
+import type { OpenedFiles } from './open-files.ts';
 import type { Reserve } from './reserve.ts';
 
 /**
- * The restore step of openStore (store.ts), and the rest of what keeps an open store written:
+ * The restore step of openStore (open-store.ts), and the rest of what keeps an open store written:
  * every half second the folders are checked (someone may have removed the data directory to
  * clear the sandbox: it is written back, nothing acknowledged is lost) and, while a write
  * failed, a write is tried again, so the store heals itself once space is freed or the file

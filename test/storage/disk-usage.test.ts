@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiskUsage } from '../../server/storage/disk-usage.ts';
-import { openStore } from '../../server/storage/store.ts';
+import { openStore } from '../../server/storage/open-store.ts';
 
 let dir: string;
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { describe, expect } from 'vitest';
 import { nodeFs, type Fs } from '../../server/storage/fs.ts';
 import { ENTRY_HEADER, PART } from '../../server/storage/pack-store.ts';
 import { contentRefs } from '../../server/storage/records.ts';
-import { openStore } from '../../server/storage/store.ts';
+import { openStore } from '../../server/storage/open-store.ts';
 import { api, read, type TestServer } from '../support/app.ts';
 import { test as it } from '../support/fixtures.ts';
 

@@ -5,7 +5,7 @@ import { describe, expect } from 'vitest';
 import { DamagedContent } from '../../server/storage/errors.ts';
 import { nodeFs } from '../../server/storage/fs.ts';
 import { ENTRY_HEADER, PART } from '../../server/storage/pack-store.ts';
-import { openStore, type OpenStore, type StoreOptions } from '../../server/storage/store.ts';
+import { openStore, type OpenStore, type StoreOptions } from '../../server/storage/open-store.ts';
 import { api, read, type TestServer } from '../support/app.ts';
 import { test } from '../support/fixtures.ts';
 import { capturedId, smtpClient } from '../support/smtp.ts';

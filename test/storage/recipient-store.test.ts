@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { addressTag } from '../../server/storage/namespace.ts';
 import type { RecipientQuery } from '../../server/storage/recipient-store.ts';
 import type { RecipientRecord } from '../../server/storage/records.ts';
-import { openStore, type OpenStore, type StoreOptions } from '../../server/storage/store.ts';
+import { openStore, type OpenStore, type StoreOptions } from '../../server/storage/open-store.ts';
 
 const dirs: string[] = [];
 const stores: OpenStore[] = [];

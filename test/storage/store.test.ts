@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StorageError } from '../../server/storage/errors.ts';
 import { nodeFs, type Fs } from '../../server/storage/fs.ts';
 import type { RecipientRecord } from '../../server/storage/records.ts';
-import { openStore, type OpenStore, type StoreOptions } from '../../server/storage/store.ts';
+import { openStore, type OpenStore, type StoreOptions } from '../../server/storage/open-store.ts';
 
 const dirs: string[] = [];
 const stores: OpenStore[] = [];

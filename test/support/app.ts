@@ -5,7 +5,7 @@ import { loadConfig, type Config, type RelayTarget } from '../../server/config.t
 import type { Sandbox } from '../../server/domain/sandbox.ts';
 import { parseSandboxConfig, type SandboxConfig } from '../../server/domain/directory/sandbox-config.ts';
 import { createPigeonhole } from '../../server/pigeonhole.ts';
-import type { OpenStore, StoreOptions } from '../../server/storage/store.ts';
+import type { OpenStore, StoreOptions } from '../../server/storage/open-store.ts';
 import type { Realtime } from '../../server/realtime/realtime.ts';
 import type { SmtpHooks, SmtpTls } from '../../server/smtp/smtp-server.ts';
 import type { Access } from '../../server/http/access.ts';

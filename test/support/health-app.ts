@@ -11,7 +11,7 @@ import { createSandboxMetrics, type Metrics } from '../../server/metrics.ts';
 import { Readiness } from '../../server/readiness.ts';
 import { loadSandboxConfig } from '../../server/domain/directory/sandbox-config.ts';
 import type { DiskUsage } from '../../server/storage/disk-usage.ts';
-import { openStore, type OpenStore } from '../../server/storage/store.ts';
+import { openStore, type OpenStore } from '../../server/storage/open-store.ts';
 
 export interface ObservedApp {
   url: string;

@@ -6,7 +6,7 @@ import { Recipients } from '../../../server/domain/directory/recipients.ts';
 import { SandboxClock } from '../../../server/domain/time/clock.ts';
 import { Scheduler } from '../../../server/domain/time/scheduler.ts';
 import { nodeFs, type Fs } from '../../../server/storage/fs.ts';
-import { openStore, type OpenStore } from '../../../server/storage/store.ts';
+import { openStore, type OpenStore } from '../../../server/storage/open-store.ts';
 
 const dirs: string[] = [];
 const closers: (() => Promise<void>)[] = [];
