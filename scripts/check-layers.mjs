@@ -23,6 +23,7 @@ const EDGES = [
   ['server/mcp/', 'the domain never depends on the MCP server'],
   ['server/app.ts', 'the domain never depends on the HTTP app'],
   ['server/wire.ts', "the domain never depends on the edges' wire mapping"],
+  ['server/service-texts.ts', "the domain never depends on the emulated service's texts: it raises refusals, the edges say them"],
   ['server/pigeonhole.ts', 'the domain never depends on the composition root'],
   ['server/main.ts', 'the domain never depends on the entry point'],
   ['server/cli.ts', 'the domain never depends on the command line'],
