@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { wireTime } from '../wire.ts';
+import { wireTime } from '../api-representations.ts';
 import * as T from '../service-texts.ts';
 import {
   AlreadySubscribed,

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { DocumentedRoute } from './openapi/docs.ts';
+import type { DocumentedRoute } from './openapi/route-doc.ts';
 
 /** What a handler receives: the request's query and body, parsed and validated by the row's schemas. */
 export interface RouteInput<Q extends z.ZodType, B extends z.ZodType> {

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { blockBody } from '../../wire.ts';
+import { blockBody } from '../../api-representations.ts';
 import { NOT_FOUND } from '../../service-texts.ts';
 import { notFound } from '../errors.ts';
-import { detail, json, noContent } from '../openapi/docs.ts';
+import { detail, json, noContent } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import { blockTarget, team } from './fields.ts';
+import { blockTarget, team } from './input-fields.ts';
 import { route, type ApiRoute } from './route.ts';
 
 const tags = ['toolkit'];

@@ -4,7 +4,7 @@ import { faultRuleSchema } from '../../domain/patterns/fault-rule.ts';
 import { InvalidFaultRule } from '../../domain/toolkit/faults.ts';
 import { NOT_FOUND } from '../../service-texts.ts';
 import { detail, notFound } from '../errors.ts';
-import { detail as detailDoc, json, noContent } from '../openapi/docs.ts';
+import { detail as detailDoc, json, noContent } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
 import { route, type ApiRoute } from './route.ts';
 

@@ -3,7 +3,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { z } from 'zod';
 import type { ParsedBody } from '../body.ts';
 import { detail, HttpError } from '../errors.ts';
-import { detail as detailDoc } from '../openapi/docs.ts';
+import { detail as detailDoc } from '../openapi/route-doc.ts';
 import type { RouteRow } from '../route-row.ts';
 
 type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -5,13 +5,13 @@ import type { Sandbox } from '../../domain/sandbox.ts';
 import * as T from '../../service-texts.ts';
 import { detail, HttpError, notFound } from '../errors.ts';
 import { endpoint, type Endpoint, type V1Context } from './endpoints.ts';
-import { detail as detailResponse, json, type RouteDoc } from '../openapi/docs.ts';
+import { detail as detailResponse, json, type RouteDoc } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import { fieldErrorsDoc } from './docs.ts';
-import { booleanField, optionalFlags, optionalText, requiredEmail, requiredText } from './fields.ts';
+import { fieldErrorsDoc } from './common-responses.ts';
+import { booleanField, optionalFlags, optionalText, requiredEmail, requiredText } from './serializer-fields.ts';
 import { paginate } from './pagination.ts';
 import { bodyParam } from './query.ts';
-import { emailListItem } from './wire.ts';
+import { emailListItem } from './representations.ts';
 
 const sendSchema = z
   .object({

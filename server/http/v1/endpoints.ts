@@ -7,7 +7,7 @@ import type { ParsedBody } from '../body.ts';
 import { detail, HttpError, notFound } from '../errors.ts';
 import type { RouteInput, RouteRow } from '../route-row.ts';
 import { type ApiKeyThrottle, rateLimited } from './key-throttle.ts';
-import { validate } from './fields.ts';
+import { validate } from './serializer-fields.ts';
 import { readQuery } from './query.ts';
 
 type Method = 'GET' | 'POST' | 'DELETE';

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { detail as refuse } from '../errors.ts';
-import { detail, json, noContent } from '../openapi/docs.ts';
+import { detail, json, noContent } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
 import * as T from '../../service-texts.ts';
 import { endpoint, type Endpoint, type V1Context } from './endpoints.ts';
-import { optionalFlags, optionalText, requiredEmail, requiredText } from './fields.ts';
+import { optionalFlags, optionalText, requiredEmail, requiredText } from './serializer-fields.ts';
 import { bodyParam } from './query.ts';
-import { subscriptionBody } from './wire.ts';
+import { subscriptionBody } from './representations.ts';
 
 const subscribeSchema = z
   .object({

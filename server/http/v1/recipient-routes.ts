@@ -3,12 +3,12 @@ import { pythonListRepr } from '../../domain/directory/flags.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import * as T from '../../service-texts.ts';
 import { endpoint, type Endpoint, type V1Context } from './endpoints.ts';
-import { optionalFlags, optionalText, requiredEmail, requiredFlags } from './fields.ts';
+import { optionalFlags, optionalText, requiredEmail, requiredFlags } from './serializer-fields.ts';
 import { paginate } from './pagination.ts';
-import { detail, json } from '../openapi/docs.ts';
+import { detail, json } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import { fieldErrorsDoc } from './docs.ts';
-import { recipientBody } from './wire.ts';
+import { fieldErrorsDoc } from './common-responses.ts';
+import { recipientBody } from './representations.ts';
 
 const upsertSchema = z
   .object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { detail, type ResponseDoc } from '../openapi/docs.ts';
+import { detail, type ResponseDoc } from '../openapi/route-doc.ts';
 import { Detail, FieldErrors, NonFieldErrors } from '../openapi/schemas.ts';
 import * as T from '../../service-texts.ts';
 
