@@ -4,8 +4,9 @@
 // the table below, and each one that crosses a layer the wrong way is named with the reason.
 // Usage: node scripts/check-layers.mjs [ROOT]   (ROOT defaults to this repository)
 // It also finds sibling folders of shipped code (server/, ui/, client/) that import each other
-// in a circle, however long. Exits 1 when an import breaks a rule or folders form a circle;
-// file-level import cycles and unused code are Biome's and knip's to find.
+// in a circle, however long, and files of shipped code that do (type-only imports count: a
+// circle of types is still two files that cannot be read one before the other). Exits 1 when an
+// import breaks a rule or folders or files form a circle; unused code is knip's to find.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -150,7 +151,7 @@ export function checkLayers(root) {
     }
   }
   problems.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-  const circles = folderCircles(folderEdges(root, files));
+  const circles = [...folderCircles(folderEdges(root, files)), ...fileCircles(fileEdges(root, files))];
   return { files: files.length, imports, problems: [...problems.map((p) => p.text), ...circles] };
 }
 
@@ -184,8 +185,47 @@ function folderEdges(root, files) {
   return edges;
 }
 
-/** Each set of sibling folders that import each other in a circle (Tarjan's strongly connected components), as a message. */
+/** Each set of sibling folders that import each other in a circle, as a message. */
 function folderCircles(edges) {
+  return circlesOf(edges).map(
+    ({ members, because }) => `folders ${members.join(', ')} import each other in a circle (${because.join('; ')}): sibling folders depend one way ${DOC}`,
+  );
+}
+
+/**
+ * Imports between files of shipped code (server/, ui/, client/), type-only ones and re-exports
+ * included: an edge from the importing file to the file it names, with the first import that
+ * makes it. Only imports of files in the tree count (a package is never part of a circle).
+ */
+function fileEdges(root, files) {
+  const known = new Set(files);
+  const edges = new Map();
+  for (const file of files) {
+    if (!under(file, FOLDER_ROOTS)) continue;
+    for (const { specifier, line } of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
+      if (!specifier?.startsWith('.')) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+      if (!known.has(target) || target === file) continue;
+      if (!edges.has(file)) edges.set(file, new Map());
+      if (!edges.get(file).has(target)) edges.get(file).set(target, `${file}:${line} imports ${target}`);
+    }
+  }
+  return edges;
+}
+
+/** Each set of files that import each other in a circle (type-only imports too), as a message. */
+function fileCircles(edges) {
+  return circlesOf(edges).map(
+    ({ members, because }) =>
+      `files ${members.join(', ')} import each other in a circle (${because.join('; ')}): files depend one way, type-only imports too ${DOC}`,
+  );
+}
+
+/**
+ * The circles of a graph (Tarjan's strongly connected components of two or more members): each
+ * with its members, sorted, and the edges between them that make it, by the text of each edge.
+ */
+function circlesOf(edges) {
   const index = new Map();
   const low = new Map();
   const stack = [];
@@ -210,10 +250,10 @@ function folderCircles(edges) {
     if (component.length < 2) return;
     component.sort();
     const because = component.flatMap((a) => component.filter((b) => edges.get(a)?.has(b)).map((b) => edges.get(a).get(b)));
-    circles.push(`folders ${component.join(', ')} import each other in a circle (${because.join('; ')}): sibling folders depend one way ${DOC}`);
+    circles.push({ members: component, because });
   };
   for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node);
-  return circles.sort();
+  return circles.sort((a, b) => (a.members.join() < b.members.join() ? -1 : 1));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -221,7 +261,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const { files, imports, problems } = checkLayers(root);
   for (const problem of problems) console.error(problem);
   if (problems.length > 0) {
-    console.error(`layers: ${problems.length} problem${problems.length === 1 ? '' : 's'}: imports that break the layering or folders in a circle`);
+    console.error(`layers: ${problems.length} problem${problems.length === 1 ? '' : 's'}: imports that break the layering or folders or files in a circle`);
     process.exit(1);
   }
   console.log(`layers: ${imports} imports in ${files} files keep the layering`);
