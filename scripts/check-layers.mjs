@@ -158,6 +158,22 @@ export function checkLayers(root) {
 /** The code whose folders must not import each other in a circle: what ships. */
 const FOLDER_ROOTS = ['server/', 'ui/', 'client/'];
 
+/** Each relative import of shipped code (server/, ui/, client/): the file, its line and the repository path it names. */
+function* shippedImports(root, files) {
+  for (const file of files) {
+    if (!under(file, FOLDER_ROOTS)) continue;
+    for (const { specifier, line } of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
+      if (specifier?.startsWith('.')) yield { file, line, target: path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)) };
+    }
+  }
+}
+
+/** Adds the edge from a to b unless there is one, with the import that makes it. */
+function addEdge(edges, a, b, { file, line, target }) {
+  if (!edges.has(a)) edges.set(a, new Map());
+  if (!edges.get(a).has(b)) edges.get(a).set(b, `${file}:${line} imports ${target}`);
+}
+
 /**
  * Imports between sibling folders: an import from a/x/f.ts of b/y/g.ts (a and b children of one
  * folder) is an edge from that folder's child a to its child b, with the first import that
@@ -166,21 +182,13 @@ const FOLDER_ROOTS = ['server/', 'ui/', 'client/'];
  */
 function folderEdges(root, files) {
   const edges = new Map();
-  for (const file of files) {
-    if (!under(file, FOLDER_ROOTS)) continue;
-    for (const { specifier, line } of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
-      if (!specifier?.startsWith('.')) continue;
-      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
-      const from = path.posix.dirname(file).split('/');
-      const to = path.posix.dirname(target).split('/');
-      let common = 0;
-      while (common < from.length && common < to.length && from[common] === to[common]) common++;
-      if (common === from.length || common === to.length) continue;
-      const a = from.slice(0, common + 1).join('/');
-      const b = to.slice(0, common + 1).join('/');
-      if (!edges.has(a)) edges.set(a, new Map());
-      if (!edges.get(a).has(b)) edges.get(a).set(b, `${file}:${line} imports ${target}`);
-    }
+  for (const found of shippedImports(root, files)) {
+    const from = path.posix.dirname(found.file).split('/');
+    const to = path.posix.dirname(found.target).split('/');
+    let common = 0;
+    while (common < from.length && common < to.length && from[common] === to[common]) common++;
+    if (common === from.length || common === to.length) continue;
+    addEdge(edges, from.slice(0, common + 1).join('/'), to.slice(0, common + 1).join('/'), found);
   }
   return edges;
 }
@@ -200,15 +208,8 @@ function folderCircles(edges) {
 function fileEdges(root, files) {
   const known = new Set(files);
   const edges = new Map();
-  for (const file of files) {
-    if (!under(file, FOLDER_ROOTS)) continue;
-    for (const { specifier, line } of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
-      if (!specifier?.startsWith('.')) continue;
-      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
-      if (!known.has(target) || target === file) continue;
-      if (!edges.has(file)) edges.set(file, new Map());
-      if (!edges.get(file).has(target)) edges.get(file).set(target, `${file}:${line} imports ${target}`);
-    }
+  for (const found of shippedImports(root, files)) {
+    if (known.has(found.target) && found.target !== found.file) addEdge(edges, found.file, found.target, found);
   }
   return edges;
 }

@@ -84,35 +84,10 @@ import {
  * check-schemas.ts); this file holds the live push's frames and is where the rest imports them from.
  */
 
-export { CheckPlatform, DeliveryStatus, Detail, ErrorBody, FieldErrors, ForcedStatus, NonFieldErrors, Source, SubscriptionStatus } from './wire-basics.ts';
-export { Delivery, EmailDetail, EmailId, EmailList, FlagsMessage, Subscribed, V1Recipient, V1RecipientList, V1Subscription } from './v1-schemas.ts';
-export {
-  BlockEntry,
-  Capture,
-  CaptureSearch,
-  Clock,
-  ExpectFailure,
-  ExpectResult,
-  Extracted,
-  FaultRule,
-  FaultRuleInput,
-  MessageDetail,
-  MessageList,
-  MessageSummary,
-  RecipientList,
-  Released,
-  RequestLogList,
-  ResetResult,
-  Rewrap,
-  Sender,
-  SubscriptionList,
-  TemplateFile,
-  TemplateFileList,
-  TemplateVersion,
-  TemplateVersions,
-  WaitFailure,
-} from './sandbox-schemas.ts';
-export { CheckReport, ClientView, ClientViewId, LinkCheck, MessageCheck, RenderMode } from './check-schemas.ts';
+export * from './wire-basics.ts';
+export * from './v1-schemas.ts';
+export * from './sandbox-schemas.ts';
+export * from './check-schemas.ts';
 
 // The live push (/api/events, docs/live-push.md): frames `{type, data}`.
 
