@@ -6,7 +6,8 @@
 // It also finds sibling folders of shipped code (server/, ui/, client/) that import each other
 // in a circle, however long, and files of shipped code that do (type-only imports count: a
 // circle of types is still two files that cannot be read one before the other). Exits 1 when an
-// import breaks a rule or folders or files form a circle; unused code is knip's to find.
+// import breaks a rule or folders or files form a circle, and when a file of shipped code is
+// over 400 lines (generated files aside); unused code is knip's to find.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -152,7 +153,24 @@ export function checkLayers(root) {
   }
   problems.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
   const circles = [...folderCircles(folderEdges(root, files)), ...fileCircles(fileEdges(root, files))];
-  return { files: files.length, imports, problems: [...problems.map((p) => p.text), ...circles] };
+  return { files: files.length, imports, problems: [...problems.map((p) => p.text), ...circles, ...longFiles(root, files)] };
+}
+
+/** The house's limit on a file of shipped code (docs/architecture.md, "House style"): a longer one is split by meaning. */
+const MAX_LINES = 400;
+/** Generated files, exempt from the limit: nobody edits them. */
+const GENERATED = new Set(['client/wire-types.ts']);
+
+/** Each file of shipped code (server/, ui/, client/) over MAX_LINES lines, as a message. */
+function longFiles(root, files) {
+  const problems = [];
+  for (const file of files) {
+    if (!under(file, FOLDER_ROOTS) || GENERATED.has(file)) continue;
+    const text = readFileSync(path.join(root, file), 'utf8');
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    if (lines > MAX_LINES) problems.push(`${file} has ${lines} lines, more than ${MAX_LINES}: split it by meaning ${DOC}`);
+  }
+  return problems;
 }
 
 /** The code whose folders must not import each other in a circle: what ships. */
@@ -262,7 +280,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const { files, imports, problems } = checkLayers(root);
   for (const problem of problems) console.error(problem);
   if (problems.length > 0) {
-    console.error(`layers: ${problems.length} problem${problems.length === 1 ? '' : 's'}: imports that break the layering or folders or files in a circle`);
+    console.error(`layers: ${problems.length} problem${problems.length === 1 ? '' : 's'}: imports that break the layering, folders or files in a circle, or files too long`);
     process.exit(1);
   }
   console.log(`layers: ${imports} imports in ${files} files keep the layering`);
