@@ -15,7 +15,11 @@ describe('/v1 order of checks around field validation', () => {
     expect(method.status).toBe(405);
     expect(method.text).toBe('{"detail":"Method \\"PUT\\" not allowed."}');
     const malformed = await read(
-      await fetch(`${app.url}/v1/email/send/`, { method: 'POST', headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' }, body: '{' }),
+      await fetch(`${app.url}/v1/email/send/`, {
+        method: 'POST',
+        headers: { Authorization: 'Api-Key test-key', 'Content-Type': 'application/json' },
+        body: '{',
+      }),
     );
     expect(malformed.status).toBe(400);
     expect(malformed.text).toMatch(/^\{"detail":"JSON parse error - /);
