@@ -280,7 +280,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const { files, imports, problems } = checkLayers(root);
   for (const problem of problems) console.error(problem);
   if (problems.length > 0) {
-    console.error(`layers: ${problems.length} problem${problems.length === 1 ? '' : 's'}: imports that break the layering, folders or files in a circle, or files too long`);
+    console.error(
+      `layers: ${problems.length} problem${problems.length === 1 ? '' : 's'}: imports that break the layering, folders or files in a circle, or files too long`,
+    );
     process.exit(1);
   }
   console.log(`layers: ${imports} imports in ${files} files keep the layering`);
