@@ -56,7 +56,13 @@ const PARSES = ['application/json', 'application/x-www-form-urlencoded', 'multip
  */
 export function mountV1(router: Router, tables: Endpoint[][], deps: V1Deps): void {
   const byPath = new Map<string, Endpoint[]>();
-  for (const endpoint of tables.flat()) byPath.set(endpoint.path, [...(byPath.get(endpoint.path) ?? []), endpoint]);
+  for (const endpoint of tables.flat()) {
+    // The framework reads named parameters and fields: a /v1 schema is an object schema (checked once, here).
+    for (const schema of [endpoint.query, endpoint.body]) {
+      if (schema && !(schema instanceof z.ZodObject)) throw new Error(`${endpoint.method} ${endpoint.path}: a /v1 query or body schema is a z.object`);
+    }
+    byPath.set(endpoint.path, [...(byPath.get(endpoint.path) ?? []), endpoint]);
+  }
   for (const [path, endpoints] of byPath) {
     const allowed = allowedMethods(endpoints);
     router.all(
@@ -89,11 +95,10 @@ export function mountV1(router: Router, tables: Endpoint[][], deps: V1Deps): voi
   }
 }
 
-/** The endpoint's query and body, read and checked by its schemas; a failing body check is a 400 of field errors. */
+/** The endpoint's query and body, read and checked by its (object) schemas; a failing body check is a 400 of field errors. */
 function v1Input(endpoint: Endpoint, ctx: V1Context): RouteInput<z.ZodType, z.ZodType> {
-  const schema = (s: z.ZodType | undefined) => (s instanceof z.ZodObject ? s : undefined);
-  const query = schema(endpoint.query);
-  const body = schema(endpoint.body);
+  const query = endpoint.query as z.ZodObject | undefined;
+  const body = endpoint.body as z.ZodObject | undefined;
   return { query: query && readQuery(ctx, query), body: body && validate(body, ctx.state.body) };
 }
 

@@ -1,4 +1,9 @@
+import Router from '@koa/router';
 import { describe, expect } from 'vitest';
+import { z } from 'zod';
+import type { Directory } from '../../../server/domain/directory/directory.ts';
+import { endpoint, mountV1 } from '../../../server/http/v1/endpoints.ts';
+import { ApiKeyThrottle } from '../../../server/http/v1/key-throttle.ts';
 import { api, read } from '../../support/app.ts';
 import { test as it } from '../../support/fixtures.ts';
 
@@ -43,5 +48,18 @@ describe('/v1 order of checks around field validation', () => {
     expect(last.text).toBe('{"recipient":"Enter a valid email address."}');
     const blank = await read(await v1.get('/v1/email/list/?recipient=%20%20'));
     expect(blank.status).toBe(200);
+  });
+
+  it('refuses, when mounted, a row whose query or body schema is not an object schema', () => {
+    const row = endpoint({
+      method: 'POST',
+      path: '/v1/odd/',
+      name: 'Odd',
+      body: z.string() as unknown as z.ZodObject,
+      doc: { summary: 'Odd', tags: [], responses: {} },
+      handle: () => undefined,
+    });
+    const deps = { directory: {} as Directory, keys: new ApiKeyThrottle(), parseBody: async () => undefined };
+    expect(() => mountV1(new Router(), [[row]], deps)).toThrow('POST /v1/odd/: a /v1 query or body schema is a z.object');
   });
 });
