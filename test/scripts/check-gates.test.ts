@@ -176,7 +176,7 @@ describe('the layering check (scripts/check-layers.mjs)', () => {
     expect(stderr).toMatchInlineSnapshot(`
       "server/domain/ingest.ts:3 imports server/storage/pack-store.ts: the domain and the edges import only storage's public files (store.ts, capture-store.ts, records.ts, errors.ts, namespace.ts); the rest of server/storage/ is storage's own (docs/architecture.md)
       server/http/route.ts:1 imports server/storage/segment-log.ts: the domain and the edges import only storage's public files (store.ts, capture-store.ts, records.ts, errors.ts, namespace.ts); the rest of server/storage/ is storage's own (docs/architecture.md)
-      layers: 2 problems: imports that break the layering or folders in a circle
+      layers: 2 problems: imports that break the layering, folders or files in a circle, or files too long
       "
     `);
   });
