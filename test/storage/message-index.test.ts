@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MessageIndex, searchText } from '../../server/storage/message-index.ts';
+import { MessageIndex, searchText } from '../../server/storage/indexes/message-index.ts';
 import type { MessageRecord } from '../../server/storage/records.ts';
 
 function record(seq: number, over: Partial<MessageRecord> = {}): MessageRecord {

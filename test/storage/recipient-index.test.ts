@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RecipientIndex, recipientKey } from '../../server/storage/recipient-index.ts';
-import { decodeColumns } from '../../server/storage/recipient-rows.ts';
+import { RecipientIndex, recipientKey } from '../../server/storage/indexes/recipient-index.ts';
+import { decodeColumns } from '../../server/storage/indexes/recipient-rows.ts';
 import type { RecipientRecord } from '../../server/storage/records.ts';
 import { growth, LINEAR } from '../support/scale.ts';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressTag } from '../../server/storage/namespace.ts';
-import type { RecipientQuery } from '../../server/storage/recipient-store.ts';
+import type { RecipientQuery } from '../../server/storage/indexes/recipient-store.ts';
 import type { RecipientRecord } from '../../server/storage/records.ts';
 import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
 

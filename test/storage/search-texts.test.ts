@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SearchTexts } from '../../server/storage/search-texts.ts';
+import { SearchTexts } from '../../server/storage/indexes/search-texts.ts';
 import { growth, LINEAR } from '../support/scale.ts';
 
 /** A small deterministic generator (tests must not depend on chance). */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { JSONFile } from 'lowdb/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StorageError } from '../../server/storage/errors.ts';
-import { nodeFs, type Fs } from '../../server/storage/fs.ts';
+import { nodeFs, type Fs } from '../../server/storage/disk/fs.ts';
 import type { RecipientRecord } from '../../server/storage/records.ts';
 import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
 

@@ -1,4 +1,4 @@
-import { ADDRESS_MARK, type MessageIndex, unmarked } from '../../storage/message-index.ts';
+import { ADDRESS_MARK, type MessageIndex, unmarked } from '../../storage/indexes/message-index.ts';
 import type { DeliveryStatus, Source } from '../entities.ts';
 import { emailKey } from '../email-address.ts';
 import { decodeId } from '../ids.ts';

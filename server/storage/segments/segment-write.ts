@@ -1,6 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
-import type { Batch } from './flusher.ts';
-import type { Fs } from './fs.ts';
+import type { Batch } from '../disk/flusher.ts';
+import type { Fs } from '../disk/fs.ts';
 import { checkpointFileOf, HEADER, HEADER_BYTES, TAIL_AFTER_RECORD, TRAILER, TRAILER_BYTES, type Line, type Segment, type Tombstone } from './segment-file.ts';
 import type { SegmentLog } from './segment-log.ts';
 

@@ -1,8 +1,8 @@
-import { addressTag } from './namespace.ts';
+import { addressTag } from '../namespace.ts';
 import { ByteCache } from './byte-cache.ts';
 import { RecipientIndex, recipientKey, recipientText, type RecipientIndexOptions } from './recipient-index.ts';
-import type { RecipientRecord } from './records.ts';
-import { SegmentLog, type SegmentLogOptions } from './segment-log.ts';
+import type { RecipientRecord } from '../records.ts';
+import { SegmentLog, type SegmentLogOptions } from '../segments/segment-log.ts';
 
 export interface RecipientStoreOptions extends RecipientIndexOptions {
   /** The records kept parsed after a read, bounded by their bytes on disk (JSON). */

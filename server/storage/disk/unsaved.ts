@@ -1,4 +1,4 @@
-import type { StorageError } from './errors.ts';
+import type { StorageError } from '../errors.ts';
 
 /** What the store still held in memory, unwritten, when its last write at shutdown failed. */
 export interface Unsaved {

@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import type { Fs } from './fs.ts';
+import type { Fs } from '../disk/fs.ts';
 
 /**
  * A segment file's shape (docs/storage.md): lowdb's JSON document `{"records":[...]}`, one record

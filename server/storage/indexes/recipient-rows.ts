@@ -1,4 +1,4 @@
-import { Reader } from './checkpoint.ts';
+import { Reader } from '../disk/checkpoint.ts';
 
 /**
  * What the recipients' compact index (recipient-index.ts) keeps beside it: the interned flag

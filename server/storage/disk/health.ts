@@ -1,4 +1,4 @@
-import type { StorageError, StorageProblem } from './errors.ts';
+import type { StorageError, StorageProblem } from '../errors.ts';
 
 /**
  * Whether the store can write now, and why not: /readyz reads it, /metrics counts the failed

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Fs } from './fs.ts';
+import type { Fs } from '../disk/fs.ts';
 import { segmentFileName, segmentIndexes } from './segment-log.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { readFile, stat, unlink } from 'node:fs/promises';
 import { PART, type ContentRef, type PackStore } from './pack-store.ts';
-import type { MessageContent } from './records.ts';
+import type { MessageContent } from '../records.ts';
 
 /** An attachment as it arrives: a temporary upload to move in, or its bytes. */
 export interface IncomingPart {

@@ -1,5 +1,5 @@
-import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, sameFile } from './checkpoint.ts';
-import type { Fs } from './fs.ts';
+import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, sameFile } from '../disk/checkpoint.ts';
+import type { Fs } from '../disk/fs.ts';
 import { checkpointFileOf, openFile, type Segment } from './segment-file.ts';
 
 /**

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { decodePacksCheckpoint, encodePacksCheckpoint, sameFile, type PackCheckpoint } from './checkpoint.ts';
-import { DamagedContent } from './errors.ts';
-import type { Batch, Participant } from './flusher.ts';
-import type { Fs } from './fs.ts';
-import type { Quarantine } from './quarantine.ts';
-import { syncDir } from './fs.ts';
+import { decodePacksCheckpoint, encodePacksCheckpoint, sameFile, type PackCheckpoint } from '../disk/checkpoint.ts';
+import { DamagedContent } from '../errors.ts';
+import type { Batch, Participant } from '../disk/flusher.ts';
+import type { Fs } from '../disk/fs.ts';
+import type { Quarantine } from '../disk/quarantine.ts';
+import { syncDir } from '../disk/fs.ts';
 
 /**
  * Where a part of a capture (its HTML, text, sealed record body, raw message or an attachment)

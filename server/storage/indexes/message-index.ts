@@ -1,9 +1,9 @@
-import { bytesOf, Reader } from './checkpoint.ts';
-import { recordNamespace } from './namespace.ts';
+import { bytesOf, Reader } from '../disk/checkpoint.ts';
+import { recordNamespace } from '../namespace.ts';
 import { keepRows, lowerBound, resized } from './rows.ts';
 import { SearchTexts } from './search-texts.ts';
-import { ENTRY_HEADER } from './pack-store.ts';
-import { contentRefs, DELIVERY_STATUSES, type DeliveryStatus, type FlowMark, type MessageRecord, type Source } from './records.ts';
+import { ENTRY_HEADER } from '../packs/pack-store.ts';
+import { contentRefs, DELIVERY_STATUSES, type DeliveryStatus, type FlowMark, type MessageRecord, type Source } from '../records.ts';
 
 const SOURCES: readonly Source[] = ['api', 'smtp', 'flow'];
 const STATUSES: readonly DeliveryStatus[] = DELIVERY_STATUSES;

@@ -1,13 +1,13 @@
 import path from 'node:path';
-import { Collection } from './collection.ts';
-import { Flusher } from './flusher.ts';
-import type { Fs } from './fs.ts';
-import { JsonFile } from './json-file.ts';
-import { PackStore, PART, type ContentRef } from './pack-store.ts';
-import type { Quarantine } from './quarantine.ts';
-import type { AttachmentRecord, MessageContent, MessageRecord, MetaData } from './records.ts';
-import { SegmentLog } from './segment-log.ts';
-import { requestLogSegmentSize } from './segment-size.ts';
+import { Collection } from '../segments/collection.ts';
+import { Flusher } from '../disk/flusher.ts';
+import type { Fs } from '../disk/fs.ts';
+import { JsonFile } from '../disk/json-file.ts';
+import { PackStore, PART, type ContentRef } from '../packs/pack-store.ts';
+import type { Quarantine } from '../disk/quarantine.ts';
+import type { AttachmentRecord, MessageContent, MessageRecord, MetaData } from '../records.ts';
+import { SegmentLog } from '../segments/segment-log.ts';
+import { requestLogSegmentSize } from '../segments/segment-size.ts';
 
 /** The folders of a data directory. */
 export interface DataDirs {

@@ -1,7 +1,7 @@
-import { Reader } from './checkpoint.ts';
+import { Reader } from '../disk/checkpoint.ts';
 import { COLUMNS_FORMAT, decodeColumns, encodeColumns, FlagSets, type RecipientColumns } from './recipient-rows.ts';
 import { keepRows, lowerBound, resized } from './rows.ts';
-import type { RecipientRecord } from './records.ts';
+import type { RecipientRecord } from '../records.ts';
 
 const INITIAL_SLOTS = 1024;
 const INITIAL_TABLE = 2048;

@@ -1,4 +1,4 @@
-import { storageError, type StorageError } from './errors.ts';
+import { storageError, type StorageError } from '../errors.ts';
 
 /** One participant's share of a group commit. */
 export interface Batch {

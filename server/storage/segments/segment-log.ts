@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { Batch, Participant } from './flusher.ts';
-import { syncDir, type Fs } from './fs.ts';
-import type { Quarantine } from './quarantine.ts';
+import type { Batch, Participant } from '../disk/flusher.ts';
+import { syncDir, type Fs } from '../disk/fs.ts';
+import type { Quarantine } from '../disk/quarantine.ts';
 import { applyCheckpoint, type CheckpointRows, type ReadCheckpoint, readCheckpoint, saveCheckpoint } from './segment-checkpoints.ts';
 import { EMPTY_SEGMENT, HEADER_BYTES, openFile, Segment, TAIL_AFTER_RECORD, TRAILER_BYTES, type Line, parseSegmentFile } from './segment-file.ts';
 import { SegmentBatch, SegmentWrite } from './segment-write.ts';
