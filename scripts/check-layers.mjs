@@ -150,7 +150,7 @@ export function checkLayers(root) {
   }
   problems.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
   const circles = folderCircles(folderEdges(root, files));
-  return { files: files.length, imports, problems: [...problems.map((p) => p.text), ...circles] };
+  return { files: files.length, imports, problems: [...problems.map((p) => p.text), ...circles, ...storageFloor(root, files)] };
 }
 
 /** The code whose folders must not import each other in a circle: what ships. */
@@ -185,10 +185,84 @@ function folderEdges(root, files) {
 
 /** Each set of sibling folders that import each other in a circle (Tarjan's strongly connected components), as a message. */
 function folderCircles(edges) {
+  return stronglyConnected(edges).map(
+    ({ component, because }) => `folders ${component.join(', ')} import each other in a circle (${because.join('; ')}): sibling folders depend one way ${DOC}`,
+  );
+}
+
+/**
+ * The floor plan of server/storage/ (docs/architecture.md, "The storage floor plan"): its
+ * sub-folders in layers, lowest first; a file in one imports only its own folder, the layers
+ * below it and the storage vocabulary on top. The other top-level files (the store, the capture
+ * store) sit above every sub-folder: nothing inside a sub-folder imports them.
+ */
+export const STORAGE = 'server/storage/';
+export const STORAGE_LAYERS = [['disk'], ['packs', 'segments'], ['indexes', 'migrate']];
+/** Top-level files of server/storage/ that every sub-folder may use: errors, record shapes, namespaces. */
+export const STORAGE_VOCABULARY = ['errors.ts', 'records.ts', 'namespace.ts'];
+
+/** Imports inside server/storage/ that break its layer order, and its import cycles (type-only imports included). */
+function storageFloor(root, files) {
+  const rankOf = new Map(STORAGE_LAYERS.flatMap((names, rank) => names.map((name) => [name, rank])));
+  const problems = [];
+  for (const file of files) {
+    if (!file.startsWith(STORAGE)) continue;
+    const [folder, ...rest] = file.slice(STORAGE.length).split('/');
+    if (rest.length === 0) continue;
+    if (!rankOf.has(folder)) {
+      problems.push(`${file}: ${STORAGE}${folder}/ is not in the storage floor plan (${STORAGE_LAYERS.map((l) => l.join(', ')).join(' < ')}) ${DOC}`);
+      continue;
+    }
+    for (const { specifier, line } of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
+      if (!specifier?.startsWith('.')) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+      if (!target.startsWith(STORAGE)) continue;
+      const [to, ...below] = target.slice(STORAGE.length).split('/');
+      const where = `${file}:${line} imports ${target}`;
+      if (below.length === 0) {
+        if (!STORAGE_VOCABULARY.includes(to)) {
+          problems.push(
+            `${where}: a storage sub-folder uses only the vocabulary of the top (${STORAGE_VOCABULARY.join(', ')}), never the store above it ${DOC}`,
+          );
+        }
+      } else if (to !== folder && !(rankOf.get(to) < rankOf.get(folder))) {
+        problems.push(`${where}: in storage, ${folder}/ imports only the layers below it (${STORAGE_LAYERS.map((l) => l.join(', ')).join(' < ')}) ${DOC}`);
+      }
+    }
+  }
+  return [...problems, ...fileCycles(root, files, STORAGE)];
+}
+
+/**
+ * Files under `folder` (a repository path ending in /) that import each other in a circle,
+ * type-only imports and re-exports included (Tarjan's strongly connected components over the
+ * file-to-file imports), each circle as one message naming an import of each step. Reusable for
+ * any folder: a type-only circle is still two files that cannot be understood one at a time.
+ */
+export function fileCycles(root, files, folder) {
+  const edges = new Map();
+  for (const file of files) {
+    if (!file.startsWith(folder)) continue;
+    const out = new Map();
+    for (const { specifier, line } of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
+      if (!specifier?.startsWith('.')) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+      if (target.startsWith(folder) && !out.has(target)) out.set(target, `${file}:${line} imports ${target}`);
+    }
+    edges.set(file, out);
+  }
+  return stronglyConnected(edges).map(
+    ({ component, because }) =>
+      `files ${component.join(', ')} import each other in a circle (${because.join('; ')}): imports go one way, type-only ones too ${DOC}`,
+  );
+}
+
+/** The strongly connected components of more than one node (Tarjan), each sorted, with the edges inside it. */
+function stronglyConnected(edges) {
   const index = new Map();
   const low = new Map();
   const stack = [];
-  const circles = [];
+  const found = [];
   let next = 0;
   const visit = (node) => {
     index.set(node, next);
@@ -209,10 +283,10 @@ function folderCircles(edges) {
     if (component.length < 2) return;
     component.sort();
     const because = component.flatMap((a) => component.filter((b) => edges.get(a)?.has(b)).map((b) => edges.get(a).get(b)));
-    circles.push(`folders ${component.join(', ')} import each other in a circle (${because.join('; ')}): sibling folders depend one way ${DOC}`);
+    found.push({ component, because });
   };
   for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node);
-  return circles.sort();
+  return found.sort((a, b) => (a.component[0] < b.component[0] ? -1 : 1));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -2,7 +2,8 @@ import { addressTag } from '../namespace.ts';
 import { ByteCache } from './byte-cache.ts';
 import { RecipientIndex, recipientKey, recipientText, type RecipientIndexOptions } from './recipient-index.ts';
 import type { RecipientRecord } from '../records.ts';
-import { SegmentLog, type SegmentLogOptions } from '../segments/segment-log.ts';
+import { SegmentLog } from '../segments/segment-log.ts';
+import type { SegmentLogOptions } from '../segments/segment-table.ts';
 
 export interface RecipientStoreOptions extends RecipientIndexOptions {
   /** The records kept parsed after a read, bounded by their bytes on disk (JSON). */

@@ -1,4 +1,5 @@
-import { SegmentLog, type SegmentLogOptions } from './segment-log.ts';
+import { SegmentLog } from './segment-log.ts';
+import type { SegmentLogOptions } from './segment-table.ts';
 
 export interface Sequenced {
   /** Position in the collection, from the store's counter: never reused. */

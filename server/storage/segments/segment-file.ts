@@ -4,7 +4,7 @@ import type { Fs } from '../disk/fs.ts';
 /**
  * A segment file's shape (docs/storage.md): lowdb's JSON document `{"records":[...]}`, one record
  * per line, and what the log keeps in memory about one file. The log is segment-log.ts; a group
- * commit's writes are segment-write.ts.
+ * commit's writes are segment-write.ts; what the log keeps of its files, segment-table.ts.
  */
 export const HEADER = '{"records":[\n';
 export const TRAILER = ']}\n';
@@ -68,6 +68,12 @@ export class Segment {
   ) {
     this.offsets = new Float64Array(size);
     this.lengths = new Uint32Array(size);
+  }
+
+  /** The file changed: its checkpoint (if any) no longer describes it. */
+  changed(): void {
+    this.changes++;
+    this.changedAt = Date.now();
   }
 }
 
@@ -235,4 +241,23 @@ function peekLine(bytes: Buffer, at: number, length: number): { seq: number; del
   if (bytes[i] !== 0x2c) return null;
   const deleted = end - i === TOMBSTONE_TAIL.length && bytes.compare(TOMBSTONE_TAIL, 0, TOMBSTONE_TAIL.length, i, end) === 0;
   return { seq, deleted };
+}
+
+/** The file name of segment `index` (which holds sequence numbers index * size to (index + 1) * size - 1). */
+export function segmentFileName(index: number): string {
+  return `seg-${String(index).padStart(6, '0')}.json`;
+}
+
+/** The numbers of the segment files among a folder's names, in order. */
+export function segmentIndexesIn(names: readonly string[]): number[] {
+  return names
+    .map((name) => /^seg-(\d+)\.json$/.exec(name)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+/** The numbers of the segment files in a folder, in order. */
+export async function segmentIndexes(fs: Fs, dir: string): Promise<number[]> {
+  return segmentIndexesIn(await fs.readdir(dir));
 }

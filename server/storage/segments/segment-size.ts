@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Fs } from '../disk/fs.ts';
-import { segmentFileName, segmentIndexes } from './segment-log.ts';
+import { segmentFileName, segmentIndexes } from './segment-file.ts';
 
 /**
  * Sequence numbers per segment file of a data directory made now: at a million captures,

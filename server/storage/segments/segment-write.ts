@@ -2,7 +2,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Batch } from '../disk/flusher.ts';
 import type { Fs } from '../disk/fs.ts';
 import { checkpointFileOf, HEADER, HEADER_BYTES, TAIL_AFTER_RECORD, TRAILER, TRAILER_BYTES, type Line, type Segment, type Tombstone } from './segment-file.ts';
-import type { SegmentLog } from './segment-log.ts';
+import type { SegmentTable } from './segment-table.ts';
 
 /** One segment's share of a group commit: its queued lines, appended in one write. */
 export class SegmentWrite {
@@ -15,14 +15,14 @@ export class SegmentWrite {
     readonly lines: Line[],
   ) {}
 
-  async write(log: SegmentLog<{ seq: number }>): Promise<FileHandle> {
-    const { fs, fsync } = log.options_();
+  async write(table: SegmentTable): Promise<FileHandle> {
+    const { fs, fsync } = table.options;
     const segment = this.segment;
-    if (segment.needsRewrite) await log.rewriteFrom(segment);
+    if (segment.needsRewrite) await table.rewriteFrom(segment);
     let created = false;
     if (segment.cleared && segment.handle) {
       // Its old lines were all deleted: start the file again rather than append after them.
-      if (!segment.writable) await log.reopenWritable(segment);
+      if (!segment.writable) await table.reopenWritable(segment);
       await segment.handle.truncate(0);
       segment.size = 0;
       segment.hasLines = false;
@@ -36,7 +36,7 @@ export class SegmentWrite {
       }
       created = true;
     } else if (!segment.writable) {
-      await log.reopenWritable(segment);
+      await table.reopenWritable(segment);
     }
     const base = created ? 0 : segment.hasLines ? segment.size - TAIL_AFTER_RECORD.length : segment.size - TRAILER_BYTES.length;
     let text = created ? HEADER : '';
@@ -77,10 +77,10 @@ export class SegmentWrite {
     await fs.writeAt(segment.handle, [undo.restore], undo.position);
   }
 
-  commit(log: SegmentLog<{ seq: number }>, size: number): void {
+  commit(table: SegmentTable, size: number): void {
     this.segment.size = size;
     this.segment.hasLines = true;
-    for (const [line, offset, length] of this.placed) log.committed(this.segment, line, offset, length);
+    for (const [line, offset, length] of this.placed) table.committed(this.segment, line, offset, length);
   }
 
   /** The file's size once this write is in. */
@@ -95,7 +95,7 @@ export class SegmentBatch implements Batch {
   private ends = new Map<SegmentWrite, number>();
 
   constructor(
-    private readonly log: SegmentLog<{ seq: number }>,
+    private readonly table: SegmentTable,
     private readonly writes: SegmentWrite[],
     /** It deletes records (tombstones), or files. */
     readonly deletes: boolean,
@@ -104,14 +104,14 @@ export class SegmentBatch implements Batch {
   ) {}
 
   get path(): string {
-    return this.log.dir;
+    return this.table.options.dir;
   }
 
   async write(): Promise<FileHandle[]> {
     const handles: FileHandle[] = [];
     this.written = [];
     for (const write of this.writes) {
-      handles.push(await write.write(this.log));
+      handles.push(await write.write(this.table));
       this.written.push(write);
       this.ends.set(write, write.endOf());
     }
@@ -124,15 +124,15 @@ export class SegmentBatch implements Batch {
    */
   async unlink(): Promise<void> {
     if (!this.unlinks) return;
-    const { fs } = this.log.options_();
-    const doomed = this.log.takeDoomed();
+    const { fs } = this.table.options;
+    const doomed = this.table.takeDoomed();
     for (const [at, segment] of doomed.entries()) {
       if (segment.live > 0 || segment.pending.length > 0) continue;
       try {
         await fs.unlink(segment.file);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-          for (const rest of doomed.slice(at)) this.log.requeueDoomed(rest);
+          for (const rest of doomed.slice(at)) this.table.requeueDoomed(rest);
           throw error;
         }
       }
@@ -143,19 +143,44 @@ export class SegmentBatch implements Batch {
       segment.dead = 0;
       // Its checkpoint describes a file that is gone (it would not match a new one either).
       await fs.unlink(checkpointFileOf(segment.file)).catch(() => undefined);
-      this.log.dropped(segment);
+      this.table.dropped(segment);
     }
   }
 
   async revert(): Promise<void> {
-    for (const write of this.written.reverse()) await write.revert(this.log.options_().fs).catch(() => undefined);
+    for (const write of this.written.reverse()) await write.revert(this.table.options.fs).catch(() => undefined);
   }
 
   commit(): void {
-    for (const write of this.writes) write.commit(this.log, this.ends.get(write)!);
+    for (const write of this.writes) write.commit(this.table, this.ends.get(write)!);
   }
 
   abort(): void {
-    for (const write of this.writes) this.log.aborted(write.segment, write.lines);
+    for (const write of this.writes) this.table.aborted(write.segment, write.lines);
   }
+}
+
+/** The group commit's share of a segment log: every segment's queued lines, and the files to delete. */
+export function beginSegmentBatch(table: SegmentTable): Batch | null {
+  const writes: SegmentWrite[] = [];
+  for (const segment of table.segments.values()) {
+    if (segment.pending.length === 0) continue;
+    writes.push(new SegmentWrite(segment, segment.pending));
+    segment.pending = [];
+  }
+  const tombstones = writes.some((w) => w.lines.some((line) => line.record === null));
+  // Files go once nothing in them lives: those already empty, and those these tombstones empty.
+  const unlinks = table.doomed.size > 0 || writes.some((w) => empties(table, w));
+  if (writes.length === 0 && !unlinks) return null;
+  return new SegmentBatch(table, writes, unlinks || tombstones, unlinks);
+}
+
+/** Whether a write leaves its segment with nothing live (only tombstones, as many as it has live lines, or more). */
+function empties(table: SegmentTable, { segment, lines }: SegmentWrite): boolean {
+  let dying = 0;
+  for (const line of lines) {
+    if (line.record !== null) return false;
+    if (segment.lengths[line.seq % table.options.segmentSize]! > 0) dying++;
+  }
+  return dying >= segment.live;
 }
