@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MessageIndex, searchText } from '../../server/storage/indexes/message-index.ts';
+import { MessageIndex } from '../../server/storage/indexes/message-index.ts';
+import { searchText } from '../../server/storage/indexes/search-texts.ts';
 import type { MessageRecord } from '../../server/storage/records.ts';
 
 function record(seq: number, over: Partial<MessageRecord> = {}): MessageRecord {

@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import type { Fs } from './fs.ts';
 
 /**
  * Checkpoints (docs/storage.md, "Start-up"): what start-up would otherwise rebuild by reading
@@ -195,5 +196,17 @@ export class Reader {
 
   end(): void {
     if (this.at !== this.data.length) throw new Error('bytes after the end');
+  }
+}
+
+/** Writes a checkpoint file whole: a temporary file renamed over the old one (removed if that fails). */
+export async function writeCheckpoint(fs: Fs, target: string, bytes: Buffer): Promise<void> {
+  const temp = `${target}.tmp`;
+  try {
+    await fs.writeFile(temp, bytes);
+    await fs.rename(temp, target);
+  } catch (error) {
+    await fs.unlink(temp).catch(() => undefined);
+    throw error;
   }
 }

@@ -1,39 +1,10 @@
-import { bytesOf, Reader } from '../disk/checkpoint.ts';
 import { recordNamespace } from '../namespace.ts';
-import { keepRows, lowerBound, resized } from './rows.ts';
-import { SearchTexts } from './search-texts.ts';
-import { ENTRY_HEADER } from '../packs/pack-store.ts';
-import { contentRefs, DELIVERY_STATUSES, type DeliveryStatus, type FlowMark, type MessageRecord, type Source } from '../records.ts';
-
-const SOURCES: readonly Source[] = ['api', 'smtp', 'flow'];
-const STATUSES: readonly DeliveryStatus[] = DELIVERY_STATUSES;
-
-// One 16-bit word of flags per capture.
-const SOURCE_MASK = 0b11;
-const STATUS_SHIFT = 2;
-const STATUS_MASK = 0b111 << STATUS_SHIFT;
-const BLOCKED = 1 << 5;
-const REDIRECTED = 1 << 6;
-const READ = 1 << 7;
-const DEAD = 1 << 8;
-/** An SMTP capture whose MIME parts were not extracted yet (record.unparsed). */
-const UNPARSED = 1 << 9;
-
-const SMTP = SOURCES.indexOf('smtp');
-const PENDING = STATUSES.indexOf('pending') << STATUS_SHIFT;
-
-/** The version of serializeRange's format (its first byte). */
-const RANGE_FORMAT = 1;
-
-/**
- * A pack a capture's parts lie in, the bytes they take there (entry headers included), and where
- * the last of them ends (a pack shorter than that lost their bytes: a power loss).
- */
-export type PackUse = [pack: number, bytes: number, end: number];
-
-/** Separators in the search text: before every address, and between the other fields. */
-export const ADDRESS_MARK = '\u0001';
-const FIELD_MARK = '\u0002';
+import { BLOCKED, DEAD, flagsOf, READ, REDIRECTED, SMTP, SOURCE_MASK, SOURCES, STATUS_MASK, STATUS_SHIFT, STATUSES, UNPARSED } from './message-flags.ts';
+import { decodeMessageRows, encodeMessageRows, type PackUse, packUse, type RowExtras } from './message-rows.ts';
+import { LoadedWork } from './loaded-work.ts';
+import { Interned, keepRows, liveRowsIn, resized, slotWithSeq } from './rows.ts';
+import { SearchTexts, searchText } from './search-texts.ts';
+import type { DeliveryStatus, FlowMark, MessageRecord, Source } from '../records.ts';
 
 /**
  * Every capture, as compact as the inbox's lists, filters, search and wait-for allow
@@ -61,23 +32,15 @@ export class MessageIndex {
   private used = 0;
   private liveCount = 0;
   /** Team and sender ids, interned: a handful per configuration. Index 0 is null. */
-  private readonly names: (string | null)[] = [null];
-  private readonly nameIds = new Map<string, number>();
+  private readonly names = new Interned(1);
   /** Namespaces, interned apart from the names (they are many, and filtered by equality). */
-  private readonly spaceNames: (string | null)[] = [null];
-  private readonly spaceIds = new Map<string, number>();
+  private spaceNames = new Interned(1);
   /** Flow captures' marks: the flow engine's proof that a step was sent (few captures have one). */
   private readonly flowMarks = new Map<number, FlowMark>();
-  /** Whether captures are being loaded at start-up (see pendingDeliveries and unparsedCaptures). */
-  private loading = true;
-  /** Captures loaded with their MIME parts not extracted yet (SMTP messages cut off by a stop). */
-  private readonly unparsed: number[] = [];
   /** Live API and flow captures per team (the /v1 email list's count without scanning). */
   private readonly teamRecords = new Map<number, number>();
-  /** Captures loaded with a pending status, and when it turns (ms): the domain schedules them. */
-  private readonly deliveries = new Map<number, number>();
-  /** When each capture stored as pending (with a time) turns, in ms: start-up's deliveries come from here. */
-  private readonly pendingAt = new Map<number, number>();
+  /** Pending deliveries and unextracted messages: what start-up hands the domain. */
+  private readonly work = new LoadedWork();
   /**
    * Captures whose parts lie in more than one pack (a pack sealed between two of its parts):
    * every pack and its bytes. Rare; the others' one pack is in `packs` and `packBytes`.
@@ -92,20 +55,14 @@ export class MessageIndex {
   add(record: MessageRecord): void {
     const slot = this.append(record.seq);
     this.created[slot] = Date.parse(record.createdAt);
-    this.bits[slot] =
-      SOURCES.indexOf(record.source) |
-      (STATUSES.indexOf(record.status) << STATUS_SHIFT) |
-      (record.blocked ? BLOCKED : 0) |
-      (record.redirected ? REDIRECTED : 0) |
-      (record.read ? READ : 0) |
-      (record.unparsed ? UNPARSED : 0);
+    this.bits[slot] = flagsOf(record);
     this.teams[slot] = this.nameId(record.team);
     this.senders[slot] = this.nameId(record.sender);
     this.spaces[slot] = this.spaceId(recordNamespace(record));
     this.places[slot] = this.texts.add(searchText(record));
     this.setUse(slot, record.seq, packUse(record));
     if (record.flow) this.flowMarks.set(record.seq, record.flow);
-    if (record.status === 'pending' && record.deliverAt !== null) this.pendingAt.set(record.seq, Date.parse(record.deliverAt));
+    if (record.status === 'pending' && record.deliverAt !== null) this.work.pendingAt.set(record.seq, Date.parse(record.deliverAt));
     this.added(slot);
   }
 
@@ -123,12 +80,7 @@ export class MessageIndex {
     const seq = this.seqs[slot]!;
     const bits = this.bits[slot]!;
     if ((bits & SOURCE_MASK) !== SMTP) this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 0) + 1);
-    if (this.loading) {
-      // What start-up must schedule again; afterwards the domain tracks these itself.
-      const at = this.pendingAt.get(seq);
-      if (at !== undefined && (bits & STATUS_MASK) === PENDING) this.deliveries.set(seq, at);
-      if (bits & UNPARSED) this.unparsed.push(seq);
-    }
+    this.work.added(seq, bits);
     this.liveCount++;
   }
 
@@ -142,16 +94,8 @@ export class MessageIndex {
 
   /** The slot of a live capture, or -1. */
   slotOf(seq: number): number {
-    let lo = 0;
-    let hi = this.used - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const at = this.seqs[mid]!;
-      if (at === seq) return this.bits[mid]! & DEAD ? -1 : mid;
-      if (at < seq) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    const slot = slotWithSeq(this.seqs, this.used, seq);
+    return slot >= 0 && !(this.bits[slot]! & DEAD) ? slot : -1;
   }
 
   has(seq: number): boolean {
@@ -165,7 +109,7 @@ export class MessageIndex {
     if ((this.bits[slot]! & SOURCE_MASK) !== SMTP) this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 1) - 1);
     this.texts.remove(this.places[slot]!);
     this.flowMarks.delete(seq);
-    this.pendingAt.delete(seq);
+    this.work.pendingAt.delete(seq);
     this.spread.delete(seq);
     this.liveCount--;
     if (this.used - this.liveCount > Math.max(4096, this.liveCount)) this.compact();
@@ -179,11 +123,9 @@ export class MessageIndex {
     this.texts.clear();
     this.flowMarks.clear();
     this.teamRecords.clear();
-    this.deliveries.clear();
-    this.pendingAt.clear();
+    this.work.clear();
     this.spread.clear();
-    this.spaceNames.length = 1;
-    this.spaceIds.clear();
+    this.spaceNames.clear();
     this.grow(1024);
   }
 
@@ -212,7 +154,7 @@ export class MessageIndex {
 
   /** How many API and flow captures the team has (its /v1 email records). */
   teamRecordCount(team: string): number {
-    const id = this.nameIds.get(team);
+    const id = this.names.find(team);
     return id === undefined ? 0 : (this.teamRecords.get(id) ?? 0);
   }
 
@@ -239,14 +181,14 @@ export class MessageIndex {
     return (this.bits[slot]! & READ) !== 0;
   }
   team(slot: number): string | null {
-    return this.names[this.teams[slot]!]!;
+    return this.names.value(this.teams[slot]!) ?? null;
   }
   sender(slot: number): string | null {
-    return this.names[this.senders[slot]!]!;
+    return this.names.value(this.senders[slot]!) ?? null;
   }
   /** The capture's namespace (storage/namespace.ts), or null. */
   namespace(slot: number): string | null {
-    return this.spaceNames[this.spaces[slot]!]!;
+    return this.spaceNames.value(this.spaces[slot]!) ?? null;
   }
   /**
    * A test of whether a slot's search text (see searchText) holds every needle (UTF-8 bytes of
@@ -272,8 +214,7 @@ export class MessageIndex {
   }
   /** Captures loaded with their MIME parts still to extract (taken once, when loading is over). */
   unparsedCaptures(): number[] {
-    this.loading = false;
-    return this.unparsed.splice(0);
+    return this.work.unparsedCaptures();
   }
 
   /** The search text changed (an SMTP message's parts were extracted: its snippet is known). */
@@ -288,10 +229,7 @@ export class MessageIndex {
 
   /** Captures that were pending when loaded, and when each turns (ms since the epoch). */
   pendingDeliveries(): [number, number][] {
-    this.loading = false;
-    const out = [...this.deliveries];
-    this.deliveries.clear();
-    return out;
+    return this.work.pendingDeliveries();
   }
 
   /** Slots of live captures, newest first, that pass `match`; stops when `visit` returns false. */
@@ -331,41 +269,24 @@ export class MessageIndex {
    * when the captures here differ (a write not settled yet), null: nothing consistent to save.
    */
   serializeRange(lo: number, hi: number, expected: readonly number[]): Buffer | null {
-    const slots: number[] = [];
-    let slot = lowerBound(this.seqs, this.used, lo);
-    for (; slot < this.used && this.seqs[slot]! < hi; slot++) {
-      if (this.bits[slot]! & DEAD) continue;
-      if (this.seqs[slot] !== expected[slots.length]) return null;
-      slots.push(slot);
-    }
-    if (slots.length !== expected.length) return null;
+    const slots = liveRowsIn(this.seqs, this.used, { lo, hi }, (slot) => (this.bits[slot]! & DEAD) !== 0, expected);
+    if (!slots) return null;
     const n = slots.length;
-    const strings = new Map<string, number>();
-    const local = (value: string | null): number => {
-      if (value === null) return 0;
-      let id = strings.get(value);
-      if (id === undefined) {
-        id = strings.size + 1;
-        strings.set(value, id);
-      }
-      return id;
-    };
-    const seqs = new Float64Array(n);
-    const created = new Float64Array(n);
-    const bits = new Uint16Array(n);
+    const strings = new Interned(1);
+    const local = (value: string | undefined): number => (value === undefined ? 0 : strings.id(value));
+    const seqs = Float64Array.from(slots, (slot) => this.seqs[slot]!);
+    const created = Float64Array.from(slots, (slot) => this.created[slot]!);
+    const bits = Uint16Array.from(slots, (slot) => this.bits[slot]!);
     const ids = new Uint32Array(3 * n);
     const use = new Uint32Array(3 * n);
     const lengths = new Uint32Array(n);
     const texts: Buffer[] = [];
-    const extras: { f: [number, FlowMark][]; s: [number, PackUse[]][]; p: [number, number][] } = { f: [], s: [], p: [] };
+    const extras: RowExtras = { f: [], s: [], p: [] };
     slots.forEach((from, i) => {
       const seq = this.seqs[from]!;
-      seqs[i] = seq;
-      created[i] = this.created[from]!;
-      bits[i] = this.bits[from]!;
-      ids[3 * i] = local(this.names[this.teams[from]!]!);
-      ids[3 * i + 1] = local(this.names[this.senders[from]!]!);
-      ids[3 * i + 2] = local(this.spaceNames[this.spaces[from]!]!);
+      ids[3 * i] = local(this.names.value(this.teams[from]!));
+      ids[3 * i + 1] = local(this.names.value(this.senders[from]!));
+      ids[3 * i + 2] = local(this.spaceNames.value(this.spaces[from]!));
       use[3 * i] = this.packs[from]!;
       use[3 * i + 1] = this.packBytes[from]!;
       use[3 * i + 2] = this.packEnds[from]!;
@@ -376,35 +297,10 @@ export class MessageIndex {
       if (flow) extras.f.push([seq, flow]);
       const spread = this.spread.get(seq);
       if (spread) extras.s.push([seq, spread]);
-      const at = this.pendingAt.get(seq);
+      const at = this.work.pendingAt.get(seq);
       if (at !== undefined) extras.p.push([seq, at]);
     });
-    const head = Buffer.alloc(9);
-    head.writeUInt8(RANGE_FORMAT, 0);
-    head.writeUInt32LE(n, 1);
-    head.writeUInt32LE(strings.size, 5);
-    const table = [...strings.keys()].flatMap((value) => {
-      const bytes = Buffer.from(value, 'utf8');
-      const length = Buffer.alloc(4);
-      length.writeUInt32LE(bytes.length);
-      return [length, bytes];
-    });
-    const json = Buffer.from(JSON.stringify(extras), 'utf8');
-    const jsonLength = Buffer.alloc(4);
-    jsonLength.writeUInt32LE(json.length);
-    return Buffer.concat([
-      head,
-      ...table,
-      bytesOf(seqs),
-      bytesOf(created),
-      bytesOf(bits),
-      bytesOf(ids),
-      bytesOf(use),
-      bytesOf(lengths),
-      ...texts,
-      jsonLength,
-      json,
-    ]);
+    return encodeMessageRows({ count: n, strings: [null, ...strings.values()], seqs, created, bits, ids, use, lengths, extras }, texts);
   }
 
   /**
@@ -414,27 +310,10 @@ export class MessageIndex {
    * nothing, on a range it cannot read (the caller reads the segment file instead).
    */
   restoreRange(data: Buffer, packEnd: (pack: number) => number): { packs: Map<number, number>; cutShort: number } {
-    const reader = new Reader(data);
-    if (reader.u8() !== RANGE_FORMAT) throw new Error('unknown index range format');
-    const n = reader.u32();
-    const strings: (string | null)[] = [null];
-    for (let count = reader.u32(), i = 0; i < count; i++) strings.push(reader.utf8(reader.u32()));
-    const seqs = reader.array(Float64Array, n);
-    const created = reader.array(Float64Array, n);
-    const bits = reader.array(Uint16Array, n);
-    const ids = reader.array(Uint32Array, 3 * n);
-    const use = reader.array(Uint32Array, 3 * n);
-    const lengths = reader.array(Uint32Array, n);
-    // The texts lie end to end: copied from here into the search texts, with no Buffer made per capture.
-    let textBytes = 0;
-    for (let i = 0; i < n; i++) textBytes += lengths[i]!;
-    const textAt = reader.skip(textBytes);
-    const extras = JSON.parse(reader.utf8(reader.u32())) as { f: [number, FlowMark][]; s: [number, PackUse[]][]; p: [number, number][] };
-    reader.end();
-    for (let i = 1; i < n; i++) if (seqs[i]! <= seqs[i - 1]!) throw new Error('index range out of order');
+    const { count: n, strings, seqs, created, bits, ids, use, lengths, extras, textAt } = decodeMessageRows(data);
     if (n > 0 && this.used > 0 && seqs[0]! <= this.seqs[this.used - 1]!) throw new Error('index range out of order');
     for (const [seq, mark] of extras.f) this.flowMarks.set(seq, mark);
-    for (const [seq, at] of extras.p) this.pendingAt.set(seq, at);
+    for (const [seq, at] of extras.p) this.work.pendingAt.set(seq, at);
     const spread = new Map(extras.s);
     const packs = new Map<number, number>();
     let cutShort = 0;
@@ -489,10 +368,9 @@ export class MessageIndex {
 
   /** Forgets the namespaces no live capture has any more (one per test adds up over a long run). */
   private reinternSpaces(): void {
-    const names = this.spaceNames.slice();
-    this.spaceNames.length = 1;
-    this.spaceIds.clear();
-    for (let slot = 0; slot < this.used; slot++) this.spaces[slot] = this.spaceId(names[this.spaces[slot]!]!);
+    const old = this.spaceNames;
+    this.spaceNames = new Interned(1);
+    for (let slot = 0; slot < this.used; slot++) this.spaces[slot] = this.spaceId(old.value(this.spaces[slot]!) ?? null);
   }
 
   private grow(capacity: number): void {
@@ -509,70 +387,10 @@ export class MessageIndex {
   }
 
   private spaceId(namespace: string | null): number {
-    if (namespace === null) return 0;
-    let id = this.spaceIds.get(namespace);
-    if (id === undefined) {
-      id = this.spaceNames.length;
-      this.spaceNames.push(namespace);
-      this.spaceIds.set(namespace, id);
-    }
-    return id;
+    return namespace === null ? 0 : this.spaceNames.id(namespace);
   }
 
   private nameId(name: string | null): number {
-    if (name === null) return 0;
-    let id = this.nameIds.get(name);
-    if (id === undefined) {
-      id = this.names.length;
-      this.names.push(name);
-      this.nameIds.set(name, id);
-    }
-    return id;
+    return name === null ? 0 : this.names.id(name);
   }
-}
-
-/**
- * What search and the address filters look in, lowercased:
- * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02sender\x02snippet and body text`,
- * each address once.
- * The original recipient comes first, so "sent to" is a prefix test; any address is
- * `\x01address\x01`.
- */
-export function searchText(record: MessageRecord): string {
-  // Each address once (the recipient is nearly always To as well): a filter asks whether an
-  // address is there, not how often, and a million captures keep ~25 MB less.
-  const addresses = [...new Set([record.recipient, ...record.to, ...record.cc, ...record.bcc].map((a) => unmarked(a.trim()).toLowerCase()))].join(ADDRESS_MARK);
-  const fields = [record.subject, record.from, record.sender ?? '', bodySearchText(record)].map(unmarked);
-  // Lowercased as a whole, which also makes it one flat string (pieces joined by a template
-  // would stay a tree of them, half as large again).
-  return `${ADDRESS_MARK}${addresses}${ADDRESS_MARK}${FIELD_MARK}${fields.join(FIELD_MARK)}`.toLowerCase();
-}
-
-/** The snippet, and the body's text when it says more (the snippet is its start unless an account template wrapped the body). */
-function bodySearchText({ snippet = '', bodyText }: MessageRecord): string {
-  if (bodyText === undefined) return snippet;
-  return bodyText.startsWith(snippet) ? bodyText : `${snippet} ${bodyText}`;
-}
-
-/**
- * The text with the separators written as spaces: a sender may put them in a subject or an
- * address, where they would end the field early. Filters read their own text the same way.
- */
-export function unmarked(text: string): string {
-  return text.replaceAll(ADDRESS_MARK, ' ').replaceAll(FIELD_MARK, ' ');
-}
-
-/** The packs a capture's parts lie in and the bytes they take in each (as the pack store counts them live). */
-function packUse(record: MessageRecord): PackUse[] {
-  const use: PackUse[] = [];
-  for (const ref of contentRefs(record)) {
-    if (!('p' in ref)) continue;
-    const entry = ENTRY_HEADER + ref.n;
-    const found = use.find(([pack]) => pack === ref.p);
-    if (found) {
-      found[1] += entry;
-      found[2] = Math.max(found[2], ref.o + entry);
-    } else use.push([ref.p, entry, ref.o + entry]);
-  }
-  return use;
 }

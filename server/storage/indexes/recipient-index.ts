@@ -1,6 +1,6 @@
 import { Reader } from '../disk/checkpoint.ts';
 import { COLUMNS_FORMAT, decodeColumns, encodeColumns, FlagSets, type RecipientColumns } from './recipient-rows.ts';
-import { keepRows, lowerBound, resized } from './rows.ts';
+import { keepRows, lowerBound, resized, slotWithSeq } from './rows.ts';
 import type { RecipientRecord } from '../records.ts';
 
 const INITIAL_SLOTS = 1024;
@@ -135,16 +135,8 @@ export class RecipientIndex {
 
   /** The slot of a live recipient, or -1. */
   slotOf(seq: number): number {
-    let lo = 0;
-    let hi = this.used - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const at = this.seqs[mid]!;
-      if (at === seq) return this.bits[mid]! & DEAD ? -1 : mid;
-      if (at < seq) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    const slot = slotWithSeq(this.seqs, this.used, seq);
+    return slot >= 0 && !(this.bits[slot]! & DEAD) ? slot : -1;
   }
 
   /**

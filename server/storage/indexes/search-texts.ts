@@ -1,10 +1,11 @@
+import type { MessageRecord } from '../records.ts';
 /** Bytes of a chunk (a text longer than that gets a chunk of its own size). */
 const CHUNK_BYTES = 1 << 20;
 /** A place is `chunk * ENTRIES + entry`: more entries than a chunk can hold (each is at least a byte). */
 const ENTRIES = 2 ** 21;
 /** Queries of one chunk's entries a matcher answers one at a time before it reads the rest of the chunk at once. */
 const DIRECT_QUERIES = 32;
-/** The field separator of a capture's search text (message-index.ts FIELD_MARK), as a byte. */
+/** The field separator of a capture's search text (FIELD_MARK, below), as a byte. */
 const FIELD_BYTE = 0x02;
 
 interface Chunk {
@@ -301,4 +302,39 @@ function scan(chunk: Chunk, from: number, to: number, needle: Uint8Array, subjec
     // Across two entries (the marks make this impossible for the queries built here): go on after it.
     at = hit + 1;
   }
+}
+
+/** Separators in the search text: before every address, and between the other fields. */
+export const ADDRESS_MARK = '\u0001';
+const FIELD_MARK = '\u0002';
+
+/**
+ * What search and the address filters look in, lowercased:
+ * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02sender\x02snippet and body text`,
+ * each address once.
+ * The original recipient comes first, so "sent to" is a prefix test; any address is
+ * `\x01address\x01`.
+ */
+export function searchText(record: MessageRecord): string {
+  // Each address once (the recipient is nearly always To as well): a filter asks whether an
+  // address is there, not how often, and a million captures keep ~25 MB less.
+  const addresses = [...new Set([record.recipient, ...record.to, ...record.cc, ...record.bcc].map((a) => unmarked(a.trim()).toLowerCase()))].join(ADDRESS_MARK);
+  const fields = [record.subject, record.from, record.sender ?? '', bodySearchText(record)].map(unmarked);
+  // Lowercased as a whole, which also makes it one flat string (pieces joined by a template
+  // would stay a tree of them, half as large again).
+  return `${ADDRESS_MARK}${addresses}${ADDRESS_MARK}${FIELD_MARK}${fields.join(FIELD_MARK)}`.toLowerCase();
+}
+
+/** The snippet, and the body's text when it says more (the snippet is its start unless an account template wrapped the body). */
+function bodySearchText({ snippet = '', bodyText }: MessageRecord): string {
+  if (bodyText === undefined) return snippet;
+  return bodyText.startsWith(snippet) ? bodyText : `${snippet} ${bodyText}`;
+}
+
+/**
+ * The text with the separators written as spaces: a sender may put them in a subject or an
+ * address, where they would end the field early. Filters read their own text the same way.
+ */
+export function unmarked(text: string): string {
+  return text.replaceAll(ADDRESS_MARK, ' ').replaceAll(FIELD_MARK, ' ');
 }

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { crc32 } from 'node:zlib';
-import { decodePacksCheckpoint, encodePacksCheckpoint, sameFile, type PackCheckpoint } from '../disk/checkpoint.ts';
-import { DamagedContent } from '../errors.ts';
+import { decodePacksCheckpoint, encodePacksCheckpoint, type PackCheckpoint, writeCheckpoint } from '../disk/checkpoint.ts';
 import type { Batch, Participant } from '../disk/flusher.ts';
 import type { Fs } from '../disk/fs.ts';
+import { anyLost, writeBack } from '../disk/lost-files.ts';
 import type { Quarantine } from '../disk/quarantine.ts';
-import { syncDir } from '../disk/fs.ts';
+import { DamagedContent } from '../errors.ts';
+import { PackBatch, type PackHost } from './pack-batch.ts';
+import { checkEntry, ENTRY_HEADER, entryHeader, Pack, packFileName, packNumbers } from './pack-file.ts';
+import { scanPack } from './pack-scan.ts';
 
 /**
  * Where a part of a capture (its HTML, text, sealed record body, raw message or an attachment)
@@ -24,8 +25,6 @@ export type ContentRef = { p: number; o: number; n: number } | { f: string; n: n
  * not copied). Deleting captures leaves dead bytes; a sealed pack with nothing live is deleted,
  * and one mostly dead is compacted (its live entries copied forward).
  */
-const MAGIC = 0x314b4850; // "PHK1"
-export const ENTRY_HEADER = 20;
 /** The packs' checkpoint: which sealed packs were scanned, and what they held damaged. */
 const CHECKPOINT = 'packs.idx';
 
@@ -42,41 +41,7 @@ export interface PackStoreOptions {
   largePartSize: number;
 }
 
-class Pack {
-  handle: FileHandle | null = null;
-  writable = false;
-  /** Bytes on disk. */
-  size = 0;
-  /** Bytes being written now (taken by a batch, not committed yet). */
-  inflightBytes = 0;
-  /** Bytes queued for the next write (their offsets are already handed out). */
-  queued: Buffer[] = [];
-  queuedBytes = 0;
-  /** Of the queued bytes, those of new captures, which are rolled back if their write fails. */
-  queuedVolatile = 0;
-  /** Data of entries not on disk yet, by offset, so a read never waits for the write. */
-  readonly unsaved = new Map<number, Buffer>();
-  /** Bytes of entries still referenced by a capture. */
-  live = 0;
-  sealed = false;
-
-  constructor(
-    readonly no: number,
-    readonly file: string,
-  ) {}
-
-  get end(): number {
-    return this.size + this.inflightBytes + this.queuedBytes;
-  }
-}
-
-/** A scanned entry that failed its checks: its bytes and where it was. */
-interface BadEntry {
-  offset: number;
-  length: number;
-}
-
-export class PackStore implements Participant {
+export class PackStore implements Participant, PackHost {
   private readonly packs = new Map<number, Pack>();
   private active!: Pack;
   /** Large parts renamed in for captures whose write is pending; deleted if it fails. */
@@ -105,11 +70,7 @@ export class PackStore implements Participant {
     } catch {
       // Damaged: every pack is scanned, as without one.
     }
-    const numbers = names
-      .map((name) => /^(\d{6})\.pack$/.exec(name)?.[1])
-      .filter((n): n is string => n !== undefined)
-      .map(Number)
-      .sort((a, b) => a - b);
+    const numbers = packNumbers(names);
     for (const no of numbers) await store.load(no, no === numbers.at(-1));
     // Current when every sealed pack came from it (the last one is always scanned: it is appended to).
     store.checkpointed = store.checkpointUse.restored >= numbers.length - 1 ? 0 : -1;
@@ -137,13 +98,7 @@ export class PackStore implements Participant {
     const entry = ENTRY_HEADER + data.length;
     if (this.active.end > 0 && this.active.end + entry > this.options.packSize) this.rotate();
     const pack = this.active;
-    const header = Buffer.allocUnsafe(ENTRY_HEADER);
-    header.writeUInt32LE(MAGIC, 0);
-    header.writeUInt32LE(seq, 4);
-    header.writeUInt16LE(part, 8);
-    header.writeUInt16LE(0, 10);
-    header.writeUInt32LE(data.length, 12);
-    header.writeUInt32LE(crc32(data, crc32(header.subarray(0, 16))), 16);
+    const header = entryHeader(seq, part, data);
     const ref = { p: pack.no, o: pack.end, n: data.length };
     pack.unsaved.set(ref.o, data);
     pack.queued.push(header, data);
@@ -220,14 +175,7 @@ export class PackStore implements Participant {
       const damaged = [...this.damaged].filter((key) => key.startsWith(`${pack.no}:`)).map((key) => Number(key.slice(key.indexOf(':') + 1)));
       entries.push({ no: pack.no, file: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }, damaged });
     }
-    const target = path.join(this.options.dir, CHECKPOINT);
-    try {
-      await fs.writeFile(`${target}.tmp`, encodePacksCheckpoint(entries));
-      await fs.rename(`${target}.tmp`, target);
-    } catch (error) {
-      await fs.unlink(`${target}.tmp`).catch(() => undefined);
-      throw error;
-    }
+    await writeCheckpoint(fs, path.join(this.options.dir, CHECKPOINT), encodePacksCheckpoint(entries));
     this.checkpointed = changes;
     return true;
   }
@@ -334,12 +282,8 @@ export class PackStore implements Participant {
     let restored = 0;
     for (const pack of this.packs.values()) {
       if (!pack.handle) continue;
-      const present = await fs.stat(pack.file);
-      const current = await pack.handle.stat();
-      if (present && present.ino === current.ino && current.nlink > 0) continue;
-      const content = await fs.readAt(pack.handle, 0, pack.size);
-      const handle = await fs.open(pack.file, 'w+');
-      await fs.writeAt(handle, [content], 0);
+      const handle = await writeBack(fs, pack.file, pack.handle, pack.size);
+      if (!handle) continue;
       await pack.handle.close().catch(() => undefined);
       pack.handle = handle;
       pack.writable = true;
@@ -363,13 +307,13 @@ export class PackStore implements Participant {
     if (this.active.end > 0) this.rotate();
   }
 
-  /** @internal */
-  options_(): PackStoreOptions {
+  /** What the group commit's batch writes with (pack-batch.ts). */
+  get writeOptions(): { fs: Fs; fsync: boolean } {
     return this.options;
   }
 
   /**
-   * @internal The write of `pack` failed. Entries queued after it already have their offsets, so
+   * The write of `pack` failed. Entries queued after it already have their offsets, so
    * the failed bytes go back to the front of the queue to be written again, as dead bytes: the
    * captures they belonged to were rolled back.
    */
@@ -392,7 +336,7 @@ export class PackStore implements Participant {
     for (const at of pack.unsaved.keys()) if (at >= pack.end) pack.unsaved.delete(at);
   }
 
-  /** @internal the write of `pack` is on disk. */
+  /** The write of `pack` is on disk. */
   saved(pack: Pack, position: number, buffers: Buffer[], bytes: number): void {
     pack.inflightBytes -= bytes;
     pack.size = Math.max(pack.size, position + bytes);
@@ -403,7 +347,7 @@ export class PackStore implements Participant {
     }
   }
 
-  /** @internal A dead, sealed pack whose file is deleted. */
+  /** A dead, sealed pack whose file is deleted. */
   dropPack(pack: Pack): void {
     this.packs.delete(pack.no);
     this.changes++;
@@ -421,96 +365,28 @@ export class PackStore implements Participant {
     return pack;
   }
 
-  private fileOf(no: number): string {
-    return path.join(this.options.dir, `${String(no).padStart(6, '0')}.pack`);
-  }
-
   /**
-   * Scans a pack: every entry's header and checksum. A damaged entry is remembered (reads of it
-   * fail clearly) and its bytes set aside; a torn tail (a crash mid-append) is cut off.
+   * Scans a pack at start-up (pack-scan.ts), or takes what its last scan found from the
+   * checkpoint when the file is unchanged since.
    */
   private async load(no: number, last: boolean): Promise<void> {
-    const { fs, quarantine } = this.options;
     const pack = this.newPack(no);
-    try {
-      pack.handle = await fs.open(pack.file, 'r+');
-      pack.writable = true;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EROFS' && code !== 'EACCES' && code !== 'EPERM') throw error;
-      pack.handle = await fs.open(pack.file, 'r');
-    }
-    const stat = await pack.handle.stat();
-    const size = stat.size;
-    pack.size = size;
-    pack.sealed = !last;
-    const saved = this.checkpoint.get(no);
-    if (!last && saved && sameFile(saved.file, stat)) {
-      // Scanned before, unchanged since: what the scan found is in the checkpoint.
-      for (const offset of saved.damaged) this.damaged.add(`${no}:${offset}`);
-      this.checkpointUse.restored++;
-      return;
-    }
-    this.checkpointUse.scanned++;
-    const bad: BadEntry[] = [];
-    let at = 0;
-    let tornAt: number | null = null;
-    const chunkSize = 1 << 20;
-    let chunk: Buffer = Buffer.alloc(0);
-    let chunkAt = 0;
-    const bytesAt = async (offset: number, length: number): Promise<Buffer> => {
-      if (offset >= chunkAt && offset + length <= chunkAt + chunk.length) return chunk.subarray(offset - chunkAt, offset - chunkAt + length);
-      if (length > chunkSize) return fs.readAt(pack.handle!, offset, length);
-      chunk = await fs.readAt(pack.handle!, offset, Math.min(chunkSize, size - offset));
-      chunkAt = offset;
-      return chunk.subarray(0, Math.min(length, chunk.length));
-    };
-    while (at < size) {
-      const header = await bytesAt(at, ENTRY_HEADER);
-      if (header.length < ENTRY_HEADER || header.readUInt32LE(0) !== MAGIC) {
-        tornAt = at;
-        break;
-      }
-      const length = header.readUInt32LE(12);
-      if (at + ENTRY_HEADER + length > size) {
-        tornAt = at;
-        break;
-      }
-      const entry = await bytesAt(at, ENTRY_HEADER + length);
-      if (checkEntry(entry, null, length) !== null) {
-        bad.push({ offset: at, length: ENTRY_HEADER + length });
-        this.damaged.add(`${no}:${at}`);
-      }
-      at += ENTRY_HEADER + length;
-    }
-    if (bad.length > 0) {
-      const bytes = Buffer.concat(await Promise.all(bad.map((b) => fs.readAt(pack.handle!, b.offset, b.length))));
-      await quarantine.keep(
-        pack.file,
-        bytes,
-        bad.length,
-        `${bad.length} pack entr${bad.length === 1 ? 'y' : 'ies'} failed the checksum (their captures read as damaged)`,
-      );
-    }
-    if (tornAt !== null) {
-      // What a write cut short left: nothing in it was acknowledged, so it is only logged.
-      if (pack.writable) {
-        await pack.handle.truncate(tornAt);
-        pack.size = tornAt;
-      }
-      await quarantine.keep(pack.file, null, 0, `a torn tail of ${size - tornAt} bytes (a write cut short) was cut off`);
-    }
+    const { restored, damaged } = await scanPack(this.options, pack, last, this.checkpoint.get(no));
+    for (const offset of damaged) this.damaged.add(`${no}:${offset}`);
+    if (restored) this.checkpointUse.restored++;
+    else this.checkpointUse.scanned++;
+  }
+
+  private fileOf(no: number): string {
+    return path.join(this.options.dir, packFileName(no));
   }
 
   /** Whether any pack file has lost its name under the running server. */
   async lostFiles(): Promise<boolean> {
-    for (const pack of this.packs.values()) {
-      if (pack.handle && (await pack.handle.stat()).nlink === 0) return true;
-    }
-    return false;
+    return anyLost([...this.packs.values()].map((pack) => pack.handle));
   }
 
-  /** @internal */
+  /** Opens a pack's file for writing (created when it is not there yet). */
   reopen(pack: Pack): Promise<void> {
     return (async () => {
       if (pack.handle && pack.writable) return;
@@ -520,109 +396,4 @@ export class PackStore implements Participant {
       pack.writable = true;
     })();
   }
-}
-
-class PackBatch implements Batch {
-  private written: { pack: Pack; position: number }[] = [];
-
-  constructor(
-    private readonly store: PackStore,
-    private readonly writes: { pack: Pack; buffers: Buffer[]; bytes: number; liveBytes: number; position: number }[],
-    private readonly files: { name: string; volatile: boolean }[],
-    private readonly doomedFiles: string[],
-    private readonly dead: Pack[],
-  ) {}
-
-  get deletes(): boolean {
-    return this.dead.length > 0 || this.doomedFiles.length > 0;
-  }
-
-  get unlinks(): boolean {
-    return this.deletes;
-  }
-
-  get path(): string {
-    return this.store.dir;
-  }
-
-  async write(): Promise<FileHandle[]> {
-    const { fsync } = this.store.options_();
-    const handles: FileHandle[] = [];
-    this.written = [];
-    if (fsync && this.files.length > 0) {
-      for (const file of this.files) {
-        const handle = await this.store.options_().fs.open(path.join(this.store.dir, file.name), 'r');
-        await handle.sync().finally(() => handle.close());
-      }
-    }
-    for (const { pack, buffers, position } of this.writes) {
-      const created = pack.handle === null;
-      await this.store.reopen(pack);
-      this.written.push({ pack, position });
-      await this.store.options_().fs.writeAt(pack.handle!, buffers, position);
-      if (fsync) {
-        await pack.handle!.datasync();
-        if (created) await syncDir(this.store.options_().fs, this.store.dir);
-      }
-      handles.push(pack.handle!);
-    }
-    if (fsync && this.files.length > 0) await syncDir(this.store.options_().fs, this.store.dir);
-    return handles;
-  }
-
-  async unlink(): Promise<void> {
-    const { fs } = this.store.options_();
-    for (const pack of this.dead) {
-      if (pack.live > 0 || pack.queuedBytes > 0 || pack.inflightBytes > 0) continue;
-      // Out of service before the first await: the pack may be the one being appended to (dead
-      // when every capture in it was deleted), and a send arriving while its file is deleted
-      // would add its parts to it, to be dropped with it: answered 200, never written, its
-      // capture reading as 'the pack holding this part is missing'. Sealed, it takes no new
-      // part (only the active pack does), so it stays dead until it is dropped.
-      this.store.seal(pack.no);
-      await fs.unlink(pack.file).catch(ignoreMissing);
-      await pack.handle?.close().catch(() => undefined);
-      pack.handle = null;
-      this.store.dropPack(pack);
-    }
-    for (const [at, name] of this.doomedFiles.entries()) {
-      try {
-        await fs.unlink(path.join(this.store.dir, name)).catch(ignoreMissing);
-      } catch (error) {
-        for (const rest of this.doomedFiles.slice(at)) this.store.release({ f: rest, n: 0 });
-        throw error;
-      }
-    }
-  }
-
-  async revert(): Promise<void> {
-    for (const { pack, position } of this.written.reverse()) await pack.handle?.truncate(position).catch(() => undefined);
-  }
-
-  commit(): void {
-    for (const { pack, buffers, bytes, position } of this.writes) this.store.saved(pack, position, buffers, bytes);
-  }
-
-  abort(): void {
-    for (const { pack, buffers, bytes, liveBytes } of this.writes) this.store.requeue(pack, buffers, bytes, liveBytes);
-    const { fs } = this.store.options_();
-    for (const file of this.files) if (file.volatile) void fs.unlink(path.join(this.store.dir, file.name)).catch(() => undefined);
-    // Files to delete are tried again with the next write.
-    for (const name of this.doomedFiles) this.store.release({ f: name, n: 0 });
-  }
-}
-
-function ignoreMissing(error: NodeJS.ErrnoException): void {
-  if (error.code !== 'ENOENT') throw error;
-}
-
-/** Null when the entry's header and checksum hold, else what is wrong with it. */
-function checkEntry(bytes: Buffer, seq: number | null, length: number): string | null {
-  if (bytes.length < ENTRY_HEADER + length) return 'is cut short';
-  if (bytes.readUInt32LE(0) !== MAGIC) return 'has no entry header';
-  if (seq !== null && bytes.readUInt32LE(4) !== seq) return 'belongs to another capture';
-  if (bytes.readUInt32LE(12) !== length) return 'has another length than stored';
-  const expected = crc32(bytes.subarray(ENTRY_HEADER, ENTRY_HEADER + length), crc32(bytes.subarray(0, 16)));
-  if (bytes.readUInt32LE(16) !== expected) return 'failed its checksum';
-  return null;
 }

@@ -1,4 +1,4 @@
-import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, sameFile } from '../disk/checkpoint.ts';
+import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, sameFile, writeCheckpoint } from '../disk/checkpoint.ts';
 import type { Fs } from '../disk/fs.ts';
 import { checkpointFileOf, openFile, type Segment } from './segment-file.ts';
 
@@ -143,15 +143,7 @@ export async function saveCheckpoint(
     return { bytes, changes };
   });
   if (taken === null) return false;
-  const target = checkpointFileOf(segment.file);
-  const temp = `${target}.tmp`;
-  try {
-    await fs.writeFile(temp, taken.bytes);
-    await fs.rename(temp, target);
-  } catch (error) {
-    await fs.unlink(temp).catch(() => undefined);
-    throw error;
-  }
+  await writeCheckpoint(fs, checkpointFileOf(segment.file), taken.bytes);
   segment.checkpointed = taken.changes;
   return true;
 }

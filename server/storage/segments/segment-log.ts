@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Batch, Participant } from '../disk/flusher.ts';
+import { anyLost, writeBack } from '../disk/lost-files.ts';
 import { applyCheckpoint, type ReadCheckpoint, readCheckpoint, saveCheckpoint } from './segment-checkpoints.ts';
 import { Segment, segmentIndexesIn } from './segment-file.ts';
 import { compactSegment } from './segment-rewrite.ts';
@@ -293,12 +294,8 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     let restored = 0;
     for (const segment of this.table.segments.values()) {
       if (!segment.handle) continue;
-      const present = await fs.stat(segment.file);
-      const current = await segment.handle.stat();
-      if (present && present.ino === current.ino && current.nlink > 0) continue;
-      const content = await fs.readAt(segment.handle, 0, segment.size);
-      const handle = await fs.open(segment.file, 'w+');
-      await fs.writeAt(handle, [content], 0);
+      const handle = await writeBack(fs, segment.file, segment.handle, segment.size);
+      if (!handle) continue;
       // Swapped before the old one is closed: a synchronous read may come in between.
       const old = segment.handle;
       segment.handle = handle;
@@ -312,10 +309,7 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
 
   /** Whether any file this log writes has lost its name (deleted under the running server). */
   async lostFiles(): Promise<boolean> {
-    for (const segment of this.table.segments.values()) {
-      if (segment.handle && (await segment.handle.stat()).nlink === 0) return true;
-    }
-    return false;
+    return anyLost([...this.table.segments.values()].map((segment) => segment.handle));
   }
 
   /**
