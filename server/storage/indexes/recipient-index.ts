@@ -1,21 +1,16 @@
-import { Reader } from '../disk/checkpoint.ts';
-import { COLUMNS_FORMAT, decodeColumns, encodeColumns, FlagSets, type RecipientColumns } from './recipient-rows.ts';
-import { keepRows, lowerBound, resized, slotWithSeq } from './rows.ts';
+import { COLUMNS_FORMAT, decodeColumns, decodeRows, encodeColumns, FlagSets, type RecipientColumns } from './recipient-rows.ts';
+import { KeyTable } from './key-table.ts';
+import { Interned, keepRows, liveRowsIn, resized, slotWithSeq } from './rows.ts';
+import { TextArena } from './text-arena.ts';
 import type { RecipientRecord } from '../records.ts';
 
 const INITIAL_SLOTS = 1024;
-const INITIAL_TABLE = 2048;
-const INITIAL_ARENA = 64 * 1024;
-/** The hash table grows (by half) once it is this full: linear probing stays short. */
-const MAX_LOAD = 0.75;
 const DEAD = 1;
 /**
  * The text kept is not the record's exactly: it holds a lone surrogate, which UTF-8 cannot
  * carry, so a search asks the record itself.
  */
 const INEXACT = 2;
-/** The row-by-row format of checkpoints written before the column format (recipient-rows.ts): still read. */
-const ROWS_FORMAT = 1;
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
@@ -68,22 +63,17 @@ export class RecipientIndex {
   private hashes = new Uint32Array(INITIAL_SLOTS);
   private teams = new Uint16Array(INITIAL_SLOTS);
   private sets = new Uint32Array(INITIAL_SLOTS);
-  /** Where each slot's text entry (its length as a varint, then its bytes) starts in the arena. */
+  /** Where each slot's text entry starts in the arena. */
   private texts = new Uint32Array(INITIAL_SLOTS);
   private stamps = new Uint32Array(INITIAL_SLOTS);
   private bits = new Uint8Array(INITIAL_SLOTS);
   private used = 0;
   private live = 0;
-  /** Slot + 1 of each entry; 0 is empty. Its size need not be a power of two (see home). */
-  private table = new Uint32Array(INITIAL_TABLE);
-  private arena = Buffer.alloc(INITIAL_ARENA);
-  private arenaUsed = 0;
-  /** Bytes of the arena no slot points at any more (changed or removed texts). */
-  private arenaDead = 0;
+  private readonly table = new KeyTable((slot) => this.hashes[slot]!);
+  private readonly arena = new TextArena();
   private changes = 0;
   /** Team ids, interned: a handful per configuration. */
-  private readonly teamNames: string[] = [];
-  private readonly teamIds = new Map<string, number>();
+  private readonly teamNames = new Interned();
   private readonly flagSets = new FlagSets();
   private readonly hash: (key: string) => number;
 
@@ -123,10 +113,10 @@ export class RecipientIndex {
   remove(seq: number): boolean {
     const slot = this.slotOf(seq);
     if (slot < 0) return false;
-    this.tableDelete(slot);
+    this.table.delete(slot);
     this.bits[slot]! |= DEAD;
     this.flagSets.release(this.sets[slot]!);
-    this.arenaDead += this.entryBytes(slot);
+    this.arena.drop(this.texts[slot]!);
     this.live--;
     if (this.used - this.live > Math.max(4096, this.live)) this.compact();
     else this.maybeCompactArena();
@@ -146,12 +136,10 @@ export class RecipientIndex {
    */
   find(key: string, isIt: (seq: number) => boolean): number {
     const h = this.hash(key) >>> 0;
-    const table = this.table;
     let found = -1;
-    for (let at = this.home(h); table[at] !== 0; at = this.next(at)) {
-      const slot = table[at]! - 1;
+    this.table.probe(h, (slot) => {
       if (slot > found && this.hashes[slot] === h && isIt(this.seqs[slot]!)) found = slot;
-    }
+    });
     return found;
   }
 
@@ -176,13 +164,13 @@ export class RecipientIndex {
   }
   /** The team's interned id, or -1 when no recipient ever had it. */
   teamIdOf(team: string): number {
-    return this.teamIds.get(team) ?? -1;
+    return this.teamNames.find(team) ?? -1;
   }
   teamIdAt(slot: number): number {
     return this.teams[slot]!;
   }
   team(slot: number): string {
-    return this.teamNames[this.teams[slot]!]!;
+    return this.teamNames.value(this.teams[slot]!)!;
   }
   /** The hash a key has here. */
   hashOf(key: string): number {
@@ -206,9 +194,7 @@ export class RecipientIndex {
    */
   textHas(slot: number, needles: readonly Uint8Array[]): boolean | null {
     if (this.bits[slot]! & INEXACT) return null;
-    const start = this.textStart(slot);
-    const end = start + this.textLength(slot);
-    for (const needle of needles) if (!contains(this.arena, start, end, needle)) return false;
+    for (const needle of needles) if (!this.arena.has(this.texts[slot]!, needle)) return false;
     return true;
   }
 
@@ -217,38 +203,27 @@ export class RecipientIndex {
    * strings), for a checkpoint of the index; restoreRange reads them back.
    */
   serializeRange(lo: number, hi: number, expected: readonly number[]): Buffer | null {
-    const rows: number[] = [];
-    for (let slot = lowerBound(this.seqs, this.used, lo); slot < this.used && this.seqs[slot]! < hi; slot++) {
-      if (this.bits[slot]! & DEAD) continue;
-      // What the segment file holds live must be these rows: otherwise a change is not settled.
-      if (this.seqs[slot] !== expected[rows.length]) return null;
-      rows.push(slot);
-    }
-    if (rows.length !== expected.length) return null;
+    // What the segment file holds live must be these rows: otherwise a change is not settled.
+    const rows = liveRowsIn(this.seqs, this.used, { lo, hi }, (slot) => (this.bits[slot]! & DEAD) !== 0, expected);
+    if (!rows) return null;
     const count = rows.length;
-    const names: string[] = [];
-    const nameIds = new Map<string, number>();
-    const name = (value: string) => {
-      let id = nameIds.get(value);
-      if (id === undefined) nameIds.set(value, (id = names.push(value) - 1));
-      return id;
-    };
+    const names = new Interned();
     const columns: RecipientColumns = {
       count,
       seqs: Uint32Array.from(rows, (slot) => this.seqs[slot]!),
       updated: Float64Array.from(rows, (slot) => this.updated[slot]!),
       hashes: Uint32Array.from(rows, (slot) => this.hashes[slot]!),
       bits: Uint8Array.from(rows, (slot) => this.bits[slot]! & INEXACT),
-      teams: Uint32Array.from(rows, (slot) => name(this.team(slot))),
-      flags: Uint32Array.from(rows, (slot) => name(this.flagSets.key(this.sets[slot]!))),
-      names,
+      teams: Uint32Array.from(rows, (slot) => names.id(this.team(slot))),
+      flags: Uint32Array.from(rows, (slot) => names.id(this.flagSets.key(this.sets[slot]!))),
+      names: [...names.values()],
       starts: new Uint32Array(count),
-      entries: Buffer.alloc(rows.reduce((sum, slot) => sum + this.entryBytes(slot), 0)),
+      entries: Buffer.alloc(rows.reduce((sum, slot) => sum + this.arena.entryBytes(this.texts[slot]!), 0)),
     };
     let at = 0;
     rows.forEach((slot, i) => {
       columns.starts[i] = at;
-      at += this.arena.copy(columns.entries, at, this.texts[slot]!, this.texts[slot]! + this.entryBytes(slot));
+      at += this.arena.copyOut(this.texts[slot]!, columns.entries, at);
     });
     return encodeColumns(columns);
   }
@@ -262,53 +237,14 @@ export class RecipientIndex {
       this.restoreColumns(decodeColumns(buffer));
       return;
     }
-    const input = new Reader(buffer);
-    const format = input.u8();
-    if (format !== ROWS_FORMAT) throw new Error(`recipient index rows in format ${format}, not ${ROWS_FORMAT}`);
-    // Read into columns first (nothing changes until all of it reads), with no object or
-    // string made per row: teams and flag sets repeat, so each is decoded when it differs from
-    // the row before.
-    const count = input.u32();
-    const seqs = new Uint32Array(count);
-    const updated = new Float64Array(count);
-    const hashes = new Uint32Array(count);
-    const bits = new Uint8Array(count);
-    // Where each row's team, flags and text lie in `buffer`: start and length, in turn.
-    const spans = new Uint32Array(6 * count);
-    let last = this.used > 0 ? this.seqs[this.used - 1]! : 0;
-    for (let row = 0; row < count; row++) {
-      seqs[row] = input.u32();
-      if (seqs[row]! <= last) throw new Error(`recipient ${seqs[row]} arrived out of order`);
-      last = seqs[row]!;
-      updated[row] = input.f64();
-      hashes[row] = input.u32();
-      bits[row] = input.u8();
-      for (let field = 0; field < 3; field++) {
-        const length = input.u32();
-        spans[6 * row + 2 * field] = input.skip(length);
-        spans[6 * row + 2 * field + 1] = length;
-      }
-    }
-    input.end();
-    // Byte by byte: teams and flag sets are a few bytes, where Buffer#compare's argument checks
-    // cost more than the comparison (a fifth of a restart at 100,000 recipients).
-    const same = (row: number, field: number) => {
-      if (row === 0) return false;
-      const a = spans[6 * (row - 1) + 2 * field]!;
-      const b = spans[6 * row + 2 * field]!;
-      const length = spans[6 * row + 2 * field + 1]!;
-      if (spans[6 * (row - 1) + 2 * field + 1] !== length) return false;
-      for (let i = 0; i < length; i++) if (buffer[a + i] !== buffer[b + i]) return false;
-      return true;
-    };
+    const { count, seqs, updated, hashes, bits, spans, same } = decodeRows(buffer, this.used > 0 ? this.seqs[this.used - 1]! : 0);
     // Room for every row at once: growing step by step copied the columns and rebuilt the
     // hash table a dozen times on the way to 100,000.
     let textBytes = 0;
     for (let row = 0; row < count; row++) textBytes += spans[6 * row + 5]! + 5;
     if (this.used + count > this.capacity) this.resize(Math.max(this.used + count, Math.ceil(this.capacity * 1.5)));
-    this.reserveArena(textBytes);
-    if (this.live + count > this.table.length * MAX_LOAD)
-      this.rebuildTable(Math.max(Math.ceil((this.live + count) / MAX_LOAD), Math.ceil(this.table.length * 1.5)));
+    this.arena.reserve(textBytes);
+    this.table.reserve(this.live + count, this.used, this.isLive);
     const text = (row: number, field: number) =>
       buffer.toString('utf8', spans[6 * row + 2 * field]!, spans[6 * row + 2 * field]! + spans[6 * row + 2 * field + 1]!);
     let team = 0;
@@ -330,9 +266,7 @@ export class RecipientIndex {
     const { count } = c;
     if (count > 0 && this.used > 0 && c.seqs[0]! <= this.seqs[this.used - 1]!) throw new Error(`recipient ${c.seqs[0]} arrived out of order`);
     if (this.used + count > this.capacity) this.resize(Math.max(this.used + count, Math.ceil(this.capacity * 1.5)));
-    this.reserveArena(c.entries.length);
-    if (this.live + count > this.table.length * MAX_LOAD)
-      this.rebuildTable(Math.max(Math.ceil((this.live + count) / MAX_LOAD), Math.ceil(this.table.length * 1.5)));
+    this.table.reserve(this.live + count, this.used, this.isLive);
     const base = this.used;
     this.seqs.set(c.seqs, base);
     this.updated.set(c.updated, base);
@@ -346,9 +280,7 @@ export class RecipientIndex {
     }
     const teams = c.names.map((name, i) => (teamUse[i] ? this.teamId(name) : 0));
     const sets = c.names.map((name, i) => (uses[i]! > 0 ? this.flagSets.acquireKey(name, uses[i]) : 0));
-    const arenaAt = this.arenaUsed;
-    c.entries.copy(this.arena, arenaAt);
-    this.arenaUsed += c.entries.length;
+    const arenaAt = this.arena.copyIn(c.entries);
     for (let i = 0; i < count; i++) {
       const slot = base + i;
       this.bits[slot] = c.bits[i]! & INEXACT;
@@ -358,23 +290,19 @@ export class RecipientIndex {
     }
     this.used += count;
     this.live += count;
-    for (let slot = base; slot < this.used; slot++) this.tableInsert(slot);
+    for (let slot = base; slot < this.used; slot++) this.table.insert(slot);
   }
 
   /** Gives back the spare room of the arrays and the arena (start-up is over: growing again copies them). */
   trim(): void {
     this.resize(Math.max(INITIAL_SLOTS, this.used));
-    if (this.arena.length > Math.max(INITIAL_ARENA, this.arenaUsed)) {
-      const arena = Buffer.alloc(Math.max(INITIAL_ARENA, this.arenaUsed));
-      this.arena.copy(arena, 0, 0, this.arenaUsed);
-      this.arena = arena;
-    }
+    this.arena.trim();
   }
 
   /** Bytes the index holds (typed arrays and arena, at their capacity), for the benchmark. */
   get bytes(): number {
     const arrays = [this.seqs, this.updated, this.hashes, this.teams, this.sets, this.texts, this.stamps, this.bits, this.table];
-    return arrays.reduce((sum, a) => sum + a.byteLength, 0) + this.arena.length;
+    return arrays.reduce((sum, a) => sum + a.byteLength, 0) + this.arena.byteLength;
   }
 
   private append(seq: number, team: number, hash: number, updated: number, set: number, text: string | Buffer, from = 0, to = text.length): number {
@@ -392,8 +320,7 @@ export class RecipientIndex {
     this.bits[slot] = 0;
     this.texts[slot] = this.writeText(slot, text, from, to);
     this.live++;
-    if (this.live > this.table.length * MAX_LOAD) this.rebuildTable(Math.ceil(this.table.length * 1.5));
-    else this.tableInsert(slot);
+    this.table.add(slot, this.live, this.used, this.isLive);
     return slot;
   }
 
@@ -403,161 +330,40 @@ export class RecipientIndex {
   }
 
   private teamId(team: string): number {
-    let id = this.teamIds.get(team);
-    if (id === undefined) {
-      id = this.teamNames.length;
-      if (id > 0xffff) throw new Error('more than 65,536 teams');
-      this.teamNames.push(team);
-      this.teamIds.set(team, id);
-    }
-    return id;
+    if (this.teamNames.find(team) === undefined && this.teamNames.values().length > 0xffff) throw new Error('more than 65,536 teams');
+    return this.teamNames.id(team);
   }
 
-  /** Where slot `at` of the table is for hash `h`: its high bits scaled to the table's size. */
-  private home(h: number): number {
-    return Math.floor((h / 4294967296) * this.table.length);
-  }
-
-  private next(at: number): number {
-    return at + 1 === this.table.length ? 0 : at + 1;
-  }
-
-  private tableInsert(slot: number): void {
-    const table = this.table;
-    let at = this.home(this.hashes[slot]!);
-    while (table[at] !== 0) at = this.next(at);
-    table[at] = slot + 1;
-  }
-
-  /** Takes the slot out of the table, moving back the entries after it (no tombstones). */
-  private tableDelete(slot: number): void {
-    const table = this.table;
-    let hole = this.home(this.hashes[slot]!);
-    while (table[hole] !== slot + 1) {
-      if (table[hole] === 0) return;
-      hole = this.next(hole);
-    }
-    for (let at = this.next(hole); table[at] !== 0; at = this.next(at)) {
-      const home = this.home(this.hashes[table[at]! - 1]!);
-      // An entry whose home lies cyclically in (hole, at] stays; any other may fill the hole.
-      const stays = hole <= at ? hole < home && home <= at : hole < home || home <= at;
-      if (stays) continue;
-      table[hole] = table[at]!;
-      hole = at;
-    }
-    table[hole] = 0;
-  }
-
-  private rebuildTable(size: number): void {
-    this.table = new Uint32Array(Math.max(INITIAL_TABLE, size));
-    for (let slot = 0; slot < this.used; slot++) if (!(this.bits[slot]! & DEAD)) this.tableInsert(slot);
-  }
-
-  private textStart(slot: number): number {
-    let at = this.texts[slot]!;
-    while (this.arena[at]! & 0x80) at++;
-    return at + 1;
-  }
-
-  private textLength(slot: number): number {
-    let at = this.texts[slot]!;
-    let length = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = this.arena[at++]!;
-      length += (byte & 0x7f) * scale;
-      if (!(byte & 0x80)) return length;
-      scale *= 128;
-    }
-  }
-
-  /** The bytes of the slot's entry in the arena (the varint and the text). */
-  private entryBytes(slot: number): number {
-    return this.textStart(slot) - this.texts[slot]! + this.textLength(slot);
-  }
+  private readonly isLive = (slot: number): boolean => !(this.bits[slot]! & DEAD);
 
   /** Appends a text entry to the arena (marking the slot inexact if need be); returns where it starts. */
   private writeText(slot: number, text: string | Buffer, from = 0, to = text.length): number {
-    const length = typeof text === 'string' ? Buffer.byteLength(text) : to - from;
-    this.reserveArena(length + 5);
-    const start = this.arenaUsed;
-    let at = start;
-    for (let rest = length; ; rest = Math.floor(rest / 128)) {
-      if (rest < 128) {
-        this.arena[at++] = rest;
-        break;
-      }
-      this.arena[at++] = (rest & 0x7f) | 0x80;
-    }
-    if (typeof text === 'string') {
-      this.arena.write(text, at, 'utf8');
-      if (LONE_SURROGATE.test(text)) this.bits[slot]! |= INEXACT;
-    } else if (length < 64) {
-      // A recipient's text is a few dozen bytes: Buffer#copy's checks cost more than the copy.
-      for (let i = 0; i < length; i++) this.arena[at + i] = text[from + i]!;
-    } else text.copy(this.arena, at, from, to);
-    this.arenaUsed = at + length;
-    return start;
+    if (typeof text === 'string' && LONE_SURROGATE.test(text)) this.bits[slot]! |= INEXACT;
+    return this.arena.write(text, from, to);
   }
 
   /** Gives the slot a new text, unless it has the same one already. */
   private replaceText(slot: number, text: string): void {
     const inexact = LONE_SURROGATE.test(text);
-    const length = Buffer.byteLength(text);
-    const start = this.textStart(slot);
-    if (!inexact && !(this.bits[slot]! & INEXACT) && length === this.textLength(slot)) {
-      // Written after the end and compared there: no string is made of the old text.
-      this.reserveArena(length);
-      this.arena.write(text, this.arenaUsed, 'utf8');
-      if (this.arena.compare(this.arena, start, start + length, this.arenaUsed, this.arenaUsed + length) === 0) return;
-    }
-    this.arenaDead += this.entryBytes(slot);
+    if (!inexact && !(this.bits[slot]! & INEXACT) && this.arena.holds(this.texts[slot]!, text)) return;
+    this.arena.drop(this.texts[slot]!);
     this.bits[slot]! &= ~INEXACT;
     this.texts[slot] = this.writeText(slot, text);
     this.maybeCompactArena();
   }
 
-  private reserveArena(extra: number): void {
-    if (this.arenaUsed + extra <= this.arena.length) return;
-    // A quarter more each time: the spare room stays small next to the texts.
-    const next = Buffer.alloc(Math.max(this.arenaUsed + extra, Math.ceil(this.arena.length * 1.25)));
-    this.arena.copy(next, 0, 0, this.arenaUsed);
-    this.arena = next;
-  }
-
   private maybeCompactArena(): void {
-    if (this.arenaDead > 64 * 1024 && this.arenaDead > this.arenaUsed / 2) this.compactArena();
-  }
-
-  /** Writes the live texts into a new arena, in slot order. */
-  private compactArena(): void {
-    const old = this.arena;
-    const oldTexts = this.texts;
-    let live = 0;
-    for (let slot = 0; slot < this.used; slot++) if (!(this.bits[slot]! & DEAD)) live += this.entryBytes(slot);
-    const arena = Buffer.alloc(Math.max(INITIAL_ARENA, Math.ceil(live * 1.25)));
-    let at = 0;
-    for (let slot = 0; slot < this.used; slot++) {
-      if (this.bits[slot]! & DEAD) continue;
-      const from = oldTexts[slot]!;
-      const bytes = this.entryBytes(slot);
-      old.copy(arena, at, from, from + bytes);
-      this.texts[slot] = at;
-      at += bytes;
-    }
-    this.arena = arena;
-    this.arenaUsed = at;
-    this.arenaDead = 0;
+    if (this.arena.wasteful) this.arena.compact(this.texts, this.used, this.isLive);
   }
 
   /** Drops dead slots (after many removals). */
   private compact(): void {
-    this.compactArena();
+    this.arena.compact(this.texts, this.used, this.isLive);
     const columns = [this.seqs, this.updated, this.hashes, this.teams, this.sets, this.texts, this.stamps, this.bits];
     const to = keepRows(columns, this.used, (slot) => !(this.bits[slot]! & DEAD));
     this.used = to;
     this.resize(Math.max(INITIAL_SLOTS, to * 2));
-    this.rebuildTable(Math.ceil(this.live / 0.5));
+    this.table.rebuild(Math.ceil(this.live / 0.5), this.used, this.isLive);
   }
 
   private resize(capacity: number): void {
@@ -571,39 +377,4 @@ export class RecipientIndex {
     this.bits = resized(this.bits, this.used, capacity);
     this.capacity = capacity;
   }
-}
-
-/** Each needle's failure table (Knuth-Morris-Pratt), made once per needle (a query's words are made once per list). */
-const failures = new WeakMap<Uint8Array, Int32Array>();
-
-function failureOf(needle: Uint8Array): Int32Array {
-  let table = failures.get(needle);
-  if (table) return table;
-  table = new Int32Array(needle.length);
-  for (let i = 1, k = 0; i < needle.length; i++) {
-    while (k > 0 && needle[i] !== needle[k]) k = table[k - 1]!;
-    if (needle[i] === needle[k]) k++;
-    table[i] = k;
-  }
-  failures.set(needle, table);
-  return table;
-}
-
-/**
- * Whether `needle` occurs in haystack[start, end), in time linear in both (Knuth-Morris-Pratt):
- * a query word of repeated letters against a text of them costs no more than any other.
- */
-function contains(haystack: Uint8Array, start: number, end: number, needle: Uint8Array): boolean {
-  const n = needle.length;
-  if (n === 0) return true;
-  if (end - start < n) return false;
-  const table = failureOf(needle);
-  let k = 0;
-  for (let at = start; at < end; at++) {
-    const byte = haystack[at];
-    while (k > 0 && byte !== needle[k]) k = table[k - 1]!;
-    if (byte === needle[k]) k++;
-    if (k === n) return true;
-  }
-  return false;
 }
