@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addressTag } from '../../server/storage/namespace.ts';
-import type { RecipientQuery } from '../../server/storage/indexes/recipient-store.ts';
-import type { RecipientRecord } from '../../server/storage/records.ts';
-import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
+import { addressTag } from '../../../server/storage/namespace.ts';
+import type { RecipientQuery } from '../../../server/storage/indexes/recipient-store.ts';
+import type { RecipientRecord } from '../../../server/storage/records.ts';
+import { openStore, type Store, type StoreOptions } from '../../../server/storage/store.ts';
 
 const dirs: string[] = [];
 const stores: Store[] = [];

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { RecipientIndex, recipientKey } from '../../server/storage/indexes/recipient-index.ts';
-import { decodeColumns } from '../../server/storage/indexes/recipient-rows.ts';
-import type { RecipientRecord } from '../../server/storage/records.ts';
-import { growth, LINEAR } from '../support/scale.ts';
+import { RecipientIndex, recipientKey } from '../../../server/storage/indexes/recipient-index.ts';
+import { decodeColumns } from '../../../server/storage/indexes/recipient-rows.ts';
+import type { RecipientRecord } from '../../../server/storage/records.ts';
+import { growth, LINEAR } from '../../support/scale.ts';
 
 function recipient(seq: number, over: Partial<RecipientRecord> = {}): RecipientRecord {
   const at = new Date(Date.UTC(2030, 0, 1, 0, 0, 0, seq)).toISOString();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { storageError } from '../../server/storage/errors.ts';
-import { StorageHealth } from '../../server/storage/disk/health.ts';
+import { storageError } from '../../../server/storage/errors.ts';
+import { StorageHealth } from '../../../server/storage/disk/health.ts';
 
 /**
  * The storage health's log: one line when writes start failing for a cause, none for the writes

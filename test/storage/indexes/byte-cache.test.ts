@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteCache } from '../../server/storage/indexes/byte-cache.ts';
+import { ByteCache } from '../../../server/storage/indexes/byte-cache.ts';
 
 describe('the byte-bounded cache (records and parsed messages read lately)', () => {
   it('drops the least recently used once the bytes pass the bound, never keeps one larger than it, and empties on clear', () => {

@@ -2,13 +2,13 @@ import { statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
-import { nodeFs, type Fs } from '../../server/storage/disk/fs.ts';
-import { ENTRY_HEADER } from '../../server/storage/packs/pack-file.ts';
-import { PART } from '../../server/storage/packs/pack-store.ts';
-import { contentRefs } from '../../server/storage/records.ts';
-import { openStore } from '../../server/storage/store.ts';
-import { api, read, type TestServer } from '../support/app.ts';
-import { test as it } from '../support/fixtures.ts';
+import { nodeFs, type Fs } from '../../../server/storage/disk/fs.ts';
+import { ENTRY_HEADER } from '../../../server/storage/packs/pack-file.ts';
+import { PART } from '../../../server/storage/packs/pack-store.ts';
+import { contentRefs } from '../../../server/storage/records.ts';
+import { openStore } from '../../../server/storage/store.ts';
+import { api, read, type TestServer } from '../../support/app.ts';
+import { test as it } from '../../support/fixtures.ts';
 
 /**
  * Send, wait, read, delete (or reset the namespace) in concurrent loops: the pattern a test

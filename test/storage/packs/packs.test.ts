@@ -2,14 +2,14 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
-import { DamagedContent } from '../../server/storage/errors.ts';
-import { nodeFs } from '../../server/storage/disk/fs.ts';
-import { ENTRY_HEADER } from '../../server/storage/packs/pack-file.ts';
-import { PART } from '../../server/storage/packs/pack-store.ts';
-import { openStore, type Store, type StoreOptions } from '../../server/storage/store.ts';
-import { api, read, type TestServer } from '../support/app.ts';
-import { test } from '../support/fixtures.ts';
-import { capturedId, smtpClient } from '../support/smtp.ts';
+import { DamagedContent } from '../../../server/storage/errors.ts';
+import { nodeFs } from '../../../server/storage/disk/fs.ts';
+import { ENTRY_HEADER } from '../../../server/storage/packs/pack-file.ts';
+import { PART } from '../../../server/storage/packs/pack-store.ts';
+import { openStore, type Store, type StoreOptions } from '../../../server/storage/store.ts';
+import { api, read, type TestServer } from '../../support/app.ts';
+import { test } from '../../support/fixtures.ts';
+import { capturedId, smtpClient } from '../../support/smtp.ts';
 
 /** `open(options)`: a store of the test's own (on a new directory unless `dataDir` is given), closed and deleted after the test. */
 const it = test.extend('open', async ({}, { onCleanup }) => {

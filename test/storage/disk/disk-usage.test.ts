@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DiskUsage } from '../../server/storage/disk/disk-usage.ts';
-import { openStore } from '../../server/storage/store.ts';
+import { DiskUsage } from '../../../server/storage/disk/disk-usage.ts';
+import { openStore } from '../../../server/storage/store.ts';
 
 let dir: string;
 beforeAll(async () => {

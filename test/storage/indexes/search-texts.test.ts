@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SearchTexts } from '../../server/storage/indexes/search-texts.ts';
-import { growth, LINEAR } from '../support/scale.ts';
+import { SearchTexts } from '../../../server/storage/indexes/search-texts.ts';
+import { growth, LINEAR } from '../../support/scale.ts';
 
 /** A small deterministic generator (tests must not depend on chance). */
 function generator(seed: number): () => number {

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { describe, expect } from 'vitest';
-import { nodeFs } from '../../server/storage/disk/fs.ts';
-import { Quarantine } from '../../server/storage/disk/quarantine.ts';
-import { SegmentLog } from '../../server/storage/segments/segment-log.ts';
-import { test as it } from '../support/fixtures.ts';
+import { nodeFs } from '../../../server/storage/disk/fs.ts';
+import { Quarantine } from '../../../server/storage/disk/quarantine.ts';
+import { SegmentLog } from '../../../server/storage/segments/segment-log.ts';
+import { test as it } from '../../support/fixtures.ts';
 
 type Row = { seq: number; name: string };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MessageIndex } from '../../server/storage/indexes/message-index.ts';
-import { searchText } from '../../server/storage/indexes/search-texts.ts';
-import type { MessageRecord } from '../../server/storage/records.ts';
+import { MessageIndex } from '../../../server/storage/indexes/message-index.ts';
+import { searchText } from '../../../server/storage/indexes/search-texts.ts';
+import type { MessageRecord } from '../../../server/storage/records.ts';
 
 function record(seq: number, over: Partial<MessageRecord> = {}): MessageRecord {
   const at = new Date(Date.UTC(2030, 0, 1, 0, 0, seq)).toISOString();
