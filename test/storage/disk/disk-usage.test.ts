@@ -1,15 +1,8 @@
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DiskUsage } from '../../../server/storage/disk/disk-usage.ts';
-import { openStore } from '../../../server/storage/store.ts';
-
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-du-'));
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
+import { test as it } from '../../support/fixtures.ts';
 
 const blocks = async (...files: string[]) => {
   let total = 0;
@@ -34,22 +27,17 @@ describe('DiskUsage', () => {
     expect(walks).toBe(2);
   });
 
-  it("the store's walk counts every file's allocated blocks, as du does", async () => {
-    const root = path.join(dir, 'store');
-    const store = await openStore({ dataDir: root, reserveSize: 0, probeIntervalMs: 60_000 });
-    try {
-      await mkdir(path.join(root, 'extra'), { recursive: true });
-      await writeFile(path.join(root, 'extra', 'big.bin'), Buffer.alloc(50_000, 1));
-      const usage = await store.diskUsage();
-      const { files } = usage;
-      expect(files).toBe(1);
-      const expected = await blocks(
-        root,
-        ...['packs', 'messages', 'recipients', 'subscriptions', 'requests', 'tmp', 'extra', 'extra/big.bin'].map((p) => path.join(root, p)),
-      );
-      expect(usage.bytes).toBe(expected);
-    } finally {
-      await store.close();
-    }
+  it("the store's walk counts every file's allocated blocks, as du does", async ({ store }) => {
+    const root = store.dataDir;
+    await mkdir(path.join(root, 'extra'), { recursive: true });
+    await writeFile(path.join(root, 'extra', 'big.bin'), Buffer.alloc(50_000, 1));
+    const usage = await store.diskUsage();
+    const { files } = usage;
+    expect(files).toBe(1);
+    const expected = await blocks(
+      root,
+      ...['packs', 'messages', 'recipients', 'subscriptions', 'requests', 'tmp', 'extra', 'extra/big.bin'].map((p) => path.join(root, p)),
+    );
+    expect(usage.bytes).toBe(expected);
   });
 });

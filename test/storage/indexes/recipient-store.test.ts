@@ -1,30 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { addressTag } from '../../../server/storage/namespace.ts';
 import type { RecipientQuery } from '../../../server/storage/indexes/recipient-store.ts';
 import type { RecipientRecord } from '../../../server/storage/records.ts';
-import { openStore, type Store, type StoreOptions } from '../../../server/storage/store.ts';
+import type { Store } from '../../../server/storage/store.ts';
+import { test as it } from '../../support/fixtures.ts';
 
-const dirs: string[] = [];
-const stores: Store[] = [];
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((s) => s.close().catch(() => undefined)));
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-recipients-'));
-  dirs.push(dir);
-  return dir;
-}
-
-async function open(dir: string, options: Partial<StoreOptions> = {}): Promise<Store> {
-  const store = await openStore({ dataDir: dir, segmentSize: 64, reserveSize: 0, probeIntervalMs: 60_000, log: () => undefined, ...options });
-  stores.push(store);
-  return store;
-}
+it.override('storeOptions', { segmentSize: 64 });
 
 function recipient(seq: number, over: Partial<RecipientRecord> = {}): RecipientRecord {
   const at = new Date(Date.UTC(2030, 0, 1, 0, 0, seq)).toISOString();
@@ -69,10 +50,10 @@ function expected(records: RecipientRecord[], query: RecipientQuery, offset: num
 const plain = (page: { total: number; items: RecipientRecord[] }) => JSON.parse(JSON.stringify(page)) as unknown;
 
 describe('the recipient store (a compact index, records read from their segments)', () => {
-  it('reads records no longer kept from their segment, and a change to one read anew is written and found', async () => {
-    const dir = await tempDir();
+  it('reads records no longer kept from their segment, and a change to one read anew is written and found', async ({ stores }) => {
     // Room for about two records: reading the others evicts them.
-    const store = await open(dir, { recipients: { cacheBytes: 400 } });
+    const store = await stores.open({ recipients: { cacheBytes: 400 } });
+    const dir = store.dataDir;
     for (let seq = 1; seq <= 20; seq++) store.recipients.insert(recipient(seq));
     await store.flush();
     for (let seq = 1; seq <= 20; seq++) expect(store.recipients.get(seq)?.email).toBe(`Person${seq}@Example.com`);
@@ -100,14 +81,14 @@ describe('the recipient store (a compact index, records read from their segments
     store.recipients.touch(third);
     await store.flush();
     await store.close();
-    const reopened = await open(dir);
+    const reopened = await stores.open({ dataDir: dir });
     expect(reopened.recipients.find('acme', 'person1@example.com')).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', flags: ['late'] });
     expect(reopened.recipients.size).toBe(20);
   });
 
-  it('builds the same index again at start-up: lookups, filters, search and pruning answer as before the restart', async () => {
-    const dir = await tempDir();
-    const store = await open(dir);
+  it('builds the same index again at start-up: lookups, filters, search and pruning answer as before the restart', async ({ stores }) => {
+    const store = await stores.open();
+    const dir = store.dataDir;
     for (let seq = 1; seq <= 150; seq++) store.recipients.insert(recipient(seq));
     for (let seq = 10; seq <= 150; seq += 10) store.recipients.remove(seq);
     const changed = store.recipients.get(33)!;
@@ -127,7 +108,7 @@ describe('the recipient store (a compact index, records read from their segments
     const before = answers(store);
     await store.close();
 
-    const reopened = await open(dir);
+    const reopened = await stores.open({ dataDir: dir });
     expect(reopened.recipients.size).toBe(135);
     expect(answers(reopened)).toEqual(before);
     expect(reopened.recipients.find('beta', 'person8@example.com')?.seq).toBe(8);
@@ -141,9 +122,9 @@ describe('the recipient store (a compact index, records read from their segments
     expect(reopened.recipients.list({}, 0, 10).items.map((r) => r.seq)).toEqual([33, 1]);
   });
 
-  it('lists, finds and removes as the whole records in memory did, through forced hash collisions and a cache of almost nothing', async () => {
-    const dir = await tempDir();
-    const store = await open(dir, { recipients: { cacheBytes: 150, hash: (key) => key.length % 4 } });
+  it('lists, finds and removes as the whole records in memory did, through forced hash collisions and a cache of almost nothing', async ({ stores }) => {
+    const store = await stores.open({ recipients: { cacheBytes: 150, hash: (key) => key.length % 4 } });
+    const dir = store.dataDir;
     const model = new Map<number, RecipientRecord>();
     const random = generator(7);
     const pick = () => {
@@ -197,7 +178,7 @@ describe('the recipient store (a compact index, records read from their segments
     expect(store.recipients.removeWhere({ team: 'acme' })).toBe([...model.values()].filter((r) => r.team === 'acme').length);
     await store.flush();
     await store.close();
-    const reopened = await open(dir, { recipients: { cacheBytes: 150, hash: (key) => key.length % 4 } });
+    const reopened = await stores.open({ dataDir: dir, recipients: { cacheBytes: 150, hash: (key) => key.length % 4 } });
     const left = [...model.values()].filter((r) => r.team === 'beta' && addressTag(r.email) !== 'ns1');
     expect(plain(reopened.recipients.list({}, 0, 1000))).toEqual(plain(expected(left, {}, 0, 1000)));
     // Pruning keeps the one named, found among the many of the same hash.
@@ -206,9 +187,8 @@ describe('the recipient store (a compact index, records read from their segments
     expect(reopened.recipients.list({}, 0, 10).items.map((r) => r.seq)).toEqual([kept.seq]);
   });
 
-  it('finds the newest of two records with one key (files edited by hand), as a Map of every record did', async () => {
-    const dir = await tempDir();
-    const store = await open(dir, { recipients: { hash: () => 1 } });
+  it('finds the newest of two records with one key (files edited by hand), as a Map of every record did', async ({ stores }) => {
+    const store = await stores.open({ recipients: { hash: () => 1 } });
     store.recipients.insert(recipient(1, { team: 'acme', email: 'twice@example.com', firstName: 'Older' }));
     store.recipients.insert(recipient(2, { team: 'acme', email: 'other@example.com' }));
     store.recipients.insert(recipient(3, { team: 'acme', email: 'TWICE@example.com', firstName: 'Newer' }));
@@ -217,9 +197,8 @@ describe('the recipient store (a compact index, records read from their segments
     expect(store.recipients.find('acme', 'twice@example.com')?.firstName).toBe('Older');
   });
 
-  it("removes a namespace's recipients by the tag of their address, whatever its case, and no other", async () => {
-    const dir = await tempDir();
-    const store = await open(dir);
+  it("removes a namespace's recipients by the tag of their address, whatever its case, and no other", async ({ stores }) => {
+    const store = await stores.open();
     const emails = [
       'Ada+T7@example.com',
       'b+t7.x@example.com',

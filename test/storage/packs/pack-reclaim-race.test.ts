@@ -6,7 +6,6 @@ import { nodeFs, type Fs } from '../../../server/storage/disk/fs.ts';
 import { ENTRY_HEADER } from '../../../server/storage/packs/pack-file.ts';
 import { PART } from '../../../server/storage/packs/pack-store.ts';
 import { contentRefs } from '../../../server/storage/records.ts';
-import { openStore } from '../../../server/storage/store.ts';
 import { api, read, type TestServer } from '../../support/app.ts';
 import { test as it } from '../../support/fixtures.ts';
 
@@ -86,7 +85,7 @@ async function missingPacks(server: TestServer): Promise<string[]> {
 }
 
 describe('reclaiming packs under concurrent sends and deletions', () => {
-  it('a part added while the pack being appended to is deleted (every capture in it was) goes to a new pack, and is written', async ({ tempDir: dataDir }) => {
+  it('a part added while the pack being appended to is deleted (every capture in it was) goes to a new pack, and is written', async ({ stores }) => {
     // The real file system, with the deletion of a pack file held until the test lets it go:
     // the moment a send can arrive (the deletion is an asynchronous call) made certain.
     let unlinking!: () => void;
@@ -103,8 +102,7 @@ describe('reclaiming packs under concurrent sends and deletions', () => {
         return nodeFs.unlink(file);
       },
     };
-    const options = { dataDir, fs, reserveSize: 0, probeIntervalMs: 60_000, log: () => undefined };
-    const store = await openStore(options);
+    const store = await stores.open({ fs });
     const first = store.packs.add(1, PART.html, Buffer.from('<p>first</p>'));
     await store.flush();
     // Its only capture deleted: the active pack is dead, and the next write deletes it.
@@ -118,12 +116,8 @@ describe('reclaiming packs under concurrent sends and deletions', () => {
     expect((await store.packs.read(second, 2)).toString()).toBe('<p>second</p>');
     expect('p' in second && second.p).not.toBe('p' in first && first.p);
     await store.close();
-    const again = await openStore({ ...options, fs: nodeFs });
-    try {
-      expect((await again.packs.read(second, 2)).toString()).toBe('<p>second</p>');
-    } finally {
-      await again.close();
-    }
+    const again = await stores.open({ dataDir: store.dataDir });
+    expect((await again.packs.read(second, 2)).toString()).toBe('<p>second</p>');
   });
 
   it('a capture deleted while its pack is compacted stays deleted after a restart, and the others read back', async ({ apps }) => {

@@ -1,38 +1,19 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { DamagedContent } from '../../../server/storage/errors.ts';
 import { nodeFs } from '../../../server/storage/disk/fs.ts';
 import { ENTRY_HEADER } from '../../../server/storage/packs/pack-file.ts';
 import { PART } from '../../../server/storage/packs/pack-store.ts';
-import { openStore, type Store, type StoreOptions } from '../../../server/storage/store.ts';
 import { api, read, type TestServer } from '../../support/app.ts';
-import { test } from '../../support/fixtures.ts';
+import { test as it } from '../../support/fixtures.ts';
 import { capturedId, smtpClient } from '../../support/smtp.ts';
-
-/** `open(options)`: a store of the test's own (on a new directory unless `dataDir` is given), closed and deleted after the test. */
-const it = test.extend('open', async ({}, { onCleanup }) => {
-  const dirs: string[] = [];
-  const stores: Store[] = [];
-  onCleanup(async () => {
-    await Promise.all(stores.map((s) => s.close().catch(() => undefined)));
-    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-  });
-  return async (options: Partial<StoreOptions> & { dataDir?: string } = {}): Promise<Store> => {
-    const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'pigeonhole-packs-')));
-    if (!options.dataDir) dirs.push(dataDir);
-    const store = await openStore({ reserveSize: 0, probeIntervalMs: 60_000, log: () => undefined, ...options, dataDir });
-    stores.push(store);
-    return store;
-  };
-});
 
 const packFiles = async (dataDir: string) => (await readdir(path.join(dataDir, 'packs'))).filter((f) => f.endsWith('.pack')).sort();
 
 describe('pack files', () => {
-  it('appends the parts of a batch in one file, each read back whole and checked', async ({ open }) => {
-    const store = await open();
+  it('appends the parts of a batch in one file, each read back whole and checked', async ({ stores }) => {
+    const store = await stores.open();
     const parts = Array.from({ length: 50 }, (_, i) => Buffer.from(`part ${i} `.repeat(i + 1)));
     const refs = parts.map((data, i) => store.packs.add(i + 1, PART.html, data));
     // Readable before the write (from memory) and after it (from the file).
@@ -45,8 +26,8 @@ describe('pack files', () => {
     await expect(store.packs.read(refs[0]!, 2)).rejects.toThrow(/belongs to another capture/);
   });
 
-  it('seals a pack at its size limit and starts the next', async ({ open }) => {
-    const store = await open({ packSize: 4096 });
+  it('seals a pack at its size limit and starts the next', async ({ stores }) => {
+    const store = await stores.open({ packSize: 4096 });
     for (let i = 1; i <= 20; i++) store.packs.add(i, PART.html, Buffer.alloc(1000, i));
     await store.flush();
     const files = await packFiles(store.dataDir);
@@ -54,7 +35,7 @@ describe('pack files', () => {
     for (const file of files) expect((await stat(path.join(store.dataDir, 'packs', file))).size).toBeLessThanOrEqual(4096);
   });
 
-  it('a part added while the last dead pack is being deleted lands in the next pack, not the deleted one', async ({ open }) => {
+  it('a part added while the last dead pack is being deleted lands in the next pack, not the deleted one', async ({ stores }) => {
     // The deletion of a dead pack waits on the file system; a capture stored meanwhile (other
     // captures deleted by a namespace reset while a test sends) used to be appended to that pack
     // when it was the active one, and was lost with it: its parts read "the pack holding this part
@@ -78,7 +59,7 @@ describe('pack files', () => {
         return nodeFs.unlink(file);
       },
     };
-    const store = await open({ fs });
+    const store = await stores.open({ fs });
     const first = store.packs.add(1, PART.html, Buffer.from('<p>deleted</p>'));
     await store.flush();
     store.packs.release(first);
@@ -94,7 +75,7 @@ describe('pack files', () => {
     expect(await packFiles(store.dataDir)).toEqual(['000002.pack']);
   });
 
-  it('a dead pack whose file could not be deleted is deleted by the next write', async ({ open }) => {
+  it('a dead pack whose file could not be deleted is deleted by the next write', async ({ stores }) => {
     let failures = 1;
     const fs = {
       ...nodeFs,
@@ -103,7 +84,7 @@ describe('pack files', () => {
         return nodeFs.unlink(file);
       },
     };
-    const store = await open({ fs });
+    const store = await stores.open({ fs });
     const first = store.packs.add(1, PART.html, Buffer.from('<p>deleted</p>'));
     await store.flush();
     store.packs.release(first);
@@ -115,8 +96,8 @@ describe('pack files', () => {
     expect((await store.packs.read(kept, 2)).toString()).toBe('<p>kept</p>');
   });
 
-  it('a flipped byte fails the checksum: the part reads as damaged, and start-up sets the entry aside', async ({ open }) => {
-    const store = await open();
+  it('a flipped byte fails the checksum: the part reads as damaged, and start-up sets the entry aside', async ({ stores }) => {
+    const store = await stores.open();
     const good = store.packs.add(1, PART.html, Buffer.from('<p>fine</p>'));
     const bad = store.packs.add(2, PART.html, Buffer.from('<p>this one gets damaged</p>'));
     await store.flush();
@@ -127,15 +108,15 @@ describe('pack files', () => {
     bytes[bad.o + ENTRY_HEADER + 5]! ^= 0xff;
     await writeFile(file, bytes);
     const lines: string[] = [];
-    const reopened = await open({ dataDir: store.dataDir, log: (line) => lines.push(line) });
+    const reopened = await stores.open({ dataDir: store.dataDir, log: (line) => lines.push(line) });
     expect((await reopened.packs.read(good, 1)).toString()).toBe('<p>fine</p>');
     await expect(reopened.packs.read(bad, 2)).rejects.toBeInstanceOf(DamagedContent);
     expect(lines.join('\n')).toMatch(/000001\.pack: 1 pack entry failed the checksum .*1 record could not be read; the damaged bytes were moved to/);
     expect(await readdir(path.join(store.dataDir, 'damaged'))).toHaveLength(1);
   });
 
-  it('cuts a torn tail (a crash mid-append) back to the last whole entry', async ({ open }) => {
-    const store = await open();
+  it('cuts a torn tail (a crash mid-append) back to the last whole entry', async ({ stores }) => {
+    const store = await stores.open();
     const ref = store.packs.add(1, PART.text, Buffer.from('whole'));
     await store.flush();
     await store.close();
@@ -146,7 +127,7 @@ describe('pack files', () => {
     torn.writeUInt32LE(0x314b4850, 0);
     torn.writeUInt32LE(1000, 12);
     await writeFile(file, Buffer.concat([await readFile(file), torn]));
-    const reopened = await open({ dataDir: store.dataDir });
+    const reopened = await stores.open({ dataDir: store.dataDir });
     expect((await stat(file)).size).toBe(whole);
     expect((await reopened.packs.read(ref, 1)).toString()).toBe('whole');
     // And appends continue after the last whole entry.
