@@ -42,7 +42,7 @@ import { connectEvents } from './ws.ts';
  * - `store`: one store opened by `stores` with `storeOptions`.
  */
 /** The `stores` fixture: opens stores of a test's own. */
-export interface Stores {
+interface Stores {
   open(options?: Partial<StoreOptions>): Promise<Store>;
 }
 

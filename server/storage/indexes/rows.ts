@@ -6,7 +6,7 @@
 type Column = Float64Array | Uint32Array | Uint16Array | Uint8Array;
 
 /** The first of the first `used` slots whose sequence number is `seq` or more (binary search). */
-export function lowerBound(seqs: ArrayLike<number>, used: number, seq: number): number {
+function lowerBound(seqs: ArrayLike<number>, used: number, seq: number): number {
   let lo = 0;
   let hi = used;
   while (lo < hi) {

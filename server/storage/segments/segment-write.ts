@@ -5,7 +5,7 @@ import { checkpointFileOf, HEADER, HEADER_BYTES, TAIL_AFTER_RECORD, TRAILER, TRA
 import type { SegmentTable } from './segment-table.ts';
 
 /** One segment's share of a group commit: its queued lines, appended in one write. */
-export class SegmentWrite {
+class SegmentWrite {
   /** Where the write started and what it overwrote there, to undo it. */
   private undo: { position: number; restore: Buffer; created: boolean } | null = null;
   private placed: [line: Line, offset: number, length: number][] = [];
@@ -90,7 +90,7 @@ export class SegmentWrite {
   }
 }
 
-export class SegmentBatch implements Batch {
+class SegmentBatch implements Batch {
   private written: SegmentWrite[] = [];
   private ends = new Map<SegmentWrite, number>();
 
