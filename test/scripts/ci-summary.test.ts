@@ -89,9 +89,26 @@ describe('the CI summary (.ci/summary.mjs)', () => {
     const today = path.join(dir, 'today.json');
     const node24 = path.join(dir, 'node24.json');
     writeFileSync(today, JSON.stringify({ testResults: [{ status: 'passed', assertionResults: [{ status: 'passed' }, { status: 'passed' }] }] }));
-    writeFileSync(node24, JSON.stringify({ testResults: [{ status: 'failed', assertionResults: [{ status: 'passed' }, { status: 'failed' }] }] }));
+    writeFileSync(
+      node24,
+      JSON.stringify({
+        testResults: [
+          {
+            name: path.join(process.cwd(), 'test/a.test.ts'),
+            status: 'failed',
+            assertionResults: [
+              { status: 'passed' },
+              { status: 'failed', fullName: 'storage keeps it', failureMessages: ['\nAssertionError: expected 1 to be 2\n    at test/a.test.ts:3:1'] },
+            ],
+          },
+        ],
+      }),
+    );
     const result = spawnSync(process.execPath, [SUMMARY, '--gate', '0', '--vitest', `${today}:0`, '--vitest', `${node24}:1`], { encoding: 'utf8' });
-    expect(result.stdout).toBe('  today: 2 passed, 0 failed\n  node24: 1 passed, 1 failed\n3 passed, 1 failed\n');
+    expect(result.stdout).toBe(
+      '  today: 2 passed, 0 failed\n  node24: 1 passed, 1 failed\nfailed tests:\n' +
+        '  node24: test/a.test.ts > storage keeps it (failed): AssertionError: expected 1 to be 2\n3 passed, 1 failed\n',
+    );
   });
 
   it('fails a run that ran nothing, even with exit status 0', () => {
