@@ -1,8 +1,8 @@
 import { recordNamespace } from '../namespace.ts';
 import { BLOCKED, DEAD, flagsOf, READ, REDIRECTED, SMTP, SOURCE_MASK, SOURCES, STATUS_MASK, STATUS_SHIFT, STATUSES, UNPARSED } from './message-flags.ts';
-import { decodeMessageRows, encodeMessageRows, type PackUse, packUse, type RowExtras } from './message-rows.ts';
+import { decodeMessageRows, MessageRowsWriter, type PackUse, packUse } from './message-rows.ts';
 import { LoadedWork } from './loaded-work.ts';
-import { Interned, keepRows, liveRowsIn, resized, slotWithSeq } from './rows.ts';
+import { Interned, keepRows, liveRowsIn, nextTurn, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
 import { SearchTexts, searchText } from './search-texts.ts';
 import type { DeliveryStatus, FlowMark, MessageRecord, Source } from '../records.ts';
 
@@ -264,43 +264,37 @@ export class MessageIndex {
   }
 
   /**
-   * The live captures with `lo <= seq < hi`, self-contained, for a checkpoint (storage/checkpoint.ts):
+   * The live captures with `lo <= seq < hi`, self-contained, for a checkpoint (storage/disk/checkpoint.ts):
    * restoreRange appends them again. `expected` is what the segment file holds live, in order:
-   * when the captures here differ (a write not settled yet), null: nothing consistent to save.
+   * when the captures here differ (a write not settled yet), null. Taken ROWS_PER_TURN at a time,
+   * with a `pause` (the event loop's next turn) between: a capture changed in between is the
+   * caller's to notice (saveCheckpoint keeps it only if its segment did not change meanwhile).
    */
-  serializeRange(lo: number, hi: number, expected: readonly number[]): Buffer | null {
-    const slots = liveRowsIn(this.seqs, this.used, { lo, hi }, (slot) => (this.bits[slot]! & DEAD) !== 0, expected);
-    if (!slots) return null;
-    const n = slots.length;
-    const strings = new Interned(1);
-    const local = (value: string | undefined): number => (value === undefined ? 0 : strings.id(value));
-    const seqs = Float64Array.from(slots, (slot) => this.seqs[slot]!);
-    const created = Float64Array.from(slots, (slot) => this.created[slot]!);
-    const bits = Uint16Array.from(slots, (slot) => this.bits[slot]!);
-    const ids = new Uint32Array(3 * n);
-    const use = new Uint32Array(3 * n);
-    const lengths = new Uint32Array(n);
-    const texts: Buffer[] = [];
-    const extras: RowExtras = { f: [], s: [], p: [] };
-    slots.forEach((from, i) => {
-      const seq = this.seqs[from]!;
-      ids[3 * i] = local(this.names.value(this.teams[from]!));
-      ids[3 * i + 1] = local(this.names.value(this.senders[from]!));
-      ids[3 * i + 2] = local(this.spaceNames.value(this.spaces[from]!));
-      use[3 * i] = this.packs[from]!;
-      use[3 * i + 1] = this.packBytes[from]!;
-      use[3 * i + 2] = this.packEnds[from]!;
-      const text = this.texts.bytes(this.places[from]!);
-      lengths[i] = text.length;
-      texts.push(text);
-      const flow = this.flowMarks.get(seq);
-      if (flow) extras.f.push([seq, flow]);
-      const spread = this.spread.get(seq);
-      if (spread) extras.s.push([seq, spread]);
-      const at = this.work.pendingAt.get(seq);
-      if (at !== undefined) extras.p.push([seq, at]);
-    });
-    return encodeMessageRows({ count: n, strings: [null, ...strings.values()], seqs, created, bits, ids, use, lengths, extras }, texts);
+  async serializeRange(lo: number, hi: number, expected: readonly number[], pause: () => Promise<void> = nextTurn): Promise<Buffer | null> {
+    const settled = () => liveRowsIn(this.seqs, this.used, { lo, hi }, (slot) => (this.bits[slot]! & DEAD) !== 0, expected) !== null;
+    if (!settled()) return null;
+    const rows = new MessageRowsWriter(expected);
+    for (const [i, seq] of expected.entries()) {
+      if (i > 0 && i % ROWS_PER_TURN === 0) await pause();
+      const from = this.slotOf(seq); // again after every pause: a compaction may have moved the rows
+      if (from < 0) return null;
+      rows.set(i, {
+        created: this.created[from]!,
+        bits: this.bits[from]!,
+        team: this.names.value(this.teams[from]!),
+        sender: this.names.value(this.senders[from]!),
+        namespace: this.spaceNames.value(this.spaces[from]!),
+        use: [this.packs[from]!, this.packBytes[from]!, this.packEnds[from]!],
+        spread: this.spread.get(seq),
+        // A view of its chunk, whose bytes never change (a rewrite makes new chunks).
+        text: this.texts.bytes(this.places[from]!),
+        flow: this.flowMarks.get(seq),
+        pendingAt: this.work.pendingAt.get(seq),
+      });
+    }
+    // Still no capture in the range that the file does not hold (one added, a deletion not written yet).
+    if (!settled()) return null;
+    return rows.encode();
   }
 
   /**

@@ -1,6 +1,7 @@
 import { bytesOf, Reader } from '../disk/checkpoint.ts';
 import { ENTRY_HEADER } from '../packs/pack-file.ts';
 import { contentRefs, type FlowMark, type MessageRecord } from '../records.ts';
+import { Interned } from './rows.ts';
 
 /**
  * The captures' compact index (message-index.ts) as a checkpoint holds one segment's rows
@@ -40,8 +41,68 @@ export interface MessageRows {
   extras: RowExtras;
 }
 
+/** One capture's row as the index holds it: its names as strings, its search text's bytes. */
+export interface MessageRow {
+  created: number;
+  bits: number;
+  team: string | undefined;
+  sender: string | undefined;
+  namespace: string | undefined;
+  /** Its first pack (0: none), the bytes it takes there and where they end; `spread` when more than one. */
+  use: PackUse | [0, 0, 0];
+  spread: PackUse[] | undefined;
+  text: Buffer;
+  flow: FlowMark | undefined;
+  pendingAt: number | undefined;
+}
+
+/** MessageRows made a row at a time (the strings interned as they come), for encodeMessageRows. */
+export class MessageRowsWriter {
+  private readonly strings = new Interned(1);
+  private readonly rows: MessageRows;
+  private readonly texts: Buffer[] = [];
+
+  /** Rows for these sequence numbers, in order. */
+  constructor(seqs: readonly number[]) {
+    const count = seqs.length;
+    this.rows = {
+      count,
+      strings: [],
+      seqs: Float64Array.from(seqs),
+      created: new Float64Array(count),
+      bits: new Uint16Array(count),
+      ids: new Uint32Array(3 * count),
+      use: new Uint32Array(3 * count),
+      lengths: new Uint32Array(count),
+      extras: { f: [], s: [], p: [] },
+    };
+  }
+
+  /** Row `i` (the capture of seqs[i]). */
+  set(i: number, row: MessageRow): void {
+    const { rows } = this;
+    const seq = rows.seqs[i]!;
+    const id = (value: string | undefined) => (value === undefined ? 0 : this.strings.id(value));
+    rows.created[i] = row.created;
+    rows.bits[i] = row.bits;
+    rows.ids[3 * i] = id(row.team);
+    rows.ids[3 * i + 1] = id(row.sender);
+    rows.ids[3 * i + 2] = id(row.namespace);
+    rows.use.set(row.use, 3 * i);
+    rows.lengths[i] = row.text.length;
+    this.texts[i] = row.text;
+    if (row.flow) rows.extras.f.push([seq, row.flow]);
+    if (row.spread) rows.extras.s.push([seq, row.spread]);
+    if (row.pendingAt !== undefined) rows.extras.p.push([seq, row.pendingAt]);
+  }
+
+  encode(): Buffer {
+    return encodeMessageRows({ ...this.rows, strings: [null, ...this.strings.values()] }, this.texts);
+  }
+}
+
 /** The rows with their search texts (`texts[i]` is row i's), as bytes. */
-export function encodeMessageRows(rows: MessageRows, texts: readonly Buffer[]): Buffer {
+function encodeMessageRows(rows: MessageRows, texts: readonly Buffer[]): Buffer {
   const head = Buffer.alloc(9);
   head.writeUInt8(RANGE_FORMAT, 0);
   head.writeUInt32LE(rows.count, 1);

@@ -102,3 +102,11 @@ export class Interned {
     this.ids.clear();
   }
 }
+
+/** Rows a checkpoint serializes in one turn of the event loop (a few milliseconds at most). */
+export const ROWS_PER_TURN = 1024;
+
+/** Resolves in the event loop's next turn, after the I/O and timers already due (setImmediate). */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,4 +1,4 @@
-import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, sameFile, writeCheckpoint } from '../disk/checkpoint.ts';
+import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, type FileIdentity, sameFile, writeCheckpoint } from '../disk/checkpoint.ts';
 import type { Fs } from '../disk/fs.ts';
 import { checkpointFileOf, openFile, type Segment } from './segment-file.ts';
 
@@ -14,9 +14,11 @@ import { checkpointFileOf, openFile, type Segment } from './segment-file.ts';
 export interface CheckpointRows {
   /**
    * The owner's rows for sequence numbers lo <= seq < hi; `live` lists the ones the file holds
-   * live. Null when they differ (a change not settled yet): nothing consistent to save now.
+   * live. Null when they differ (a change not settled yet): nothing consistent to save now. It
+   * may take several turns of the event loop (the captures' index does): saveCheckpoint keeps
+   * the result only if the segment did not change meanwhile.
    */
-  save(lo: number, hi: number, live: readonly number[]): Buffer | null;
+  save(lo: number, hi: number, live: readonly number[]): Buffer | null | Promise<Buffer | null>;
   /** Restores what save wrote; throws, having changed nothing, when it cannot. */
   restore(data: Buffer): void;
 }
@@ -100,9 +102,12 @@ export async function applyCheckpoint(rows: CheckpointRows, { segment, checkpoin
 }
 
 /**
- * Takes `segment`'s checkpoint with nothing writing (`exclusive`), while `current` says it is
- * still the collection's, and writes it beside the file (a temporary file renamed over the old
- * one). False when there is nothing consistent to save now.
+ * Takes `segment`'s checkpoint and writes it beside the file (a temporary file renamed over the
+ * old one), while `current` says it is still the collection's. What the file holds is read with
+ * nothing writing (`exclusive`); the owner's rows are taken after, with writes going on (they
+ * may take many turns of the event loop, and sends must not wait for them), and kept only if,
+ * with nothing writing again, the segment is as it was: no line written or waiting to be, the
+ * same file. False when there is nothing consistent to save now (the next round tries again).
  */
 export async function saveCheckpoint(
   options: Options,
@@ -112,38 +117,38 @@ export async function saveCheckpoint(
 ): Promise<boolean> {
   const { fs, segmentSize, checkpoint: rows } = options;
   if (!rows) return false;
-  const taken = await exclusive(async () => {
+  const settled = async (): Promise<{ changes: number; stat: FileIdentity } | null> => {
     if (!segment.handle || !segment.writable || segment.size === 0 || segment.pending.length > 0 || segment.needsRewrite || segment.cleared) return null;
     if (!current()) return null;
     const changes = segment.changes;
-    const stat = await segment.handle.stat();
+    const { size, mtimeMs, ino } = await segment.handle.stat();
     // Nothing may have changed during the stat (exclusive holds writes, not compaction's bookkeeping).
-    if (segment.changes !== changes || stat.size !== segment.size) return null;
-    const slots: number[] = [];
-    for (let slot = 0; slot < segmentSize; slot++) if (segment.lengths[slot]! > 0) slots.push(slot);
-    const lo = segment.index * segmentSize;
-    const payload = rows.save(
-      lo,
-      lo + segmentSize,
-      slots.map((slot) => lo + slot),
-    );
-    if (payload === null) return null;
-    const bytes = encodeSegmentCheckpoint({
-      segmentSize,
-      file: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino },
-      live: segment.live,
-      dead: segment.dead,
-      maxSeq: segment.maxSeq,
-      hasLines: segment.hasLines,
-      slots: Uint32Array.from(slots),
-      offsets: Float64Array.from(slots, (slot) => segment.offsets[slot]!),
-      lengths: Uint32Array.from(slots, (slot) => segment.lengths[slot]!),
-      payload,
-    });
-    return { bytes, changes };
-  });
-  if (taken === null) return false;
-  await writeCheckpoint(fs, checkpointFileOf(segment.file), taken.bytes);
-  segment.checkpointed = taken.changes;
+    if (segment.changes !== changes || size !== segment.size) return null;
+    return { changes, stat: { size, mtimeMs, ino } };
+  };
+  const before = await exclusive(settled);
+  if (before === null) return false;
+  const slots: number[] = [];
+  for (let slot = 0; slot < segmentSize; slot++) if (segment.lengths[slot]! > 0) slots.push(slot);
+  const file = {
+    live: segment.live,
+    dead: segment.dead,
+    maxSeq: segment.maxSeq,
+    hasLines: segment.hasLines,
+    slots: Uint32Array.from(slots),
+    offsets: Float64Array.from(slots, (slot) => segment.offsets[slot]!),
+    lengths: Uint32Array.from(slots, (slot) => segment.lengths[slot]!),
+  };
+  const lo = segment.index * segmentSize;
+  const payload = await rows.save(
+    lo,
+    lo + segmentSize,
+    slots.map((slot) => lo + slot),
+  );
+  if (payload === null) return false;
+  const after = await exclusive(settled);
+  if (after === null || after.changes !== before.changes || !sameFile(after.stat, before.stat)) return false;
+  await writeCheckpoint(fs, checkpointFileOf(segment.file), encodeSegmentCheckpoint({ segmentSize, file: before.stat, ...file, payload }));
+  segment.checkpointed = before.changes;
   return true;
 }

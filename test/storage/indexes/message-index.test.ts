@@ -1,7 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { describe, expect } from 'vitest';
+import { nodeFs } from '../../../server/storage/disk/fs.ts';
+import { Quarantine } from '../../../server/storage/disk/quarantine.ts';
 import { MessageIndex } from '../../../server/storage/indexes/message-index.ts';
 import { searchText } from '../../../server/storage/indexes/search-texts.ts';
 import type { MessageRecord } from '../../../server/storage/records.ts';
+import { SegmentLog } from '../../../server/storage/segments/segment-log.ts';
+import { test as it } from '../../support/fixtures.ts';
 
 function record(seq: number, over: Partial<MessageRecord> = {}): MessageRecord {
   const at = new Date(Date.UTC(2030, 0, 1, 0, 0, seq)).toISOString();
@@ -136,7 +141,7 @@ describe('namespaces in the index', () => {
 });
 
 describe('a range of the index saved for a checkpoint', () => {
-  it('restores every field: flags, names, namespace, search text, flow marks, pending deliveries, unparsed captures and pack use', () => {
+  it('restores every field: flags, names, namespace, search text, flow marks, pending deliveries, unparsed captures and pack use', async () => {
     const index = new MessageIndex();
     const flow = { subscription: 7, step: 2 } as unknown as MessageRecord['flow'];
     index.add(record(10, { content: { html: { p: 1, o: 0, n: 50 }, text: { p: 2, o: 100, n: 30 } } }));
@@ -145,7 +150,7 @@ describe('a range of the index saved for a checkpoint', () => {
     index.add(record(13));
     index.setRead(13, true);
     index.remove(13);
-    const saved = index.serializeRange(10, 20, [10, 11, 12])!;
+    const saved = (await index.serializeRange(10, 20, [10, 11, 12]))!;
     expect(saved).not.toBeNull();
 
     const again = new MessageIndex();
@@ -181,13 +186,13 @@ describe('a range of the index saved for a checkpoint', () => {
     expect(again.unparsedCaptures()).toEqual([12]);
   });
 
-  it('saves nothing when the captures differ from what the segment file holds, and refuses damaged or out-of-order ranges unchanged', () => {
+  it('saves nothing when the captures differ from what the segment file holds, and refuses damaged or out-of-order ranges unchanged', async () => {
     const index = new MessageIndex();
     for (let seq = 1; seq <= 5; seq++) index.add(record(seq));
     // The file holds 1-4 (5 not written yet), or 1-6 (6 deleted in memory, its tombstone not written).
-    expect(index.serializeRange(0, 8, [1, 2, 3, 4])).toBeNull();
-    expect(index.serializeRange(0, 8, [1, 2, 3, 4, 5, 6])).toBeNull();
-    const saved = index.serializeRange(0, 8, [1, 2, 3, 4, 5])!;
+    expect(await index.serializeRange(0, 8, [1, 2, 3, 4])).toBeNull();
+    expect(await index.serializeRange(0, 8, [1, 2, 3, 4, 5, 6])).toBeNull();
+    const saved = (await index.serializeRange(0, 8, [1, 2, 3, 4, 5]))!;
     const again = new MessageIndex();
     expect(() => again.restoreRange(saved.subarray(0, saved.length - 3), () => 0)).toThrow();
     expect(() => again.restoreRange(Buffer.concat([saved, Buffer.from([1])]), () => 0)).toThrow();
@@ -195,5 +200,98 @@ describe('a range of the index saved for a checkpoint', () => {
     again.restoreRange(saved, () => 0);
     expect(() => again.restoreRange(saved, () => 0)).toThrow(/out of order/);
     expect(again.size).toBe(5);
+  });
+});
+
+// docs/storage.md, "Start-up": a background checkpoint must not hold sends up while it takes a
+// segment's thousands of captures.
+describe('a checkpoint of many captures, taken a chunk per turn of the event loop', () => {
+  const seqs = Array.from({ length: 5000 }, (_, i) => i + 1);
+
+  it('lets other work run between its chunks, and saves what one go would', async () => {
+    const index = new MessageIndex();
+    for (const seq of seqs) index.add(record(seq));
+    const order: string[] = [];
+    const taking = index.serializeRange(0, 8192, seqs).then((saved) => {
+      order.push('checkpoint taken');
+      return saved;
+    });
+    // Queued after the checkpoint's first pause: taken in one go, it would be done before this ran.
+    setImmediate(() => order.push('other work'));
+    const saved = await taking;
+    expect(order).toEqual(['other work', 'checkpoint taken']);
+    let pauses = 0;
+    const counted = await index.serializeRange(0, 8192, seqs, async () => {
+      pauses++;
+    });
+    // 5,000 captures, 1,024 a turn: four pauses.
+    expect(pauses).toBe(4);
+    // Byte for byte (Buffer#equals: toEqual walks a megabyte element by element).
+    expect(saved).not.toBeNull();
+    expect(counted?.equals(saved!)).toBe(true);
+  });
+
+  it('is dropped when its segment was written to meanwhile, kept when only another was, and a start from it has every change', async ({ tempDir }) => {
+    const index = new MessageIndex();
+    let between: (() => Promise<void>) | null = null;
+    const during = async () => {
+      const work = between;
+      between = null;
+      await work?.();
+    };
+    const options = {
+      dir: path.join(tempDir, 'messages'),
+      segmentSize: 8192,
+      fs: nodeFs,
+      fsync: false,
+      quarantine: new Quarantine(tempDir, nodeFs, () => undefined),
+      checkpoint: {
+        save: (lo: number, hi: number, live: readonly number[]) => index.serializeRange(lo, hi, live, during),
+        restore: (data: Buffer) => void index.restoreRange(data, () => Number.POSITIVE_INFINITY),
+      },
+    };
+    const log = await SegmentLog.open<MessageRecord>(options, (row) => index.add(row));
+    const write = async () => {
+      const batch = log.begin()!;
+      await batch.write();
+      batch.commit();
+    };
+    const put = (row: MessageRecord) => {
+      if (index.has(row.seq)) index.setRead(row.seq, row.read);
+      else index.add(row);
+      log.put(row);
+    };
+    for (const seq of seqs) put(record(seq));
+    await write();
+    const exclusive = <R>(task: () => Promise<R>) => task();
+
+    // A capture of the segment read while the checkpoint is taken: written, it changes the file.
+    between = async () => {
+      put(record(2000, { read: true }));
+      await write();
+    };
+    expect(await log.saveCheckpoint(0, exclusive)).toBe(false);
+    // Only changed in memory (its line not written yet): not what the file holds either.
+    between = async () => put(record(2001, { read: true }));
+    expect(await log.saveCheckpoint(0, exclusive)).toBe(false);
+    await write();
+    // A new capture in the next segment (a send) while it is taken: this segment is as it was.
+    between = async () => {
+      put(record(9000));
+      await write();
+    };
+    expect(await log.saveCheckpoint(0, exclusive)).toBe(true);
+    expect(between).toBeNull();
+    await log.close();
+
+    const again = new MessageIndex();
+    const reopened = await SegmentLog.open<MessageRecord>(
+      { ...options, checkpoint: { ...options.checkpoint, restore: (data: Buffer) => void again.restoreRange(data, () => Number.POSITIVE_INFINITY) } },
+      (row) => again.add(row),
+    );
+    expect(reopened.checkpointUse).toEqual({ restored: 1, missing: 1, old: 0, damaged: 0 });
+    expect(again.size).toBe(5001);
+    expect([2000, 2001, 1999, 9000].map((seq) => again.read(again.slotOf(seq)))).toEqual([true, true, false, false]);
+    await reopened.close();
   });
 });
