@@ -19,7 +19,7 @@ const RANGE_FORMAT = 1;
 export type PackUse = [pack: number, bytes: number, end: number];
 
 /** What few captures have: a flow mark, parts in more than one pack, a pending delivery's time (ms). */
-export interface RowExtras {
+interface RowExtras {
   f: [number, FlowMark][];
   s: [number, PackUse[]][];
   p: [number, number][];
