@@ -26,14 +26,12 @@ import type {
   ClientView,
   ClientViewId,
   Clock,
-  DeliveryStatus,
   ExpectFailure,
   ExpectResult,
   Extracted,
   FaultRule,
   FaultRuleInput,
   ForcedStatus,
-  Frame,
   LinkCheck,
   LinkCheckResult,
   LinkEvent,
@@ -48,7 +46,6 @@ import type {
   Rewrap,
   SearchPage,
   Sender,
-  Source,
   SubscriptionList,
   SubscriptionStatus,
   TemplateFile,
@@ -57,190 +54,27 @@ import type {
   TemplateVersions,
   WaitFailure,
 } from './wire-types.ts';
-import { type AskedRequest, PigeonholeError, PigeonholeUnreachable, TooFewMessages, TooManyMessages, WaitTimeout } from './errors.ts';
+import type { CallOptions, ExpectOptions, ListFilter, MessageFilter, RequestLogFilter, SendEmailInput } from './client-options.ts';
+import { EXPECT_NONE_WITHIN_MS } from './client-options.ts';
+import { PigeonholeError, TooFewMessages, TooManyMessages, WaitTimeout } from './errors.ts';
+import { jsonLines, Transport } from './transport.ts';
 
 export { type AskedRequest, ExpectationFailed, PigeonholeError, PigeonholeUnreachable, TooFewMessages, TooManyMessages, WaitTimeout } from './errors.ts';
 export { CLIENT_VIEW_IDS, RENDER_MODES, DELIVERY_STATUSES, FORCED_STATUSES, SOURCES, SUBSCRIPTION_STATUSES } from './wire-types.ts';
-export type {
-  AccessibilityIssue,
-  AttachmentInfo,
-  BlockEntry,
-  BlockReason,
-  Capture,
-  CheckPlatform,
-  CheckReport,
-  ClientSupport,
-  ClientView,
-  ClientViewId,
-  Clock,
-  Compatibility,
-  CompatibilityWarning,
-  DarkMode,
-  DeliveryStatus,
-  EmailClient,
-  ExpectFailure,
-  ExpectResult,
-  Extracted,
-  FaultAction,
-  FaultRule,
-  FaultRuleInput,
-  FlowMark,
-  ForcedStatus,
-  Frame,
-  HeaderField,
-  HeadersReport,
-  Hello,
-  Link,
-  LinkCheck,
-  LinkCheckResult,
-  LinkEvent,
-  MessageDetail,
-  MessageList,
-  MessageSummary,
-  Page,
-  Recipient,
-  RecipientList,
-  Released,
-  RefusedSend,
-  Removed,
-  RenderMode,
-  RequestLogEntry,
-  RequestLogList,
-  ResetResult,
-  Rewrap,
-  RewrappedCapture,
-  SearchPage,
-  SearchResult,
-  Sender,
-  SizeReport,
-  SmtpStage,
-  Source,
-  SpamReport,
-  StepState,
-  Subscription,
-  SubscriptionList,
-  SubscriptionStatus,
-  SubscriptionStep,
-  TemplateFile,
-  TemplateFileInfo,
-  TemplateFileList,
-  TemplateVersion,
-  TemplateVersions,
-  UnwrappedBody,
-  TemplateFindings,
-  ViewRemoval,
-  WaitFailure,
-} from './wire-types.ts';
+export type * from './wire-types.ts';
+export {
+  type CallOptions,
+  type ClientOptions,
+  EXPECT_NONE_WITHIN_MS,
+  type ExpectOptions,
+  type FrameData,
+  type ListFilter,
+  type MessageFilter,
+  type RequestLogFilter,
+  type SendEmailInput,
+} from './client-options.ts';
 
-/** `expectNone`'s `within` when none is given (ms): the same in the Python client, the MCP tool and the API (docs/testing.md). */
-export const EXPECT_NONE_WITHIN_MS = 1000;
-
-export interface MessageFilter {
-  /** Any address on the capture (original recipient, To, Cc, Bcc). */
-  recipient?: string;
-  /** Case-insensitive substring of the subject. */
-  subject?: string;
-  q?: string;
-  /** Sender id or API key. */
-  sender?: string;
-  team?: string;
-  source?: Source;
-  status?: DeliveryStatus;
-  /** Only captures created at or after this time. */
-  since?: Date | string;
-  /** Only captures newer than the capture with this id. */
-  after?: string;
-  /** Only captures of this namespace (the `+tag` of an address; any case). */
-  namespace?: string;
-}
-
-/** The inbox list's filters (GET /api/messages): the capture filters and the inbox's own. */
-export interface ListFilter extends MessageFilter {
-  blocked?: boolean;
-  redirected?: boolean;
-  read?: boolean;
-}
-
-export interface RequestLogFilter {
-  method?: string;
-  path?: string;
-  status?: number | string;
-  sender?: string;
-  team?: string;
-  fault?: boolean;
-  limit?: number;
-  offset?: number;
-}
-
-/** The data of each frame type. */
-export type FrameData<T extends Frame['type']> = Frame extends infer F
-  ? F extends { type: infer U; data: infer D }
-    ? T extends U
-      ? D
-      : never
-    : never
-  : never;
-
-// ---------------------------------------------------------------------------------------------
-// The client
-// ---------------------------------------------------------------------------------------------
-
-export interface SendEmailInput {
-  apiKey: string;
-  recipient: string;
-  subject: string;
-  body: string;
-  plain_body?: string;
-  first_name?: string;
-  last_name?: string;
-  flags?: string[];
-  use_account_template?: boolean;
-  encryptionKey?: string;
-}
-
-/** What expect takes beside the filter: `within` (ms, default 10000; 1000 for `expectNone`) and `settle` (ms, default 250). */
-export interface ExpectOptions {
-  within?: number;
-  settle?: number;
-  signal?: AbortSignal;
-}
-
-/** What every call takes beside its own options: `signal` aborts it (the fetch rejects with an AbortError). */
-export interface CallOptions {
-  signal?: AbortSignal;
-}
-
-export interface ClientOptions {
-  /** Default http://localhost:8025. A `user:password@` in it is used as `auth`. */
-  baseUrl?: string;
-  /**
-   * The login of a sandbox started with `--auth` or `--auth-file`: `"user:password"` (the form
-   * of `PIGEONHOLE_AUTH`) or `{user, password}`. Sent as HTTP Basic with every sandbox API call;
-   * `sendEmail` uses its API key instead (/v1 has no login).
-   */
-  auth?: string | { user: string; password: string };
-  fetch?: typeof fetch;
-}
-
-type Query = Record<string, string | number | boolean | Date | undefined>;
-
-export class PigeonholeClient {
-  readonly baseUrl: string;
-  private readonly fetch: typeof fetch;
-  private readonly authorization: string | null;
-
-  constructor(options: ClientOptions = {}) {
-    const base = new URL(options.baseUrl ?? 'http://localhost:8025');
-    // fetch refuses URLs with credentials: they become the Authorization header instead.
-    const fromUrl = base.username ? `${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}` : undefined;
-    base.username = '';
-    base.password = '';
-    this.baseUrl = base.href.replace(/\/+$/, '');
-    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-    const auth = options.auth ?? fromUrl;
-    this.authorization = auth === undefined || auth === '' ? null : basic(typeof auth === 'string' ? auth : `${auth.user}:${auth.password}`);
-  }
-
+export class PigeonholeClient extends Transport {
   /**
    * Resolves with the newest capture matching the filter, waiting server-side up to `timeout` ms
    * (default 10000); a timeout throws WaitTimeout (a PigeonholeError 408), whose `refused` names
@@ -533,82 +367,6 @@ export class PigeonholeClient {
     const response = await this.send(url, { method: 'POST', headers, body: JSON.stringify(fields) });
     return this.parse(response, { method: 'POST', url });
   }
-
-  private async call<T>(method: string, path: string, query?: Query, body?: object, signal?: AbortSignal): Promise<T> {
-    const url = new URL(this.baseUrl + path);
-    for (const [name, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, value instanceof Date ? value.toISOString() : String(value));
-    }
-    return this.parse<T>(await this.send(url.href, this.init(method, body, signal)), { method, url: url.href });
-  }
-
-  /**
-   * The fetch: a request that gets no answer (fetch's TypeError: refused, unknown host, reset)
-   * throws PigeonholeUnreachable, naming the URL. An abort stays an AbortError, and an error of a
-   * `fetch` given in the options (its own class) passes as it is.
-   */
-  private async send(url: string, init: RequestInit): Promise<Response> {
-    try {
-      return await this.fetch(url, init);
-    } catch (error) {
-      if (init.signal?.aborted || !(error instanceof TypeError)) throw error;
-      throw new PigeonholeUnreachable({ method: init.method ?? 'GET', url }, error);
-    }
-  }
-
-  /** The request: the login, the JSON body (undefined fields left out) and the signal. */
-  private init(method: string, body?: object, signal?: AbortSignal, accept?: string): RequestInit {
-    const headers: Record<string, string> = {};
-    if (this.authorization !== null) headers.Authorization = this.authorization;
-    if (accept !== undefined) headers.Accept = accept;
-    const init: RequestInit = { method, headers, ...(signal ? { signal } : {}) };
-    if (body !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      init.body = JSON.stringify(Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
-    }
-    return init;
-  }
-
-  private async text(path: string, signal?: AbortSignal): Promise<string> {
-    const url = this.baseUrl + path;
-    const response = await this.send(url, this.init('GET', undefined, signal));
-    if (!response.ok) return this.parse(response, { method: 'GET', url });
-    return response.text();
-  }
-
-  private async parse<T>(response: Response, request: AskedRequest): Promise<T> {
-    const text = await response.text();
-    let body: unknown = null;
-    if (text !== '') {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-      }
-    }
-    if (!response.ok) throw new PigeonholeError(response.status, body, response.statusText, { method: request.method, url: request.url });
-    return body as T;
-  }
-}
-
-/** The JSON objects of a stream of lines (`application/x-ndjson`), each as its line ends. */
-async function* jsonLines<T>(body: ReadableStream<Uint8Array>): AsyncGenerator<T> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffered = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffered += decoder.decode(value, { stream: true });
-    let newline: number;
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, newline).trim();
-      buffered = buffered.slice(newline + 1);
-      if (line) yield JSON.parse(line) as T;
-    }
-  }
-  buffered += decoder.decode();
-  if (buffered.trim()) yield JSON.parse(buffered) as T;
 }
 
 function isWaitFailure(body: unknown): body is WaitFailure {
@@ -617,12 +375,4 @@ function isWaitFailure(body: unknown): body is WaitFailure {
 
 function isExpectFailure(body: unknown): body is ExpectFailure {
   return typeof body === 'object' && body !== null && typeof (body as ExpectFailure).count === 'number' && Array.isArray((body as ExpectFailure).messages);
-}
-
-/** An HTTP Basic header for "user:password" (UTF-8), in Node and in browsers alike. */
-function basic(userPassword: string): string {
-  const bytes = new TextEncoder().encode(userPassword);
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `Basic ${btoa(binary)}`;
 }

@@ -4,8 +4,10 @@
 // the table below, and each one that crosses a layer the wrong way is named with the reason.
 // Usage: node scripts/check-layers.mjs [ROOT]   (ROOT defaults to this repository)
 // It also finds sibling folders of shipped code (server/, ui/, client/) that import each other
-// in a circle, however long. Exits 1 when an import breaks a rule or folders form a circle;
-// file-level import cycles and unused code are Biome's and knip's to find.
+// in a circle, however long, and files of shipped code that do (type-only imports count: a
+// circle of types is still two files that cannot be read one before the other). Exits 1 when an
+// import breaks a rule or folders or files form a circle, and when a file of shipped code is
+// over 400 lines (generated files aside); unused code is knip's to find.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +24,8 @@ const EDGES = [
   ['server/realtime/', 'the domain never depends on the live push; the live push subscribes to its events'],
   ['server/mcp/', 'the domain never depends on the MCP server'],
   ['server/app.ts', 'the domain never depends on the HTTP app'],
-  ['server/wire.ts', "the domain never depends on the edges' wire mapping"],
+  ['server/api-representations.ts', "the domain never depends on the edges' wire mapping"],
+  ['server/service-texts.ts', "the domain never depends on the emulated service's texts: it raises refusals, the edges say them"],
   ['server/pigeonhole.ts', 'the domain never depends on the composition root'],
   ['server/main.ts', 'the domain never depends on the entry point'],
   ['server/cli.ts', 'the domain never depends on the command line'],
@@ -59,7 +62,7 @@ export const RULES = [
       'server/realtime/',
       'server/mcp/',
       'server/app.ts',
-      'server/wire.ts',
+      'server/api-representations.ts',
       'server/pigeonhole.ts',
       'server/main.ts',
     ],
@@ -149,68 +152,50 @@ export function checkLayers(root) {
     }
   }
   problems.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-  const circles = folderCircles(folderEdges(root, files));
-  return { files: files.length, imports, problems: [...problems.map((p) => p.text), ...circles, ...storageFloor(root, files)] };
+  const circles = [...folderCircles(folderEdges(root, files)), ...fileCircles(fileEdges(root, files))];
+  return { files: files.length, imports, problems: [...problems.map((p) => p.text), ...circles, ...longFiles(root, files), ...storageFloor(root, files)] };
 }
 
-/** The code whose folders must not import each other in a circle: what ships. */
-const FOLDER_ROOTS = ['server/', 'ui/', 'client/'];
+/** The house's limit on a file of shipped code (docs/architecture.md, "House style"): a longer one is split by meaning. */
+const MAX_LINES = 400;
+/** Generated files, exempt from the limit: nobody edits them. */
+const GENERATED = new Set(['client/wire-types.ts']);
 
-/**
- * Imports between sibling folders: an import from a/x/f.ts of b/y/g.ts (a and b children of one
- * folder) is an edge from that folder's child a to its child b, with the first import that
- * makes it. Imports between a folder and the folders inside it are not edges: a folder uses
- * what it holds, and what it holds may use the folder's own files.
- */
-function folderEdges(root, files) {
-  const edges = new Map();
+/** Each file of shipped code (server/, ui/, client/) over MAX_LINES lines, as a message. */
+function longFiles(root, files) {
+  const problems = [];
   for (const file of files) {
-    if (!under(file, FOLDER_ROOTS)) continue;
-    for (const { specifier, line } of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
-      if (!specifier?.startsWith('.')) continue;
-      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
-      const from = path.posix.dirname(file).split('/');
-      const to = path.posix.dirname(target).split('/');
-      let common = 0;
-      while (common < from.length && common < to.length && from[common] === to[common]) common++;
-      if (common === from.length || common === to.length) continue;
-      const a = from.slice(0, common + 1).join('/');
-      const b = to.slice(0, common + 1).join('/');
-      if (!edges.has(a)) edges.set(a, new Map());
-      if (!edges.get(a).has(b)) edges.get(a).set(b, `${file}:${line} imports ${target}`);
-    }
+    if (!under(file, FOLDER_ROOTS) || GENERATED.has(file)) continue;
+    const text = readFileSync(path.join(root, file), 'utf8');
+    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+    if (lines > MAX_LINES) problems.push(`${file} has ${lines} lines, more than ${MAX_LINES}: split it by meaning ${DOC}`);
   }
-  return edges;
-}
-
-/** Each set of sibling folders that import each other in a circle (Tarjan's strongly connected components), as a message. */
-function folderCircles(edges) {
-  return stronglyConnected(edges).map(
-    ({ component, because }) => `folders ${component.join(', ')} import each other in a circle (${because.join('; ')}): sibling folders depend one way ${DOC}`,
-  );
+  return problems;
 }
 
 /**
  * The floor plan of server/storage/ (docs/architecture.md, "The storage floor plan"): its
  * sub-folders in layers, lowest first; a file in one imports only its own folder, the layers
  * below it and the storage vocabulary on top. The other top-level files (the store, the capture
- * store) sit above every sub-folder: nothing inside a sub-folder imports them.
+ * store) sit above every sub-folder: nothing inside a sub-folder imports them. (Circles of files
+ * there, type-only ones too, are fileCircles' to find, as everywhere in shipped code.)
  */
-export const STORAGE = 'server/storage/';
-export const STORAGE_LAYERS = [['disk'], ['packs', 'segments'], ['indexes', 'migrate']];
+const STORAGE = 'server/storage/';
+const STORAGE_LAYERS = [['disk'], ['packs', 'segments'], ['indexes', 'migrate']];
 /** Top-level files of server/storage/ that every sub-folder may use: errors, record shapes, namespaces. */
-export const STORAGE_VOCABULARY = ['errors.ts', 'records.ts', 'namespace.ts'];
+const STORAGE_VOCABULARY = ['errors.ts', 'records.ts', 'namespace.ts'];
 
-/** Imports inside server/storage/ that break its layer order, and its import cycles (type-only imports included). */
+/** Each import inside server/storage/ that breaks its layer order, and each sub-folder the plan does not name, as a message. */
 function storageFloor(root, files) {
   const rankOf = new Map(STORAGE_LAYERS.flatMap((names, rank) => names.map((name) => [name, rank])));
+  const order = STORAGE_LAYERS.map((layer) => layer.join(', ')).join(' < ');
   const problems = [];
   for (const file of files) {
     if (!file.startsWith(STORAGE)) continue;
     const [folder, ...rest] = file.slice(STORAGE.length).split('/');
     if (rest.length === 0) continue;
     if (!rankOf.has(folder)) {
-      problems.push(`${file}: ${STORAGE}${folder}/ is not in the storage floor plan (${STORAGE_LAYERS.map((l) => l.join(', ')).join(' < ')}) ${DOC}`);
+      problems.push(`${file}: ${STORAGE}${folder}/ is not in the storage floor plan (${order}) ${DOC}`);
       continue;
     }
     for (const { specifier, line } of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
@@ -226,43 +211,89 @@ function storageFloor(root, files) {
           );
         }
       } else if (to !== folder && !(rankOf.get(to) < rankOf.get(folder))) {
-        problems.push(`${where}: in storage, ${folder}/ imports only the layers below it (${STORAGE_LAYERS.map((l) => l.join(', ')).join(' < ')}) ${DOC}`);
+        problems.push(`${where}: in storage, ${folder}/ imports only the layers below it (${order}) ${DOC}`);
       }
     }
   }
-  return [...problems, ...fileCycles(root, files, STORAGE)];
+  return problems;
+}
+
+/** The code whose folders must not import each other in a circle: what ships. */
+const FOLDER_ROOTS = ['server/', 'ui/', 'client/'];
+
+/** Each relative import of shipped code (server/, ui/, client/): the file, its line and the repository path it names. */
+function* shippedImports(root, files) {
+  for (const file of files) {
+    if (!under(file, FOLDER_ROOTS)) continue;
+    for (const { specifier, line } of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
+      if (specifier?.startsWith('.')) yield { file, line, target: path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)) };
+    }
+  }
+}
+
+/** Adds the edge from a to b unless there is one, with the import that makes it. */
+function addEdge(edges, a, b, { file, line, target }) {
+  if (!edges.has(a)) edges.set(a, new Map());
+  if (!edges.get(a).has(b)) edges.get(a).set(b, `${file}:${line} imports ${target}`);
 }
 
 /**
- * Files under `folder` (a repository path ending in /) that import each other in a circle,
- * type-only imports and re-exports included (Tarjan's strongly connected components over the
- * file-to-file imports), each circle as one message naming an import of each step. Reusable for
- * any folder: a type-only circle is still two files that cannot be understood one at a time.
+ * Imports between sibling folders: an import from a/x/f.ts of b/y/g.ts (a and b children of one
+ * folder) is an edge from that folder's child a to its child b, with the first import that
+ * makes it. Imports between a folder and the folders inside it are not edges: a folder uses
+ * what it holds, and what it holds may use the folder's own files.
  */
-export function fileCycles(root, files, folder) {
+function folderEdges(root, files) {
   const edges = new Map();
-  for (const file of files) {
-    if (!file.startsWith(folder)) continue;
-    const out = new Map();
-    for (const { specifier, line } of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
-      if (!specifier?.startsWith('.')) continue;
-      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
-      if (target.startsWith(folder) && !out.has(target)) out.set(target, `${file}:${line} imports ${target}`);
-    }
-    edges.set(file, out);
+  for (const found of shippedImports(root, files)) {
+    const from = path.posix.dirname(found.file).split('/');
+    const to = path.posix.dirname(found.target).split('/');
+    let common = 0;
+    while (common < from.length && common < to.length && from[common] === to[common]) common++;
+    if (common === from.length || common === to.length) continue;
+    addEdge(edges, from.slice(0, common + 1).join('/'), to.slice(0, common + 1).join('/'), found);
   }
-  return stronglyConnected(edges).map(
-    ({ component, because }) =>
-      `files ${component.join(', ')} import each other in a circle (${because.join('; ')}): imports go one way, type-only ones too ${DOC}`,
+  return edges;
+}
+
+/** Each set of sibling folders that import each other in a circle, as a message. */
+function folderCircles(edges) {
+  return circlesOf(edges).map(
+    ({ members, because }) => `folders ${members.join(', ')} import each other in a circle (${because.join('; ')}): sibling folders depend one way ${DOC}`,
   );
 }
 
-/** The strongly connected components of more than one node (Tarjan), each sorted, with the edges inside it. */
-function stronglyConnected(edges) {
+/**
+ * Imports between files of shipped code (server/, ui/, client/), type-only ones and re-exports
+ * included: an edge from the importing file to the file it names, with the first import that
+ * makes it. Only imports of files in the tree count (a package is never part of a circle).
+ */
+function fileEdges(root, files) {
+  const known = new Set(files);
+  const edges = new Map();
+  for (const found of shippedImports(root, files)) {
+    if (known.has(found.target) && found.target !== found.file) addEdge(edges, found.file, found.target, found);
+  }
+  return edges;
+}
+
+/** Each set of files that import each other in a circle (type-only imports too), as a message. */
+function fileCircles(edges) {
+  return circlesOf(edges).map(
+    ({ members, because }) =>
+      `files ${members.join(', ')} import each other in a circle (${because.join('; ')}): files depend one way, type-only imports too ${DOC}`,
+  );
+}
+
+/**
+ * The circles of a graph (Tarjan's strongly connected components of two or more members): each
+ * with its members, sorted, and the edges between them that make it, by the text of each edge.
+ */
+function circlesOf(edges) {
   const index = new Map();
   const low = new Map();
   const stack = [];
-  const found = [];
+  const circles = [];
   let next = 0;
   const visit = (node) => {
     index.set(node, next);
@@ -283,10 +314,10 @@ function stronglyConnected(edges) {
     if (component.length < 2) return;
     component.sort();
     const because = component.flatMap((a) => component.filter((b) => edges.get(a)?.has(b)).map((b) => edges.get(a).get(b)));
-    found.push({ component, because });
+    circles.push({ members: component, because });
   };
   for (const node of [...edges.keys()].sort()) if (!index.has(node)) visit(node);
-  return found.sort((a, b) => (a.component[0] < b.component[0] ? -1 : 1));
+  return circles.sort((a, b) => (a.members.join() < b.members.join() ? -1 : 1));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -294,7 +325,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const { files, imports, problems } = checkLayers(root);
   for (const problem of problems) console.error(problem);
   if (problems.length > 0) {
-    console.error(`layers: ${problems.length} problem${problems.length === 1 ? '' : 's'}: imports that break the layering or folders in a circle`);
+    console.error(
+      `layers: ${problems.length} problem${problems.length === 1 ? '' : 's'}: imports that break the layering, folders or files in a circle, or files too long`,
+    );
     process.exit(1);
   }
   console.log(`layers: ${imports} imports in ${files} files keep the layering`);

@@ -1,7 +1,7 @@
 import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { packageVersion } from './cli.ts';
+import { packageVersion } from './version.ts';
 import type { LinkTargetPolicy } from './domain/check/link-targets.ts';
 import type { SpamdTarget } from './domain/check/spamd.ts';
 import type { Sandbox } from './domain/sandbox.ts';

@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcryptjs';
+import { packageVersion } from './version.ts';
 import { ConfigError, loadConfig, loadOptions, usage, type Config, type Options } from './config.ts';
 
 /** How long `pigeonhole healthcheck` waits for /readyz before it calls the server not ready. */
@@ -79,22 +77,6 @@ function help(): string {
     'Options (flags win over the PIGEONHOLE_* environment, which wins over the defaults):',
     usage(),
   ].join('\n');
-}
-
-/** The version in package.json, found from the source or the built file. */
-export function packageVersion(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    try {
-      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'pigeonhole' && pkg.version) return pkg.version;
-    } catch {
-      // not this folder
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('package.json of pigeonhole not found');
-    dir = parent;
-  }
 }
 
 /** `mcp`'s one option: --url (or --url=...), an http(s) URL of a running sandbox. */

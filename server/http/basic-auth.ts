@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import type { Context, Middleware, Next } from 'koa';
-import type { AuthUser } from '../config.ts';
+import type { AuthUser } from '../config/config-files.ts';
 import { OPEN_PATHS } from './browser-guard.ts';
 import { HttpError } from './errors.ts';
 import { OPENER_POLICY, openedByAnotherSite } from './arrival.ts';

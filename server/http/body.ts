@@ -8,6 +8,7 @@ import type { HttpMethodEnum, KoaBodyMiddlewareOptions } from 'koa-body';
 import { storageError, type StorageError } from '../domain/errors.ts';
 import { detail, HttpError } from './errors.ts';
 import { jsonShapeProblem } from './json-shape.ts';
+import { bodyTooLarge, jsonParseError, notADictionary, unsupportedMediaType } from '../service-texts.ts';
 import { djangoParts, type OnPart, removeFiles, TooManyFiles, touchFiles } from './multipart.ts';
 
 export interface UploadedFile {
@@ -55,7 +56,7 @@ export function bodyParser(options: BodyOptions) {
   // Upload names carry their order of arrival, so attachments keep the order they were sent
   // in (formidable reports files in the order they finish).
   let uploads = 0;
-  const tooLarge = () => detail(413, `Request body exceeds the limit of ${options.limit} bytes.`);
+  const tooLarge = () => detail(413, bodyTooLarge(options.limit));
   // koa-body (with formidable) loads with the first form or upload, not with the server: JSON,
   // which nearly every request sends, is read here, and loading it was a tenth of start-up.
   const formOptions: Partial<KoaBodyMiddlewareOptions> = {
@@ -116,7 +117,7 @@ export function bodyParser(options: BodyOptions) {
       ctx.state.body = { data: parseJsonObject(await readBytes(ctx.req, options.limit, tooLarge)), form: false, files: [] };
       return next();
     }
-    if (!ctx.is('urlencoded', 'multipart')) throw detail(415, `Unsupported media type "${ctx.get('content-type')}" in request.`);
+    if (!ctx.is('urlencoded', 'multipart')) throw detail(415, unsupportedMediaType(ctx.get('content-type')));
     const multipart = ctx.is('multipart') !== false;
     // Not kept when it fails (a read-only data directory): made once it can be.
     if (multipart)
@@ -194,18 +195,18 @@ async function readBytes(req: IncomingMessage, limit: number, tooLarge: () => Ht
 function parseJsonObject(bytes: Buffer): Record<string, unknown> {
   // Before JSON.parse, which would hold the event loop for a body nested or wide enough.
   const problem = jsonShapeProblem(bytes);
-  if (problem !== null) throw detail(400, `JSON parse error - ${problem}`);
+  if (problem !== null) throw detail(400, jsonParseError(problem));
   const text = bytes.toString('utf8');
   if (text.trim() === '') return {};
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw detail(400, `JSON parse error - ${(error as Error).message}`);
+    throw detail(400, jsonParseError((error as Error).message));
   }
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
   if (value === null) throw new HttpError(400, { non_field_errors: ['No data provided'] });
-  throw new HttpError(400, { non_field_errors: [`Invalid data. Expected a dictionary, but got ${pythonTypeName(value, text)}.`] });
+  throw new HttpError(400, { non_field_errors: [notADictionary(pythonTypeName(value, text))] });
 }
 
 /** The Python type name the real service's framework would report for a JSON value. */

@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
-import { wireTime } from '../wire.ts';
+import { wireTime } from '../api-representations.ts';
+import * as T from '../service-texts.ts';
 import {
   AlreadySubscribed,
   ClockCannotMoveBack,
@@ -30,7 +31,7 @@ export class HttpError extends Error {
 
 export const detail = (status: number, message: string, headers?: Record<string, string>) => new HttpError(status, { detail: message }, headers);
 
-export const notFound = () => detail(404, 'Not found.');
+export const notFound = () => detail(404, T.NOT_FOUND);
 
 /** Field errors: {"<field>": ["<message>"]} (docs/api-contract.md §1). */
 export const fieldErrors = (errors: Record<string, string[]>) => new HttpError(400, errors);
@@ -39,12 +40,12 @@ export const fieldErrors = (errors: Record<string, string[]>) => new HttpError(4
 function fromDomain(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
   if (error instanceof NotFound) return notFound();
-  if (error instanceof DailyLimitReached) return new HttpError(429, { error: `Daily limit of ${error.limit} emails has been reached` });
-  if (error instanceof FlowNotFound) return detail(400, `Flow with trigger '${error.trigger}' not found.`);
-  if (error instanceof FlowHasNoSteps) return detail(400, `Flow '${error.flowName}' has no steps.`);
-  if (error instanceof AlreadySubscribed) return detail(400, `Recipient '${error.email}' is already subscribed to flow '${error.flowName}'.`);
-  if (error instanceof NotSubscribed) return detail(400, `Recipient '${error.email}' is not subscribed to flow '${error.flowName}'.`);
-  if (error instanceof InvalidEncryptionKey) return detail(400, 'Invalid encryption key.');
+  if (error instanceof DailyLimitReached) return new HttpError(429, { error: T.dailyLimitReached(error.limit) });
+  if (error instanceof FlowNotFound) return detail(400, T.flowNotFound(error.trigger));
+  if (error instanceof FlowHasNoSteps) return detail(400, T.flowHasNoSteps(error.flowName));
+  if (error instanceof AlreadySubscribed) return detail(400, T.alreadySubscribed(error.email, error.flowName));
+  if (error instanceof NotSubscribed) return detail(400, T.notSubscribed(error.email, error.flowName));
+  if (error instanceof InvalidEncryptionKey) return detail(400, T.INVALID_ENCRYPTION_KEY);
   if (error instanceof ClockCannotMoveBack) return detail(400, `The sandbox clock cannot move backwards: it is already at ${wireTime(error.now)}.`);
   if (error instanceof ClockOutOfRange) return detail(400, 'The sandbox clock cannot go past 9999-12-31T23:59:59Z.');
   if (error instanceof TemplateRefused) return detail(400, error.message);
@@ -95,7 +96,7 @@ export function errorMiddleware(logger: Logger) {
       }
       logger.error(`${ctx.method} ${ctx.path} failed`, error);
       ctx.status = 500;
-      ctx.body = { detail: 'Internal server error.' };
+      ctx.body = { detail: T.INTERNAL_ERROR };
     }
   };
 }

@@ -4,16 +4,17 @@ import type { Caller } from '../domain/directory/directory.ts';
 import type { Faults } from '../domain/toolkit/faults.ts';
 import type { ParsedBody } from './body.ts';
 import { HttpError } from './errors.ts';
+import { dailyLimitReached, INTERNAL_ERROR, SERVICE_UNAVAILABLE } from '../service-texts.ts';
 import { rateLimited } from './v1/key-throttle.ts';
 import type { Endpoint } from './v1/endpoints.ts';
 import { bodyParam, queryParam } from './v1/query.ts';
 
 /** The contract's body for each status a fault can answer with (docs/api-contract.md §1, §3). */
 function faultResponse(status: 429 | 500 | 503, caller: Caller): HttpError {
-  if (status === 429) return new HttpError(429, { error: `Daily limit of ${caller.sender.dailyLimit ?? 100} emails has been reached` });
-  if (status === 500) return new HttpError(500, { detail: 'Internal server error.' });
+  if (status === 429) return new HttpError(429, { error: dailyLimitReached(caller.sender.dailyLimit ?? 100) });
+  if (status === 500) return new HttpError(500, { detail: INTERNAL_ERROR });
   // The real service's framework's text for 503 (Django REST framework's ServiceUnavailable).
-  return new HttpError(503, { detail: 'Service temporarily unavailable, try again later.' });
+  return new HttpError(503, { detail: SERVICE_UNAVAILABLE });
 }
 
 /**

@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import type { ApiRoute } from './api/route.ts';
-import { invalidPage, PAGE_PARAMETER, V1_BODY_TYPES, v1BodyResponses, v1Responses } from './v1/docs.ts';
+import { invalidPage, PAGE_PARAMETER, V1_BODY_TYPES, v1BodyResponses, v1Responses } from './v1/common-responses.ts';
 import type { Endpoint } from './v1/endpoints.ts';
-import type { DocumentedRoute, ResponseDoc } from './openapi/docs.ts';
+import type { DocumentedRoute, ResponseDoc } from './openapi/route-doc.ts';
 import { toJsonSchema, type JsonSchema } from './openapi/json-schema.ts';
 import { mcpDocs } from './openapi/mcp.ts';
 import { operationDocs } from './openapi/operations.ts';

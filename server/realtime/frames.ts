@@ -3,7 +3,7 @@ import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../doma
 import type { DeletedCapture, DomainEvents } from '../domain/events.ts';
 import type { ClockState } from '../domain/time/clock.ts';
 import type { Sandbox } from '../domain/sandbox.ts';
-import { clockBody, helloBody, messageSummary, recipientItem, subscriptionSummary } from '../wire.ts';
+import { clockBody, helloBody, messageSummary, recipientItem, subscriptionSummary } from '../api-representations.ts';
 import type { FrameMappers } from './realtime.ts';
 
 /** The hello frame's data: the sandbox clock, how many captures there are, and the SMTP port to show in the getting-started help. */

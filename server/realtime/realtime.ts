@@ -2,6 +2,7 @@ import type { EventEmitter } from 'node:events';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
+import { NOT_FOUND as NOT_FOUND_TEXT } from '../service-texts.ts';
 
 /** Turns a domain event's arguments into a frame's `data`; one per event type pushed. */
 // biome-ignore lint/suspicious/noExplicitAny: each mapper takes its own event's arguments; only any[] lets one Record hold mappers whose parameters differ.
@@ -40,7 +41,7 @@ export interface Realtime {
   close(): Promise<void>;
 }
 
-const NOT_FOUND = '{"detail": "Not found."}';
+const NOT_FOUND = `{"detail": ${JSON.stringify(NOT_FOUND_TEXT)}}`;
 
 function refusalResponse({ status, body, headers = {} }: UpgradeRefusal): string {
   const json = JSON.stringify(body);

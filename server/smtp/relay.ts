@@ -1,4 +1,4 @@
-import type { RelayTarget } from '../config.ts';
+import type { RelayTarget } from '../config/option-values.ts';
 import type { RelayTransport } from '../domain/messages/release.ts';
 
 type Transporter = import('nodemailer').Transporter;

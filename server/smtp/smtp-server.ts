@@ -9,6 +9,7 @@ import type { MessageRecord } from '../domain/entities.ts';
 import { ClientLimits, type ClientLimitOptions } from './client-limits.ts';
 import { quickSummary } from './mime-summary.ts';
 import { readMessageHeaders } from './parse-message.ts';
+import { dailyLimitReached } from '../service-texts.ts';
 
 export type SmtpRejection =
   | 'auth_failed'
@@ -248,7 +249,7 @@ export function createSmtpServer({
     callback(null, { user: caller.sender.id });
   }
 
-  const dailyLimit = (limit: number) => refuse('daily_limit', 451, `4.7.1 Daily limit of ${limit} emails has been reached`);
+  const dailyLimit = (limit: number) => refuse('daily_limit', 451, `4.7.1 ${dailyLimitReached(limit)}`);
   const unexpected = (error: unknown) => {
     // Nothing was stored (the disk is full, read-only, ...): a temporary failure the client retries.
     if (error instanceof StorageError) return refuse('storage', 452, `4.3.1 Not stored: ${error.reason}, try again later`);

@@ -76,7 +76,7 @@ describe('the layering check (scripts/check-layers.mjs)', () => {
       server/smtp/parse.ts:1 imports ws: ws is used only in the realtime folder (docs/architecture.md)
       server/storage/store.ts:1 imports server/domain/ingest.ts: storage is the bottom layer: it never depends on the domain or anything above it (docs/architecture.md)
       ui/src/api.ts:2 imports server/storage/store.ts: the UI shares only the typed client's wire types (client/pigeonhole-client.ts) and the dependency-free preview policy, colour modes and file names (server/domain/mail/preview-policy.ts, color-mode.ts, file-name.ts) with the rest of the repository (docs/architecture.md)
-      layers: 11 problems: imports that break the layering or folders in a circle
+      layers: 11 problems: imports that break the layering, folders or files in a circle, or files too long
       "
     `);
   });
@@ -101,7 +101,55 @@ describe('the layering check (scripts/check-layers.mjs)', () => {
         'server/domain/directory/config.ts:1 imports server/domain/flows/types/engine.ts; server/domain/flows/engine.ts:1 imports server/domain/messages/send.ts; ' +
         'server/domain/messages/send.ts:1 imports server/domain/toolkit/blocks.ts; server/domain/toolkit/blocks.ts:1 imports server/domain/directory/config.ts' +
         '): sibling folders depend one way (docs/architecture.md)\n' +
-        'layers: 1 problem: imports that break the layering or folders in a circle\n',
+        'layers: 1 problem: imports that break the layering, folders or files in a circle, or files too long\n',
+    );
+    expect(status).toBe(1);
+  });
+
+  it('names files that import each other in a circle, type-only imports and re-exports included, in server/, ui/ and client/', () => {
+    const dir = tree({
+      // Three files of one folder, closed by a type-only import.
+      'server/http/route-row.ts': "import type { Doc } from './route-doc.ts';\nexport type Row = { doc: Doc };\n",
+      'server/http/route-doc.ts': "export { Shape as Doc } from './shape.ts';\n",
+      'server/http/shape.ts': "import type { Row } from './route-row.ts';\nexport type Shape = Row[];\n",
+      // Two files of the UI that import each other only for types.
+      'ui/src/a.ts': "import type { B } from './b.ts';\nexport type A = B | 1;\n",
+      'ui/src/b.ts': "import type { A } from './a.ts';\nexport type B = A | 2;\n",
+      // One way, and a file that names itself: no circle.
+      'client/calls.ts': "import type { Wire } from './wire-types.ts';\nexport type Call = Wire;\n",
+      'client/wire-types.ts': "export type Wire = string;\nexport type Self = import('./wire-types.ts').Wire;\n",
+      // Outside shipped code a circle is not this gate's to find.
+      'test/x.ts': "import { y } from './y.ts';\nexport const x = y;\n",
+      'test/y.ts': "import { x } from './x.ts';\nexport const y = x;\n",
+    });
+    const { status, stdout, stderr } = run(process.execPath, [LAYERS, dir]);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      'files server/http/route-doc.ts, server/http/route-row.ts, server/http/shape.ts import each other in a circle (' +
+        'server/http/route-doc.ts:1 imports server/http/shape.ts; server/http/route-row.ts:1 imports server/http/route-doc.ts; ' +
+        'server/http/shape.ts:1 imports server/http/route-row.ts): files depend one way, type-only imports too (docs/architecture.md)\n' +
+        'files ui/src/a.ts, ui/src/b.ts import each other in a circle (ui/src/a.ts:1 imports ui/src/b.ts; ui/src/b.ts:1 imports ui/src/a.ts): ' +
+        'files depend one way, type-only imports too (docs/architecture.md)\n' +
+        'layers: 2 problems: imports that break the layering, folders or files in a circle, or files too long\n',
+    );
+    expect(status).toBe(1);
+  });
+
+  it('names each file of shipped code over 400 lines, generated files and code that does not ship aside', () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `export const v${i} = ${i};\n`).join('');
+    const dir = tree({
+      'server/http/long.ts': lines(401),
+      'ui/src/at-limit.ts': lines(400),
+      'client/calls.ts': lines(450),
+      'client/wire-types.ts': lines(900),
+      'test/long.test.ts': lines(900),
+    });
+    const { status, stdout, stderr } = run(process.execPath, [LAYERS, dir]);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      'client/calls.ts has 450 lines, more than 400: split it by meaning (docs/architecture.md)\n' +
+        'server/http/long.ts has 401 lines, more than 400: split it by meaning (docs/architecture.md)\n' +
+        'layers: 2 problems: imports that break the layering, folders or files in a circle, or files too long\n',
     );
     expect(status).toBe(1);
   });
@@ -148,12 +196,12 @@ describe('the storage floor plan (scripts/check-layers.mjs, storageFloor)', () =
     expect(stdout).toBe('');
     expect(status).toBe(1);
     expect(stderr).toMatchInlineSnapshot(`
-      "server/storage/cache/lru.ts: server/storage/cache/ is not in the storage floor plan (disk < packs, segments < indexes, migrate) (docs/architecture.md)
+      "files server/storage/segments/log.ts, server/storage/segments/write.ts import each other in a circle (server/storage/segments/log.ts:1 imports server/storage/segments/write.ts; server/storage/segments/write.ts:1 imports server/storage/segments/log.ts): files depend one way, type-only imports too (docs/architecture.md)
+      server/storage/cache/lru.ts: server/storage/cache/ is not in the storage floor plan (disk < packs, segments < indexes, migrate) (docs/architecture.md)
       server/storage/disk/fs.ts:1 imports server/storage/packs/pack.ts: in storage, disk/ imports only the layers below it (disk < packs, segments < indexes, migrate) (docs/architecture.md)
       server/storage/segments/log.ts:2 imports server/storage/store.ts: a storage sub-folder uses only the vocabulary of the top (errors.ts, records.ts, namespace.ts), never the store above it (docs/architecture.md)
       server/storage/segments/log.ts:3 imports server/storage/packs/pack.ts: in storage, segments/ imports only the layers below it (disk < packs, segments < indexes, migrate) (docs/architecture.md)
-      files server/storage/segments/log.ts, server/storage/segments/write.ts import each other in a circle (server/storage/segments/log.ts:1 imports server/storage/segments/write.ts; server/storage/segments/write.ts:1 imports server/storage/segments/log.ts): imports go one way, type-only ones too (docs/architecture.md)
-      layers: 5 problems: imports that break the layering or folders in a circle
+      layers: 5 problems: imports that break the layering, folders or files in a circle, or files too long
       "
     `);
   });

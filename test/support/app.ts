@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig, type Config, type RelayTarget } from '../../server/config.ts';
+import { loadConfig, type Config } from '../../server/config.ts';
+import type { RelayTarget } from '../../server/config/option-values.ts';
 import type { Sandbox } from '../../server/domain/sandbox.ts';
 import { parseSandboxConfig, type SandboxConfig } from '../../server/domain/directory/sandbox-config.ts';
 import { createPigeonhole } from '../../server/pigeonhole.ts';

@@ -6,20 +6,12 @@
  *   invert: colours forced by inversion with the hue kept, as the Gmail apps and Outlook.com do.
  * The frame has an empty `sandbox` too, and the host's own policy applies to it as well.
  */
+import { previewPolicy } from '../../server/domain/mail/preview-policy.ts';
+
 export type ColorMode = 'light' | 'styles' | 'invert';
 
-const POLICY = [
-  "default-src 'none'",
-  "script-src 'none'",
-  "object-src 'none'",
-  "frame-src 'none'",
-  "form-action 'none'",
-  "base-uri 'none'",
-  'img-src data:',
-  'media-src data:',
-  'font-src data:',
-  "style-src 'unsafe-inline'",
-].join('; ');
+/** The preview's one policy (server/domain/mail/preview-policy.ts): no server to name, so only `data:` loads. */
+const POLICY = previewPolicy(null, false, 'meta');
 
 const INVERT = `html { filter: invert(1) hue-rotate(180deg); background: #fff; }
 img, picture, video, svg, [background], [style*="background-image"], [style*="url("] { filter: invert(1) hue-rotate(180deg); }`;

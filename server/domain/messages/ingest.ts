@@ -14,7 +14,7 @@ import { wrapInTemplate } from '../mail/template.ts';
 import { utcDay, type Clock } from '../time/clock.ts';
 import type { Scheduler } from '../time/scheduler.ts';
 import type { Blocks } from '../toolkit/blocks.ts';
-import type { Delivery } from './delivery.ts';
+import type { Delivery } from './delivery-status.ts';
 import { seal } from './encryption.ts';
 import type { IncomingEmail, ParseQueue } from './incoming.ts';
 import { captureTexts } from './snippet.ts';

@@ -9,7 +9,7 @@ import type { DeletedCapture, Events } from '../events.ts';
 import type { Clock } from '../time/clock.ts';
 import type { Scheduler } from '../time/scheduler.ts';
 import type { Blocks } from '../toolkit/blocks.ts';
-import { Delivery, type ForcedStatus } from './delivery.ts';
+import { Delivery, type ForcedStatus } from './delivery-status.ts';
 import type { IncomingEmail, ParseQueue, PartsSummary, RawParser } from './incoming.ts';
 import { Ingest } from './ingest.ts';
 import { MessageReads } from './reads.ts';
@@ -23,7 +23,7 @@ export interface MessagesOptions {
 
 /**
  * The captures (docs/architecture.md): the rules of ingest (ingest.ts), of delivery
- * (delivery.ts) and of reads (reads.ts) over the captures as stored (storage/capture-store.ts),
+ * (delivery-status.ts) and of reads (reads.ts) over the captures as stored (storage/capture-store.ts),
  * and the commands that change a capture, each one unit of work. SMTP messages stored before
  * their parts were known are taken apart by the SMTP layer's parse queue, which hands what it
  * finds back here.

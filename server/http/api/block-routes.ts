@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { blockBody } from '../../wire.ts';
+import { blockBody } from '../../api-representations.ts';
+import { NOT_FOUND } from '../../service-texts.ts';
 import { notFound } from '../errors.ts';
-import { detail, json, noContent } from '../openapi/docs.ts';
+import { detail, json, noContent } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import { blockTarget, team } from './fields.ts';
+import { blockTarget, team } from './input-fields.ts';
 import { route, type ApiRoute } from './route.ts';
 
 const tags = ['toolkit'];
@@ -58,7 +59,7 @@ export function blockRoutes(sandbox: Sandbox): ApiRoute[] {
         description: 'Also lifts a configured block, until a reset that restores the fixtures. Parameters in the query string or a JSON body.',
         tags,
         bodyOptional: true,
-        responses: { 204: noContent(), 400: detail('Missing or bad team or email.', 'team is required.'), 404: detail('Not blocked.', 'Not found.') },
+        responses: { 204: noContent(), 400: detail('Missing or bad team or email.', 'team is required.'), 404: detail('Not blocked.', NOT_FOUND) },
       },
       async handle(ctx, { body: { team: teamId, email } }) {
         if (!(await blocks.remove(teamId, email))) throw notFound();

@@ -4,9 +4,9 @@ import { extract } from '../../domain/mail/extract.ts';
 import { textView } from '../../domain/mail/text-view.ts';
 import type { MessageFilter } from '../../domain/messages/message-filter.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { messageSummary } from '../../wire.ts';
+import { messageSummary } from '../../api-representations.ts';
 import { readPart } from './capture-reads.ts';
-import { captureId, namespace, oneOf, sender, since, team, text } from './fields.ts';
+import { captureId, namespace, oneOf, sender, since, team, text } from './input-fields.ts';
 
 /**
  * The filters every capture list and lookup takes (the inbox list, search, latest, wait-for),

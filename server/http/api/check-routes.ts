@@ -9,10 +9,10 @@ import { lazy } from '../../domain/lazy.ts';
 import { wrapInTemplate } from '../../domain/mail/template.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { notFound } from '../errors.ts';
-import { detail, json, notFound as notFoundDoc } from '../openapi/docs.ts';
+import { detail, json, notFound as notFoundDoc } from '../openapi/route-doc.ts';
 import { describedAs } from '../openapi/json-schema.ts';
 import * as S from '../openapi/schemas.ts';
-import { bodyString, optionalBodyString, text } from './fields.ts';
+import { bodyString, optionalBodyString, text } from './input-fields.ts';
 import { route, type ApiContext, type ApiRoute } from './route.ts';
 
 const DRAFT_SPAM_NOTE = 'Drafts are not spam-checked: send the email to Pigeonhole and check the capture.';

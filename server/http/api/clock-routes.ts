@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { parseDuration } from '../../domain/time/duration.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { clockBody } from '../../wire.ts';
-import { detail, json } from '../openapi/docs.ts';
+import { clockBody } from '../../api-representations.ts';
+import { detail, json } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
 import { describedAs } from '../openapi/json-schema.ts';
 import { route, type ApiRoute } from './route.ts';

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { faultRuleSchema } from '../../domain/patterns/fault-rule.ts';
 import { InvalidFaultRule } from '../../domain/toolkit/faults.ts';
+import { NOT_FOUND } from '../../service-texts.ts';
 import { detail, notFound } from '../errors.ts';
-import { detail as detailDoc, json, noContent } from '../openapi/docs.ts';
+import { detail as detailDoc, json, noContent } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
 import { route, type ApiRoute } from './route.ts';
 
@@ -13,7 +14,7 @@ const params = { id: 'Fault rule id.' };
 /** Fault rules: what /v1 and SMTP answer when a rule fires, with their counters. */
 export function faultRoutes(sandbox: Sandbox): ApiRoute[] {
   const { faults } = sandbox;
-  const noRule = detailDoc('No such rule.', 'Not found.');
+  const noRule = detailDoc('No such rule.', NOT_FOUND);
   return [
     route({
       method: 'GET',

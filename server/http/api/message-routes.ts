@@ -9,12 +9,12 @@ import { hasRemoteContent, prepareHtml } from '../../domain/mail/html-preview.ts
 import { previewPolicy } from '../../domain/mail/preview-policy.ts';
 import { textView } from '../../domain/mail/text-view.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { messageSummary } from '../../wire.ts';
+import { messageSummary } from '../../api-representations.ts';
 import { detail, notFound } from '../errors.ts';
 import { signedPath } from '../signed-reads.ts';
-import { detail as detailDoc, json, noContent, notFound as notFoundDoc } from '../openapi/docs.ts';
+import { detail as detailDoc, json, noContent, notFound as notFoundDoc } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import { oneOf, paging, present, requiredTrueFalse, text, trueFalse, wholeNumber } from './fields.ts';
+import { oneOf, paging, present, requiredTrueFalse, text, trueFalse, wholeNumber } from './input-fields.ts';
 import { attachmentPage, attachmentUrl, ATTACHMENTS_PAGE, readPart } from './capture-reads.ts';
 import { capture, captureUrl, filters, messageFilter } from './capture-query.ts';
 import { route, type ApiContext, type ApiRoute } from './route.ts';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { recipientItem } from '../../wire.ts';
-import { detail, json } from '../openapi/docs.ts';
+import { recipientItem } from '../../api-representations.ts';
+import { detail, json } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import { paging, text } from './fields.ts';
+import { paging, text } from './input-fields.ts';
 import { route, type ApiRoute } from './route.ts';
 
 /** Every team's recipients with their flags and whether they are blocked. */

@@ -3,7 +3,7 @@ import type { Released as WireReleased } from '../../../client/pigeonhole-client
 import { isValidEmail } from '../../domain/email-address.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { notFound } from '../errors.ts';
-import { detail as detailDoc, json, notFound as notFoundDoc } from '../openapi/docs.ts';
+import { detail as detailDoc, json, notFound as notFoundDoc } from '../openapi/route-doc.ts';
 import { describedAs } from '../openapi/json-schema.ts';
 import * as S from '../openapi/schemas.ts';
 import { route, type ApiRoute } from './route.ts';

@@ -5,10 +5,10 @@ import { prepareHtml } from '../../domain/mail/html-preview.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { CLIENT_VIEWS, RENDER_MODES } from '../../domain/views/ids.ts';
 import { detail, notFound } from '../errors.ts';
-import { detail as detailDoc, json } from '../openapi/docs.ts';
+import { detail as detailDoc, json } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
 import { signedPath } from '../signed-reads.ts';
-import { oneOf } from './fields.ts';
+import { oneOf } from './input-fields.ts';
 import { attachmentUrl } from './capture-reads.ts';
 import { route, type ApiRoute } from './route.ts';
 

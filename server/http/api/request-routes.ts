@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { requestBody } from '../../wire.ts';
-import { detail, json, noContent } from '../openapi/docs.ts';
+import { requestBody } from '../../api-representations.ts';
+import { detail, json, noContent } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
 import { describedAs } from '../openapi/json-schema.ts';
-import { paging, sender, team, text, trueFalse } from './fields.ts';
+import { paging, sender, team, text, trueFalse } from './input-fields.ts';
 import { route, type ApiRoute } from './route.ts';
 
 const tags = ['toolkit'];

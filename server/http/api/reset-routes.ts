@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { ResetResult } from '../../../client/pigeonhole-client.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { detail, json } from '../openapi/docs.ts';
+import { detail, json } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import { bodyText, namespace, team, trueFalse } from './fields.ts';
+import { bodyText, namespace, team, trueFalse } from './input-fields.ts';
 import { route, type ApiRoute } from './route.ts';
 
 /** Reset: what a test suite calls between tests. */

@@ -3,23 +3,18 @@ import type { Context, Middleware, Next } from 'koa';
 import { z } from 'zod';
 import type { ParsedBody } from '../body.ts';
 import { detail, HttpError } from '../errors.ts';
-import { detail as detailDoc, type RouteDoc } from '../openapi/docs.ts';
+import { detail as detailDoc } from '../openapi/route-doc.ts';
+import type { RouteRow } from '../route-row.ts';
 
 type ApiMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type ApiContext = Context & { params: Record<string, string> };
 
 /**
- * One route of the sandbox API: its query and body schemas (validated before the handler, and
- * the OpenAPI document's parameters and request body), its documentation, and a thin handler
- * that gets the parsed input.
+ * One route of the sandbox API: a route row (route-row.ts) whose body schema makes it parse JSON,
+ * form and multipart bodies, with the sandbox API's own options.
  */
-export interface ApiRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
-  method: ApiMethod;
-  path: string;
-  query?: Q;
-  /** A body schema: the route parses JSON, form and multipart bodies. */
-  body?: B;
+export interface ApiRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> extends RouteRow<ApiContext, Q, B, ApiMethod> {
   /** Body fields that may be given in the query string instead (taken from there when the body lacks them). */
   bodyFromQuery?: readonly string[];
   /**
@@ -29,8 +24,6 @@ export interface ApiRoute<Q extends z.ZodType = z.ZodType, B extends z.ZodType =
   destructive?: boolean;
   /** How a failed check reads (default: its message, which names the field). */
   issue?(issue: z.core.$ZodIssue): string;
-  doc: RouteDoc;
-  handle(ctx: ApiContext, input: { query: z.output<Q>; body: z.output<B> }): unknown;
 }
 
 /** A route with its input typed from its schemas (a destructive one documents its refusal of unknown fields). */

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { templateProblem } from '../../domain/directory/account-templates.ts';
 import { wrapInTemplate } from '../../domain/mail/template.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { senderItem } from '../../wire.ts';
+import { senderItem } from '../../api-representations.ts';
 import { detail } from '../errors.ts';
-import { detail as detailDoc, json } from '../openapi/docs.ts';
+import { detail as detailDoc, json } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import { bodyString, optionalBodyString, sender, team } from './fields.ts';
+import { bodyString, optionalBodyString, sender, team } from './input-fields.ts';
 import { route, type ApiRoute } from './route.ts';
 
 const tags = ['inbox'];

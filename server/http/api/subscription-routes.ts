@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { SUBSCRIPTION_STATUSES } from '../../domain/entities.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { subscriptionSummary } from '../../wire.ts';
-import { detail, json } from '../openapi/docs.ts';
+import { subscriptionSummary } from '../../api-representations.ts';
+import { detail, json } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import { oneOf, paging, text } from './fields.ts';
+import { oneOf, paging, text } from './input-fields.ts';
 import { route, type ApiRoute } from './route.ts';
 
 /** Every team's flow subscriptions with their step timeline (no API key), newest first. */

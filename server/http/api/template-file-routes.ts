@@ -3,11 +3,11 @@ import type { TemplateFile, TemplateFileList } from '../../../client/pigeonhole-
 import { fillTemplate, type TemplateFiles } from '../../domain/directory/template-files.ts';
 import { wrapInTemplate } from '../../domain/mail/template.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { wireTime } from '../../wire.ts';
+import { wireTime } from '../../api-representations.ts';
 import { detail } from '../errors.ts';
-import { detail as detailDoc, json, notFound as notFoundDoc } from '../openapi/docs.ts';
+import { detail as detailDoc, json, notFound as notFoundDoc } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import { sender } from './fields.ts';
+import { sender } from './input-fields.ts';
 import { route, type ApiContext, type ApiRoute } from './route.ts';
 
 const tags = ['templates'];

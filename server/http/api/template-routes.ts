@@ -4,12 +4,12 @@ import { templateProblem, type TemplateVersion } from '../../domain/directory/ac
 import { decodeId } from '../../domain/ids.ts';
 import { newestOfSender, REWRAP_DEFAULT, REWRAP_MAX, rewrap } from '../../domain/messages/rewrap.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import { wireTime } from '../../wire.ts';
+import { wireTime } from '../../api-representations.ts';
 import { detail, type HttpError } from '../errors.ts';
-import { detail as detailDoc, json } from '../openapi/docs.ts';
+import { detail as detailDoc, json } from '../openapi/route-doc.ts';
 import { describedAs } from '../openapi/json-schema.ts';
 import * as S from '../openapi/schemas.ts';
-import { bodyString, optionalBodyString } from './fields.ts';
+import { bodyString, optionalBodyString } from './input-fields.ts';
 import { route, type ApiContext, type ApiRoute } from './route.ts';
 
 const tags = ['templates'];

@@ -3,10 +3,10 @@ import type { ExpectFailure, ExpectResult } from '../../../client/pigeonhole-cli
 import { expectMessages, waitForMessage } from '../../domain/messages/message-wait.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { HttpError } from '../errors.ts';
-import { detail as detailDoc, json } from '../openapi/docs.ts';
+import { detail as detailDoc, json } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
 import { capture, filters, messageFilter } from './capture-query.ts';
-import { requiredWholeNumber, wholeNumber } from './fields.ts';
+import { requiredWholeNumber, wholeNumber } from './input-fields.ts';
 import { refusalBody } from './refusals.ts';
 import { route, type ApiRoute } from './route.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DocumentedRoute } from './docs.ts';
+import type { DocumentedRoute } from './route-doc.ts';
 
 /** /mcp: the Model Context Protocol endpoint (Streamable HTTP, stateless, JSON answers). */
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DocumentedRoute } from './docs.ts';
+import type { DocumentedRoute } from './route-doc.ts';
 
 /** What the HTTP port serves beside the two APIs: the probes, the metrics, the inbox, the live push, this document. */
 

@@ -2,15 +2,16 @@ import { z } from 'zod';
 import { isValidEmail } from '../../domain/email-address.ts';
 import type { MessageRecord } from '../../domain/entities.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
+import * as T from '../../service-texts.ts';
 import { detail, HttpError, notFound } from '../errors.ts';
-import type { Endpoint, V1Context } from './endpoints.ts';
-import { detail as detailResponse, json, type RouteDoc } from '../openapi/docs.ts';
+import { endpoint, type Endpoint, type V1Context } from './endpoints.ts';
+import { detail as detailResponse, json, type RouteDoc } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import { fieldErrorsDoc } from './docs.ts';
-import { booleanField, optionalFlags, optionalText, requiredEmail, requiredText, validate } from './fields.ts';
+import { fieldErrorsDoc } from './common-responses.ts';
+import { booleanField, optionalFlags, optionalText, requiredEmail, requiredText } from './serializer-fields.ts';
 import { paginate } from './pagination.ts';
-import { bodyParam, readQuery } from './query.ts';
-import { emailListItem } from './wire.ts';
+import { bodyParam } from './query.ts';
+import { emailListItem } from './representations.ts';
 
 const sendSchema = z
   .object({
@@ -54,11 +55,8 @@ const detailDoc = (withPath: boolean): RouteDoc => ({
   headers: [encryptionKey],
   responses: {
     200: json('The email.', S.EmailDetail),
-    400: detailResponse(
-      'No identifier, or the wrong Encryption-Key (`Invalid encryption key.`).',
-      'Provide sqid in URL path or as query parameter (id=<sqid>) or email=<address> as query parameter.',
-    ),
-    404: detailResponse('No such email in the team.', 'Not found.'),
+    400: detailResponse('No identifier, or the wrong Encryption-Key (`Invalid encryption key.`).', T.DETAIL_NEEDS_ID),
+    404: detailResponse('No such email in the team.', T.NOT_FOUND),
   },
 });
 
@@ -70,8 +68,8 @@ const deliveryDoc = (withPath: boolean): RouteDoc => ({
   ...(withPath ? { params: { id: 'Email id.' } } : {}),
   responses: {
     200: json('Status.', S.Delivery),
-    400: detailResponse('No identifier.', 'Provide id in URL path, query parameter, or request payload.'),
-    404: json('Unknown id (note the "error" key).', S.ErrorBody, { error: 'Email not found' }),
+    400: detailResponse('No identifier.', T.DELIVERY_NEEDS_ID),
+    404: json('Unknown id (note the "error" key).', S.ErrorBody, { error: T.EMAIL_NOT_FOUND }),
   },
 });
 
@@ -79,8 +77,7 @@ const deliveryDoc = (withPath: boolean): RouteDoc => ({
 export function emailRoutes(sandbox: Sandbox): Endpoint[] {
   const { messages } = sandbox;
 
-  const send = async (ctx: V1Context) => {
-    const input = validate(sendSchema, ctx.state.body);
+  const send = async (ctx: V1Context, input: z.output<typeof sendSchema>) => {
     const encryptionKey = ctx.get('encryption-key') || undefined;
     const record = await messages.ingest({
       source: 'api',
@@ -99,25 +96,24 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
       encryptionKey,
     });
     // A blocked recipient still gets a record and a 200, with the error beside the id (docs/api-contract.md §3).
-    ctx.body = record.blocked ? { id: record.id, error: 'Recipient is blocked' } : { id: record.id };
+    ctx.body = record.blocked ? { id: record.id, error: T.RECIPIENT_BLOCKED } : { id: record.id };
   };
 
-  const list = async (ctx: V1Context) => {
-    const { recipient } = readQuery(ctx, listQuery);
+  const list = async (ctx: V1Context, { recipient }: z.output<typeof listQuery>) => {
     // This endpoint reports the field error as a string, not a list (docs/api-contract.md §3).
-    if (recipient !== undefined && !isValidEmail(recipient)) throw new HttpError(400, { recipient: 'Enter a valid email address.' });
+    if (recipient !== undefined && !isValidEmail(recipient)) throw new HttpError(400, { recipient: T.FIELD.badEmail });
     ctx.body = await paginate(ctx, (offset, limit) => messages.pageForTeam(ctx.state.caller.team.id, recipient, offset, limit), emailListItem);
   };
 
-  const detailView = async (ctx: V1Context) => {
+  /** Without a path id, the query names the email (docs/api-contract.md §3). */
+  const detailView = async (ctx: V1Context, query?: z.output<typeof detailQuery>) => {
     const team = ctx.state.caller.team.id;
-    const query = readQuery(ctx, detailQuery);
-    const id = ctx.params.id ?? query.id;
-    const address = query.email ?? query.recipient;
+    const id = ctx.params.id ?? query?.id;
+    const address = query?.email ?? query?.recipient;
     let record: MessageRecord | undefined;
     if (id !== undefined) record = await messages.findForTeam(team, id);
     else if (address !== undefined) record = (await messages.pageForTeam(team, address, 0, 1)).items[0];
-    else throw detail(400, 'Provide sqid in URL path or as query parameter (id=<sqid>) or email=<address> as query parameter.');
+    else throw detail(400, T.DETAIL_NEEDS_ID);
     if (!record) throw notFound();
     ctx.body = {
       recipient: record.recipient,
@@ -127,17 +123,18 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
     };
   };
 
-  const delivery = async (ctx: V1Context) => {
-    const id = ctx.params.id ?? readQuery(ctx, deliveryQuery).id ?? bodyParam(ctx.state.body.data, 'id');
-    if (id === undefined) throw detail(400, 'Provide id in URL path, query parameter, or request payload.');
+  /** Without a path id, the query or else the body names the email (docs/api-contract.md §3). */
+  const delivery = async (ctx: V1Context, query?: z.output<typeof deliveryQuery>) => {
+    const id = ctx.params.id ?? query?.id ?? bodyParam(ctx.state.body.data, 'id');
+    if (id === undefined) throw detail(400, T.DELIVERY_NEEDS_ID);
     const record = await messages.findForTeam(ctx.state.caller.team.id, id);
     // This endpoint's not-found body uses "error", unlike detail (docs/api-contract.md §3).
-    if (!record) throw new HttpError(404, { error: 'Email not found' });
+    if (!record) throw new HttpError(404, { error: T.EMAIL_NOT_FOUND });
     ctx.body = { id: record.id, status: record.status, ses_id: record.sesId };
   };
 
   return [
-    {
+    endpoint({
       method: 'POST',
       path: '/v1/email/send/',
       name: 'Send Email',
@@ -151,12 +148,12 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
         headers: [{ name: 'Encryption-Key', description: 'Encrypts the stored record body.' }],
         responses: {
           200: json('Accepted and captured; with `"error": "Recipient is blocked"` when blocked.', S.EmailId, { id: 'JDT' }),
-          400: { ...fieldErrorsDoc, example: { recipient: ['This field is required.'], body: ['This field is required.'] } },
+          400: { ...fieldErrorsDoc, example: { recipient: [T.FIELD.required], body: [T.FIELD.required] } },
           429: {
             ...json(
               'The sender\'s daily limit (UTC day) is used up; nothing is created. A rate_limit fault rule (/api/faults) answers 429 too, with `{"error": "Request was throttled. Expected available in N seconds."}` and `Retry-After: N`.',
               S.ErrorBody,
-              { error: 'Daily limit of 100 emails has been reached' },
+              { error: T.dailyLimitReached(100) },
             ),
             headers: {
               'Retry-After': { description: 'Only from a rate_limit fault: whole seconds until the key may send again.', schema: { type: 'integer' } },
@@ -164,9 +161,9 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
           },
         },
       },
-      handle: send,
-    },
-    {
+      handle: (ctx, { body }) => send(ctx, body),
+    }),
+    endpoint({
       method: 'GET',
       path: '/v1/email/list/',
       name: 'Email List',
@@ -178,14 +175,36 @@ export function emailRoutes(sandbox: Sandbox): Endpoint[] {
         paginated: true,
         responses: {
           200: json('A page.', S.EmailList),
-          400: json('Bad recipient filter (a string, not a list).', z.object({ recipient: z.string() }), { recipient: 'Enter a valid email address.' }),
+          400: json('Bad recipient filter (a string, not a list).', z.object({ recipient: z.string() }), { recipient: T.FIELD.badEmail }),
         },
       },
-      handle: list,
-    },
-    { method: 'GET', path: '/v1/email/detail/', name: 'Email Detail', query: detailQuery, doc: detailDoc(false), handle: detailView },
-    { method: 'GET', path: '/v1/email/detail/:id/', name: 'Email Detail', doc: detailDoc(true), handle: detailView },
-    { method: 'GET', path: '/v1/email/delivery/', name: 'Email Delivery', readsBody: true, query: deliveryQuery, doc: deliveryDoc(false), handle: delivery },
-    { method: 'GET', path: '/v1/email/delivery/:id/', name: 'Email Delivery', readsBody: true, doc: deliveryDoc(true), handle: delivery },
+      handle: (ctx, { query }) => list(ctx, query),
+    }),
+    endpoint({
+      method: 'GET',
+      path: '/v1/email/detail/',
+      name: 'Email Detail',
+      query: detailQuery,
+      doc: detailDoc(false),
+      handle: (ctx, { query }) => detailView(ctx, query),
+    }),
+    endpoint({ method: 'GET', path: '/v1/email/detail/:id/', name: 'Email Detail', doc: detailDoc(true), handle: (ctx) => detailView(ctx) }),
+    endpoint({
+      method: 'GET',
+      path: '/v1/email/delivery/',
+      name: 'Email Delivery',
+      readsBody: true,
+      query: deliveryQuery,
+      doc: deliveryDoc(false),
+      handle: (ctx, { query }) => delivery(ctx, query),
+    }),
+    endpoint({
+      method: 'GET',
+      path: '/v1/email/delivery/:id/',
+      name: 'Email Delivery',
+      readsBody: true,
+      doc: deliveryDoc(true),
+      handle: (ctx) => delivery(ctx),
+    }),
   ];
 }

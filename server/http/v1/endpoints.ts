@@ -1,11 +1,14 @@
 import type Router from '@koa/router';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Context, Middleware, Next } from 'koa';
 import type { Caller, Directory } from '../../domain/directory/directory.ts';
+import { CREDENTIALS, methodNotAllowed } from '../../service-texts.ts';
 import type { ParsedBody } from '../body.ts';
 import { detail, HttpError, notFound } from '../errors.ts';
+import type { RouteInput, RouteRow } from '../route-row.ts';
 import { type ApiKeyThrottle, rateLimited } from './key-throttle.ts';
-import type { RouteDoc } from '../openapi/docs.ts';
+import { validate } from './serializer-fields.ts';
+import { readQuery } from './query.ts';
 
 type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -14,20 +17,24 @@ export interface V1Context extends Context {
   params: Record<string, string>;
 }
 
-/** One /v1 endpoint: a row of a resource's route table. */
-export interface Endpoint {
-  method: Method;
-  path: string;
+/**
+ * One /v1 endpoint: a route row (route-row.ts) of a resource's route table. Its query schema
+ * names the parameters it reads (each as the framework reads it: last value, blank is absent),
+ * its body schema the fields it validates (every failing field at once, as field errors).
+ */
+export interface Endpoint<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> extends RouteRow<V1Context, Q, B, Method> {
   /** The view name the framework reports for OPTIONS. */
   name: string;
   /** A GET that also reads identifiers from a request body (docs/api-contract.md §3, delivery). */
   readsBody?: boolean;
-  /** The query parameters it reads (`readQuery`), for the handler and the OpenAPI document. */
-  query?: z.ZodObject;
-  /** The body it validates (`validate` in fields.ts), for the handler and the OpenAPI document. */
-  body?: z.ZodObject;
-  doc: RouteDoc;
-  handle: (ctx: V1Context) => Promise<void>;
+}
+
+/** An endpoint with its handler's input typed from its schemas (an object schema each, or none). */
+export function endpoint<
+  Q extends z.ZodObject | z.ZodType<undefined> = z.ZodType<undefined>,
+  B extends z.ZodObject | z.ZodType<undefined> = z.ZodType<undefined>,
+>(e: Endpoint<Q, B>): Endpoint {
+  return e as unknown as Endpoint;
 }
 
 export interface V1Deps {
@@ -39,17 +46,23 @@ export interface V1Deps {
   beforeHandle?: Middleware[];
 }
 
-const CREDENTIALS = 'Authentication credentials were not provided.';
 const PARSES = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'];
 
 /**
  * Mounts route tables with the real service's order of checks (docs/api-contract.md §1, §2): the path is resolved
  * first (404, and the trailing-slash rule in `v1Fallback`), then authentication (401/403),
- * then the method (405 with Allow), then the body, then the handler.
+ * then the method (405 with Allow), then the body, then fault injection (`beforeHandle`), then
+ * the row's query and body schemas (400 field errors), then the handler with the parsed input.
  */
 export function mountV1(router: Router, tables: Endpoint[][], deps: V1Deps): void {
   const byPath = new Map<string, Endpoint[]>();
-  for (const endpoint of tables.flat()) byPath.set(endpoint.path, [...(byPath.get(endpoint.path) ?? []), endpoint]);
+  for (const endpoint of tables.flat()) {
+    // The framework reads named parameters and fields: a /v1 schema is an object schema (checked once, here).
+    for (const schema of [endpoint.query, endpoint.body]) {
+      if (schema && !(schema instanceof z.ZodObject)) throw new Error(`${endpoint.method} ${endpoint.path}: a /v1 query or body schema is a z.object`);
+    }
+    byPath.set(endpoint.path, [...(byPath.get(endpoint.path) ?? []), endpoint]);
+  }
   for (const [path, endpoints] of byPath) {
     const allowed = allowedMethods(endpoints);
     router.all(
@@ -63,7 +76,7 @@ export function mountV1(router: Router, tables: Endpoint[][], deps: V1Deps): voi
           ctx.body = { name: endpoints[0]!.name, description: '', renders: ['application/json'], parses: PARSES };
           return;
         }
-        if (!endpoint) throw detail(405, `Method "${ctx.method}" not allowed.`, { Allow: allowed });
+        if (!endpoint) throw detail(405, methodNotAllowed(ctx.method), { Allow: allowed });
         ctx.state.endpoint = endpoint;
         await next();
       },
@@ -75,10 +88,18 @@ export function mountV1(router: Router, tables: Endpoint[][], deps: V1Deps): voi
       },
       ...(deps.beforeHandle ?? []),
       async (ctx) => {
-        await (ctx.state.endpoint as Endpoint).handle(ctx as unknown as V1Context);
+        const endpoint = ctx.state.endpoint as Endpoint;
+        await endpoint.handle(ctx as unknown as V1Context, v1Input(endpoint, ctx as unknown as V1Context));
       },
     );
   }
+}
+
+/** The endpoint's query and body, read and checked by its (object) schemas; a failing body check is a 400 of field errors. */
+function v1Input(endpoint: Endpoint, ctx: V1Context): RouteInput<z.ZodType, z.ZodType> {
+  const query = endpoint.query as z.ZodObject | undefined;
+  const body = endpoint.body as z.ZodObject | undefined;
+  return { query: query && readQuery(ctx, query), body: body && validate(body, ctx.state.body) };
 }
 
 /**

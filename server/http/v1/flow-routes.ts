@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { Sandbox } from '../../domain/sandbox.ts';
 import { detail as refuse } from '../errors.ts';
-import { detail, json, noContent } from '../openapi/docs.ts';
+import { detail, json, noContent } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import type { Endpoint, V1Context } from './endpoints.ts';
-import { optionalFlags, optionalText, requiredEmail, requiredText, validate } from './fields.ts';
-import { bodyParam, readQuery } from './query.ts';
-import { subscriptionBody } from './wire.ts';
+import * as T from '../../service-texts.ts';
+import { endpoint, type Endpoint, type V1Context } from './endpoints.ts';
+import { optionalFlags, optionalText, requiredEmail, requiredText } from './serializer-fields.ts';
+import { bodyParam } from './query.ts';
+import { subscriptionBody } from './representations.ts';
 
 const subscribeSchema = z
   .object({
@@ -37,8 +38,7 @@ const tags = ['v1'];
 export function flowRoutes(sandbox: Sandbox): Endpoint[] {
   const { subscriptions } = sandbox;
 
-  const subscribe = async (ctx: V1Context) => {
-    const input = validate(subscribeSchema, ctx.state.body);
+  const subscribe = async (ctx: V1Context, input: z.output<typeof subscribeSchema>) => {
     const { record, flowName } = await subscriptions.subscribe(ctx.state.caller.team.id, {
       trigger: input.flow_trigger,
       email: input.email,
@@ -47,34 +47,31 @@ export function flowRoutes(sandbox: Sandbox): Endpoint[] {
       flags: input.flags,
     });
     ctx.status = 201;
-    ctx.body = { detail: `Recipient '${input.email}' successfully subscribed to flow '${flowName}'.`, subscription_id: record.seq };
+    ctx.body = { detail: T.subscribed(input.email, flowName), subscription_id: record.seq };
   };
 
-  const unsubscribe = async (ctx: V1Context) => {
-    const input = validate(unsubscribeSchema, ctx.state.body);
+  const unsubscribe = async (ctx: V1Context, input: z.output<typeof unsubscribeSchema>) => {
     const { flowName } = await subscriptions.unsubscribe(ctx.state.caller.team.id, input.flow_trigger, input.email);
-    ctx.body = { detail: `Recipient '${input.email}' successfully unsubscribed from flow '${flowName}'.` };
+    ctx.body = { detail: T.unsubscribed(input.email, flowName) };
   };
 
-  const list = async (ctx: V1Context) => {
-    const query = readQuery(ctx, listQuery);
+  const list = async (ctx: V1Context, query: z.output<typeof listQuery>) => {
     const filter = { email: query.email, trigger: query.flow_trigger };
     ctx.body = subscriptions.list(ctx.state.caller.team.id, filter).map(subscriptionBody);
   };
 
-  const remove = async (ctx: V1Context) => {
+  const remove = async (ctx: V1Context, query: z.output<typeof removeQuery>) => {
     // Parameters come in the query string; a JSON or form body is read too (docs/api-contract.md §4).
     const data = ctx.state.body.data;
-    const query = readQuery(ctx, removeQuery);
     const email = query.email ?? bodyParam(data, 'email');
     const trigger = query.flow_trigger ?? bodyParam(data, 'flow_trigger');
-    if (email === undefined || trigger === undefined) throw refuse(400, 'Both email and flow_trigger are required.');
+    if (email === undefined || trigger === undefined) throw refuse(400, T.BOTH_REQUIRED);
     await subscriptions.remove(ctx.state.caller.team.id, trigger, email);
     ctx.status = 204;
   };
 
   return [
-    {
+    endpoint({
       method: 'POST',
       path: '/v1/flows/subscribe/',
       name: 'Flow Subscribe',
@@ -85,19 +82,19 @@ export function flowRoutes(sandbox: Sandbox): Endpoint[] {
         tags,
         responses: {
           201: json('Subscribed.', S.Subscribed, {
-            detail: "Recipient 'user@example.com' successfully subscribed to flow 'Welcome Signup Flow'.",
+            detail: T.subscribed('user@example.com', 'Welcome Signup Flow'),
             subscription_id: 1,
           }),
           400: {
             description: "Unknown flow (`Flow with trigger '<trigger>' not found.`), already subscribed, a flow without steps, or field errors.",
             body: z.union([S.Detail, S.FieldErrors]),
-            example: { detail: "Flow with trigger 'NOPE' not found." },
+            example: { detail: T.flowNotFound('NOPE') },
           },
         },
       },
-      handle: subscribe,
-    },
-    {
+      handle: (ctx, { body }) => subscribe(ctx, body),
+    }),
+    endpoint({
       method: 'POST',
       path: '/v1/flows/unsubscribe/',
       name: 'Flow Unsubscribe',
@@ -107,17 +104,17 @@ export function flowRoutes(sandbox: Sandbox): Endpoint[] {
         description: 'Cancels the active subscription.',
         tags,
         responses: {
-          200: json('Cancelled.', S.Detail, { detail: "Recipient 'user@example.com' successfully unsubscribed from flow 'Welcome Signup Flow'." }),
+          200: json('Cancelled.', S.Detail, { detail: T.unsubscribed('user@example.com', 'Welcome Signup Flow') }),
           400: {
             description: 'Unknown flow, not subscribed, or field errors.',
             body: z.union([S.Detail, S.FieldErrors]),
-            example: { detail: "Recipient 'user@example.com' is not subscribed to flow 'Welcome Signup Flow'." },
+            example: { detail: T.notSubscribed('user@example.com', 'Welcome Signup Flow') },
           },
         },
       },
-      handle: unsubscribe,
-    },
-    {
+      handle: (ctx, { body }) => unsubscribe(ctx, body),
+    }),
+    endpoint({
       method: 'GET',
       path: '/v1/flows/subscriptions/',
       name: 'Flow Subscriptions',
@@ -128,9 +125,9 @@ export function flowRoutes(sandbox: Sandbox): Endpoint[] {
         tags,
         responses: { 200: json('Subscriptions.', z.array(S.V1Subscription)) },
       },
-      handle: list,
-    },
-    {
+      handle: (ctx, { query }) => list(ctx, query),
+    }),
+    endpoint({
       method: 'DELETE',
       path: '/v1/flows/subscriptions/',
       name: 'Flow Subscriptions',
@@ -141,11 +138,11 @@ export function flowRoutes(sandbox: Sandbox): Endpoint[] {
         tags,
         responses: {
           204: noContent(),
-          400: detail('A parameter is missing.', 'Both email and flow_trigger are required.'),
-          404: detail('No such subscription.', 'Not found.'),
+          400: detail('A parameter is missing.', T.BOTH_REQUIRED),
+          404: detail('No such subscription.', T.NOT_FOUND),
         },
       },
-      handle: remove,
-    },
+      handle: (ctx, { query }) => remove(ctx, query),
+    }),
   ];
 }

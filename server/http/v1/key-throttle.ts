@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { throttled } from '../../service-texts.ts';
 import { HttpError } from '../errors.ts';
 import { LoginThrottle } from '../login-throttle.ts';
 
@@ -65,10 +66,5 @@ function remember(set: Set<string>, id: string): void {
  * Retry-After in whole seconds as that framework sends it. A rate_limit fault answers the same.
  */
 export function rateLimited(retryAfterSeconds: number): HttpError {
-  const unit = retryAfterSeconds === 1 ? 'second' : 'seconds';
-  return new HttpError(
-    429,
-    { error: `Request was throttled. Expected available in ${retryAfterSeconds} ${unit}.` },
-    { 'Retry-After': String(retryAfterSeconds) },
-  );
+  return new HttpError(429, { error: throttled(retryAfterSeconds) }, { 'Retry-After': String(retryAfterSeconds) });
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { PageOf } from '../../domain/paging.ts';
+import { INVALID_PAGE } from '../../service-texts.ts';
 import { detail } from '../errors.ts';
 
 /** Page size of every paginated /v1 list (docs/api-contract.md §3, sandbox decision). */
@@ -42,7 +43,7 @@ export async function paginate<T, R>(
   };
 }
 
-const invalidPage = () => detail(404, 'Invalid page.');
+const invalidPage = () => detail(404, INVALID_PAGE);
 
 function link(ctx: Context, page: number): string {
   const url = new URL(ctx.originalUrl, `${ctx.protocol}://${ctx.host}`);

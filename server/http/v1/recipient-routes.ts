@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { pythonListRepr } from '../../domain/directory/flags.ts';
 import type { Sandbox } from '../../domain/sandbox.ts';
-import type { Endpoint, V1Context } from './endpoints.ts';
-import { optionalFlags, optionalText, requiredEmail, requiredFlags, validate } from './fields.ts';
+import * as T from '../../service-texts.ts';
+import { endpoint, type Endpoint, type V1Context } from './endpoints.ts';
+import { optionalFlags, optionalText, requiredEmail, requiredFlags } from './serializer-fields.ts';
 import { paginate } from './pagination.ts';
-import { readQuery } from './query.ts';
-import { detail, json } from '../openapi/docs.ts';
+import { detail, json } from '../openapi/route-doc.ts';
 import * as S from '../openapi/schemas.ts';
-import { fieldErrorsDoc } from './docs.ts';
-import { recipientBody } from './wire.ts';
+import { fieldErrorsDoc } from './common-responses.ts';
+import { recipientBody } from './representations.ts';
 
 const upsertSchema = z
   .object({
@@ -33,8 +33,7 @@ const tags = ['v1'];
 export function recipientRoutes(sandbox: Sandbox): Endpoint[] {
   const { recipients } = sandbox;
 
-  const upsert = async (ctx: V1Context) => {
-    const input = validate(upsertSchema, ctx.state.body);
+  const upsert = async (ctx: V1Context, input: z.output<typeof upsertSchema>) => {
     const { record, created } = await recipients.upsert(ctx.state.caller.team.id, input.email, {
       firstName: input.first_name,
       lastName: input.last_name,
@@ -45,25 +44,22 @@ export function recipientRoutes(sandbox: Sandbox): Endpoint[] {
     ctx.body = recipientBody(record);
   };
 
-  const list = async (ctx: V1Context) => {
-    const filter = readQuery(ctx, listQuery);
+  const list = async (ctx: V1Context, filter: z.output<typeof listQuery>) => {
     ctx.body = await paginate(ctx, (offset, limit) => recipients.page(ctx.state.caller.team.id, filter, offset, limit), recipientBody);
   };
 
-  const setFlags = async (ctx: V1Context) => {
-    const input = validate(flagsSchema, ctx.state.body);
+  const setFlags = async (ctx: V1Context, input: z.output<typeof flagsSchema>) => {
     await recipients.upsert(ctx.state.caller.team.id, input.email, { flags: input.flags });
-    ctx.body = { message: `Flags ${pythonListRepr(input.flags)} set for recipient "${input.email}".` };
+    ctx.body = { message: T.flagsSet(pythonListRepr(input.flags), input.email) };
   };
 
-  const clearFlags = async (ctx: V1Context) => {
-    const input = validate(flagsSchema, ctx.state.body);
+  const clearFlags = async (ctx: V1Context, input: z.output<typeof flagsSchema>) => {
     await recipients.clearFlags(ctx.state.caller.team.id, input.email, input.flags);
-    ctx.body = { message: `Flags ${pythonListRepr(input.flags)} cleared for recipient "${input.email}".` };
+    ctx.body = { message: T.flagsCleared(pythonListRepr(input.flags), input.email) };
   };
 
   return [
-    {
+    endpoint({
       method: 'POST',
       path: '/v1/recipients/',
       name: 'Recipients',
@@ -75,12 +71,12 @@ export function recipientRoutes(sandbox: Sandbox): Endpoint[] {
         responses: {
           200: json('Updated.', S.V1Recipient),
           201: json('Created.', S.V1Recipient),
-          400: { ...fieldErrorsDoc, example: { email: ['Enter a valid email address.'] } },
+          400: { ...fieldErrorsDoc, example: { email: [T.FIELD.badEmail] } },
         },
       },
-      handle: upsert,
-    },
-    {
+      handle: (ctx, { body }) => upsert(ctx, body),
+    }),
+    endpoint({
       method: 'GET',
       path: '/v1/recipients/',
       name: 'Recipients',
@@ -92,9 +88,9 @@ export function recipientRoutes(sandbox: Sandbox): Endpoint[] {
         paginated: true,
         responses: { 200: json('A page.', S.V1RecipientList) },
       },
-      handle: list,
-    },
-    {
+      handle: (ctx, { query }) => list(ctx, query),
+    }),
+    endpoint({
       method: 'POST',
       path: '/v1/recipients/flags/set/',
       name: 'Recipient Flags Set',
@@ -105,14 +101,14 @@ export function recipientRoutes(sandbox: Sandbox): Endpoint[] {
         tags,
         responses: {
           200: json('Set; the list printed as Python prints it.', S.FlagsMessage, {
-            message: "Flags ['premium', 'onboarded'] set for recipient \"user@example.com\".",
+            message: T.flagsSet("['premium', 'onboarded']", 'user@example.com'),
           }),
-          400: { ...fieldErrorsDoc, example: { flags: ['This list may not be empty.'] } },
+          400: { ...fieldErrorsDoc, example: { flags: [T.FIELD.emptyList] } },
         },
       },
-      handle: setFlags,
-    },
-    {
+      handle: (ctx, { body }) => setFlags(ctx, body),
+    }),
+    endpoint({
       method: 'POST',
       path: '/v1/recipients/flags/clear/',
       name: 'Recipient Flags Clear',
@@ -122,12 +118,12 @@ export function recipientRoutes(sandbox: Sandbox): Endpoint[] {
         description: 'Removes the flags (clearing one the recipient lacks is fine).',
         tags,
         responses: {
-          200: json('Cleared.', S.FlagsMessage, { message: 'Flags [\'premium\'] cleared for recipient "user@example.com".' }),
-          400: { ...fieldErrorsDoc, example: { flags: ['This field is required.'] } },
-          404: detail('Unknown recipient.', 'Not found.'),
+          200: json('Cleared.', S.FlagsMessage, { message: T.flagsCleared("['premium']", 'user@example.com') }),
+          400: { ...fieldErrorsDoc, example: { flags: [T.FIELD.required] } },
+          404: detail('Unknown recipient.', T.NOT_FOUND),
         },
       },
-      handle: clearFlags,
-    },
+      handle: (ctx, { body }) => clearFlags(ctx, body),
+    }),
   ];
 }

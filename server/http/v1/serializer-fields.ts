@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isValidEmail } from '../../domain/email-address.ts';
 import { normaliseFlags } from '../../domain/directory/flags.ts';
 import type { ParsedBody } from '../body.ts';
+import { FIELD } from '../../service-texts.ts';
 import { fieldErrors } from '../errors.ts';
 import { describedAs } from '../openapi/json-schema.ts';
 
@@ -9,13 +10,7 @@ import { describedAs } from '../openapi/json-schema.ts';
  * Zod field types that read and fail like the real service's serializer fields, with its
  * standard messages (docs/api-contract.md §1). One schema per request; handlers get typed input.
  */
-const REQUIRED = 'This field is required.';
-const BLANK = 'This field may not be blank.';
-const NULL = 'This field may not be null.';
-const NOT_STRING = 'Not a valid string.';
-const BAD_EMAIL = 'Enter a valid email address.';
-const BAD_BOOLEAN = 'Must be a valid boolean.';
-const EMPTY_LIST = 'This list may not be empty.';
+const { required: REQUIRED, blank: BLANK, null: NULL, notString: NOT_STRING, badEmail: BAD_EMAIL, badBoolean: BAD_BOOLEAN, emptyList: EMPTY_LIST } = FIELD;
 
 const typeError = (message: string) => (issue: { input?: unknown }) => (issue.input === undefined ? REQUIRED : issue.input === null ? NULL : message);
 

@@ -5,7 +5,7 @@ import type { Events } from '../events.ts';
 import type { Clock } from '../time/clock.ts';
 import type { Scheduler } from '../time/scheduler.ts';
 import type { Blocks } from '../toolkit/blocks.ts';
-import { outcomeBlock, simulatedOutcome } from '../toolkit/delivery.ts';
+import { outcomeBlock, simulatedOutcome } from '../toolkit/ses-simulator.ts';
 
 export type ForcedStatus = Exclude<DeliveryStatus, 'pending'>;
 
@@ -112,7 +112,7 @@ export class Delivery {
     this.pending.clear();
   }
 
-  /** A bounce or a complaint blocks the original recipient (toolkit/delivery.ts: outcomeBlock). */
+  /** A bounce or a complaint blocks the original recipient (toolkit/ses-simulator.ts: outcomeBlock). */
   private blockOnOutcome(record: MessageRecord): void {
     const block = outcomeBlock(record, record.status);
     if (block) this.blocks.block(block.team, block.email, block.reason);

@@ -1,4 +1,4 @@
-import { wireTime } from '../../wire.ts';
+import { wireTime } from '../../api-representations.ts';
 import type { MessageRecord, RecipientRecord, SubscriptionRecord } from '../../domain/entities.ts';
 
 /** The service's snake_case representations, each mapped in this one place. */

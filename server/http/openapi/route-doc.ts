@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { JsonSchema } from './json-schema.ts';
+import { NOT_FOUND } from '../../service-texts.ts';
 import { Detail } from './schemas.ts';
 
 /**
@@ -59,4 +60,4 @@ export function json(description: string, body: z.ZodType, example?: unknown): R
 
 export const noContent = (description = 'Done; empty body.'): ResponseDoc => ({ description });
 
-export const notFound = (description = 'No such message.'): ResponseDoc => detail(description, 'Not found.');
+export const notFound = (description = 'No such message.'): ResponseDoc => detail(description, NOT_FOUND);
