@@ -1,6 +1,6 @@
 import { COLUMNS_FORMAT, decodeColumns, decodeRows, encodeColumns, FlagSets, type RecipientColumns } from './recipient-rows.ts';
 import { KeyTable } from './key-table.ts';
-import { Interned, keepRows, liveRowsIn, resized, slotWithSeq } from './rows.ts';
+import { Interned, keepRows, liveRowsIn, nextTurn, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
 import { TextArena } from './text-arena.ts';
 import type { RecipientRecord } from '../records.ts';
 
@@ -200,32 +200,46 @@ export class RecipientIndex {
 
   /**
    * The rows whose sequence number is in [lo, hi), self-contained (teams and flags written as
-   * strings), for a checkpoint of the index; restoreRange reads them back.
+   * strings), for a checkpoint of the index; restoreRange reads them back. Null when they are not
+   * `expected` (what the segment file holds live: a change not settled). Taken ROWS_PER_TURN at a
+   * time with a `pause` between, as MessageIndex.serializeRange is (a change in between is the
+   * caller's to notice).
    */
-  serializeRange(lo: number, hi: number, expected: readonly number[]): Buffer | null {
-    // What the segment file holds live must be these rows: otherwise a change is not settled.
-    const rows = liveRowsIn(this.seqs, this.used, { lo, hi }, (slot) => (this.bits[slot]! & DEAD) !== 0, expected);
-    if (!rows) return null;
-    const count = rows.length;
+  async serializeRange(lo: number, hi: number, expected: readonly number[], pause: () => Promise<void> = nextTurn): Promise<Buffer | null> {
+    const settled = () => liveRowsIn(this.seqs, this.used, { lo, hi }, (slot) => (this.bits[slot]! & DEAD) !== 0, expected) !== null;
+    if (!settled()) return null;
+    const count = expected.length;
     const names = new Interned();
-    const columns: RecipientColumns = {
-      count,
-      seqs: Uint32Array.from(rows, (slot) => this.seqs[slot]!),
-      updated: Float64Array.from(rows, (slot) => this.updated[slot]!),
-      hashes: Uint32Array.from(rows, (slot) => this.hashes[slot]!),
-      bits: Uint8Array.from(rows, (slot) => this.bits[slot]! & INEXACT),
-      teams: Uint32Array.from(rows, (slot) => names.id(this.team(slot))),
-      flags: Uint32Array.from(rows, (slot) => names.id(this.flagSets.key(this.sets[slot]!))),
-      names: [...names.values()],
+    const columns = {
+      seqs: Uint32Array.from(expected),
+      updated: new Float64Array(count),
+      hashes: new Uint32Array(count),
+      bits: new Uint8Array(count),
+      teams: new Uint32Array(count),
       starts: new Uint32Array(count),
-      entries: Buffer.alloc(rows.reduce((sum, slot) => sum + this.arena.entryBytes(this.texts[slot]!), 0)),
     };
+    // Interned after the teams, as a checkpoint always lists them; the texts copied (the arena may move).
+    const flagKeys: string[] = [];
+    const entries: Buffer[] = [];
     let at = 0;
-    rows.forEach((slot, i) => {
+    for (const [i, seq] of expected.entries()) {
+      if (i > 0 && i % ROWS_PER_TURN === 0) await pause();
+      const slot = this.slotOf(seq);
+      if (slot < 0) return null;
+      columns.updated[i] = this.updated[slot]!;
+      columns.hashes[i] = this.hashes[slot]!;
+      columns.bits[i] = this.bits[slot]! & INEXACT;
+      columns.teams[i] = names.id(this.team(slot));
+      flagKeys.push(this.flagSets.key(this.sets[slot]!));
+      const entry = Buffer.alloc(this.arena.entryBytes(this.texts[slot]!));
+      this.arena.copyOut(this.texts[slot]!, entry, 0);
       columns.starts[i] = at;
-      at += this.arena.copyOut(this.texts[slot]!, columns.entries, at);
-    });
-    return encodeColumns(columns);
+      at += entry.length;
+      entries.push(entry);
+    }
+    if (!settled()) return null;
+    const flags = Uint32Array.from(flagKeys, (key) => names.id(key));
+    return encodeColumns({ count, ...columns, flags, names: [...names.values()], entries: Buffer.concat(entries) });
   }
 
   /**
