@@ -1,8 +1,8 @@
-import { ByteCache } from './byte-cache.ts';
-import { prepareContent, preparedFiles, storeContent, type IncomingPart, type PreparedContent, type StoredContent } from './capture-parts.ts';
-import type { MessageIndex } from './message-index.ts';
+import { ByteCache } from './indexes/byte-cache.ts';
+import { prepareContent, preparedFiles, storeContent, type IncomingPart, type PreparedContent, type StoredContent } from './packs/capture-parts.ts';
+import type { MessageIndex } from './indexes/message-index.ts';
 import { recordNamespace } from './namespace.ts';
-import { PART, type ContentRef } from './pack-store.ts';
+import { PART, type ContentRef } from './packs/pack-store.ts';
 import { contentRefs, type MessageRecord } from './records.ts';
 import type { Store } from './store.ts';
 

@@ -1,16 +1,16 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
-import { Collection } from './collection.ts';
+import { Collection } from './segments/collection.ts';
 import { DataDirNotWritable, StorageError, storageError } from './errors.ts';
-import { Flusher } from './flusher.ts';
-import { nodeFs, type Fs } from './fs.ts';
-import { StorageHealth } from './health.ts';
-import { JsonFile } from './json-file.ts';
-import { MessageIndex } from './message-index.ts';
-import { migrateFromV1, isV1 } from './migrate-v1.ts';
-import { PackStore } from './pack-store.ts';
-import { Quarantine, type DamageReport } from './quarantine.ts';
-import { RecipientStore, type RecipientStoreOptions } from './recipient-store.ts';
+import { Flusher } from './disk/flusher.ts';
+import { nodeFs, type Fs } from './disk/fs.ts';
+import { StorageHealth } from './disk/health.ts';
+import { JsonFile } from './disk/json-file.ts';
+import { MessageIndex } from './indexes/message-index.ts';
+import { migrateFromV1, isV1 } from './migrate/migrate-v1.ts';
+import { PackStore } from './packs/pack-store.ts';
+import { Quarantine, type DamageReport } from './disk/quarantine.ts';
+import { RecipientStore, type RecipientStoreOptions } from './indexes/recipient-store.ts';
 import {
   contentRefs,
   type BlocksData,
@@ -21,10 +21,10 @@ import {
   type SubscriptionRecord,
   type WorkbenchData,
 } from './records.ts';
-import { SegmentLog, type CheckpointUse } from './segment-log.ts';
-import { requestLogSegmentSize, SEGMENT_SIZE, segmentSizeOf } from './segment-size.ts';
-import { unsavedNote } from './unsaved.ts';
-import { deniesWrites, holdsStore, notWritable } from './writable.ts';
+import { SegmentLog, type CheckpointUse } from './segments/segment-log.ts';
+import { requestLogSegmentSize, SEGMENT_SIZE, segmentSizeOf } from './segments/segment-size.ts';
+import { unsavedNote } from './disk/unsaved.ts';
+import { deniesWrites, holdsStore, notWritable } from './disk/writable.ts';
 
 export interface StoreOptions {
   dataDir: string;

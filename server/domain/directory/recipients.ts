@@ -1,5 +1,5 @@
 import type { RecipientRecord } from '../entities.ts';
-import type { RecipientStore } from '../../storage/recipient-store.ts';
+import type { RecipientStore } from '../../storage/indexes/recipient-store.ts';
 import type { Store } from '../../storage/store.ts';
 import type { Clock } from '../time/clock.ts';
 import { NotFound } from '../errors.ts';

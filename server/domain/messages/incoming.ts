@@ -1,4 +1,4 @@
-import type { IncomingPart } from '../../storage/capture-parts.ts';
+import type { IncomingPart } from '../../storage/packs/capture-parts.ts';
 import type { AttachmentRecord, FlowMark, MessageRecord } from '../entities.ts';
 import type { Caller } from '../directory/directory.ts';
 

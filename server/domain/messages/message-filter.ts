@@ -1,4 +1,5 @@
-import { ADDRESS_MARK, type MessageIndex, unmarked } from '../../storage/message-index.ts';
+import type { MessageIndex } from '../../storage/indexes/message-index.ts';
+import { ADDRESS_MARK, unmarked } from '../../storage/indexes/search-texts.ts';
 import type { DeliveryStatus, Source } from '../entities.ts';
 import { emailKey } from '../email-address.ts';
 import { decodeId } from '../ids.ts';

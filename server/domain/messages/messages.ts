@@ -1,4 +1,4 @@
-import { searchText } from '../../storage/message-index.ts';
+import { searchText } from '../../storage/indexes/search-texts.ts';
 import type { Store } from '../../storage/store.ts';
 import type { LiveTemplate } from '../directory/account-templates.ts';
 import type { Caller } from '../directory/directory.ts';

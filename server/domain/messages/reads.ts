@@ -1,6 +1,6 @@
-import { ByteCache } from '../../storage/byte-cache.ts';
+import { ByteCache } from '../../storage/indexes/byte-cache.ts';
 import { CaptureStore } from '../../storage/capture-store.ts';
-import type { ContentRef } from '../../storage/pack-store.ts';
+import type { ContentRef } from '../../storage/packs/pack-store.ts';
 import type { Store } from '../../storage/store.ts';
 import type { AttachmentRecord, FlowMark, MessageRecord } from '../entities.ts';
 import { InvalidEncryptionKey } from '../errors.ts';
