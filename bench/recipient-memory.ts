@@ -23,9 +23,9 @@ import { Recipients } from '../server/domain/directory/recipients.ts';
 import { emailKey } from '../server/domain/email-address.ts';
 import { SandboxClock } from '../server/domain/time/clock.ts';
 import { Scheduler } from '../server/domain/time/scheduler.ts';
-import { Collection } from '../server/storage/collection.ts';
-import { nodeFs } from '../server/storage/fs.ts';
-import { Quarantine } from '../server/storage/quarantine.ts';
+import { Collection } from '../server/storage/segments/collection.ts';
+import { nodeFs } from '../server/storage/disk/fs.ts';
+import { Quarantine } from '../server/storage/disk/quarantine.ts';
 import type { RecipientRecord } from '../server/storage/records.ts';
 import { openStore, type OpenStore } from '../server/storage/open-store.ts';
 

@@ -177,7 +177,7 @@ export function checkLayers(root) {
   }
   problems.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
   const circles = [...folderCircles(folderEdges(root, files)), ...fileCircles(fileEdges(root, files))];
-  return { files: files.length, imports, problems: [...problems.map((p) => p.text), ...circles, ...longFiles(root, files)] };
+  return { files: files.length, imports, problems: [...problems.map((p) => p.text), ...circles, ...longFiles(root, files), ...storageFloor(root, files)] };
 }
 
 /** The house's limit on a file of shipped code (docs/architecture.md, "House style"): a longer one is split by meaning. */
@@ -193,6 +193,51 @@ function longFiles(root, files) {
     const text = readFileSync(path.join(root, file), 'utf8');
     const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
     if (lines > MAX_LINES) problems.push(`${file} has ${lines} lines, more than ${MAX_LINES}: split it by meaning ${DOC}`);
+  }
+  return problems;
+}
+
+/**
+ * The floor plan of server/storage/ (docs/architecture.md, "The storage floor plan"): its
+ * sub-folders in layers, lowest first; a file in one imports only its own folder, the layers
+ * below it and the storage vocabulary on top. The other top-level files (the store, the capture
+ * store) sit above every sub-folder: nothing inside a sub-folder imports them. (Circles of files
+ * there, type-only ones too, are fileCircles' to find, as everywhere in shipped code.)
+ */
+const STORAGE = 'server/storage/';
+const STORAGE_LAYERS = [['disk'], ['packs', 'segments'], ['indexes', 'migrate']];
+/** Top-level files of server/storage/ that every sub-folder may use: errors, record shapes, namespaces. */
+const STORAGE_VOCABULARY = ['errors.ts', 'records.ts', 'namespace.ts'];
+
+/** Each import inside server/storage/ that breaks its layer order, and each sub-folder the plan does not name, as a message. */
+function storageFloor(root, files) {
+  const rankOf = new Map(STORAGE_LAYERS.flatMap((names, rank) => names.map((name) => [name, rank])));
+  const order = STORAGE_LAYERS.map((layer) => layer.join(', ')).join(' < ');
+  const problems = [];
+  for (const file of files) {
+    if (!file.startsWith(STORAGE)) continue;
+    const [folder, ...rest] = file.slice(STORAGE.length).split('/');
+    if (rest.length === 0) continue;
+    if (!rankOf.has(folder)) {
+      problems.push(`${file}: ${STORAGE}${folder}/ is not in the storage floor plan (${order}) ${DOC}`);
+      continue;
+    }
+    for (const { specifier, line } of importsOf(file, readFileSync(path.join(root, file), 'utf8'))) {
+      if (!specifier?.startsWith('.')) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+      if (!target.startsWith(STORAGE)) continue;
+      const [to, ...below] = target.slice(STORAGE.length).split('/');
+      const where = `${file}:${line} imports ${target}`;
+      if (below.length === 0) {
+        if (!STORAGE_VOCABULARY.includes(to)) {
+          problems.push(
+            `${where}: a storage sub-folder uses only the vocabulary of the top (${STORAGE_VOCABULARY.join(', ')}), never the store above it ${DOC}`,
+          );
+        }
+      } else if (to !== folder && !(rankOf.get(to) < rankOf.get(folder))) {
+        problems.push(`${where}: in storage, ${folder}/ imports only the layers below it (${order}) ${DOC}`);
+      }
+    }
   }
   return problems;
 }

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Events } from './domain/events.ts';
 import type { Sandbox } from './domain/sandbox.ts';
-import { DiskUsage } from './storage/disk-usage.ts';
+import { DiskUsage } from './storage/disk/disk-usage.ts';
 import type { Store } from './storage/store.ts';
 import type { MessageRecord, Source } from './domain/entities.ts';
 

@@ -19,11 +19,14 @@ export interface LoadResult {
   seconds: number;
   /** One entry per send, in milliseconds from request start to the full reply. */
   latenciesMs: Float64Array;
+  /** When each send started, in Unix milliseconds (performance.timeOrigin + now()), to line sends up with server events. */
+  startedAtMs: Float64Array;
 }
 
 /** Runs `sends` sends from `concurrency` workers, each waiting for its reply before the next. */
 export async function runSends(client: Client, plan: LoadPlan): Promise<LoadResult> {
   const latenciesMs = new Float64Array(plan.sends);
+  const startedAtMs = new Float64Array(plan.sends);
   const started = performance.now();
   let next = 0;
   let done = 0;
@@ -35,6 +38,7 @@ export async function runSends(client: Client, plan: LoadPlan): Promise<LoadResu
         plan.signal.throwIfAborted();
         const index = next++;
         const t0 = performance.now();
+        startedAtMs[index] = performance.timeOrigin + t0;
         await client.send(plan.firstRecipient + index);
         latenciesMs[index] = performance.now() - t0;
         done++;
@@ -50,7 +54,7 @@ export async function runSends(client: Client, plan: LoadPlan): Promise<LoadResu
   } finally {
     clearInterval(progress);
   }
-  return { sends: plan.sends, seconds: (performance.now() - started) / 1000, latenciesMs };
+  return { sends: plan.sends, seconds: (performance.now() - started) / 1000, latenciesMs, startedAtMs };
 }
 
 /**

@@ -1,15 +1,16 @@
-import { ByteCache } from './byte-cache.ts';
-import { prepareContent, preparedFiles, storeContent, type IncomingPart, type PreparedContent, type StoredContent } from './capture-parts.ts';
-import type { JsonFile } from './json-file.ts';
-import type { MessageIndex } from './message-index.ts';
+import { ByteCache } from './indexes/byte-cache.ts';
+import type { MessageIndex } from './indexes/message-index.ts';
+import type { JsonFile } from './disk/json-file.ts';
 import { recordNamespace } from './namespace.ts';
-import { PART, type ContentRef, type PackStore } from './pack-store.ts';
+import { prepareContent, preparedFiles, storeContent, type IncomingPart, type PreparedContent, type StoredContent } from './packs/capture-parts.ts';
+import { PART, type ContentRef, type PackStore } from './packs/pack-store.ts';
 import { contentRefs, type MessageRecord, type MetaData } from './records.ts';
-import type { SegmentLog } from './segment-log.ts';
+import type { SegmentLog } from './segments/segment-log.ts';
 
-export type { IncomingPart } from './capture-parts.ts';
-export { ADDRESS_MARK, type MessageIndex, searchText, unmarked } from './message-index.ts';
-export { ByteCache } from './byte-cache.ts';
+export type { IncomingPart } from './packs/capture-parts.ts';
+export type { MessageIndex } from './indexes/message-index.ts';
+export { ADDRESS_MARK, searchText, unmarked } from './indexes/search-texts.ts';
+export { ByteCache } from './indexes/byte-cache.ts';
 
 /** Full records kept decoded (those just looked at), by the bytes of their stored JSON. */
 const CACHE_BYTES = 1024 * 1024;

@@ -1,13 +1,13 @@
 import path from 'node:path';
-import { Collection } from './collection.ts';
+import { Collection } from './segments/collection.ts';
 import { DataDirNotWritable } from './errors.ts';
-import { nodeFs, type Fs } from './fs.ts';
-import { JsonFile } from './json-file.ts';
-import { MessageIndex } from './message-index.ts';
-import { migrateFromV1, isV1 } from './migrate-v1.ts';
-import { PackStore } from './pack-store.ts';
-import { Quarantine } from './quarantine.ts';
-import { RecipientStore, type RecipientStoreOptions } from './recipient-store.ts';
+import { nodeFs, type Fs } from './disk/fs.ts';
+import { JsonFile } from './disk/json-file.ts';
+import { MessageIndex } from './indexes/message-index.ts';
+import { migrateFromV1, isV1 } from './migrate/migrate-v1.ts';
+import { PackStore } from './packs/pack-store.ts';
+import { Quarantine } from './disk/quarantine.ts';
+import { RecipientStore, type RecipientStoreOptions } from './indexes/recipient-store.ts';
 import {
   contentRefs,
   type BlocksData,
@@ -19,9 +19,9 @@ import {
   type WorkbenchData,
 } from './records.ts';
 import { requestSummary } from './repositories.ts';
-import { SegmentLog, type CheckpointUse } from './segment-log.ts';
-import { requestLogSegmentSize, SEGMENT_SIZE, segmentSizeOf } from './segment-size.ts';
-import { deniesWrites, holdsStore, notWritable } from './writable.ts';
+import { SegmentLog, type CheckpointUse } from './segments/segment-log.ts';
+import { requestLogSegmentSize, SEGMENT_SIZE, segmentSizeOf } from './segments/segment-size.ts';
+import { deniesWrites, holdsStore, notWritable } from './disk/writable.ts';
 
 /**
  * The open step of openStore (open-store.ts): the data directory checked (read-only? an older

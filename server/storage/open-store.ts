@@ -1,18 +1,18 @@
 import path from 'node:path';
 import { CaptureStore } from './capture-store.ts';
 import { StorageError, storageError } from './errors.ts';
-import { Flusher } from './flusher.ts';
-import { StorageHealth } from './health.ts';
-import type { MessageIndex } from './message-index.ts';
+import { Flusher } from './disk/flusher.ts';
+import { StorageHealth } from './disk/health.ts';
+import type { MessageIndex } from './indexes/message-index.ts';
 import { openFiles, type StoreOptions } from './open-files.ts';
-import type { PackStore } from './pack-store.ts';
+import type { PackStore } from './packs/pack-store.ts';
 import type { MessageRecord } from './records.ts';
 import { blocksRepository, clockOffset, dailyCounts, idCounters, RequestLogRepository, workbenchStore } from './repositories.ts';
 import { Reserve } from './reserve.ts';
-import type { SegmentLog } from './segment-log.ts';
+import type { SegmentLog } from './segments/segment-log.ts';
 import type { Store, UpdateOptions } from './store.ts';
 import { diskUsage, Upkeep } from './store-upkeep.ts';
-import { unsavedNote } from './unsaved.ts';
+import { unsavedNote } from './disk/unsaved.ts';
 
 export type { StoreOptions } from './open-files.ts';
 

@@ -1,6 +1,6 @@
-import type { ContentRef } from './pack-store.ts';
+import type { ContentRef } from './packs/pack-store.ts';
 
-export type { ContentRef } from './pack-store.ts';
+export type { ContentRef } from './packs/pack-store.ts';
 
 /** The shapes kept on disk. Field names are ours (camelCase); wire names are mapped in http/. */
 

@@ -1,7 +1,7 @@
-import type { Flusher } from './flusher.ts';
-import type { JsonFile } from './json-file.ts';
+import type { Flusher } from './disk/flusher.ts';
+import type { JsonFile } from './disk/json-file.ts';
 import type { BlockRecord, BlocksData, MetaData, RequestLogRecord, RequestSummary, WorkbenchData } from './records.ts';
-import type { SegmentLog } from './segment-log.ts';
+import type { SegmentLog } from './segments/segment-log.ts';
 
 /**
  * The small repositories the store offers the domain (docs/architecture.md, "Storage"): each

@@ -1,4 +1,4 @@
-import type { Fs } from './fs.ts';
+import type { Fs } from './disk/fs.ts';
 
 /**
  * The reserve step of openStore (open-store.ts): a file of `size` bytes kept so that, on a full disk,

@@ -1,9 +1,9 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { type StorageError, storageError } from './errors.ts';
-import type { Flusher, FlusherHooks } from './flusher.ts';
-import type { Fs } from './fs.ts';
-import type { StorageHealth } from './health.ts';
+import type { Flusher, FlusherHooks } from './disk/flusher.ts';
+import type { Fs } from './disk/fs.ts';
+import type { StorageHealth } from './disk/health.ts';
 import type { OpenedFiles } from './open-files.ts';
 import type { Reserve } from './reserve.ts';
 

@@ -1,12 +1,12 @@
 import type { CaptureStore } from './capture-store.ts';
-import type { Collection } from './collection.ts';
-import type { StorageHealth } from './health.ts';
-import type { DamageReport } from './quarantine.ts';
-import type { RecipientStore } from './recipient-store.ts';
+import type { Collection } from './segments/collection.ts';
+import type { StorageHealth } from './disk/health.ts';
+import type { DamageReport } from './disk/quarantine.ts';
+import type { RecipientStore } from './indexes/recipient-store.ts';
 import type { SubscriptionRecord } from './records.ts';
 import type { BlocksRepository, ClockOffset, DailyCounts, IdCounters, RequestLogStore, WorkbenchStore } from './repositories.ts';
 
-export type { RecipientStore } from './recipient-store.ts';
+export type { RecipientStore } from './indexes/recipient-store.ts';
 export type { BlocksRepository } from './repositories.ts';
 
 /**

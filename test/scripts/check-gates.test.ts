@@ -203,6 +203,37 @@ describe('the layering check (scripts/check-layers.mjs)', () => {
   });
 });
 
+describe('the storage floor plan (scripts/check-layers.mjs, storageFloor)', () => {
+  it('names every import against the layer order inside storage, and every import circle there, type-only ones too', () => {
+    const dir = tree({
+      'server/storage/errors.ts': 'export class StorageError extends Error {}\n',
+      'server/storage/records.ts': "import type { Ref } from './packs/pack.ts';\nexport type Rec = { ref: Ref };\n",
+      'server/storage/store.ts': "import { index } from './indexes/index.ts';\nexport const store = index;\n",
+      // Allowed: an index uses the vocabulary on top and the disk below it.
+      'server/storage/indexes/index.ts':
+        "import { StorageError } from '../errors.ts';\nimport type { Rec } from '../records.ts';\nimport { fs } from '../disk/fs.ts';\nexport const index = [StorageError, fs] as unknown as Rec;\n",
+      'server/storage/disk/fs.ts': "import type { Ref } from '../packs/pack.ts';\nexport const fs = 1 as Ref;\n",
+      'server/storage/packs/pack.ts': 'export type Ref = number;\n',
+      'server/storage/segments/log.ts':
+        "import type { Write } from './write.ts';\nimport { store } from '../store.ts';\nimport type { Ref } from '../packs/pack.ts';\nexport const log = (w: Write, r: Ref) => [w, r, store];\n",
+      'server/storage/segments/write.ts': "import type { log } from './log.ts';\nexport type Write = typeof log;\n",
+      'server/storage/cache/lru.ts': 'export const lru = 1;\n',
+    });
+    const { status, stdout, stderr } = run(process.execPath, [LAYERS, dir]);
+    expect(stdout).toBe('');
+    expect(status).toBe(1);
+    expect(stderr).toMatchInlineSnapshot(`
+      "files server/storage/segments/log.ts, server/storage/segments/write.ts import each other in a circle (server/storage/segments/log.ts:1 imports server/storage/segments/write.ts; server/storage/segments/write.ts:1 imports server/storage/segments/log.ts): files depend one way, type-only imports too (docs/architecture.md)
+      server/storage/cache/lru.ts: server/storage/cache/ is not in the storage floor plan (disk < packs, segments < indexes, migrate) (docs/architecture.md)
+      server/storage/disk/fs.ts:1 imports server/storage/packs/pack.ts: in storage, disk/ imports only the layers below it (disk < packs, segments < indexes, migrate) (docs/architecture.md)
+      server/storage/segments/log.ts:2 imports server/storage/store.ts: a storage sub-folder uses only the vocabulary of the top (errors.ts, records.ts, namespace.ts), never the store above it (docs/architecture.md)
+      server/storage/segments/log.ts:3 imports server/storage/packs/pack.ts: in storage, segments/ imports only the layers below it (disk < packs, segments < indexes, migrate) (docs/architecture.md)
+      layers: 5 problems: imports that break the layering, folders or files in a circle, or files too long
+      "
+    `);
+  });
+});
+
 describe("Biome with this repository's biome.json", () => {
   it('fails on an import cycle, an unused import and an unused variable', () => {
     const dir = tree({

@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
-import { nodeFs, type Fs } from '../../server/storage/fs.ts';
+import { nodeFs, type Fs } from '../../server/storage/disk/fs.ts';
 import { api, read, type TestServer } from '../support/app.ts';
 import { test as it } from '../support/fixtures.ts';
 import { capturedId, smtpClient } from '../support/smtp.ts';

@@ -3,7 +3,7 @@ import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, onTestFinished } from 'vitest';
-import { nodeFs, type Fs } from '../../server/storage/fs.ts';
+import { nodeFs, type Fs } from '../../server/storage/disk/fs.ts';
 import { api, read } from '../support/app.ts';
 import { test } from '../support/fixtures.ts';
 import type { ServerProcess } from '../support/server-process.ts';

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { nodeFs, type Fs } from '../../server/storage/fs.ts';
+import { nodeFs, type Fs } from '../../server/storage/disk/fs.ts';
 import { api, read } from '../support/app.ts';
 import { test as it } from '../support/fixtures.ts';
 

@@ -1,31 +1,14 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { JSONFile } from 'lowdb/node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { StorageError } from '../../server/storage/errors.ts';
-import { nodeFs, type Fs } from '../../server/storage/fs.ts';
+import { nodeFs, type Fs } from '../../server/storage/disk/fs.ts';
 import type { RecipientRecord } from '../../server/storage/records.ts';
-import { openStore, type OpenStore, type StoreOptions } from '../../server/storage/open-store.ts';
+import type { OpenStore } from '../../server/storage/open-store.ts';
+import { test as it } from '../support/fixtures.ts';
 
-const dirs: string[] = [];
-const stores: OpenStore[] = [];
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((s) => s.close().catch(() => undefined)));
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'pigeonhole-store-'));
-  dirs.push(dir);
-  return dir;
-}
-
-async function open(dir: string, options: Partial<StoreOptions> = {}): Promise<OpenStore> {
-  const store = await openStore({ dataDir: dir, segmentSize: 100, reserveSize: 0, probeIntervalMs: 60_000, log: () => undefined, ...options });
-  stores.push(store);
-  return store;
-}
+it.override('storeOptions', { segmentSize: 100 });
 
 function recipient(seq: number): RecipientRecord {
   const at = new Date(0).toISOString();
@@ -66,9 +49,9 @@ function countingFs(): { fs: Fs; writes: () => number } {
 }
 
 describe('segment logs (lowdb JSON documents, one record per line)', () => {
-  it('splits a collection into bounded segments that lowdb itself reads, and loads them back in order', async () => {
-    const dir = await tempDir();
-    const store = await open(dir);
+  it('splits a collection into bounded segments that lowdb itself reads, and loads them back in order', async ({ stores }) => {
+    const store = await stores.open();
+    const dir = store.dataDir;
     for (let seq = 1; seq <= 950; seq++) store.recipients.insert(recipient(seq));
     await store.flush();
     const segments = await recipientFiles(dir);
@@ -79,15 +62,15 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
       expect(data!.records.length).toBeLessThanOrEqual(100);
     }
     await store.close();
-    const reopened = await open(dir);
+    const reopened = await stores.open({ dataDir: dir });
     expect(reopened.recipients.size).toBe(950);
     expect(recipientSeqs(reopened)).toEqual(Array.from({ length: 950 }, (_, i) => i + 1));
     expect(reopened.recipients.get(500)?.email).toBe('r500@example.com');
   });
 
-  it('appends a change instead of rewriting: the bytes written per insert do not grow with the store', async () => {
-    const dir = await tempDir();
-    const store = await open(dir, { segmentSize: 100_000 });
+  it('appends a change instead of rewriting: the bytes written per insert do not grow with the store', async ({ stores }) => {
+    const store = await stores.open({ segmentSize: 100_000 });
+    const dir = store.dataDir;
     const file = path.join(dir, 'recipients', 'seg-000000.json');
     const growthOfOneInsert = async (seq: number) => {
       const before = (await stat(file)).size;
@@ -106,10 +89,10 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect(large).toBe(small);
   });
 
-  it('groups concurrent changes into one write per file (group commit)', async () => {
-    const dir = await tempDir();
+  it('groups concurrent changes into one write per file (group commit)', async ({ stores }) => {
     const counting = countingFs();
-    const store = await open(dir, { fs: counting.fs, segmentSize: 1000 });
+    const store = await stores.open({ fs: counting.fs, segmentSize: 1000 });
+    const dir = store.dataDir;
     await store.flush();
     const before = counting.writes();
     const flushes: Promise<void>[] = [];
@@ -124,9 +107,9 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect(data.records).toHaveLength(200);
   });
 
-  it('writes a record as it is when the write starts, so changes made in place after insert are kept', async () => {
-    const dir = await tempDir();
-    const store = await open(dir);
+  it('writes a record as it is when the write starts, so changes made in place after insert are kept', async ({ stores }) => {
+    const store = await stores.open();
+    const dir = store.dataDir;
     const record = recipient(1);
     store.recipients.insert(record);
     record.firstName = 'Ada';
@@ -134,12 +117,11 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     store.recipients.touch(record);
     await store.flush();
     await store.close();
-    expect((await open(dir)).recipients.get(1)).toMatchObject({ firstName: 'Ada', flags: ['x', 'vip'] });
+    expect((await stores.open({ dataDir: dir })).recipients.get(1)).toMatchObject({ firstName: 'Ada', flags: ['x', 'vip'] });
   });
 
-  it('reads several records at once as it reads each: on disk, queued, changed since, deleted, in two segments', async () => {
-    const dir = await tempDir();
-    const store = await open(dir, { segmentSize: 20 });
+  it('reads several records at once as it reads each: on disk, queued, changed since, deleted, in two segments', async ({ stores }) => {
+    const store = await stores.open({ segmentSize: 20 });
     for (let seq = 1; seq <= 30; seq++) store.recipients.insert(recipient(seq));
     await store.flush();
     // A later version of 5 (its line now after the others), 7 deleted, 31 queued and not written.
@@ -167,22 +149,24 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     ]);
   });
 
-  it('keeps counters at least as high as any line names, tombstones included', async () => {
-    const dir = await tempDir();
-    const store = await open(dir);
+  it('keeps counters at least as high as any line names, tombstones included', async ({ stores }) => {
+    const store = await stores.open();
+    const dir = store.dataDir;
     store.recipients.insert(recipient(41));
     store.recipients.insert(recipient(42));
     await store.flush();
     store.recipients.remove(42);
     await store.flush();
     // meta.json was never written: the counter still may not hand out 42 again.
-    const reopened = await open(dir);
+    const reopened = await stores.open({ dataDir: dir });
     expect(reopened.ids.next('recipient')).toBe(43);
   });
 
-  it('replaces a changed record (the last line wins), deletes with tombstones, and rewrites a segment once its dead lines outnumber the live ones', async () => {
-    const dir = await tempDir();
-    const store = await open(dir, { segmentSize: 1000 });
+  it('replaces a changed record (the last line wins), deletes with tombstones, and rewrites a segment once its dead lines outnumber the live ones', async ({
+    stores,
+  }) => {
+    const store = await stores.open({ segmentSize: 1000 });
+    const dir = store.dataDir;
     for (let seq = 1; seq <= 10; seq++) store.recipients.insert(recipient(seq));
     await store.flush();
     for (let round = 0; round < 20; round++) {
@@ -205,14 +189,13 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     store.recipients.insert(recipient(11));
     await store.flush();
     await store.close();
-    const reopened = await open(dir, { segmentSize: 1000 });
+    const reopened = await stores.open({ dataDir: dir, segmentSize: 1000 });
     const kept = reopened.recipients.list({}, 0, 100).items.reverse();
     expect(kept.map((r) => [r.seq, r.firstName])).toEqual([...[1, 2, 4, 5, 6, 7, 8, 9, 10].map((seq) => [seq, 'round 19']), [11, 'A name of some length']]);
   });
 
-  it('does not rewrite a segment emptied from its oldest end (it goes whole once empty), but counts its superseded lines', async () => {
-    const dir = await tempDir();
-    const store = await open(dir, { segmentSize: 1000 });
+  it('does not rewrite a segment emptied from its oldest end (it goes whole once empty), but counts its superseded lines', async ({ stores }) => {
+    const store = await stores.open({ segmentSize: 1000 });
     for (let seq = 1; seq <= 300; seq++) store.recipients.insert(recipient(seq));
     await store.flush();
     // The oldest 200 deleted, as retention deletes: 400 dead lines against 100 live ones.
@@ -231,9 +214,9 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect(store.recipients.storage.compactionCandidates()).toEqual([0]);
   });
 
-  it('deletes a segment file once nothing in it is live', async () => {
-    const dir = await tempDir();
-    const store = await open(dir, { segmentSize: 10 });
+  it('deletes a segment file once nothing in it is live', async ({ stores }) => {
+    const store = await stores.open({ segmentSize: 10 });
+    const dir = store.dataDir;
     // As the domain does: each new record takes the next id, which queues meta.json's write.
     for (let i = 1; i <= 15; i++) store.recipients.insert(recipient(store.ids.next('recipient')));
     await store.flush();
@@ -243,16 +226,16 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect(recipientSeqs(store)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(await recipientFiles(dir)).toEqual(['seg-000000.json']);
     await store.close();
-    const reopened = await open(dir, { segmentSize: 10 });
+    const reopened = await stores.open({ dataDir: dir, segmentSize: 10 });
     expect(reopened.recipients.size).toBe(9);
     // The deleted segment held the highest ids: meta.json, written before the file went,
     // keeps them from coming back.
     expect(reopened.ids.next('recipient')).toBe(16);
   });
 
-  it('writes the lazy counters before a deletion that unlinks a file, not with every tombstone', async () => {
-    const dir = await tempDir();
-    const store = await open(dir, { segmentSize: 10 });
+  it('writes the lazy counters before a deletion that unlinks a file, not with every tombstone', async ({ stores }) => {
+    const store = await stores.open({ segmentSize: 10 });
+    const dir = store.dataDir;
     for (let seq = 1; seq <= 15; seq++) store.recipients.insert(recipient(seq));
     await store.flush();
     const onDisk = async () => JSON.parse(await readFile(path.join(dir, 'meta.json'), 'utf8')).counters.message;
@@ -272,9 +255,9 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect(await onDisk()).toBe(4);
   });
 
-  it('sets a damaged line aside in damaged/, loads the rest, and rewrites the segment clean', async () => {
-    const dir = await tempDir();
-    const store = await open(dir);
+  it('sets a damaged line aside in damaged/, loads the rest, and rewrites the segment clean', async ({ stores }) => {
+    const store = await stores.open();
+    const dir = store.dataDir;
     for (let seq = 1; seq <= 5; seq++) store.recipients.insert(recipient(seq));
     await store.flush();
     await store.close();
@@ -282,7 +265,7 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     const text = await readFile(file, 'utf8');
     await writeFile(file, text.replace('"r3@example.com"', '"r3@exa'));
     const lines: string[] = [];
-    const reopened = await open(dir, { log: (line) => lines.push(line) });
+    const reopened = await stores.open({ dataDir: dir, log: (line) => lines.push(line) });
     expect(recipientSeqs(reopened)).toEqual([1, 2, 4, 5]);
     expect(reopened.damage).toMatchObject([{ file: path.join('recipients', 'seg-000000.json'), records: 1 }]);
     expect(lines.join('\n')).toMatch(
@@ -294,9 +277,9 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect(await new JSONFile(file).read()).toMatchObject({ records: expect.any(Array) });
   });
 
-  it('a last version that does not parse is set aside, and the version before it is the record', async () => {
-    const dir = await tempDir();
-    const store = await open(dir);
+  it('a last version that does not parse is set aside, and the version before it is the record', async ({ stores }) => {
+    const store = await stores.open();
+    const dir = store.dataDir;
     for (let seq = 1; seq <= 3; seq++) store.recipients.insert(recipient(seq));
     await store.flush();
     const changed = store.recipients.get(2)!;
@@ -307,7 +290,7 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     const file = path.join(dir, 'recipients', 'seg-000000.json');
     // Damaged after its sequence number, which still reads.
     await writeFile(file, (await readFile(file, 'utf8')).replace('"firstName":"Changed"', '"firstName":"Cha'));
-    const reopened = await open(dir);
+    const reopened = await stores.open({ dataDir: dir });
     expect(
       reopened.recipients
         .list({}, 0, 100)
@@ -322,16 +305,16 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     expect(await readFile(path.join(dir, 'damaged', (await readdir(path.join(dir, 'damaged')))[0]!), 'utf8')).toContain('"firstName":"Cha');
   });
 
-  it('a segment cut in half loses only the records past the cut, and start-up goes on', async () => {
-    const dir = await tempDir();
-    const store = await open(dir);
+  it('a segment cut in half loses only the records past the cut, and start-up goes on', async ({ stores }) => {
+    const store = await stores.open();
+    const dir = store.dataDir;
     for (let seq = 1; seq <= 40; seq++) store.recipients.insert(recipient(seq));
     await store.flush();
     await store.close();
     const file = path.join(dir, 'recipients', 'seg-000000.json');
     const bytes = await readFile(file);
     await writeFile(file, bytes.subarray(0, Math.floor(bytes.length / 2)));
-    const reopened = await open(dir);
+    const reopened = await stores.open({ dataDir: dir });
     const kept = recipientSeqs(reopened);
     expect(kept.length).toBeGreaterThan(15);
     expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => i + 1));
@@ -339,7 +322,7 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     reopened.recipients.insert(recipient(100));
     await reopened.flush();
     await reopened.close();
-    expect((await open(dir)).recipients.get(100)?.email).toBe('r100@example.com');
+    expect((await stores.open({ dataDir: dir })).recipients.get(100)?.email).toBe('r100@example.com');
   });
 });
 
@@ -355,10 +338,10 @@ describe('the unit of work (Store.update)', () => {
     return { fs, full };
   }
 
-  it('applies the change, resolves with its result once it is on disk, and shares one group commit between concurrent updates', async () => {
-    const dir = await tempDir();
+  it('applies the change, resolves with its result once it is on disk, and shares one group commit between concurrent updates', async ({ stores }) => {
     const counting = countingFs();
-    const store = await open(dir, { fs: counting.fs, segmentSize: 1000 });
+    const store = await stores.open({ fs: counting.fs, segmentSize: 1000 });
+    const dir = store.dataDir;
     await store.flush();
     const before = counting.writes();
     const insert = (seq: number) => () => {
@@ -369,13 +352,13 @@ describe('the unit of work (Store.update)', () => {
     expect(results).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect(counting.writes() - before).toBeLessThanOrEqual(2);
     await store.close();
-    expect(recipientSeqs(await open(dir))).toHaveLength(50);
+    expect(recipientSeqs(await stores.open({ dataDir: dir }))).toHaveLength(50);
   });
 
-  it('a write that fails rejects with the StorageError after undo, and the change is never reported saved nor written', async () => {
-    const dir = await tempDir();
+  it('a write that fails rejects with the StorageError after undo, and the change is never reported saved nor written', async ({ stores }) => {
     const { fs, full } = fillableFs();
-    const store = await open(dir, { fs });
+    const store = await stores.open({ fs });
+    const dir = store.dataDir;
     await store.update(() => store.recipients.insert(recipient(1)));
     const record = store.recipients.get(1)!;
     full.on = true;
@@ -415,7 +398,7 @@ describe('the unit of work (Store.update)', () => {
     ).rejects.toThrow('refused');
     expect(applied).toBe(0);
     await store.close();
-    expect((await open(dir)).recipients.get(1)).toMatchObject({ firstName: 'A name of some length' });
+    expect((await stores.open({ dataDir: dir })).recipients.get(1)).toMatchObject({ firstName: 'A name of some length' });
   });
 });
 
@@ -434,43 +417,43 @@ describe('segment size (recorded in meta.json)', () => {
   /** The recipients' segment files (a stop also writes their checkpoints beside them). */
   const segmentFiles = async (dir: string) => (await recipientFiles(dir)).filter((name) => name.endsWith('.json'));
 
-  it('a new store uses 8,192 sequence numbers per file by default and records it', async () => {
-    const dir = await tempDir();
-    const store = await open(dir, { segmentSize: undefined });
+  it('a new store uses 8,192 sequence numbers per file by default and records it', async ({ stores }) => {
+    const store = await stores.open({ segmentSize: undefined });
+    const dir = store.dataDir;
     await insertRange(store, 1, 8200);
     expect(await segmentFiles(dir)).toEqual(['seg-000000.json', 'seg-000001.json']);
     expect((await readMeta(dir)).segmentSize).toBe(8192);
   });
 
-  it('a store keeps the size it was made with across restarts, whatever a later start asks for', async () => {
-    const dir = await tempDir();
-    const store = await open(dir, { segmentSize: 10 });
+  it('a store keeps the size it was made with across restarts, whatever a later start asks for', async ({ stores }) => {
+    const store = await stores.open({ segmentSize: 10 });
+    const dir = store.dataDir;
     await insertRange(store, 1, 25);
     await store.close();
     expect((await readMeta(dir)).segmentSize).toBe(10);
 
-    const again = await open(dir, { segmentSize: 100 });
+    const again = await stores.open({ dataDir: dir, segmentSize: 100 });
     expect(seqs(again)).toEqual(range(1, 25));
     await insertRange(again, 26, 35);
     await again.close();
     expect(await segmentFiles(dir)).toEqual(['seg-000000.json', 'seg-000001.json', 'seg-000002.json', 'seg-000003.json']);
     expect((await readMeta(dir)).segmentSize).toBe(10);
-    const third = await open(dir, { segmentSize: undefined });
+    const third = await stores.open({ dataDir: dir, segmentSize: undefined });
     expect(seqs(third)).toEqual(range(1, 35));
     expect(third.damage).toEqual([]);
   });
 
-  it('a data directory written with 1,024 per file and no recorded size opens with every record and keeps its layout', async () => {
-    const dir = await tempDir();
+  it('a data directory written with 1,024 per file and no recorded size opens with every record and keeps its layout', async ({ stores }) => {
     // What the previous version wrote: segments of 1,024, meta.json without a size.
-    const old = await open(dir, { segmentSize: 1024 });
+    const old = await stores.open({ segmentSize: 1024 });
+    const dir = old.dataDir;
     await insertRange(old, 1, 2100);
     await old.close();
     const { segmentSize: _recorded, ...meta } = await readMeta(dir);
     await writeFile(path.join(dir, 'meta.json'), JSON.stringify(meta));
     expect(await segmentFiles(dir)).toEqual(['seg-000000.json', 'seg-000001.json', 'seg-000002.json']);
 
-    const store = await open(dir, { segmentSize: undefined });
+    const store = await stores.open({ dataDir: dir, segmentSize: undefined });
     expect(seqs(store)).toEqual(range(1, 2100));
     expect(store.recipients.get(1500)?.email).toBe('r1500@example.com');
     expect(store.damage).toEqual([]);
@@ -478,18 +461,18 @@ describe('segment size (recorded in meta.json)', () => {
     await store.close();
     expect(await segmentFiles(dir)).toEqual(['seg-000000.json', 'seg-000001.json', 'seg-000002.json', 'seg-000003.json']);
     expect((await readMeta(dir)).segmentSize).toBe(1024);
-    const again = await open(dir, { segmentSize: undefined });
+    const again = await stores.open({ dataDir: dir, segmentSize: undefined });
     expect(seqs(again)).toEqual(range(1, 3100));
   });
 
-  it('without meta.json (lost, or set aside as damaged) the size is read from the segment files', async () => {
+  it('without meta.json (lost, or set aside as damaged) the size is read from the segment files', async ({ stores }) => {
     for (const made of [1024, 8192]) {
-      const dir = await tempDir();
-      const store = await open(dir, { segmentSize: made });
+      const store = await stores.open({ segmentSize: made });
+      const dir = store.dataDir;
       await insertRange(store, 1, made + 10);
       await store.close();
       await rm(path.join(dir, 'meta.json'));
-      const again = await open(dir, { segmentSize: undefined });
+      const again = await stores.open({ dataDir: dir, segmentSize: undefined });
       expect(seqs(again), `made with ${made}`).toEqual(range(1, made + 10));
       expect(again.damage).toEqual([]);
       await again.flush();

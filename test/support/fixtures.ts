@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { SendMailOptions } from 'nodemailer';
 import { test as base } from 'vitest';
+import { openStore, type OpenStore, type StoreOptions } from '../../server/storage/open-store.ts';
 import { api, read, startApp, type TestServer, type TestServerOptions } from './app.ts';
 import { flowClient } from './flow-helpers.ts';
 import { processTracker } from './process-helpers.ts';
@@ -32,7 +33,22 @@ import { connectEvents } from './ws.ts';
  * - `tempDir`: a new temporary directory, deleted after the test.
  * - `serverProcess`: starts the real server as its own process (`spawn`) and makes temporary
  *   directories (`tempDir`); whatever it started is killed and deleted after the test.
+ * - `stores`: `open(options)` opens stores of the test's own (openStore, no app): each on a new
+ *   directory in the test's `tempDir` unless `dataDir` is given (a restart is
+ *   `open({ dataDir: first.dataDir })` after `first.close()`), with `storeOptions` and the
+ *   options given; all closed after the test, before the directory goes.
+ * - `storeOptions`: what `stores` opens with besides the tests' defaults (no reserve, no
+ *   background probe, a silent log); change it for a file with `test.override('storeOptions', ...)`.
+ * - `store`: one store opened by `stores` with `storeOptions`.
  */
+/** The `stores` fixture: opens stores of a test's own. */
+interface Stores {
+  open(options?: Partial<StoreOptions>): Promise<OpenStore>;
+}
+
+/** What a test's store opens with unless told otherwise: no disk reserve, no probe during the test, nothing logged. */
+const TEST_STORE: Partial<StoreOptions> = { reserveSize: 0, probeIntervalMs: 60_000, log: () => undefined };
+
 /** The `apps` fixture: starts apps of a test's own. */
 export interface Apps {
   start(options?: TestServerOptions): Promise<TestServer>;
@@ -105,4 +121,24 @@ export const test = base
     const processes = processTracker();
     onCleanup(() => processes.cleanup());
     return processes;
-  });
+  })
+  .extend('storeOptions', { scope: 'file' }, {} as Partial<StoreOptions>)
+  .extend('stores', async ({ storeOptions, tempDir }, { onCleanup }) => {
+    const opened: OpenStore[] = [];
+    // Torn down before tempDir (which it depends on): every store closed before its files go.
+    onCleanup(async () => {
+      await Promise.all(opened.map((store) => store.close().catch(() => undefined)));
+    });
+    let made = 0;
+    const stores: Stores = {
+      /** Opens a store (openStore) that is closed after the test; on a new directory unless `dataDir` is given. */
+      open: async (options = {}) => {
+        const dataDir = options.dataDir ?? path.join(tempDir, `store-${++made}`);
+        const store = await openStore({ ...TEST_STORE, ...storeOptions, ...options, dataDir });
+        opened.push(store);
+        return store;
+      },
+    };
+    return stores;
+  })
+  .extend('store', ({ stores }) => stores.open());

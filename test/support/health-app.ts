@@ -10,7 +10,7 @@ import { createSandbox, type Sandbox } from '../../server/domain/sandbox.ts';
 import { createSandboxMetrics, type Metrics } from '../../server/metrics.ts';
 import { Readiness } from '../../server/readiness.ts';
 import { loadSandboxConfig } from '../../server/domain/directory/sandbox-config.ts';
-import type { DiskUsage } from '../../server/storage/disk-usage.ts';
+import type { DiskUsage } from '../../server/storage/disk/disk-usage.ts';
 import { openStore, type OpenStore } from '../../server/storage/open-store.ts';
 
 export interface ObservedApp {

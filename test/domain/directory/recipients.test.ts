@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Recipients } from '../../../server/domain/directory/recipients.ts';
 import { SandboxClock } from '../../../server/domain/time/clock.ts';
 import { Scheduler } from '../../../server/domain/time/scheduler.ts';
-import { nodeFs, type Fs } from '../../../server/storage/fs.ts';
+import { nodeFs, type Fs } from '../../../server/storage/disk/fs.ts';
 import { openStore, type OpenStore } from '../../../server/storage/open-store.ts';
 
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { browserPolicy } from '../../../server/http/browser-guard.ts';
-import { nodeFs, type Fs } from '../../../server/storage/fs.ts';
+import { nodeFs, type Fs } from '../../../server/storage/disk/fs.ts';
 import type { TestServer } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
 import { ARTIFACTS, launchChromium, row } from './browser.ts';

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
-import { nodeFs, type Fs } from '../../../server/storage/fs.ts';
+import { nodeFs, type Fs } from '../../../server/storage/disk/fs.ts';
 import { api, read } from '../../support/app.ts';
 import { test } from '../../support/fixtures.ts';
 

@@ -1,0 +1,390 @@
+import { recordNamespace } from '../namespace.ts';
+import { BLOCKED, DEAD, flagsOf, READ, REDIRECTED, SMTP, SOURCE_MASK, SOURCES, STATUS_MASK, STATUS_SHIFT, STATUSES, UNPARSED } from './message-flags.ts';
+import { decodeMessageRows, MessageRowsWriter, type PackUse, packUse } from './message-rows.ts';
+import { LoadedWork } from './loaded-work.ts';
+import { Interned, keepRows, liveRowsIn, nextTurn, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
+import { SearchTexts, searchText } from './search-texts.ts';
+import type { DeliveryStatus, FlowMark, MessageRecord, Source } from '../records.ts';
+
+/**
+ * Every capture, as compact as the inbox's lists, filters, search and wait-for allow
+ * (docs/storage.md: memory per capture is only what those need). Fixed-size fields live in
+ * typed arrays, one slot per capture in sequence order; its search text (the addresses, subject,
+ * From, sender id and body snippet, lowercased) is UTF-8 bytes in shared chunks (search-texts.ts):
+ * no object or string per capture. Everything else (names, flags, attachments, where the bodies
+ * are) is read from the segment files when a capture is shown.
+ */
+export class MessageIndex {
+  private seqs = new Float64Array(1024);
+  private created = new Float64Array(1024);
+  private bits = new Uint16Array(1024);
+  private teams = new Uint16Array(1024);
+  private senders = new Uint16Array(1024);
+  /** The pack holding the capture's stored parts (0: none), and how many bytes of it they take. */
+  private packs = new Uint32Array(1024);
+  private packBytes = new Uint32Array(1024);
+  private packEnds = new Uint32Array(1024);
+  /** Each capture's namespace, interned (many per run: one per test); 0 is none. */
+  private spaces = new Uint32Array(1024);
+  /** Where each capture's search text is in `texts`. */
+  private places = new Float64Array(1024);
+  private readonly texts = new SearchTexts();
+  private used = 0;
+  private liveCount = 0;
+  /** Team and sender ids, interned: a handful per configuration. Index 0 is null. */
+  private readonly names = new Interned(1);
+  /** Namespaces, interned apart from the names (they are many, and filtered by equality). */
+  private spaceNames = new Interned(1);
+  /** Flow captures' marks: the flow engine's proof that a step was sent (few captures have one). */
+  private readonly flowMarks = new Map<number, FlowMark>();
+  /** Live API and flow captures per team (the /v1 email list's count without scanning). */
+  private readonly teamRecords = new Map<number, number>();
+  /** Pending deliveries and unextracted messages: what start-up hands the domain. */
+  private readonly work = new LoadedWork();
+  /**
+   * Captures whose parts lie in more than one pack (a pack sealed between two of its parts):
+   * every pack and its bytes. Rare; the others' one pack is in `packs` and `packBytes`.
+   */
+  private readonly spread = new Map<number, PackUse[]>();
+
+  get size(): number {
+    return this.liveCount;
+  }
+
+  /** Adds a capture; captures arrive in sequence order. */
+  add(record: MessageRecord): void {
+    const slot = this.append(record.seq);
+    this.created[slot] = Date.parse(record.createdAt);
+    this.bits[slot] = flagsOf(record);
+    this.teams[slot] = this.nameId(record.team);
+    this.senders[slot] = this.nameId(record.sender);
+    this.spaces[slot] = this.spaceId(recordNamespace(record));
+    this.places[slot] = this.texts.add(searchText(record));
+    this.setUse(slot, record.seq, packUse(record));
+    if (record.flow) this.flowMarks.set(record.seq, record.flow);
+    if (record.status === 'pending' && record.deliverAt !== null) this.work.pendingAt.set(record.seq, Date.parse(record.deliverAt));
+    this.added(slot);
+  }
+
+  /** A new slot at the end for `seq` (captures arrive in sequence order). */
+  private append(seq: number): number {
+    if (this.used > 0 && seq <= this.seqs[this.used - 1]!) throw new Error(`capture ${seq} arrived out of order`);
+    if (this.used === this.seqs.length) this.grow(this.seqs.length * 2);
+    const slot = this.used++;
+    this.seqs[slot] = seq;
+    return slot;
+  }
+
+  /** Counts a slot whose fields are set: per team, and what start-up schedules again. */
+  private added(slot: number): void {
+    const seq = this.seqs[slot]!;
+    const bits = this.bits[slot]!;
+    if ((bits & SOURCE_MASK) !== SMTP) this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 0) + 1);
+    this.work.added(seq, bits);
+    this.liveCount++;
+  }
+
+  private setUse(slot: number, seq: number, use: PackUse[]): void {
+    this.packs[slot] = use[0]?.[0] ?? 0;
+    this.packBytes[slot] = use[0]?.[1] ?? 0;
+    this.packEnds[slot] = use[0]?.[2] ?? 0;
+    if (use.length > 1) this.spread.set(seq, use);
+    else this.spread.delete(seq);
+  }
+
+  /** The slot of a live capture, or -1. */
+  slotOf(seq: number): number {
+    const slot = slotWithSeq(this.seqs, this.used, seq);
+    return slot >= 0 && !(this.bits[slot]! & DEAD) ? slot : -1;
+  }
+
+  has(seq: number): boolean {
+    return this.slotOf(seq) >= 0;
+  }
+
+  remove(seq: number): boolean {
+    const slot = this.slotOf(seq);
+    if (slot < 0) return false;
+    this.bits[slot]! |= DEAD;
+    if ((this.bits[slot]! & SOURCE_MASK) !== SMTP) this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 1) - 1);
+    this.texts.remove(this.places[slot]!);
+    this.flowMarks.delete(seq);
+    this.work.pendingAt.delete(seq);
+    this.spread.delete(seq);
+    this.liveCount--;
+    if (this.used - this.liveCount > Math.max(4096, this.liveCount)) this.compact();
+    else if (this.texts.wasteful) this.texts.rewrite(this.places, this.used, (slot) => !(this.bits[slot]! & DEAD));
+    return true;
+  }
+
+  clear(): void {
+    this.used = 0;
+    this.liveCount = 0;
+    this.texts.clear();
+    this.flowMarks.clear();
+    this.teamRecords.clear();
+    this.work.clear();
+    this.spread.clear();
+    this.spaceNames.clear();
+    this.grow(1024);
+  }
+
+  setStatus(seq: number, status: DeliveryStatus): void {
+    const slot = this.slotOf(seq);
+    if (slot >= 0) this.bits[slot] = (this.bits[slot]! & ~STATUS_MASK) | (STATUSES.indexOf(status) << STATUS_SHIFT);
+  }
+
+  setRead(seq: number, read: boolean): void {
+    const slot = this.slotOf(seq);
+    if (slot >= 0) this.bits[slot] = read ? this.bits[slot]! | READ : this.bits[slot]! & ~READ;
+  }
+
+  /** The capture's parts moved (a pack compacted): where they are now. */
+  setContent(record: MessageRecord): void {
+    const slot = this.slotOf(record.seq);
+    if (slot >= 0) this.setUse(slot, record.seq, packUse(record));
+  }
+
+  /** Whether any of the capture's parts lies in pack `no`. */
+  usesPack(slot: number, no: number): boolean {
+    if (this.packs[slot] === no) return true;
+    const spread = this.spread.get(this.seqs[slot]!);
+    return spread?.some(([pack]) => pack === no) === true;
+  }
+
+  /** How many API and flow captures the team has (its /v1 email records). */
+  teamRecordCount(team: string): number {
+    const id = this.names.find(team);
+    return id === undefined ? 0 : (this.teamRecords.get(id) ?? 0);
+  }
+
+  /** Reading a slot's fields (for filters). */
+  seq(slot: number): number {
+    return this.seqs[slot]!;
+  }
+  createdMs(slot: number): number {
+    return this.created[slot]!;
+  }
+  source(slot: number): Source {
+    return SOURCES[this.bits[slot]! & SOURCE_MASK]!;
+  }
+  status(slot: number): DeliveryStatus {
+    return STATUSES[(this.bits[slot]! & STATUS_MASK) >> STATUS_SHIFT]!;
+  }
+  blocked(slot: number): boolean {
+    return (this.bits[slot]! & BLOCKED) !== 0;
+  }
+  redirected(slot: number): boolean {
+    return (this.bits[slot]! & REDIRECTED) !== 0;
+  }
+  read(slot: number): boolean {
+    return (this.bits[slot]! & READ) !== 0;
+  }
+  team(slot: number): string | null {
+    return this.names.value(this.teams[slot]!) ?? null;
+  }
+  sender(slot: number): string | null {
+    return this.names.value(this.senders[slot]!) ?? null;
+  }
+  /** The capture's namespace (storage/namespace.ts), or null. */
+  namespace(slot: number): string | null {
+    return this.spaceNames.value(this.spaces[slot]!) ?? null;
+  }
+  /**
+   * A test of whether a slot's search text (see searchText) holds every needle (UTF-8 bytes of
+   * lowercased text), and `inSubject` within its subject (search-texts.ts matcher).
+   */
+  textMatcher(needles: readonly Uint8Array[], inSubject?: Uint8Array): (slot: number) => boolean {
+    const match = this.texts.matcher(needles, inSubject);
+    return (slot) => match(this.places[slot]!);
+  }
+  /** The slot's search text, decoded (a string made for each call: for tests and tools, not scans). */
+  text(slot: number): string {
+    return this.texts.bytes(this.places[slot]!).toString('utf8');
+  }
+  /** Whether the slot's search text begins with `prefix` (UTF-8 bytes). */
+  textStartsWith(slot: number, prefix: Uint8Array): boolean {
+    return this.texts.startsWith(this.places[slot]!, prefix);
+  }
+  flow(seq: number): FlowMark | undefined {
+    return this.flowMarks.get(seq);
+  }
+  flowCaptures(): IterableIterator<[number, FlowMark]> {
+    return this.flowMarks.entries();
+  }
+  /** Captures loaded with their MIME parts still to extract (taken once, when loading is over). */
+  unparsedCaptures(): number[] {
+    return this.work.unparsedCaptures();
+  }
+
+  /** The search text changed (an SMTP message's parts were extracted: its snippet is known). */
+  setText(seq: number, text: string): void {
+    const slot = this.slotOf(seq);
+    if (slot < 0) return;
+    this.texts.remove(this.places[slot]!);
+    this.places[slot] = this.texts.add(text);
+    this.bits[slot]! &= ~UNPARSED;
+    if (this.texts.wasteful) this.texts.rewrite(this.places, this.used, (at) => !(this.bits[at]! & DEAD));
+  }
+
+  /** Captures that were pending when loaded, and when each turns (ms since the epoch). */
+  pendingDeliveries(): [number, number][] {
+    return this.work.pendingDeliveries();
+  }
+
+  /** Slots of live captures, newest first, that pass `match`; stops when `visit` returns false. */
+  scanNewestFirst(match: (slot: number) => boolean, visit: (slot: number) => boolean | undefined): void {
+    for (let slot = this.used - 1; slot >= 0; slot--) {
+      if (this.bits[slot]! & DEAD) continue;
+      if (!match(slot)) continue;
+      if (visit(slot) === false) return;
+    }
+  }
+
+  /** Sequence numbers of live captures, oldest first, that pass `match`, at most `limit`. */
+  oldest(limit: number, match: (slot: number) => boolean = () => true): number[] {
+    const out: number[] = [];
+    for (let slot = 0; slot < this.used && out.length < limit; slot++) {
+      if (this.bits[slot]! & DEAD) continue;
+      if (match(slot)) out.push(this.seqs[slot]!);
+    }
+    return out;
+  }
+
+  /** When the oldest live capture was created (ms), or null when there is none. */
+  oldestCreatedMs(): number | null {
+    for (let slot = 0; slot < this.used; slot++) if (!(this.bits[slot]! & DEAD)) return this.created[slot]!;
+    return null;
+  }
+
+  /** The newest live sequence number, or 0. */
+  maxSeq(): number {
+    for (let slot = this.used - 1; slot >= 0; slot--) if (!(this.bits[slot]! & DEAD)) return this.seqs[slot]!;
+    return 0;
+  }
+
+  /**
+   * The live captures with `lo <= seq < hi`, self-contained, for a checkpoint (storage/disk/checkpoint.ts):
+   * restoreRange appends them again. `expected` is what the segment file holds live, in order:
+   * when the captures here differ (a write not settled yet), null. Taken ROWS_PER_TURN at a time,
+   * with a `pause` (the event loop's next turn) between: a capture changed in between is the
+   * caller's to notice (saveCheckpoint keeps it only if its segment did not change meanwhile).
+   */
+  async serializeRange(lo: number, hi: number, expected: readonly number[], pause: () => Promise<void> = nextTurn): Promise<Buffer | null> {
+    const settled = () => liveRowsIn(this.seqs, this.used, { lo, hi }, (slot) => (this.bits[slot]! & DEAD) !== 0, expected) !== null;
+    if (!settled()) return null;
+    const rows = new MessageRowsWriter(expected);
+    for (const [i, seq] of expected.entries()) {
+      if (i > 0 && i % ROWS_PER_TURN === 0) await pause();
+      const from = this.slotOf(seq); // again after every pause: a compaction may have moved the rows
+      if (from < 0) return null;
+      rows.set(i, {
+        created: this.created[from]!,
+        bits: this.bits[from]!,
+        team: this.names.value(this.teams[from]!),
+        sender: this.names.value(this.senders[from]!),
+        namespace: this.spaceNames.value(this.spaces[from]!),
+        use: [this.packs[from]!, this.packBytes[from]!, this.packEnds[from]!],
+        spread: this.spread.get(seq),
+        // A view of its chunk, whose bytes never change (a rewrite makes new chunks).
+        text: this.texts.bytes(this.places[from]!),
+        flow: this.flowMarks.get(seq),
+        pendingAt: this.work.pendingAt.get(seq),
+      });
+    }
+    // Still no capture in the range that the file does not hold (one added, a deletion not written yet).
+    if (!settled()) return null;
+    return rows.encode();
+  }
+
+  /**
+   * Appends the captures serializeRange wrote (ranges arrive in sequence order, as segments
+   * load); returns the bytes they take in each pack, which the pack store counts as live, and
+   * how many have parts past where `packEnd` says their pack ends now. Throws, having changed
+   * nothing, on a range it cannot read (the caller reads the segment file instead).
+   */
+  restoreRange(data: Buffer, packEnd: (pack: number) => number): { packs: Map<number, number>; cutShort: number } {
+    const { count: n, strings, seqs, created, bits, ids, use, lengths, extras, textAt } = decodeMessageRows(data);
+    if (n > 0 && this.used > 0 && seqs[0]! <= this.seqs[this.used - 1]!) throw new Error('index range out of order');
+    for (const [seq, mark] of extras.f) this.flowMarks.set(seq, mark);
+    for (const [seq, at] of extras.p) this.work.pendingAt.set(seq, at);
+    const spread = new Map(extras.s);
+    const packs = new Map<number, number>();
+    let cutShort = 0;
+    // Room for the range, then its texts in one copy per chunk (a copy per capture was half the
+    // restore's time), and each of its strings interned once (-1: not yet).
+    if (this.used + n > this.seqs.length) this.grow(Math.max(this.seqs.length * 2, this.used + n));
+    this.texts.addAll(data, textAt, lengths, n, this.places, this.used);
+    const names = new Int32Array(strings.length).fill(-1);
+    const spaces = new Int32Array(strings.length).fill(-1);
+    const name = (at: number) => (names[at]! >= 0 ? names[at]! : (names[at] = this.nameId(strings[at] ?? null)));
+    const space = (at: number) => (spaces[at]! >= 0 ? spaces[at]! : (spaces[at] = this.spaceId(strings[at] ?? null)));
+    for (let i = 0; i < n; i++) {
+      const seq = seqs[i]!;
+      const slot = this.append(seq);
+      this.created[slot] = created[i]!;
+      this.bits[slot] = bits[i]! & ~DEAD;
+      this.teams[slot] = name(ids[3 * i]!);
+      this.senders[slot] = name(ids[3 * i + 1]!);
+      this.spaces[slot] = space(ids[3 * i + 2]!);
+      const uses = spread.get(seq);
+      if (uses) {
+        this.setUse(slot, seq, uses);
+        for (const [pack, bytes] of uses) packs.set(pack, (packs.get(pack) ?? 0) + bytes);
+        if (uses.some(([pack, , end]) => end > packEnd(pack))) cutShort++;
+      } else {
+        // Nearly every capture: one pack or none, set with no array made for it.
+        const pack = use[3 * i]!;
+        const bytes = use[3 * i + 1]!;
+        const end = use[3 * i + 2]!;
+        this.packs[slot] = pack;
+        this.packBytes[slot] = bytes;
+        this.packEnds[slot] = end;
+        if (pack !== 0) {
+          packs.set(pack, (packs.get(pack) ?? 0) + bytes);
+          if (end > packEnd(pack)) cutShort++;
+        }
+      }
+      this.added(slot);
+    }
+    return { packs, cutShort };
+  }
+
+  /** Drops dead slots (after many deletions). */
+  private compact(): void {
+    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, this.packs, this.packBytes, this.packEnds, this.spaces, this.places];
+    const to = keepRows(columns, this.used, (slot) => !(this.bits[slot]! & DEAD));
+    this.used = to;
+    if (this.texts.wasteful) this.texts.rewrite(this.places, this.used, () => true);
+    this.grow(Math.max(1024, to * 2));
+    this.reinternSpaces();
+  }
+
+  /** Forgets the namespaces no live capture has any more (one per test adds up over a long run). */
+  private reinternSpaces(): void {
+    const old = this.spaceNames;
+    this.spaceNames = new Interned(1);
+    for (let slot = 0; slot < this.used; slot++) this.spaces[slot] = this.spaceId(old.value(this.spaces[slot]!) ?? null);
+  }
+
+  private grow(capacity: number): void {
+    this.seqs = resized(this.seqs, this.used, capacity);
+    this.created = resized(this.created, this.used, capacity);
+    this.bits = resized(this.bits, this.used, capacity);
+    this.teams = resized(this.teams, this.used, capacity);
+    this.senders = resized(this.senders, this.used, capacity);
+    this.packs = resized(this.packs, this.used, capacity);
+    this.packBytes = resized(this.packBytes, this.used, capacity);
+    this.packEnds = resized(this.packEnds, this.used, capacity);
+    this.spaces = resized(this.spaces, this.used, capacity);
+    this.places = resized(this.places, this.used, capacity);
+  }
+
+  private spaceId(namespace: string | null): number {
+    return namespace === null ? 0 : this.spaceNames.id(namespace);
+  }
+
+  private nameId(name: string | null): number {
+    return name === null ? 0 : this.names.id(name);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * What the compact indexes (message-index.ts, recipient-index.ts) share: rows in typed arrays,
+ * one slot per record in sequence order.
+ */
+
+type Column = Float64Array | Uint32Array | Uint16Array | Uint8Array;
+
+/** The first of the first `used` slots whose sequence number is `seq` or more (binary search). */
+function lowerBound(seqs: ArrayLike<number>, used: number, seq: number): number {
+  let lo = 0;
+  let hi = used;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (seqs[mid]! < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The slot among the first `used` whose sequence number is `seq`, or -1. */
+export function slotWithSeq(seqs: ArrayLike<number>, used: number, seq: number): number {
+  const slot = lowerBound(seqs, used, seq);
+  return slot < used && seqs[slot] === seq ? slot : -1;
+}
+
+/** A column of `capacity` slots of the same kind, holding the first `used` of `from` (grown, or shrunk to fit). */
+export function resized<A extends Column>(from: A, used: number, capacity: number): A {
+  const next = new (from.constructor as new (length: number) => A)(capacity);
+  next.set(from.subarray(0, Math.min(used, capacity)));
+  return next;
+}
+
+/**
+ * Moves the rows `keep` accepts to the front of every column, in order (a compaction of the
+ * index after many removals); returns how many there are.
+ */
+export function keepRows(columns: readonly Column[], used: number, keep: (slot: number) => boolean): number {
+  let to = 0;
+  for (let from = 0; from < used; from++) {
+    if (!keep(from)) continue;
+    if (to !== from) for (const column of columns) column[to] = column[from]!;
+    to++;
+  }
+  return to;
+}
+
+/**
+ * The slots of the live rows whose sequence number is in [lo, hi), for a checkpoint of one
+ * segment's rows; null when they are not `expected` (what the segment file holds live, in
+ * order): a change not settled yet, nothing consistent to save.
+ */
+export function liveRowsIn(
+  seqs: ArrayLike<number>,
+  used: number,
+  range: { lo: number; hi: number },
+  dead: (slot: number) => boolean,
+  expected: readonly number[],
+): number[] | null {
+  const rows: number[] = [];
+  for (let slot = lowerBound(seqs, used, range.lo); slot < used && seqs[slot]! < range.hi; slot++) {
+    if (dead(slot)) continue;
+    if (seqs[slot] !== expected[rows.length]) return null;
+    rows.push(slot);
+  }
+  return rows.length === expected.length ? rows : null;
+}
+
+/** Strings interned (team names, namespaces: few, repeated by many rows): ids from `first` up, in order of first use. */
+export class Interned {
+  private readonly list: string[] = [];
+  private readonly ids = new Map<string, number>();
+
+  constructor(private readonly first = 0) {}
+
+  /** The value's id, interned now if it is new. */
+  id(value: string): number {
+    let id = this.ids.get(value);
+    if (id === undefined) {
+      id = this.first + this.list.length;
+      this.list.push(value);
+      this.ids.set(value, id);
+    }
+    return id;
+  }
+
+  /** The value's id if it is interned. */
+  find(value: string): number | undefined {
+    return this.ids.get(value);
+  }
+
+  value(id: number): string | undefined {
+    return this.list[id - this.first];
+  }
+
+  /** Every value, by id. */
+  values(): readonly string[] {
+    return this.list;
+  }
+
+  clear(): void {
+    this.list.length = 0;
+    this.ids.clear();
+  }
+}
+
+/** Rows a checkpoint serializes in one turn of the event loop (a few milliseconds at most). */
+export const ROWS_PER_TURN = 1024;
+
+/** Resolves in the event loop's next turn, after the I/O and timers already due (setImmediate). */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

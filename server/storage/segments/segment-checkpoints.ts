@@ -1,0 +1,154 @@
+import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, type FileIdentity, sameFile, writeCheckpoint } from '../disk/checkpoint.ts';
+import type { Fs } from '../disk/fs.ts';
+import { checkpointFileOf, openFile, type Segment } from './segment-file.ts';
+
+/**
+ * A segment's checkpoint (storage/checkpoint.ts) read, applied and taken: where its live lines
+ * are and the owner's rows for it, so that a start need not read the segment file.
+ */
+
+/**
+ * What a collection's owner keeps in memory per segment, saved with the segment's checkpoint
+ * so that a start need not read the file.
+ */
+export interface CheckpointRows {
+  /**
+   * The owner's rows for sequence numbers lo <= seq < hi; `live` lists the ones the file holds
+   * live. Null when they differ (a change not settled yet): nothing consistent to save now. It
+   * may take several turns of the event loop (the captures' index does): saveCheckpoint keeps
+   * the result only if the segment did not change meanwhile.
+   */
+  save(lo: number, hi: number, live: readonly number[]): Buffer | null | Promise<Buffer | null>;
+  /** Restores what save wrote; throws, having changed nothing, when it cannot. */
+  restore(data: Buffer): void;
+}
+
+/** A segment's checkpoint that matches its file, read and not applied yet. */
+export interface ReadCheckpoint {
+  segment: Segment;
+  checkpoint: ReturnType<typeof decodeSegmentCheckpoint>;
+  size: number;
+}
+
+interface Options {
+  fs: Fs;
+  segmentSize: number;
+  checkpoint?: CheckpointRows;
+}
+
+/** Counts of how start-up took its segments (segment-log.ts CheckpointUse). */
+interface Use {
+  restored: number;
+  missing: number;
+  old: number;
+  damaged: number;
+}
+
+/**
+ * The checkpoint of `segment` (new, not opened yet) when there is one that describes its file as
+ * it is (the segment's file then open); null, counted in `use`, when the file must be read.
+ */
+export async function readCheckpoint(options: Options, segment: Segment, use: Use): Promise<ReadCheckpoint | null> {
+  const { fs, segmentSize, checkpoint: rows } = options;
+  if (!rows) return null;
+  const bytes = await fs.readFile(checkpointFileOf(segment.file)).catch(() => null);
+  if (bytes === null) {
+    use.missing++;
+    return null;
+  }
+  let checkpoint: ReturnType<typeof decodeSegmentCheckpoint>;
+  try {
+    checkpoint = decodeSegmentCheckpoint(bytes);
+  } catch {
+    use.damaged++;
+    return null;
+  }
+  const opened = await openFile(fs, segment.file);
+  segment.handle = opened.handle;
+  segment.writable = opened.writable;
+  const stat = await segment.handle.stat();
+  if (checkpoint.segmentSize !== segmentSize || !sameFile(checkpoint.file, stat)) {
+    await segment.handle.close().catch(() => undefined);
+    use.old++;
+    return null;
+  }
+  return { segment, checkpoint, size: stat.size };
+}
+
+/**
+ * Restores the owner's rows and the segment's line table from what readCheckpoint found; false
+ * (having changed nothing, the file closed) when the rows cannot be restored.
+ */
+export async function applyCheckpoint(rows: CheckpointRows, { segment, checkpoint, size }: ReadCheckpoint, use: Use): Promise<boolean> {
+  try {
+    rows.restore(checkpoint.payload);
+  } catch {
+    await segment.handle!.close().catch(() => undefined);
+    use.damaged++;
+    return false;
+  }
+  for (let i = 0; i < checkpoint.slots.length; i++) {
+    segment.offsets[checkpoint.slots[i]!] = checkpoint.offsets[i]!;
+    segment.lengths[checkpoint.slots[i]!] = checkpoint.lengths[i]!;
+  }
+  segment.size = size;
+  segment.hasLines = checkpoint.hasLines;
+  segment.live = checkpoint.live;
+  segment.dead = checkpoint.dead;
+  segment.maxSeq = checkpoint.maxSeq;
+  segment.checkpointed = 0;
+  use.restored++;
+  return true;
+}
+
+/**
+ * Takes `segment`'s checkpoint and writes it beside the file (a temporary file renamed over the
+ * old one), while `current` says it is still the collection's. What the file holds is read with
+ * nothing writing (`exclusive`); the owner's rows are taken after, with writes going on (they
+ * may take many turns of the event loop, and sends must not wait for them), and kept only if,
+ * with nothing writing again, the segment is as it was: no line written or waiting to be, the
+ * same file. False when there is nothing consistent to save now (the next round tries again).
+ */
+export async function saveCheckpoint(
+  options: Options,
+  segment: Segment,
+  exclusive: <R>(task: () => Promise<R>) => Promise<R>,
+  current: () => boolean,
+): Promise<boolean> {
+  const { fs, segmentSize, checkpoint: rows } = options;
+  if (!rows) return false;
+  const settled = async (): Promise<{ changes: number; stat: FileIdentity } | null> => {
+    if (!segment.handle || !segment.writable || segment.size === 0 || segment.pending.length > 0 || segment.needsRewrite || segment.cleared) return null;
+    if (!current()) return null;
+    const changes = segment.changes;
+    const { size, mtimeMs, ino } = await segment.handle.stat();
+    // Nothing may have changed during the stat (exclusive holds writes, not compaction's bookkeeping).
+    if (segment.changes !== changes || size !== segment.size) return null;
+    return { changes, stat: { size, mtimeMs, ino } };
+  };
+  const before = await exclusive(settled);
+  if (before === null) return false;
+  const slots: number[] = [];
+  for (let slot = 0; slot < segmentSize; slot++) if (segment.lengths[slot]! > 0) slots.push(slot);
+  const file = {
+    live: segment.live,
+    dead: segment.dead,
+    maxSeq: segment.maxSeq,
+    hasLines: segment.hasLines,
+    slots: Uint32Array.from(slots),
+    offsets: Float64Array.from(slots, (slot) => segment.offsets[slot]!),
+    lengths: Uint32Array.from(slots, (slot) => segment.lengths[slot]!),
+  };
+  const lo = segment.index * segmentSize;
+  const payload = await rows.save(
+    lo,
+    lo + segmentSize,
+    slots.map((slot) => lo + slot),
+  );
+  if (payload === null) return false;
+  const after = await exclusive(settled);
+  if (after === null || after.changes !== before.changes || !sameFile(after.stat, before.stat)) return false;
+  await writeCheckpoint(fs, checkpointFileOf(segment.file), encodeSegmentCheckpoint({ segmentSize, file: before.stat, ...file, payload }));
+  segment.checkpointed = before.changes;
+  return true;
+}
