@@ -123,7 +123,9 @@ async function main(): Promise<number> {
       ['during a checkpoint run', during],
     ] as const) {
       const all = Float64Array.from(samples);
-      console.log(`| ${label} | ${format(all.length)} | ${format(percentile(all, 50), 2)} | ${format(percentile(all, 99), 2)} | ${format(percentile(all, 100), 2)} |`);
+      console.log(
+        `| ${label} | ${format(all.length)} | ${format(percentile(all, 50), 2)} | ${format(percentile(all, 99), 2)} | ${format(percentile(all, 100), 2)} |`,
+      );
     }
     console.log(
       `\ncheckpoint runs while timing: ${inWindow.length} (duration median ${format(percentile(durations, 50), 1)} ms, max ${format(percentile(durations, 100), 1)} ms)`,

@@ -50,7 +50,9 @@ describe('docs/architecture.md draws the tree as it is', () => {
   it('names every folder of server/, client/ and ui/src/ (components/ holds a folder per component, as it says)', async () => {
     const text = await pictures();
     expect(text).toContain('components/\n                     (a folder per component');
-    const folders = (await Promise.all(['server', 'client', 'ui/src'].map(walk))).flatMap((tree) => tree.folders).filter((folder) => !folder.startsWith('ui/src/components/'));
+    const folders = (await Promise.all(['server', 'client', 'ui/src'].map(walk)))
+      .flatMap((tree) => tree.folders)
+      .filter((folder) => !folder.startsWith('ui/src/components/'));
     expect(folders.length).toBeGreaterThan(15);
     const unnamed = folders.filter((folder) => !text.includes(`${path.basename(folder)}/`));
     expect(unnamed).toEqual([]);
