@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Events } from './domain/events.ts';
 import type { Sandbox } from './domain/sandbox.ts';
 import { DiskUsage } from './storage/disk/disk-usage.ts';
-import type { Store } from './storage/store.ts';
+import type { CheckpointRuns, Store } from './storage/store.ts';
 import type { MessageRecord, Source } from './domain/entities.ts';
 
 /** Where the store's gauges read from; nothing is computed per request. */
@@ -17,6 +17,8 @@ interface StoreGauges {
   capturesChanged?(): void;
   /** Called with every failed storage write (reason: full, read-only, missing, error). */
   onWriteFailure?(listener: (reason: string) => void): () => void;
+  /** The store's checkpoint runs (storage/store-upkeep.ts). */
+  checkpointRuns?(): Readonly<CheckpointRuns>;
 }
 
 interface MetricsOptions {
@@ -103,6 +105,45 @@ function createMetrics({ events, store, processMetrics = true }: MetricsOptions)
       },
     });
   }
+  if (store.checkpointRuns) {
+    const runs = store.checkpointRuns;
+    // Checkpoints are written in the background (docs/storage.md, Start-up: checkpoints); when the
+    // last run began and ended lets a benchmark or a dashboard line sends up with them.
+    new Counter({
+      name: 'pigeonhole_storage_checkpoint_runs_total',
+      help: 'Checkpoint runs that tried a segment or wrote a file (background, on demand and at a clean stop).',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(runs().runs);
+      },
+    });
+    new Counter({
+      name: 'pigeonhole_storage_checkpoints_written_total',
+      help: 'Checkpoint files written (one per segment, one for the packs).',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(runs().written);
+      },
+    });
+    new Gauge({
+      name: 'pigeonhole_storage_checkpoint_last_started_seconds',
+      help: 'When the last checkpoint run began (Unix time; 0 before the first).',
+      registers: [registry],
+      collect() {
+        this.set(runs().lastStartedAt / 1000);
+      },
+    });
+    new Gauge({
+      name: 'pigeonhole_storage_checkpoint_last_finished_seconds',
+      help: 'When the last checkpoint run ended (Unix time; 0 before the first).',
+      registers: [registry],
+      collect() {
+        this.set(runs().lastFinishedAt / 1000);
+      },
+    });
+  }
   const writeFailures = new Counter({
     name: 'pigeonhole_storage_write_failures_total',
     help: 'Storage writes that failed, by reason (full, read-only, missing, error); nothing they covered was acknowledged.',
@@ -180,6 +221,7 @@ export function createSandboxMetrics({ sandbox, store, processMetrics, diskCache
       storeFiles: () => diskUsage.files(),
       capturesChanged: () => diskUsage.changed(),
       onWriteFailure: (listener) => store.health.onFailure((error) => listener(error.problem)),
+      checkpointRuns: () => store.checkpointRuns(),
     },
   });
   const stopFaults = sandbox.faults.onInjected(({ target }) => metrics.faultInjected(target));

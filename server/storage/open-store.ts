@@ -99,6 +99,7 @@ export async function openStore(options: StoreOptions): Promise<OpenStore> {
     },
     exclusive: (task) => flusher.exclusive(task),
     checkpoint: () => upkeep.checkpointNow(),
+    checkpointRuns: () => upkeep.checkpointRuns,
     diskUsage: () => diskUsage(fs, dataDir),
     async close() {
       if (closed) return;

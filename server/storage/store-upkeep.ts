@@ -6,6 +6,7 @@ import type { Fs } from './disk/fs.ts';
 import type { StorageHealth } from './disk/health.ts';
 import type { OpenedFiles } from './open-files.ts';
 import type { Reserve } from './reserve.ts';
+import type { CheckpointRuns } from './store.ts';
 
 /**
  * The restore step of openStore (open-store.ts), and the rest of what keeps an open store written:
@@ -21,6 +22,8 @@ export class Upkeep {
   /** The probe under way, which a close waits for (it may be writing a probe file or the reserve). */
   private probing: Promise<void> | null = null;
   private checkpointing: Promise<number> | null = null;
+  /** The background checkpoint runs that tried a segment or wrote a file (the metrics read it). */
+  readonly checkpointRuns: CheckpointRuns = { runs: 0, written: 0, lastStartedAt: 0, lastFinishedAt: 0 };
   private lazyTimer: NodeJS.Timeout | null = null;
   private timers: NodeJS.Timeout[] = [];
   private flusher!: Flusher;
@@ -125,10 +128,13 @@ export class Upkeep {
     const { messageLog, recipients, packs } = this.files;
     this.checkpointing ??= (async () => {
       let written = 0;
+      let tried = 0;
+      const startedAt = Date.now();
       try {
         if (this.health.problem) return 0;
         for (const segmentLog of [messageLog, recipients.storage]) {
           for (const segment of segmentLog.staleCheckpoints(quietMs).slice(0, limit)) {
+            tried++;
             if (await segmentLog.saveCheckpoint(segment, (task) => this.flusher.exclusive(task))) written++;
           }
         }
@@ -137,6 +143,13 @@ export class Upkeep {
         // The disk refused it: the files stay the record, read at the next start.
       } finally {
         this.checkpointing = null;
+        if (tried > 0 || written > 0) {
+          const runs = this.checkpointRuns;
+          runs.runs++;
+          runs.written += written;
+          runs.lastStartedAt = startedAt;
+          runs.lastFinishedAt = Date.now();
+        }
       }
       return written;
     })();

@@ -31,6 +31,14 @@ export interface UpdateOptions {
  * The store as the layers above it see it (docs/architecture.md, "Storage"): repositories, each
  * change to which queues its own write, and one way to put changes on disk, `update`.
  */
+/** Counts of the checkpoint runs, and when the last one began and ended (Unix ms; 0: none yet). */
+export interface CheckpointRuns {
+  runs: number;
+  written: number;
+  lastStartedAt: number;
+  lastFinishedAt: number;
+}
+
 export interface Store {
   readonly dataDir: string;
   /** The captures: add, read, remove and clear, with their parts (capture-store.ts). */
@@ -63,6 +71,8 @@ export interface Store {
    * now, as a clean stop does; resolves with how many files it wrote.
    */
   checkpoint(): Promise<number>;
+  /** The checkpoint runs so far (background and on demand), for /metrics. */
+  checkpointRuns(): Readonly<CheckpointRuns>;
   /** Bytes the data directory takes on disk (allocated blocks) and how many files it holds. */
   diskUsage(): Promise<{ bytes: number; files: number }>;
   /** Writes everything queued (a failure is logged with what stayed unsaved), then closes the files. */

@@ -55,6 +55,10 @@ describe('/metrics', () => {
       ['pigeonhole_smtp_rejections_total', 'counter'],
       ['pigeonhole_websocket_clients', 'gauge'],
       ['pigeonhole_fault_injections_total', 'counter'],
+      ['pigeonhole_storage_checkpoint_runs_total', 'counter'],
+      ['pigeonhole_storage_checkpoints_written_total', 'counter'],
+      ['pigeonhole_storage_checkpoint_last_started_seconds', 'gauge'],
+      ['pigeonhole_storage_checkpoint_last_finished_seconds', 'gauge'],
       ['process_cpu_seconds_total', 'counter'],
       ['process_resident_memory_bytes', 'gauge'],
       ['nodejs_eventloop_lag_seconds', 'gauge'],
@@ -127,6 +131,26 @@ describe('/metrics', () => {
     expect(sample(text, 'pigeonhole_store_bytes')).toBe(await du(app.store.dataDir));
     expect(sample(text, 'pigeonhole_store_bytes')!).toBeLessThan(withBig - 200_000 + 4096 * 4);
     expect(sample(text, 'pigeonhole_messages_stored')).toBe(3);
+  });
+
+  it('counts the checkpoint runs and says when the last one began and ended', async ({ observed: app, scrape }) => {
+    const before = await scrape();
+    const runs = sample(before, 'pigeonhole_storage_checkpoint_runs_total')!;
+    const written = sample(before, 'pigeonhole_storage_checkpoints_written_total')!;
+    await read(await api(app.url, 'test-key').post('/v1/email/send/', { recipient: 'checkpoint@example.com', subject: 'cp', body: '<p>cp</p>' }));
+    const from = Date.now();
+    const files = await app.store.checkpoint();
+    expect(files).toBeGreaterThan(0);
+    const text = await scrape();
+    const to = Date.now();
+    // A background run (every 10 s) may also have come between: at least this one is counted.
+    expect(sample(text, 'pigeonhole_storage_checkpoint_runs_total')).toBeGreaterThanOrEqual(runs + 1);
+    expect(sample(text, 'pigeonhole_storage_checkpoints_written_total')).toBeGreaterThanOrEqual(written + files);
+    const started = sample(text, 'pigeonhole_storage_checkpoint_last_started_seconds')! * 1000;
+    const finished = sample(text, 'pigeonhole_storage_checkpoint_last_finished_seconds')! * 1000;
+    expect(started).toBeGreaterThanOrEqual(from);
+    expect(finished).toBeGreaterThanOrEqual(started);
+    expect(finished).toBeLessThanOrEqual(to);
   });
 
   it('counts what the SMTP server, the WebSocket hub and fault injection report', async ({ observed: app, scrape }) => {
