@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +45,14 @@ describe('docs/architecture.md draws the tree as it is', () => {
     const trees = await Promise.all(['server', 'client', 'ui', 'bin', 'scripts', 'test', 'bench'].map(walk));
     const files = [...trees.flatMap((tree) => tree.files), 'package.json', 'vitest.config.ts'];
     const missing = [...named].filter((name) => !name.includes('*') && !files.some((file) => file === name || file.endsWith(`/${name}`)));
+    expect(missing).toEqual([]);
+  });
+
+  it('names only paths that exist wherever it gives one in full (server/..., client/..., ui/..., scripts/..., test/..., bench/...)', async () => {
+    const page = await readFile(path.join(ROOT, 'docs/architecture.md'), 'utf8');
+    const paths = new Set([...page.matchAll(/`((?:server|client|ui|scripts|test|bench)\/[\w./-]+)`/g)].map((m) => m[1]!.replace(/\/$/, '')));
+    expect(paths.size).toBeGreaterThan(10);
+    const missing = [...paths].filter((p) => !p.includes('*') && !existsSync(path.join(ROOT, p)));
     expect(missing).toEqual([]);
   });
 
