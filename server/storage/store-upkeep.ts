@@ -5,6 +5,7 @@ import type { Flusher, FlusherHooks } from './disk/flusher.ts';
 import type { Fs } from './disk/fs.ts';
 import type { StorageHealth } from './disk/health.ts';
 import type { OpenedFiles } from './open-files.ts';
+import { nextTurn, pacedTurn } from './indexes/rows.ts';
 import type { Reserve } from './reserve.ts';
 import type { CheckpointRuns } from './store.ts';
 
@@ -73,7 +74,7 @@ export class Upkeep {
     const { probeIntervalMs, checkpointIntervalMs, checkpointQuietMs } = this.files.settings;
     this.timers = [
       setInterval(() => void this.probe(), probeIntervalMs),
-      setInterval(() => void this.saveCheckpoints(checkpointQuietMs, 8), checkpointIntervalMs),
+      setInterval(() => void this.saveCheckpoints(checkpointQuietMs, 8, pacedTurn), checkpointIntervalMs),
     ];
     for (const timer of this.timers) timer.unref();
   }
@@ -81,7 +82,7 @@ export class Upkeep {
   /** Every segment's and the packs' checkpoint now, as a clean stop writes them; how many files. */
   async checkpointNow(): Promise<number> {
     await this.checkpointing;
-    return this.saveCheckpoints(0, Number.POSITIVE_INFINITY);
+    return this.saveCheckpoints(0, Number.POSITIVE_INFINITY, nextTurn);
   }
 
   /** Stops the timers and waits for the probe under way. */
@@ -124,7 +125,7 @@ export class Upkeep {
    * while, and of the packs, in the background; of everything at a clean stop. Never while the
    * disk refuses writes; a checkpoint that cannot be written only makes the next start slower.
    */
-  private saveCheckpoints(quietMs: number, limit: number): Promise<number> {
+  private saveCheckpoints(quietMs: number, limit: number, pause: () => Promise<void>): Promise<number> {
     const { messageLog, recipients, packs } = this.files;
     this.checkpointing ??= (async () => {
       let written = 0;
@@ -135,7 +136,7 @@ export class Upkeep {
         for (const segmentLog of [messageLog, recipients.storage]) {
           for (const segment of segmentLog.staleCheckpoints(quietMs).slice(0, limit)) {
             tried++;
-            if (await segmentLog.saveCheckpoint(segment, (task) => this.flusher.exclusive(task))) written++;
+            if (await segmentLog.saveCheckpoint(segment, (task) => this.flusher.exclusive(task), pause)) written++;
           }
         }
         if (await packs.saveCheckpoint()) written++;

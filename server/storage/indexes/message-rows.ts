@@ -60,7 +60,9 @@ export interface MessageRow {
 export class MessageRowsWriter {
   private readonly strings = new Interned(1);
   private readonly rows: MessageRows;
-  private readonly texts: Buffer[] = [];
+  /** The search texts end to end, copied a row at a time (a chunk's work, not the encoding's). */
+  private texts = Buffer.allocUnsafe(64 * 1024);
+  private textsLength = 0;
 
   /** Rows for these sequence numbers, in order. */
   constructor(seqs: readonly number[]) {
@@ -90,19 +92,24 @@ export class MessageRowsWriter {
     rows.ids[3 * i + 2] = id(row.namespace);
     rows.use.set(row.use, 3 * i);
     rows.lengths[i] = row.text.length;
-    this.texts[i] = row.text;
+    if (this.textsLength + row.text.length > this.texts.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.texts.length * 2, this.textsLength + row.text.length));
+      this.texts.copy(grown, 0, 0, this.textsLength);
+      this.texts = grown;
+    }
+    this.textsLength += row.text.copy(this.texts, this.textsLength);
     if (row.flow) rows.extras.f.push([seq, row.flow]);
     if (row.spread) rows.extras.s.push([seq, row.spread]);
     if (row.pendingAt !== undefined) rows.extras.p.push([seq, row.pendingAt]);
   }
 
   encode(): Buffer {
-    return encodeMessageRows({ ...this.rows, strings: [null, ...this.strings.values()] }, this.texts);
+    return encodeMessageRows({ ...this.rows, strings: [null, ...this.strings.values()] }, this.texts.subarray(0, this.textsLength));
   }
 }
 
-/** The rows with their search texts (`texts[i]` is row i's), as bytes. */
-function encodeMessageRows(rows: MessageRows, texts: readonly Buffer[]): Buffer {
+/** The rows with their search texts (end to end, in row order), as bytes. */
+function encodeMessageRows(rows: MessageRows, texts: Buffer): Buffer {
   const head = Buffer.alloc(9);
   head.writeUInt8(RANGE_FORMAT, 0);
   head.writeUInt32LE(rows.count, 1);
@@ -125,7 +132,7 @@ function encodeMessageRows(rows: MessageRows, texts: readonly Buffer[]): Buffer 
     bytesOf(rows.ids),
     bytesOf(rows.use),
     bytesOf(rows.lengths),
-    ...texts,
+    texts,
     jsonLength,
     json,
   ]);

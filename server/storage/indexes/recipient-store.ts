@@ -42,7 +42,7 @@ export class RecipientStore {
   static async open(log: SegmentLogOptions, options: RecipientStoreOptions = {}): Promise<RecipientStore> {
     const store = new RecipientStore(options);
     const rows = {
-      save: (lo: number, hi: number, live: readonly number[]) => store.index.serializeRange(lo, hi, live),
+      save: (lo: number, hi: number, live: readonly number[], pause?: () => Promise<void>) => store.index.serializeRange(lo, hi, live, pause),
       restore: (data: Buffer) => store.index.restoreRange(data),
     };
     store.log = await SegmentLog.open<RecipientRecord>({ ...log, checkpoint: rows }, (record) => void store.index.add(record));

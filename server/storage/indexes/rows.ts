@@ -104,17 +104,23 @@ export class Interned {
 }
 
 /**
- * Rows a checkpoint serializes in one turn of the event loop: under a millisecond (bench:checkpoint
- * measured about 3 ms for 1,024 message rows), so a send waits at most that long behind one.
+ * Rows a checkpoint serializes in one turn of the event loop: about 0.3 ms of work (bench:checkpoint
+ * measured some 3 ms for 1,024 message rows), so a send waits at most that long behind one.
  */
-export const ROWS_PER_TURN = 256;
+export const ROWS_PER_TURN = 128;
+
+/** Resolves in the event loop's next turn, after the I/O and timers already due (setImmediate): a clean stop's checkpoints. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /**
- * Resolves on a timer 2 ms later (sends' I/O and timers run meanwhile): between its chunks a
- * checkpoint leaves the thread to the sends about two thirds of the time, where a setImmediate
- * took it back on every turn and a send under load paid for a chunk at each of its steps
- * (bench/README.md, Send latency during a checkpoint).
+ * Resolves on a timer 4 ms later (sends' I/O and timers run meanwhile), the background
+ * checkpoints' pause: between its chunks a checkpoint leaves the thread to sends about nine
+ * tenths of the time, so that a server busy with sends is not also short of the time a
+ * checkpoint takes (bench/README.md, Send latency during a checkpoint). A checkpoint of 8,192
+ * rows then takes about a quarter of a second.
  */
-export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 2));
+export function pacedTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 4));
 }

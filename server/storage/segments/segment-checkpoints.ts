@@ -16,9 +16,10 @@ export interface CheckpointRows {
    * The owner's rows for sequence numbers lo <= seq < hi; `live` lists the ones the file holds
    * live. Null when they differ (a change not settled yet): nothing consistent to save now. It
    * may take several turns of the event loop (the captures' index does): saveCheckpoint keeps
-   * the result only if the segment did not change meanwhile.
+   * the result only if the segment did not change meanwhile; `pause` comes between its chunks
+   * (a timer in the background, so that sends keep the thread; the next turn at a clean stop).
    */
-  save(lo: number, hi: number, live: readonly number[]): Buffer | null | Promise<Buffer | null>;
+  save(lo: number, hi: number, live: readonly number[], pause?: () => Promise<void>): Buffer | null | Promise<Buffer | null>;
   /** Restores what save wrote; throws, having changed nothing, when it cannot. */
   restore(data: Buffer): void;
 }
@@ -114,6 +115,7 @@ export async function saveCheckpoint(
   segment: Segment,
   exclusive: <R>(task: () => Promise<R>) => Promise<R>,
   current: () => boolean,
+  pause?: () => Promise<void>,
 ): Promise<boolean> {
   const { fs, segmentSize, checkpoint: rows } = options;
   if (!rows) return false;
@@ -144,6 +146,7 @@ export async function saveCheckpoint(
     lo,
     lo + segmentSize,
     slots.map((slot) => lo + slot),
+    pause,
   );
   if (payload === null) return false;
   const after = await exclusive(settled);

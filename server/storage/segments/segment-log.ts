@@ -363,9 +363,9 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
    * the file. False when there is nothing consistent to save now (lines waiting to be written, a
    * change not settled).
    */
-  async saveCheckpoint(index: number, exclusive: <R>(task: () => Promise<R>) => Promise<R>): Promise<boolean> {
+  async saveCheckpoint(index: number, exclusive: <R>(task: () => Promise<R>) => Promise<R>, pause?: () => Promise<void>): Promise<boolean> {
     const segment = this.table.segments.get(index);
     if (!this.options.checkpoint || !segment) return false;
-    return saveCheckpoint(this.options, segment, exclusive, () => this.table.segments.get(index) === segment);
+    return saveCheckpoint(this.options, segment, exclusive, () => this.table.segments.get(index) === segment, pause);
   }
 }

@@ -224,8 +224,8 @@ describe('a checkpoint of many captures, taken a chunk per turn of the event loo
     const counted = await index.serializeRange(0, 8192, seqs, async () => {
       pauses++;
     });
-    // 5,000 captures, 256 a turn (ROWS_PER_TURN): 19 pauses.
-    expect(pauses).toBe(19);
+    // 5,000 captures, 128 a turn (ROWS_PER_TURN): 39 pauses.
+    expect(pauses).toBe(39);
     // Byte for byte (Buffer#equals: toEqual walks a megabyte element by element).
     expect(saved).not.toBeNull();
     expect(counted?.equals(saved!)).toBe(true);
