@@ -74,7 +74,8 @@ export class Upkeep {
     const { probeIntervalMs, checkpointIntervalMs, checkpointQuietMs } = this.files.settings;
     this.timers = [
       setInterval(() => void this.probe(), probeIntervalMs),
-      setInterval(() => void this.saveCheckpoints(checkpointQuietMs, 8, pacedTurn), checkpointIntervalMs),
+      // Paced while the store serves sends; a run still going when the store stops finishes unpaced (a stop waits for it).
+      setInterval(() => void this.saveCheckpoints(checkpointQuietMs, 8, () => (this.closed ? nextTurn() : pacedTurn())), checkpointIntervalMs),
     ];
     for (const timer of this.timers) timer.unref();
   }
