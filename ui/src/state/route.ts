@@ -67,6 +67,9 @@ export function useRoute(): Route {
   useEffect(() => {
     const onChange = () => setRoute(parseRoute(location.hash));
     window.addEventListener('hashchange', onChange);
+    // A hash changed between the first render and this effect (Preact runs effects after a
+    // frame: a link followed while the page loads) fired before anyone listened: read it now.
+    onChange();
     return () => window.removeEventListener('hashchange', onChange);
   }, []);
   return route;

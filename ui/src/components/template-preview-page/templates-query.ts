@@ -22,8 +22,13 @@ export function readTemplatesQuery(query: string): TemplatesQuery {
   };
 }
 
-/** Writes the page's state into the hash without a new history entry. */
+/**
+ * Writes the page's state into the hash without a new history entry, while the hash is still the
+ * Templates page's: a write that lands after the user followed a link elsewhere (the senders
+ * load after the page opens) must not put the Templates page's address back.
+ */
 export function writeTemplatesQuery(query: TemplatesQuery): void {
+  if (!location.hash.startsWith('#/preview')) return;
   const search = new URLSearchParams();
   for (const key of ['section', 'sender', 'file', 'from'] as const) {
     const value = query[key];
