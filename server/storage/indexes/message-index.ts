@@ -1,6 +1,7 @@
+import type { Parts } from '../disk/checkpoint.ts';
 import { recordNamespace } from '../namespace.ts';
 import { BLOCKED, DEAD, flagsOf, READ, REDIRECTED, SMTP, SOURCE_MASK, SOURCES, STATUS_MASK, STATUS_SHIFT, STATUSES, UNPARSED } from './message-flags.ts';
-import { decodeMessageRows, MessageRowsWriter, type PackUse, packUse } from './message-rows.ts';
+import { decodeMessageRows, emptyRow, MessageRowsWriter, type PackUse, packUse } from './message-rows.ts';
 import { LoadedWork } from './loaded-work.ts';
 import { Interned, keepRows, liveRowsIn, nextTurn, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
 import { SearchTexts, searchText } from './search-texts.ts';
@@ -270,27 +271,30 @@ export class MessageIndex {
    * with a `pause` (the event loop's next turn) between: a capture changed in between is the
    * caller's to notice (saveCheckpoint keeps it only if its segment did not change meanwhile).
    */
-  async serializeRange(lo: number, hi: number, expected: readonly number[], pause: () => Promise<void> = nextTurn): Promise<Buffer | null> {
+  async serializeRange(lo: number, hi: number, expected: readonly number[], pause: () => Promise<void> = nextTurn): Promise<Parts | null> {
     const settled = () => liveRowsIn(this.seqs, this.used, { lo, hi }, (slot) => (this.bits[slot]! & DEAD) !== 0, expected) !== null;
     if (!settled()) return null;
     const rows = new MessageRowsWriter(expected);
-    for (const [i, seq] of expected.entries()) {
+    const row = emptyRow(); // filled for each capture in turn: nothing allocated per row
+    for (let i = 0; i < expected.length; i++) {
       if (i > 0 && i % ROWS_PER_TURN === 0) await pause();
+      const seq = expected[i]!;
       const from = this.slotOf(seq); // again after every pause: a compaction may have moved the rows
       if (from < 0) return null;
-      rows.set(i, {
-        created: this.created[from]!,
-        bits: this.bits[from]!,
-        team: this.names.value(this.teams[from]!),
-        sender: this.names.value(this.senders[from]!),
-        namespace: this.spaceNames.value(this.spaces[from]!),
-        use: [this.packs[from]!, this.packBytes[from]!, this.packEnds[from]!],
-        spread: this.spread.get(seq),
-        // A view of its chunk, whose bytes never change (a rewrite makes new chunks).
-        text: this.texts.bytes(this.places[from]!),
-        flow: this.flowMarks.get(seq),
-        pendingAt: this.work.pendingAt.get(seq),
-      });
+      row.created = this.created[from]!;
+      row.bits = this.bits[from]!;
+      row.team = this.names.value(this.teams[from]!);
+      row.sender = this.names.value(this.senders[from]!);
+      row.namespace = this.spaceNames.value(this.spaces[from]!);
+      row.pack = this.packs[from]!;
+      row.packBytes = this.packBytes[from]!;
+      row.packEnd = this.packEnds[from]!;
+      row.spread = this.spread.get(seq);
+      // Where in its chunk: bytes that never change (a rewrite makes new chunks).
+      this.texts.locate(this.places[from]!, row.text);
+      row.flow = this.flowMarks.get(seq);
+      row.pendingAt = this.work.pendingAt.get(seq);
+      rows.set(i, row);
     }
     // Still no capture in the range that the file does not hold (one added, a deletion not written yet).
     if (!settled()) return null;

@@ -1,4 +1,4 @@
-import { bytesOf, Reader } from '../disk/checkpoint.ts';
+import { bytesOf, type Parts, Reader } from '../disk/checkpoint.ts';
 import { ENTRY_HEADER } from '../packs/pack-file.ts';
 import { contentRefs, type FlowMark, type MessageRecord } from '../records.ts';
 import { Interned } from './rows.ts';
@@ -41,7 +41,11 @@ export interface MessageRows {
   extras: RowExtras;
 }
 
-/** One capture's row as the index holds it: its names as strings, its search text's bytes. */
+/**
+ * One capture's row as the index holds it: its names as strings, its search text's place. The
+ * index fills one such object for every row (nothing allocated per row: a checkpoint takes
+ * thousands while sends run, and young garbage means collections they wait behind).
+ */
 export interface MessageRow {
   created: number;
   bits: number;
@@ -49,20 +53,48 @@ export interface MessageRow {
   sender: string | undefined;
   namespace: string | undefined;
   /** Its first pack (0: none), the bytes it takes there and where they end; `spread` when more than one. */
-  use: PackUse | [0, 0, 0];
+  pack: number;
+  packBytes: number;
+  packEnd: number;
   spread: PackUse[] | undefined;
-  text: Buffer;
+  /** Its search text: bytes start..end of `memory`, which do not change once written (a search-text chunk's). */
+  text: { memory: Buffer; start: number; end: number };
   flow: FlowMark | undefined;
   pendingAt: number | undefined;
+}
+
+/** A row to fill (MessageRow), its text none yet. */
+export function emptyRow(): MessageRow {
+  return {
+    created: 0,
+    bits: 0,
+    team: undefined,
+    sender: undefined,
+    namespace: undefined,
+    pack: 0,
+    packBytes: 0,
+    packEnd: 0,
+    spread: undefined,
+    text: { memory: Buffer.alloc(0), start: 0, end: 0 },
+    flow: undefined,
+    pendingAt: undefined,
+  };
 }
 
 /** MessageRows made a row at a time (the strings interned as they come), for encodeMessageRows. */
 export class MessageRowsWriter {
   private readonly strings = new Interned(1);
   private readonly rows: MessageRows;
-  /** The search texts end to end, copied a row at a time (a chunk's work, not the encoding's). */
-  private texts = Buffer.allocUnsafe(64 * 1024);
-  private textsLength = 0;
+  /**
+   * The search texts end to end, as views of the chunks they lie in: the texts of rows next to
+   * each other are next to each other in their chunk (appended in sequence order), so a
+   * segment's 8,192 texts are a handful of ranges, and none is copied.
+   */
+  private readonly texts: Buffer[] = [];
+  /** The range being grown: its memory, and where in it it starts and ends. */
+  private memory: Buffer | null = null;
+  private start = 0;
+  private end = 0;
 
   /** Rows for these sequence numbers, in order. */
   constructor(seqs: readonly number[]) {
@@ -80,36 +112,57 @@ export class MessageRowsWriter {
     };
   }
 
-  /** Row `i` (the capture of seqs[i]). */
+  /** Row `i` (the capture of seqs[i]); `row` is read now, not kept. */
   set(i: number, row: MessageRow): void {
     const { rows } = this;
     const seq = rows.seqs[i]!;
-    const id = (value: string | undefined) => (value === undefined ? 0 : this.strings.id(value));
     rows.created[i] = row.created;
     rows.bits[i] = row.bits;
-    rows.ids[3 * i] = id(row.team);
-    rows.ids[3 * i + 1] = id(row.sender);
-    rows.ids[3 * i + 2] = id(row.namespace);
-    rows.use.set(row.use, 3 * i);
-    rows.lengths[i] = row.text.length;
-    if (this.textsLength + row.text.length > this.texts.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.texts.length * 2, this.textsLength + row.text.length));
-      this.texts.copy(grown, 0, 0, this.textsLength);
-      this.texts = grown;
-    }
-    this.textsLength += row.text.copy(this.texts, this.textsLength);
+    rows.ids[3 * i] = this.id(row.team);
+    rows.ids[3 * i + 1] = this.id(row.sender);
+    rows.ids[3 * i + 2] = this.id(row.namespace);
+    rows.use[3 * i] = row.pack;
+    rows.use[3 * i + 1] = row.packBytes;
+    rows.use[3 * i + 2] = row.packEnd;
+    const { memory, start, end } = row.text;
+    rows.lengths[i] = end - start;
+    this.addText(memory, start, end);
     if (row.flow) rows.extras.f.push([seq, row.flow]);
     if (row.spread) rows.extras.s.push([seq, row.spread]);
     if (row.pendingAt !== undefined) rows.extras.p.push([seq, row.pendingAt]);
   }
 
-  encode(): Buffer {
-    return encodeMessageRows({ ...this.rows, strings: [null, ...this.strings.values()] }, this.texts.subarray(0, this.textsLength));
+  /** The rows as the parts of their bytes (checkpoint.ts Parts). */
+  encode(): Parts {
+    this.endRange();
+    return encodeMessageRows({ ...this.rows, strings: [null, ...this.strings.values()] }, this.texts);
+  }
+
+  private id(value: string | undefined): number {
+    return value === undefined ? 0 : this.strings.id(value);
+  }
+
+  /** Appends a text: the range grown when the text follows it in the same memory. */
+  private addText(memory: Buffer, start: number, end: number): void {
+    if (start === end) return;
+    if (memory === this.memory && start === this.end) {
+      this.end = end;
+      return;
+    }
+    this.endRange();
+    this.memory = memory;
+    this.start = start;
+    this.end = end;
+  }
+
+  private endRange(): void {
+    if (this.memory) this.texts.push(this.memory.subarray(this.start, this.end));
+    this.memory = null;
   }
 }
 
-/** The rows with their search texts (end to end, in row order), as bytes. */
-function encodeMessageRows(rows: MessageRows, texts: Buffer): Buffer {
+/** The rows with their search texts (end to end, in row order, as ranges), as parts. */
+function encodeMessageRows(rows: MessageRows, texts: readonly Buffer[]): Parts {
   const head = Buffer.alloc(9);
   head.writeUInt8(RANGE_FORMAT, 0);
   head.writeUInt32LE(rows.count, 1);
@@ -123,7 +176,7 @@ function encodeMessageRows(rows: MessageRows, texts: Buffer): Buffer {
   const json = Buffer.from(JSON.stringify(rows.extras), 'utf8');
   const jsonLength = Buffer.alloc(4);
   jsonLength.writeUInt32LE(json.length);
-  return Buffer.concat([
+  return [
     head,
     ...table,
     bytesOf(rows.seqs),
@@ -132,10 +185,10 @@ function encodeMessageRows(rows: MessageRows, texts: Buffer): Buffer {
     bytesOf(rows.ids),
     bytesOf(rows.use),
     bytesOf(rows.lengths),
-    texts,
+    ...texts,
     jsonLength,
     json,
-  ]);
+  ];
 }
 
 /**

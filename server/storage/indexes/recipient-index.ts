@@ -1,3 +1,4 @@
+import type { Parts } from '../disk/checkpoint.ts';
 import { COLUMNS_FORMAT, decodeColumns, decodeRows, encodeColumns, FlagSets, type RecipientColumns } from './recipient-rows.ts';
 import { KeyTable } from './key-table.ts';
 import { Interned, keepRows, liveRowsIn, nextTurn, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
@@ -205,7 +206,7 @@ export class RecipientIndex {
    * time with a `pause` between, as MessageIndex.serializeRange is (a change in between is the
    * caller's to notice).
    */
-  async serializeRange(lo: number, hi: number, expected: readonly number[], pause: () => Promise<void> = nextTurn): Promise<Buffer | null> {
+  async serializeRange(lo: number, hi: number, expected: readonly number[], pause: () => Promise<void> = nextTurn): Promise<Parts | null> {
     const settled = () => liveRowsIn(this.seqs, this.used, { lo, hi }, (slot) => (this.bits[slot]! & DEAD) !== 0, expected) !== null;
     if (!settled()) return null;
     const count = expected.length;
@@ -218,28 +219,30 @@ export class RecipientIndex {
       teams: new Uint32Array(count),
       starts: new Uint32Array(count),
     };
-    // Interned after the teams, as a checkpoint always lists them; the texts copied (the arena may move).
+    // Flags interned after the teams, as a checkpoint always lists them; the texts copied (the
+    // arena may move) into one buffer sized before the first pause (no buffer per row, none
+    // joined): a text that no longer fits is a change in between, nothing consistent to save.
     const flagKeys: string[] = [];
-    const entries: Buffer[] = [];
+    let room = 0;
+    for (const seq of expected) room += this.slotOf(seq) >= 0 ? this.arena.entryBytes(this.texts[this.slotOf(seq)]!) : 0;
+    const entries = Buffer.allocUnsafe(room);
     let at = 0;
-    for (const [i, seq] of expected.entries()) {
+    for (let i = 0; i < expected.length; i++) {
       if (i > 0 && i % ROWS_PER_TURN === 0) await pause();
-      const slot = this.slotOf(seq);
+      const slot = this.slotOf(expected[i]!);
       if (slot < 0) return null;
       columns.updated[i] = this.updated[slot]!;
       columns.hashes[i] = this.hashes[slot]!;
       columns.bits[i] = this.bits[slot]! & INEXACT;
       columns.teams[i] = names.id(this.team(slot));
       flagKeys.push(this.flagSets.key(this.sets[slot]!));
-      const entry = Buffer.alloc(this.arena.entryBytes(this.texts[slot]!));
-      this.arena.copyOut(this.texts[slot]!, entry, 0);
+      if (at + this.arena.entryBytes(this.texts[slot]!) > entries.length) return null;
       columns.starts[i] = at;
-      at += entry.length;
-      entries.push(entry);
+      at += this.arena.copyOut(this.texts[slot]!, entries, at);
     }
     if (!settled()) return null;
     const flags = Uint32Array.from(flagKeys, (key) => names.id(key));
-    return encodeColumns({ count, ...columns, flags, names: [...names.values()], entries: Buffer.concat(entries) });
+    return encodeColumns({ count, ...columns, flags, names: [...names.values()], entries: entries.subarray(0, at) });
   }
 
   /**

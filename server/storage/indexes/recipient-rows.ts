@@ -1,4 +1,4 @@
-import { Reader } from '../disk/checkpoint.ts';
+import { type Parts, Reader } from '../disk/checkpoint.ts';
 
 /**
  * What the recipients' compact index (recipient-index.ts) keeps beside it: the interned flag
@@ -28,15 +28,17 @@ export interface RecipientColumns {
   entries: Buffer;
 }
 
-export function encodeColumns(c: RecipientColumns): Buffer {
+/** The columns as the parts of their bytes (checkpoint.ts Parts): the texts as they are, not copied again. */
+export function encodeColumns(c: RecipientColumns): Parts {
   const out = new Writer();
   out.byte(COLUMNS_FORMAT);
   out.u32(c.count);
   out.u32(c.names.length);
   for (const name of c.names) out.string(name);
-  for (const column of [c.seqs, c.updated, c.hashes, c.teams, c.flags, c.starts]) out.raw(new Uint8Array(column.buffer, column.byteOffset, column.byteLength));
-  out.raw(c.bits);
-  out.bytes(c.entries);
+  for (const column of [c.seqs, c.updated, c.hashes, c.teams, c.flags, c.starts, c.bits])
+    out.attach(Buffer.from(column.buffer, column.byteOffset, column.byteLength));
+  out.u32(c.entries.length);
+  out.attach(c.entries);
   return out.done();
 }
 
@@ -164,7 +166,7 @@ export class FlagSets {
 /** Builds a binary format front to back (checkpoint.ts Reader reads it). */
 class Writer {
   private readonly parts: Buffer[] = [];
-  private current = Buffer.alloc(64 * 1024);
+  private current = Buffer.alloc(4 * 1024);
   private at = 0;
 
   byte(value: number): void {
@@ -192,14 +194,21 @@ class Writer {
     this.current.set(value, this.at);
     this.at += value.length;
   }
-  done(): Buffer {
-    return Buffer.concat([...this.parts, this.current.subarray(0, this.at)]);
+  /** Bytes to follow as they are, a part of their own (not copied). */
+  attach(value: Buffer): void {
+    this.parts.push(this.current.subarray(0, this.at), value);
+    this.current = this.current.subarray(this.at);
+    this.at = 0;
+  }
+  /** What was written, as parts. */
+  done(): Parts {
+    return [...this.parts, this.current.subarray(0, this.at)];
   }
 
   private room(bytes: number): void {
     if (this.at + bytes <= this.current.length) return;
     this.parts.push(this.current.subarray(0, this.at));
-    this.current = Buffer.alloc(Math.max(64 * 1024, bytes));
+    this.current = Buffer.alloc(Math.max(4 * 1024, bytes));
     this.at = 0;
   }
 }

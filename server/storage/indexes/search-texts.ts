@@ -112,6 +112,18 @@ export class SearchTexts {
     return chunk.bytes.subarray(chunk.starts[entry]!, entryEnd(chunk, entry));
   }
 
+  /**
+   * Where the text at `place` lies, written into `into`: its chunk's bytes and its start and end
+   * there (what `bytes` returns a view of, with no object made: a checkpoint asks for thousands).
+   */
+  locate(place: number, into: { memory: Buffer; start: number; end: number }): void {
+    const chunk = this.chunkOf(place);
+    const entry = place % ENTRIES;
+    into.memory = chunk.bytes;
+    into.start = chunk.starts[entry]!;
+    into.end = entryEnd(chunk, entry);
+  }
+
   /** Whether the text at `place` begins with `prefix`. */
   startsWith(place: number, prefix: Uint8Array): boolean {
     const chunk = this.chunkOf(place);

@@ -1,4 +1,4 @@
-import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, type FileIdentity, sameFile, writeCheckpoint } from '../disk/checkpoint.ts';
+import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, type FileIdentity, type Parts, sameFile, writeCheckpoint } from '../disk/checkpoint.ts';
 import type { Fs } from '../disk/fs.ts';
 import { checkpointFileOf, openFile, type Segment } from './segment-file.ts';
 
@@ -18,8 +18,10 @@ export interface CheckpointRows {
    * may take several turns of the event loop (the captures' index does): saveCheckpoint keeps
    * the result only if the segment did not change meanwhile; `pause` comes between its chunks
    * (a timer in the background, so that sends keep the thread; the next turn at a clean stop).
+   * The bytes come as parts (checkpoint.ts Parts), which may be views of memory that never
+   * changes once written (search texts' chunks): they are written as they are, not joined.
    */
-  save(lo: number, hi: number, live: readonly number[], pause?: () => Promise<void>): Buffer | null | Promise<Buffer | null>;
+  save(lo: number, hi: number, live: readonly number[], pause?: () => Promise<void>): Parts | null | Promise<Parts | null>;
   /** Restores what save wrote; throws, having changed nothing, when it cannot. */
   restore(data: Buffer): void;
 }
@@ -151,7 +153,7 @@ export async function saveCheckpoint(
   if (payload === null) return false;
   const after = await exclusive(settled);
   if (after === null || after.changes !== before.changes || !sameFile(after.stat, before.stat)) return false;
-  await writeCheckpoint(fs, checkpointFileOf(segment.file), encodeSegmentCheckpoint({ segmentSize, file: before.stat, ...file, payload }));
+  await writeCheckpoint(fs, checkpointFileOf(segment.file), encodeSegmentCheckpoint({ segmentSize, file: before.stat, ...file, payload }), pause);
   segment.checkpointed = before.changes;
   return true;
 }

@@ -7,6 +7,7 @@ import { searchText } from '../../../server/storage/indexes/search-texts.ts';
 import type { MessageRecord } from '../../../server/storage/records.ts';
 import { SegmentLog } from '../../../server/storage/segments/segment-log.ts';
 import { test as it } from '../../support/fixtures.ts';
+import { joined } from '../../support/parts.ts';
 
 function record(seq: number, over: Partial<MessageRecord> = {}): MessageRecord {
   const at = new Date(Date.UTC(2030, 0, 1, 0, 0, seq)).toISOString();
@@ -150,7 +151,7 @@ describe('a range of the index saved for a checkpoint', () => {
     index.add(record(13));
     index.setRead(13, true);
     index.remove(13);
-    const saved = (await index.serializeRange(10, 20, [10, 11, 12]))!;
+    const saved = joined(await index.serializeRange(10, 20, [10, 11, 12]))!;
     expect(saved).not.toBeNull();
 
     const again = new MessageIndex();
@@ -192,7 +193,7 @@ describe('a range of the index saved for a checkpoint', () => {
     // The file holds 1-4 (5 not written yet), or 1-6 (6 deleted in memory, its tombstone not written).
     expect(await index.serializeRange(0, 8, [1, 2, 3, 4])).toBeNull();
     expect(await index.serializeRange(0, 8, [1, 2, 3, 4, 5, 6])).toBeNull();
-    const saved = (await index.serializeRange(0, 8, [1, 2, 3, 4, 5]))!;
+    const saved = joined(await index.serializeRange(0, 8, [1, 2, 3, 4, 5]))!;
     const again = new MessageIndex();
     expect(() => again.restoreRange(saved.subarray(0, saved.length - 3), () => 0)).toThrow();
     expect(() => again.restoreRange(Buffer.concat([saved, Buffer.from([1])]), () => 0)).toThrow();
@@ -214,16 +215,18 @@ describe('a checkpoint of many captures, taken a chunk per turn of the event loo
     const order: string[] = [];
     const taking = index.serializeRange(0, 8192, seqs).then((saved) => {
       order.push('checkpoint taken');
-      return saved;
+      return joined(saved);
     });
     // Queued after the checkpoint's first pause: taken in one go, it would be done before this ran.
     setImmediate(() => order.push('other work'));
     const saved = await taking;
     expect(order).toEqual(['other work', 'checkpoint taken']);
     let pauses = 0;
-    const counted = await index.serializeRange(0, 8192, seqs, async () => {
-      pauses++;
-    });
+    const counted = joined(
+      await index.serializeRange(0, 8192, seqs, async () => {
+        pauses++;
+      }),
+    );
     // 5,000 captures, 128 a turn (ROWS_PER_TURN): 39 pauses.
     expect(pauses).toBe(39);
     // Byte for byte (Buffer#equals: toEqual walks a megabyte element by element).

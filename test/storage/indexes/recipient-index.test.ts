@@ -3,6 +3,7 @@ import { RecipientIndex, recipientKey } from '../../../server/storage/indexes/re
 import { decodeColumns } from '../../../server/storage/indexes/recipient-rows.ts';
 import type { RecipientRecord } from '../../../server/storage/records.ts';
 import { growth, LINEAR } from '../../support/scale.ts';
+import { joined } from '../../support/parts.ts';
 
 function recipient(seq: number, over: Partial<RecipientRecord> = {}): RecipientRecord {
   const at = new Date(Date.UTC(2030, 0, 1, 0, 0, 0, seq)).toISOString();
@@ -115,8 +116,9 @@ describe('the compact recipient index', () => {
       live(index)
         .filter((seq) => seq >= lo && seq < hi)
         .sort((a, b) => a - b);
-    const serialize = (of: RecipientIndex) => Promise.all(ranges.map(([lo, hi]) => of.serializeRange(lo, hi, liveIn(lo, hi))));
-    const parts = (await serialize(index)) as Buffer[];
+    const serialize = async (of: RecipientIndex) =>
+      (await Promise.all(ranges.map(([lo, hi]) => of.serializeRange(lo, hi, liveIn(lo, hi))))).map((saved) => joined(saved)!);
+    const parts = await serialize(index);
     // Column by column (format 2); checkpoints written row by row (format 1) still restore.
     expect(parts.every((part) => part[0] === 2)).toBe(true);
     // Rows that differ from what the segment file holds (a change not settled) are not saved.
@@ -205,16 +207,18 @@ describe('recipient search text is matched in linear time', () => {
     const order: string[] = [];
     const taking = index.serializeRange(0, 4096, seqs).then((saved) => {
       order.push('checkpoint taken');
-      return saved;
+      return joined(saved);
     });
     // Queued after the first pause: taken in one go, the checkpoint would be done before this ran.
     setImmediate(() => order.push('other work'));
     const saved = await taking;
     expect(order).toEqual(['other work', 'checkpoint taken']);
     let pauses = 0;
-    const counted = await index.serializeRange(0, 4096, seqs, async () => {
-      pauses++;
-    });
+    const counted = joined(
+      await index.serializeRange(0, 4096, seqs, async () => {
+        pauses++;
+      }),
+    );
     // 3,000 rows, 128 a turn (ROWS_PER_TURN): 23 pauses, and the same bytes.
     expect(pauses).toBe(23);
     expect(saved).not.toBeNull();
