@@ -18,7 +18,7 @@ import {
   type SubscriptionRecord,
   type WorkbenchData,
 } from './records.ts';
-import { requestSummary } from './repositories.ts';
+import { requestLogRows, requestSummary } from './repositories.ts';
 import { SegmentLog, type CheckpointUse } from './segments/segment-log.ts';
 import { requestLogSegmentSize, SEGMENT_SIZE, segmentSizeOf } from './segments/segment-size.ts';
 import { deniesWrites, holdsStore, notWritable } from './disk/writable.ts';
@@ -169,8 +169,9 @@ export async function openFiles(options: StoreOptions): Promise<OpenedFiles> {
   logCheckpointUse(log, [messageLog.checkpointUse, recipients.storage.checkpointUse], packs.checkpointUse, Date.now() - started);
   const subscriptions = await Collection.open<SubscriptionRecord>(segmentOptions(dirs.subscriptions));
   const requestSummaries: RequestSummary[] = [];
-  const requestLog = await SegmentLog.open<RequestLogRecord>(segmentOptions(dirs.requests, requestLogSegmentSize(segmentSize)), (record) =>
-    requestSummaries.push(requestSummary(record)),
+  const requestLog = await SegmentLog.open<RequestLogRecord>(
+    { ...segmentOptions(dirs.requests, requestLogSegmentSize(segmentSize)), checkpoint: requestLogRows(requestSummaries) },
+    (record) => requestSummaries.push(requestSummary(record)),
   );
   // Uploads left by a request that never finished (a crash mid-upload) are not data. (On a
   // read-only file system they stay, and the server still starts to show what it holds.)

@@ -127,14 +127,14 @@ export class Upkeep {
    * disk refuses writes; a checkpoint that cannot be written only makes the next start slower.
    */
   private saveCheckpoints(quietMs: number, limit: number, pause: () => Promise<void>): Promise<number> {
-    const { messageLog, recipients, packs } = this.files;
+    const { messageLog, recipients, requestLog, packs } = this.files;
     this.checkpointing ??= (async () => {
       let written = 0;
       let tried = 0;
       const startedAt = Date.now();
       try {
         if (this.health.problem) return 0;
-        for (const segmentLog of [messageLog, recipients.storage]) {
+        for (const segmentLog of [messageLog, recipients.storage, requestLog]) {
           for (const segment of segmentLog.staleCheckpoints(quietMs).slice(0, limit)) {
             tried++;
             if (await segmentLog.saveCheckpoint(segment, (task) => this.flusher.exclusive(task), pause)) written++;

@@ -212,8 +212,62 @@ describe('checkpoints of the message index', () => {
     expect(all).toEqual((await segments(first.dataDir)).map((name) => name.replace('.json', '.idx')));
     // Nothing changed since: nothing to write.
     expect(await first.store.checkpoint()).toBe(0);
-    // One send changes one segment of captures and one of recipients.
+    // One send changes one segment of captures, one of recipients and one of the /v1 request log.
     await send(first, 20);
-    expect(await first.store.checkpoint()).toBe(2);
+    expect(await first.store.checkpoint()).toBe(3);
+  });
+});
+
+describe('checkpoints of the request log', () => {
+  /** A file system that counts reads of the request log's whole segment files. */
+  function countingRequestReads(): { fs: Fs; reads: () => number } {
+    let reads = 0;
+    const fs: Fs = {
+      ...nodeFs,
+      readFile: (file) => {
+        if (/requests[/\\]seg-\d+\.json$/.test(file)) reads++;
+        return nodeFs.readFile(file);
+      },
+    };
+    return { fs, reads: () => reads };
+  }
+  const requestLog = async (server: TestServer) => {
+    const get = async (url: string) => {
+      const reply = await fetch(`${server.url}${url}`);
+      expect(reply.status).toBe(200);
+      return JSON.parse((await reply.text()).replaceAll(server.url, 'http://pigeonhole'));
+    };
+    return { all: await get('/api/requests?limit=100'), refused: await get('/api/requests?status=401'), sends: await get('/api/requests?path=/v1/email/send/') };
+  };
+
+  it('a clean stop checkpoints its segments; the next start parses none of their lines, lists the same requests, and a damaged one is read in full', async ({ apps }) => {
+    const first = await apps.start({ store: STORE });
+    for (let i = 0; i < 20; i++) await send(first, i);
+    expect((await api(first.url, 'no-such-key').post('/v1/email/send/', { recipient: 'x@example.com', subject: 'x', body: 'x' })).status).toBe(401);
+    const before = await requestLog(first);
+    expect((before.all as { total: number }).total).toBe(21);
+    const dataDir = first.dataDir;
+    await first.close();
+    const names = (await readdir(path.join(dataDir, 'requests'))).sort();
+    // 21 entries in segments of 8: three files, each with its checkpoint.
+    expect(names.filter((name) => name.endsWith('.idx'))).toEqual(names.filter((name) => name.endsWith('.json')).map((name) => name.replace('.json', '.idx')));
+    expect(names.filter((name) => name.endsWith('.idx'))).toHaveLength(3);
+
+    const counting = countingRequestReads();
+    const again = await apps.start({ dataDir, store: { ...STORE, fs: counting.fs } });
+    expect(counting.reads()).toBe(0);
+    // The entries as listed are read from their lines (the checkpoint keeps only what the filters read).
+    expect(await requestLog(again)).toEqual(before);
+    await again.close();
+
+    // A damaged checkpoint: its file is read in full instead, and the log is the same.
+    const damaged = path.join(dataDir, 'requests', names.find((name) => name.endsWith('.idx'))!);
+    const bytes = await readFile(damaged);
+    bytes[10] = bytes[10]! ^ 0xff;
+    await writeFile(damaged, bytes);
+    const recounting = countingRequestReads();
+    const third = await apps.start({ dataDir, store: { ...STORE, fs: recounting.fs } });
+    expect(recounting.reads()).toBe(1);
+    expect(await requestLog(third)).toEqual(before);
   });
 });

@@ -153,8 +153,8 @@ async function sealed(parts: Parts, pause?: () => Promise<void>): Promise<Parts>
   let since = 0;
   for (const part of parts) {
     for (let at = 0; at < part.length; ) {
-      if (pause && since >= CRC_SLICE) {
-        await pause();
+      if (since >= CRC_SLICE) {
+        if (pause) await pause();
         since = 0;
       }
       const end = Math.min(part.length, at + CRC_SLICE - since);

@@ -96,8 +96,12 @@ describe('a checkpoint file', () => {
     expect(read.file).toEqual(file);
     expect([...read.slots]).toEqual([0, 2]);
     expect(read.payload.equals(Buffer.concat(payload))).toBe(true);
+    // Without a pause (a clean stop's packs, a direct call) the same bytes, in one go.
+    const unpaced = path.join(tempDir, 'seg-000001.idx');
+    await writeCheckpoint(nodeFs, unpaced, encodeSegmentCheckpoint({ ...checkpoint, payload }));
+    expect((await readFile(unpaced)).equals(bytes)).toBe(true);
     // One byte changed anywhere fails the checksum.
-    bytes[800_000] ^= 1;
+    bytes[800_000] = bytes[800_000]! ^ 1;
     expect(() => decodeSegmentCheckpoint(bytes)).toThrow(/checksum/);
   });
 });
