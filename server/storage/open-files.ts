@@ -146,6 +146,7 @@ export async function openFiles(options: StoreOptions): Promise<OpenedFiles> {
   let cutShort = 0;
   const rows = {
     save: (lo: number, hi: number, live: readonly number[], pause?: () => Promise<void>) => index.serializeRange(lo, hi, live, pause),
+    expect: (count: number) => index.expect(count),
     restore: (data: Buffer) => {
       const restored = index.restoreRange(data, (pack) => packs.sizeOf(pack));
       for (const [pack, bytes] of restored.packs) packs.retainBytes(pack, bytes);

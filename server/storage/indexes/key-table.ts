@@ -76,3 +76,18 @@ export class KeyTable {
     return at + 1 === this.table.length ? 0 : at + 1;
   }
 }
+
+/** A 32-bit hash of a lookup key (FNV-1a over its UTF-16 units, then mixed). */
+export function keyHash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}

@@ -1,7 +1,7 @@
 import type { Parts } from '../disk/checkpoint.ts';
 import { recordNamespace } from '../namespace.ts';
 import { BLOCKED, DEAD, flagsOf, READ, REDIRECTED, SMTP, SOURCE_MASK, SOURCES, STATUS_MASK, STATUS_SHIFT, STATUSES, UNPARSED } from './message-flags.ts';
-import { decodeMessageRows, emptyRow, MessageRowsWriter, type PackUse, packUse } from './message-rows.ts';
+import { decodeMessageRows, emptyRow, MessageRowsWriter, PackTally, type PackUse, packUse } from './message-rows.ts';
 import { LoadedWork } from './loaded-work.ts';
 import { Interned, keepRows, liveRowsIn, nextTurn, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
 import { SearchTexts, searchText } from './search-texts.ts';
@@ -301,6 +301,11 @@ export class MessageIndex {
     return rows.encode();
   }
 
+  /** Room for `rows` rows in all (start-up's restore: grown once, not by doubling). */
+  expect(rows: number): void {
+    if (rows > this.seqs.length) this.grow(rows);
+  }
+
   /**
    * Appends the captures serializeRange wrote (ranges arrive in sequence order, as segments
    * load); returns the bytes they take in each pack, which the pack store counts as live, and
@@ -313,8 +318,7 @@ export class MessageIndex {
     for (const [seq, mark] of extras.f) this.flowMarks.set(seq, mark);
     for (const [seq, at] of extras.p) this.work.pendingAt.set(seq, at);
     const spread = new Map(extras.s);
-    const packs = new Map<number, number>();
-    let cutShort = 0;
+    const tally = new PackTally(packEnd);
     // Room for the range, then its texts in one copy per chunk (a copy per capture was half the
     // restore's time), and each of its strings interned once (-1: not yet).
     if (this.used + n > this.seqs.length) this.grow(Math.max(this.seqs.length * 2, this.used + n));
@@ -334,24 +338,17 @@ export class MessageIndex {
       const uses = spread.get(seq);
       if (uses) {
         this.setUse(slot, seq, uses);
-        for (const [pack, bytes] of uses) packs.set(pack, (packs.get(pack) ?? 0) + bytes);
-        if (uses.some(([pack, , end]) => end > packEnd(pack))) cutShort++;
+        tally.spread(uses);
       } else {
         // Nearly every capture: one pack or none, set with no array made for it.
-        const pack = use[3 * i]!;
-        const bytes = use[3 * i + 1]!;
-        const end = use[3 * i + 2]!;
-        this.packs[slot] = pack;
-        this.packBytes[slot] = bytes;
-        this.packEnds[slot] = end;
-        if (pack !== 0) {
-          packs.set(pack, (packs.get(pack) ?? 0) + bytes);
-          if (end > packEnd(pack)) cutShort++;
-        }
+        this.packs[slot] = use[3 * i]!;
+        this.packBytes[slot] = use[3 * i + 1]!;
+        this.packEnds[slot] = use[3 * i + 2]!;
+        tally.add(use[3 * i]!, use[3 * i + 1]!, use[3 * i + 2]!);
       }
       this.added(slot);
     }
-    return { packs, cutShort };
+    return tally.done();
   }
 
   /** Drops dead slots (after many deletions). */

@@ -217,6 +217,51 @@ export function decodeMessageRows(data: Buffer): MessageRows & { textAt: number 
   return { count, strings, seqs, created, bits, ids, use, lengths, extras, textAt };
 }
 
+/**
+ * The bytes restored captures take in each pack (which the pack store counts as live), and how
+ * many have parts past where `packEnd` says their pack ends now (a power loss cut them).
+ * Captures next to each other share a pack: their bytes are summed as a run, with one map
+ * update per run rather than per capture (a million at start-up).
+ */
+export class PackTally {
+  private readonly packs = new Map<number, number>();
+  private cutShort = 0;
+  private run = 0;
+  private runBytes = 0;
+  private runEnd = 0;
+
+  constructor(private readonly packEnd: (pack: number) => number) {}
+
+  /** A capture in one pack (0: none), `bytes` of it there, ending at `end`. */
+  add(pack: number, bytes: number, end: number): void {
+    if (pack === 0) return;
+    if (pack !== this.run) {
+      this.flush();
+      this.run = pack;
+      this.runEnd = this.packEnd(pack);
+    }
+    this.runBytes += bytes;
+    if (end > this.runEnd) this.cutShort++;
+  }
+
+  /** A capture whose parts lie in more than one pack. */
+  spread(uses: readonly PackUse[]): void {
+    for (const [pack, bytes] of uses) this.packs.set(pack, (this.packs.get(pack) ?? 0) + bytes);
+    if (uses.some(([pack, , end]) => end > this.packEnd(pack))) this.cutShort++;
+  }
+
+  done(): { packs: Map<number, number>; cutShort: number } {
+    this.flush();
+    return { packs: this.packs, cutShort: this.cutShort };
+  }
+
+  private flush(): void {
+    if (this.run !== 0) this.packs.set(this.run, (this.packs.get(this.run) ?? 0) + this.runBytes);
+    this.run = 0;
+    this.runBytes = 0;
+  }
+}
+
 /** The packs a capture's parts lie in and the bytes they take in each (as the pack store counts them live). */
 export function packUse(record: MessageRecord): PackUse[] {
   const use: PackUse[] = [];

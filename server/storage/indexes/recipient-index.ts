@@ -1,6 +1,6 @@
 import type { Parts } from '../disk/checkpoint.ts';
 import { COLUMNS_FORMAT, decodeColumns, decodeRows, encodeColumns, FlagSets, type RecipientColumns } from './recipient-rows.ts';
-import { KeyTable } from './key-table.ts';
+import { KeyTable, keyHash } from './key-table.ts';
 import { Interned, keepRows, liveRowsIn, nextTurn, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
 import { TextArena } from './text-arena.ts';
 import type { RecipientRecord } from '../records.ts';
@@ -20,21 +20,6 @@ const LONE_SURROGATE = /\p{Cs}/u;
  */
 export function recipientKey(team: string, email: string): string {
   return `${team}\u0000${email.trim().toLowerCase()}`;
-}
-
-/** A 32-bit hash of a lookup key (FNV-1a over its UTF-16 units, then mixed). */
-function keyHash(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }
 
 /** What the sandbox's search looks in: the address, the names and the flags, lowercased. */
@@ -69,6 +54,8 @@ export class RecipientIndex {
   private stamps = new Uint32Array(INITIAL_SLOTS);
   private bits = new Uint8Array(INITIAL_SLOTS);
   private used = 0;
+  /** The rows start-up expects to restore (expect), for sizing the arena once. */
+  private expected = 0;
   private live = 0;
   private readonly table = new KeyTable((slot) => this.hashes[slot]!);
   private readonly arena = new TextArena();
@@ -246,6 +233,16 @@ export class RecipientIndex {
   }
 
   /**
+   * Room for `rows` rows in all (start-up's restore): columns and hash table made once; the
+   * texts' arena, sized at the first restore from its bytes per row, too.
+   */
+  expect(rows: number): void {
+    if (rows > this.capacity) this.resize(rows);
+    this.table.reserve(rows, this.used, this.isLive);
+    this.expected = rows;
+  }
+
+  /**
    * Appends the rows serializeRange wrote (ranges arrive in sequence order); throws, having
    * changed nothing, on rows it cannot read.
    */
@@ -297,6 +294,7 @@ export class RecipientIndex {
     }
     const teams = c.names.map((name, i) => (teamUse[i] ? this.teamId(name) : 0));
     const sets = c.names.map((name, i) => (uses[i]! > 0 ? this.flagSets.acquireKey(name, uses[i]) : 0));
+    if (this.expected > this.used + count && count > 0) this.arena.reserve(Math.ceil((c.entries.length / count) * 1.05 * (this.expected - this.used)));
     const arenaAt = this.arena.copyIn(c.entries);
     for (let i = 0; i < count; i++) {
       const slot = base + i;

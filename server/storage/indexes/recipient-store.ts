@@ -44,6 +44,7 @@ export class RecipientStore {
     const rows = {
       save: (lo: number, hi: number, live: readonly number[], pause?: () => Promise<void>) => store.index.serializeRange(lo, hi, live, pause),
       restore: (data: Buffer) => store.index.restoreRange(data),
+      expect: (count: number) => store.index.expect(count),
     };
     store.log = await SegmentLog.open<RecipientRecord>({ ...log, checkpoint: rows }, (record) => void store.index.add(record));
     store.index.trim();

@@ -88,7 +88,8 @@ export class TextArena {
   reserve(extra: number): void {
     if (this.used + extra <= this.arena.length) return;
     // A quarter more each time: the spare room stays small next to the texts.
-    const next = Buffer.alloc(Math.max(this.used + extra, Math.ceil(this.arena.length * 1.25)));
+    // Not zero-filled: nothing reads past `used` (every read is of an entry's own bytes).
+    const next = Buffer.allocUnsafeSlow(Math.max(this.used + extra, Math.ceil(this.arena.length * 1.25)));
     this.arena.copy(next, 0, 0, this.used);
     this.arena = next;
   }

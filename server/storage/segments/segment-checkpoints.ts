@@ -24,6 +24,11 @@ export interface CheckpointRows {
   save(lo: number, hi: number, live: readonly number[], pause?: () => Promise<void>): Parts | null | Promise<Parts | null>;
   /** Restores what save wrote; throws, having changed nothing, when it cannot. */
   restore(data: Buffer): void;
+  /**
+   * Start-up is about to restore at most `rows` rows (every segment file full): room for them
+   * made once, rather than grown a step at a time (each step a copy, and garbage).
+   */
+  expect?(rows: number): void;
 }
 
 /** A segment's checkpoint that matches its file, read and not applied yet. */
@@ -31,6 +36,57 @@ export interface ReadCheckpoint {
   segment: Segment;
   checkpoint: ReturnType<typeof decodeSegmentCheckpoint>;
   size: number;
+  /** The buffer its bytes were read into: ReadBuffers' again once the checkpoint is applied. */
+  held: Buffer;
+}
+
+/**
+ * The buffers a start-up reads checkpoint files into, each taken again once the checkpoint read
+ * into it is applied (what restores keep is copied out of it). A new buffer per file made some
+ * 350 MB of garbage at a million captures; Buffers count against V8's heap, and each 64 MB of
+ * them set off a full collection (32 in one start-up).
+ */
+export class ReadBuffers {
+  private readonly free: Buffer[] = [];
+
+  /** A buffer of at least `size` bytes. */
+  take(size: number): Buffer {
+    let best = -1;
+    for (let i = 0; i < this.free.length; i++) if (this.free[i]!.length >= size && (best < 0 || this.free[i]!.length < this.free[best]!.length)) best = i;
+    if (best >= 0) return this.free.splice(best, 1)[0]!;
+    return Buffer.allocUnsafeSlow(Math.max(size, 1 << 20));
+  }
+
+  give(buffer: Buffer): void {
+    this.free.push(buffer);
+  }
+}
+
+/** The whole file read into a buffer of `buffers` (its bytes: the start of it); null when it cannot be read. */
+async function readInto(fs: Fs, file: string, buffers: ReadBuffers): Promise<{ held: Buffer; bytes: Buffer } | null> {
+  let handle: Awaited<ReturnType<Fs['open']>>;
+  try {
+    handle = await fs.open(file, 'r');
+  } catch {
+    return null;
+  }
+  let held: Buffer | null = null;
+  try {
+    const { size } = await handle.stat();
+    held = buffers.take(size);
+    let read = 0;
+    while (read < size) {
+      const { bytesRead } = await handle.read(held, read, size - read, read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    return { held, bytes: held.subarray(0, read) };
+  } catch {
+    if (held) buffers.give(held);
+    return null;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
 }
 
 interface Options {
@@ -51,31 +107,39 @@ interface Use {
  * The checkpoint of `segment` (new, not opened yet) when there is one that describes its file as
  * it is (the segment's file then open); null, counted in `use`, when the file must be read.
  */
-export async function readCheckpoint(options: Options, segment: Segment, use: Use): Promise<ReadCheckpoint | null> {
+export async function readCheckpoint(options: Options, segment: Segment, use: Use, buffers: ReadBuffers): Promise<ReadCheckpoint | null> {
   const { fs, segmentSize, checkpoint: rows } = options;
   if (!rows) return null;
-  const bytes = await fs.readFile(checkpointFileOf(segment.file)).catch(() => null);
-  if (bytes === null) {
+  const read = await readInto(fs, checkpointFileOf(segment.file), buffers);
+  if (read === null) {
     use.missing++;
     return null;
   }
+  const { held, bytes } = read;
   let checkpoint: ReturnType<typeof decodeSegmentCheckpoint>;
   try {
     checkpoint = decodeSegmentCheckpoint(bytes);
   } catch {
+    buffers.give(held);
     use.damaged++;
     return null;
   }
-  const opened = await openFile(fs, segment.file);
-  segment.handle = opened.handle;
-  segment.writable = opened.writable;
-  const stat = await segment.handle.stat();
-  if (checkpoint.segmentSize !== segmentSize || !sameFile(checkpoint.file, stat)) {
-    await segment.handle.close().catch(() => undefined);
-    use.old++;
-    return null;
+  try {
+    const opened = await openFile(fs, segment.file);
+    segment.handle = opened.handle;
+    segment.writable = opened.writable;
+    const stat = await segment.handle.stat();
+    if (checkpoint.segmentSize !== segmentSize || !sameFile(checkpoint.file, stat)) {
+      await segment.handle.close().catch(() => undefined);
+      buffers.give(held);
+      use.old++;
+      return null;
+    }
+    return { segment, checkpoint, size: stat.size, held };
+  } catch (error) {
+    buffers.give(held);
+    throw error;
   }
-  return { segment, checkpoint, size: stat.size };
 }
 
 /**

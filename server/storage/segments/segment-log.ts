@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Batch, Participant } from '../disk/flusher.ts';
 import { anyLost, writeBack } from '../disk/lost-files.ts';
-import { applyCheckpoint, type ReadCheckpoint, readCheckpoint, saveCheckpoint } from './segment-checkpoints.ts';
+import { applyCheckpoint, ReadBuffers, type ReadCheckpoint, readCheckpoint, saveCheckpoint } from './segment-checkpoints.ts';
 import { Segment, segmentIndexesIn } from './segment-file.ts';
 import { compactSegment } from './segment-rewrite.ts';
 import { type SegmentLogOptions, SegmentTable } from './segment-table.ts';
@@ -52,19 +52,23 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     // Checkpoints are read a few segments ahead (the reads overlap; at most that many are held
     // at once) and applied in order, since rows arrive in sequence order.
     const ahead: (Promise<ReadCheckpoint | null> | undefined)[] = [];
+    const buffers = new ReadBuffers();
+    options.checkpoint?.expect?.(indexes.length * options.segmentSize);
     const readAhead = (i: number) => {
       if (i >= indexes.length) return;
-      const read = log.readCheckpoint(indexes[i]!);
+      const read = log.readCheckpoint(indexes[i]!, buffers);
       // Awaited in turn below; a start-up that fails before it must not also report it unhandled.
       read.catch(() => undefined);
       ahead[i] = read;
     };
     for (let i = 0; i < CHECKPOINTS_AHEAD; i++) readAhead(i);
     for (const [i, index] of indexes.entries()) {
-      const read = await ahead[i];
+      const read = (await ahead[i]) ?? null;
       ahead[i] = undefined;
       readAhead(i + CHECKPOINTS_AHEAD);
-      if (!(read && (await log.applyCheckpoint(read)))) await log.table.load(index, onRecord);
+      const applied = read !== null && (await log.applyCheckpoint(read));
+      if (read) buffers.give(read.held);
+      if (!applied) await log.table.load(index, onRecord);
     }
     // Checkpoints of segment files no longer there (deleted while the server was down), and
     // ones cut off by a stop in the middle of their write.
@@ -333,8 +337,8 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
   }
 
   /** Segment `index`'s checkpoint when there is one that describes the file as it is. */
-  private readCheckpoint(index: number): Promise<ReadCheckpoint | null> {
-    return readCheckpoint(this.options, new Segment(index, this.table.fileOf(index), this.options.segmentSize), this.checkpointUse);
+  private readCheckpoint(index: number, buffers: ReadBuffers): Promise<ReadCheckpoint | null> {
+    return readCheckpoint(this.options, new Segment(index, this.table.fileOf(index), this.options.segmentSize), this.checkpointUse, buffers);
   }
 
   /** Takes a segment from its checkpoint; false (having changed nothing) when the file must be read instead. */
