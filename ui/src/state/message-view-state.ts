@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ClientViewId } from '../../../client/pigeonhole-client.ts';
 import { PREVIEW_WIDTH_KEY, remembered } from './remembered.ts';
+import { openMessageId } from './route.ts';
 import { replaceHash, systemPrefersDark, WIDTH_NAMES, type ColorMode, type MessageTab, type PreviewWidth, type ViewParams } from './view-url.ts';
 
 /** How the open message is shown: it stays from one message to the next, and is in the URL. */
@@ -37,8 +38,11 @@ export function useMessageViewState(openId: string | null, params: ViewParams): 
   );
   // A link opened on this page (a hashchange: the route is parsed anew) says how to show the message.
   useEffect(() => setState((s) => fromParams(params, s)), [params]);
+  // Written only while the URL still names this message: effects run after the render, and a
+  // key (↓, j) or a link may have opened the next one meanwhile; writing this render's message
+  // back would take the user back to it (a browser test caught it, about 1 run in 10).
   useEffect(() => {
-    if (openId !== null)
+    if (openId !== null && openMessageId() === openId)
       replaceHash(`/m/${encodeURIComponent(openId)}`, { tab: state.tab, width: state.width, mode: state.mode, client: state.client ?? undefined });
   }, [openId, state, params]);
   const update = (patch: Partial<MessageViewState>) => {

@@ -40,7 +40,10 @@ export function ComparePage({ a, b, view: asked }: { a: string; b: string; view:
     setWidth((w) => asked.width ?? w);
     setMode((m) => asked.mode ?? m);
   }, [asked]);
-  useEffect(() => replaceHash(compareHref(a, b).slice(1), { compare: view, width, mode }), [a, b, view, width, mode]);
+  // Written only while the URL is still this pair's (a link followed between the render and this effect stays followed).
+  useEffect(() => {
+    if (location.hash.split('?')[0] === compareHref(a, b)) replaceHash(compareHref(a, b).slice(1), { compare: view, width, mode });
+  }, [a, b, view, width, mode]);
 
   const before = useLoad((signal) => sandbox.get(a, { signal }), [a]);
   const after = useLoad((signal) => sandbox.get(b, { signal }), [b]);
