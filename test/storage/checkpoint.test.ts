@@ -37,14 +37,16 @@ async function send(server: TestServer, i: number): Promise<string> {
   return (reply.body as { id: string }).id;
 }
 
+/** A 200 answer's JSON, with the server's address (each start picks anew) as `http://pigeonhole`. */
+async function answer(server: TestServer, url: string, headers: Record<string, string> = {}): Promise<unknown> {
+  const reply = await fetch(`${server.url}${url}`, { headers });
+  expect(reply.status).toBe(200);
+  return JSON.parse((await reply.text()).replaceAll(server.url, 'http://pigeonhole'));
+}
+
 /** Everything the inbox shows of every capture, and what search and the /v1 list answer. */
 async function inbox(server: TestServer): Promise<unknown> {
-  const get = async (url: string, headers: Record<string, string> = {}) => {
-    const reply = await fetch(`${server.url}${url}`, { headers });
-    expect(reply.status).toBe(200);
-    // Links name the server's address, which each start picks anew.
-    return JSON.parse((await reply.text()).replaceAll(server.url, 'http://pigeonhole'));
-  };
+  const get = (url: string, headers: Record<string, string> = {}) => answer(server, url, headers);
   return {
     all: await get('/api/messages?limit=500'),
     search: await get('/api/messages?q=number%202'),
@@ -232,11 +234,7 @@ describe('checkpoints of the request log', () => {
     return { fs, reads: () => reads };
   }
   const requestLog = async (server: TestServer) => {
-    const get = async (url: string) => {
-      const reply = await fetch(`${server.url}${url}`);
-      expect(reply.status).toBe(200);
-      return JSON.parse((await reply.text()).replaceAll(server.url, 'http://pigeonhole'));
-    };
+    const get = (url: string) => answer(server, url);
     return {
       all: await get('/api/requests?limit=100'),
       refused: await get('/api/requests?status=401'),

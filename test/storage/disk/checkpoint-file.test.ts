@@ -4,8 +4,8 @@ import { describe, expect } from 'vitest';
 import { decodeSegmentCheckpoint, encodeSegmentCheckpoint, writeCheckpoint } from '../../../server/storage/disk/checkpoint.ts';
 import { nodeFs } from '../../../server/storage/disk/fs.ts';
 import { MessageIndex } from '../../../server/storage/indexes/message-index.ts';
-import type { MessageRecord } from '../../../server/storage/records.ts';
 import { test as it } from '../../support/fixtures.ts';
+import { captureRecord } from '../../support/records.ts';
 
 /**
  * docs/storage.md, "Start-up": a checkpoint is written from its parts as they lie in memory (the
@@ -14,40 +14,14 @@ import { test as it } from '../../support/fixtures.ts';
  * for long (bench/README.md, Send latency during a checkpoint).
  */
 
-function capture(seq: number): MessageRecord {
-  const at = new Date(Date.UTC(2030, 0, 1, 0, 0, seq)).toISOString();
-  return {
-    seq,
-    id: `id${seq}`,
-    source: 'api',
-    team: 'acme',
-    sender: 'acme-main',
-    from: 'hello@acme.example',
+/** A capture with a subject and snippet long enough that 8,192 texts fill more than one chunk. */
+const capture = (seq: number) =>
+  captureRecord(seq, {
     recipient: `user${seq}@example.com`,
     to: [`user${seq}@example.com`],
-    cc: [],
-    bcc: [],
     subject: `Your order ${seq} has shipped, and here is everything you need to know about it`,
-    firstName: null,
-    lastName: null,
-    flags: [],
-    usedTemplate: false,
-    redirected: false,
-    blocked: false,
-    status: 'delivered',
-    deliverAt: null,
-    outcome: 'delivered',
-    sesId: 'x',
-    encrypted: false,
-    content: {},
-    attachments: [],
     snippet: `Hello customer ${seq}, thank you for your order. ${'It left our warehouse today. '.repeat(4)}`,
-    flow: null,
-    read: false,
-    createdAt: at,
-    updatedAt: at,
-  } as MessageRecord;
-}
+  });
 
 describe('a checkpoint file', () => {
   it('takes a segment’s search texts as a few views of their chunks, not a copy per capture', async () => {
