@@ -249,8 +249,11 @@ export class CaptureStore {
       else await this.compactPack(no);
     }
     if (waiting) this.scheduleMaintenance(EMPTYING_RECHECK_MS);
-    for (const log of [this.store.log, ...this.store.compactable])
-      for (const segment of log.compactionCandidates()) await this.store.exclusive(() => log.compact(segment));
+    const segments = [this.store.log, ...this.store.compactable].flatMap((log) => log.compactionCandidates().map((segment) => ({ log, segment })));
+    // A compacted segment loses its tombstones, which may be the last mention of the highest
+    // ids handed out: the counters are saved first (they are written lazily).
+    if (segments.length > 0 && this.store.meta.lazyPending) await this.store.update(() => this.store.meta.force());
+    for (const { log, segment } of segments) await this.store.exclusive(() => log.compact(segment));
   }
 
   /** Stops background work: compaction is not started again. */

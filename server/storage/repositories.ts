@@ -50,7 +50,12 @@ export interface ClockOffset {
   set(ms: number): void;
 }
 
-/** Id counters (meta.json): a number handed out is never handed out again, stored or not. */
+/**
+ * Id counters (meta.json): a number handed out is never handed out again, stored or not. Written
+ * lazily, as the capture counter is (docs/storage.md, Files): every file that holds a record
+ * names its id, so start-up derives the counters again; a deletion or a compaction that takes a
+ * file's last mention of an id away writes meta.json first.
+ */
 export interface IdCounters {
   next(kind: 'recipient' | 'subscription'): number;
 }
@@ -181,7 +186,7 @@ export function idCounters(meta: JsonFile<MetaData>): IdCounters {
   return {
     next(kind) {
       const seq = ++meta.data.counters[kind];
-      meta.touch();
+      meta.touchLazily();
       return seq;
     },
   };

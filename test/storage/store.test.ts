@@ -217,7 +217,7 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
   it('deletes a segment file once nothing in it is live', async ({ stores }) => {
     const store = await stores.open({ segmentSize: 10 });
     const dir = store.dataDir;
-    // As the domain does: each new record takes the next id, which queues meta.json's write.
+    // As the domain does: each new record takes the next id (meta.json is written lazily).
     for (let i = 1; i <= 15; i++) store.recipients.insert(recipient(store.ids.next('recipient')));
     await store.flush();
     expect(await recipientFiles(dir)).toEqual(['seg-000000.json', 'seg-000001.json']);
@@ -253,6 +253,29 @@ describe('segment logs (lowdb JSON documents, one record per line)', () => {
     await store.flush();
     expect(await recipientFiles(dir)).toEqual(['seg-000000.json']);
     expect(await onDisk()).toBe(4);
+  });
+
+  it('hands out recipient ids without writing meta.json, and saves the counters before a compaction takes tombstones away', async ({ stores }) => {
+    const store = await stores.open({ segmentSize: 1000 });
+    const dir = store.dataDir;
+    await store.flush();
+    const onDisk = async () => JSON.parse(await readFile(path.join(dir, 'meta.json'), 'utf8')).counters.recipient;
+    const before = await onDisk();
+    expect(before).toBe(0);
+    for (let i = 1; i <= 100; i++) store.recipients.insert(recipient(store.ids.next('recipient')));
+    await store.flush();
+    // A send to a new recipient costs no meta.json write: the segment names every id it holds.
+    expect(await onDisk()).toBe(before);
+    for (let seq = 30; seq <= 100; seq++) store.recipients.remove(seq);
+    await store.flush();
+    expect(await onDisk()).toBe(before);
+    expect(store.recipients.storage.compactionCandidates()).toEqual([0]);
+    // The rewrite drops the tombstones of ids 30-100, the only mention of the highest ones.
+    await store.captures.compact();
+    expect(store.recipients.storage.compactionCandidates()).toEqual([]);
+    const file = path.join(dir, 'recipients', 'seg-000000.json');
+    expect((await readFile(file, 'utf8')).trimEnd().split('\n')).toHaveLength(29 + 2);
+    expect(await onDisk()).toBe(100);
   });
 
   it('sets a damaged line aside in damaged/, loads the rest, and rewrites the segment clean', async ({ stores }) => {
