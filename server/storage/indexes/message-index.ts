@@ -3,7 +3,7 @@ import { recordNamespace } from '../namespace.ts';
 import { BLOCKED, DEAD, flagsOf, READ, REDIRECTED, SMTP, SOURCE_MASK, SOURCES, STATUS_MASK, STATUS_SHIFT, STATUSES, UNPARSED } from './message-flags.ts';
 import { decodeMessageRows, emptyRow, MessageRowsWriter, PackTally, type PackUse, packUse } from './message-rows.ts';
 import { LoadedWork } from './loaded-work.ts';
-import { Interned, keepRows, liveRowsIn, nextTurn, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
+import { grownFrom, Interned, keepRows, liveRowsIn, nextTurn, roomFor, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
 import { SearchTexts, searchText } from './search-texts.ts';
 import type { DeliveryStatus, FlowMark, MessageRecord, Source } from '../records.ts';
 
@@ -70,7 +70,7 @@ export class MessageIndex {
   /** A new slot at the end for `seq` (captures arrive in sequence order). */
   private append(seq: number): number {
     if (this.used > 0 && seq <= this.seqs[this.used - 1]!) throw new Error(`capture ${seq} arrived out of order`);
-    if (this.used === this.seqs.length) this.grow(this.seqs.length * 2);
+    if (this.used === this.seqs.length) this.grow(grownFrom(this.seqs.length));
     const slot = this.used++;
     this.seqs[slot] = seq;
     return slot;
@@ -301,9 +301,9 @@ export class MessageIndex {
     return rows.encode();
   }
 
-  /** Room for `rows` rows in all (start-up's restore: grown once, not by doubling). */
+  /** Room for `rows` rows in all, and some to spare (start-up's restore: grown once, not step by step). */
   expect(rows: number): void {
-    if (rows > this.seqs.length) this.grow(rows);
+    if (rows > this.seqs.length) this.grow(roomFor(rows, 1024));
   }
 
   /**
@@ -321,7 +321,7 @@ export class MessageIndex {
     const tally = new PackTally(packEnd);
     // Room for the range, then its texts in one copy per chunk (a copy per capture was half the
     // restore's time), and each of its strings interned once (-1: not yet).
-    if (this.used + n > this.seqs.length) this.grow(Math.max(this.seqs.length * 2, this.used + n));
+    if (this.used + n > this.seqs.length) this.grow(Math.max(grownFrom(this.seqs.length), this.used + n));
     this.texts.addAll(data, textAt, lengths, n, this.places, this.used);
     const names = new Int32Array(strings.length).fill(-1);
     const spaces = new Int32Array(strings.length).fill(-1);

@@ -1,7 +1,7 @@
 import type { Parts } from '../disk/checkpoint.ts';
 import { COLUMNS_FORMAT, decodeColumns, decodeRows, encodeColumns, FlagSets, type RecipientColumns } from './recipient-rows.ts';
 import { KeyTable, keyHash } from './key-table.ts';
-import { Interned, keepRows, liveRowsIn, nextTurn, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
+import { grownFrom, Interned, keepRows, liveRowsIn, nextTurn, roomFor, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
 import { TextArena } from './text-arena.ts';
 import type { RecipientRecord } from '../records.ts';
 
@@ -237,8 +237,8 @@ export class RecipientIndex {
    * texts' arena, sized at the first restore from its bytes per row, too.
    */
   expect(rows: number): void {
-    if (rows > this.capacity) this.resize(rows);
-    this.table.reserve(rows, this.used, this.isLive);
+    if (rows > this.capacity) this.resize(roomFor(rows, INITIAL_SLOTS));
+    this.table.reserve(roomFor(rows, 0), this.used, this.isLive);
     this.expected = rows;
   }
 
@@ -256,7 +256,7 @@ export class RecipientIndex {
     // hash table a dozen times on the way to 100,000.
     let textBytes = 0;
     for (let row = 0; row < count; row++) textBytes += spans[6 * row + 5]! + 5;
-    if (this.used + count > this.capacity) this.resize(Math.max(this.used + count, Math.ceil(this.capacity * 1.5)));
+    if (this.used + count > this.capacity) this.resize(Math.max(this.used + count, grownFrom(this.capacity)));
     this.arena.reserve(textBytes);
     this.table.reserve(this.live + count, this.used, this.isLive);
     const text = (row: number, field: number) =>
@@ -279,7 +279,7 @@ export class RecipientIndex {
   private restoreColumns(c: RecipientColumns): void {
     const { count } = c;
     if (count > 0 && this.used > 0 && c.seqs[0]! <= this.seqs[this.used - 1]!) throw new Error(`recipient ${c.seqs[0]} arrived out of order`);
-    if (this.used + count > this.capacity) this.resize(Math.max(this.used + count, Math.ceil(this.capacity * 1.5)));
+    if (this.used + count > this.capacity) this.resize(Math.max(this.used + count, grownFrom(this.capacity)));
     this.table.reserve(this.live + count, this.used, this.isLive);
     const base = this.used;
     this.seqs.set(c.seqs, base);
@@ -308,9 +308,12 @@ export class RecipientIndex {
     for (let slot = base; slot < this.used; slot++) this.table.insert(slot);
   }
 
-  /** Gives back the spare room of the arrays and the arena (start-up is over: growing again copies them). */
+  /**
+   * Gives back the spare room of the arrays and the arena beyond an eighth of the rows (start-up
+   * is over; the eighth is what the sends after it take before the arrays are copied again).
+   */
   trim(): void {
-    this.resize(Math.max(INITIAL_SLOTS, this.used));
+    this.resize(roomFor(this.used, INITIAL_SLOTS));
     this.arena.trim();
   }
 
@@ -323,8 +326,7 @@ export class RecipientIndex {
   private append(seq: number, team: number, hash: number, updated: number, set: number, text: string | Buffer, from = 0, to = text.length): number {
     if (this.used > 0 && seq <= this.seqs[this.used - 1]!) throw new Error(`recipient ${seq} arrived out of order`);
     if (seq > 0xffffffff) throw new Error(`recipient ${seq} is beyond the index's range`);
-    // Half as much again each time: the spare room stays a third of the rows at most.
-    if (this.used === this.capacity) this.resize(Math.ceil(this.capacity * 1.5));
+    if (this.used === this.capacity) this.resize(grownFrom(this.capacity));
     const slot = this.used++;
     this.seqs[slot] = seq;
     this.updated[slot] = updated;

@@ -1,3 +1,5 @@
+import { roomFor } from './rows.ts';
+
 const INITIAL_ARENA = 64 * 1024;
 
 /**
@@ -119,10 +121,11 @@ export class TextArena {
     this.dead = 0;
   }
 
-  /** Gives back the spare room (start-up is over: growing again copies it). */
+  /** Gives back the spare room beyond an eighth of what is used (start-up is over: growing again copies it). */
   trim(): void {
-    if (this.arena.length <= Math.max(INITIAL_ARENA, this.used)) return;
-    const arena = Buffer.alloc(Math.max(INITIAL_ARENA, this.used));
+    const room = roomFor(this.used, INITIAL_ARENA);
+    if (this.arena.length <= room) return;
+    const arena = Buffer.alloc(room);
     this.arena.copy(arena, 0, 0, this.used);
     this.arena = arena;
   }
