@@ -301,6 +301,12 @@ export class MessageIndex {
     return rows.encode();
   }
 
+  /** Bytes of the per-row columns, at their capacity (the search texts aside), for tests and the benchmark. */
+  get columnBytes(): number {
+    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, this.packs, this.packBytes, this.packEnds, this.spaces, this.places];
+    return columns.reduce((sum, column) => sum + column.byteLength, 0);
+  }
+
   /** Room for `rows` rows in all, and some to spare (start-up's restore: grown once, not step by step). */
   expect(rows: number): void {
     if (rows > this.seqs.length) this.grow(roomFor(rows, 1024));

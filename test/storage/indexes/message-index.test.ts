@@ -107,6 +107,29 @@ describe('namespaces in the index', () => {
 });
 
 describe('a range of the index saved for a checkpoint', () => {
+  it('leaves room after a restore: the first capture after a restart copies no column', async () => {
+    const index = new MessageIndex();
+    for (let seq = 1; seq <= 3000; seq++) index.add(record(seq));
+    const ranges = [
+      [0, 1024],
+      [1024, 2048],
+      [2048, 4096],
+    ] as const;
+    const parts = await Promise.all(ranges.map(async ([lo, hi]) => joined(await index.serializeRange(lo, hi, live(index).filter((seq) => seq >= lo && seq < hi).sort((a, b) => a - b)))!));
+    const again = new MessageIndex();
+    again.expect(3000);
+    for (const part of parts) again.restoreRange(part, () => Number.MAX_SAFE_INTEGER);
+    const restored = again.columnBytes;
+    again.add(record(3001));
+    // Sized to the rows exactly, that one capture doubled every column (46 bytes a row).
+    expect(again.columnBytes).toBe(restored);
+    for (let seq = 3002; seq <= 3375; seq++) again.add(record(seq));
+    expect(again.columnBytes).toBe(restored);
+    // Once full, half as much again.
+    again.add(record(3376));
+    expect(again.columnBytes / restored).toBeCloseTo(1.5, 2);
+  });
+
   it('restores every field: flags, names, namespace, search text, flow marks, pending deliveries, unparsed captures and pack use', async () => {
     const index = new MessageIndex();
     const flow = { subscription: 7, step: 2 } as unknown as MessageRecord['flow'];
