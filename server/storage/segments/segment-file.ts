@@ -6,8 +6,8 @@ import type { Fs } from '../disk/fs.ts';
  * per line, and what the log keeps in memory about one file. The log is segment-log.ts; a group
  * commit's writes are segment-write.ts; what the log keeps of its files, segment-table.ts.
  */
-export const HEADER = '{"records":[\n';
-export const TRAILER = ']}\n';
+const HEADER = '{"records":[\n';
+const TRAILER = ']}\n';
 export const HEADER_BYTES = Buffer.from(HEADER);
 export const TRAILER_BYTES = Buffer.from(TRAILER);
 /** The bytes an append overwrites at the end of a segment that has records: "\n]}\n". */

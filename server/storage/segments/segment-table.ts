@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { AppendBuffer } from '../disk/append-buffer.ts';
 import type { Fs } from '../disk/fs.ts';
 import type { Quarantine } from '../disk/quarantine.ts';
 import type { CheckpointRows } from './segment-checkpoints.ts';
@@ -31,6 +32,9 @@ export class SegmentTable {
   readonly doomed = new Set<Segment>();
   /** The highest sequence number ever stored in this collection (as far as its files say). */
   maxSeq = 0;
+
+  /** Where this log's appends are encoded (segment-write.ts). */
+  readonly append = new AppendBuffer();
 
   constructor(readonly options: SegmentLogOptions) {}
 

@@ -1,8 +1,10 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { Batch } from '../disk/flusher.ts';
 import type { Fs } from '../disk/fs.ts';
-import { checkpointFileOf, HEADER, HEADER_BYTES, TAIL_AFTER_RECORD, TRAILER, TRAILER_BYTES, type Line, type Segment, type Tombstone } from './segment-file.ts';
+import { checkpointFileOf, HEADER_BYTES, TAIL_AFTER_RECORD, TRAILER_BYTES, type Line, type Segment, type Tombstone } from './segment-file.ts';
 import type { SegmentTable } from './segment-table.ts';
+
+const SEPARATOR = Buffer.from(',\n');
 
 /** One segment's share of a group commit: its queued lines, appended in one write. */
 class SegmentWrite {
@@ -39,28 +41,28 @@ class SegmentWrite {
       await table.reopenWritable(segment);
     }
     const base = created ? 0 : segment.hasLines ? segment.size - TAIL_AFTER_RECORD.length : segment.size - TRAILER_BYTES.length;
-    let text = created ? HEADER : '';
-    let offset = base + (created ? HEADER_BYTES.length : 0);
+    const out = table.append;
+    let offset = base + (created ? out.bytesOf(HEADER_BYTES) : 0);
     let first = !segment.hasLines;
     this.placed = [];
     for (const line of this.lines) {
-      const json = JSON.stringify(line.record ?? ({ seq: line.seq, deleted: true } satisfies Tombstone));
-      const separator = first ? '' : ',\n';
-      text += separator + json;
-      offset += Buffer.byteLength(separator);
-      const length = Buffer.byteLength(json);
+      if (!first) offset += out.bytesOf(SEPARATOR);
+      const length = out.text(JSON.stringify(line.record ?? ({ seq: line.seq, deleted: true } satisfies Tombstone)));
       this.placed.push([line, offset, length]);
       offset += length;
       first = false;
     }
-    text += `\n${TRAILER}`;
-    const buffer = Buffer.from(text);
+    out.bytesOf(TAIL_AFTER_RECORD);
     this.undo = {
       position: base,
       created,
       restore: created ? Buffer.alloc(0) : segment.hasLines ? TAIL_AFTER_RECORD : TRAILER_BYTES,
     };
-    await fs.writeAt(segment.handle, [buffer], base);
+    try {
+      await fs.writeAt(segment.handle, [out.take()], base);
+    } finally {
+      out.shrink();
+    }
     if (fsync) await segment.handle.datasync();
     return segment.handle;
   }

@@ -115,7 +115,16 @@ describe('a range of the index saved for a checkpoint', () => {
       [1024, 2048],
       [2048, 4096],
     ] as const;
-    const parts = await Promise.all(ranges.map(async ([lo, hi]) => joined(await index.serializeRange(lo, hi, live(index).filter((seq) => seq >= lo && seq < hi).sort((a, b) => a - b)))!));
+    const ascending = live(index).sort((a, b) => a - b);
+    const save = async ([lo, hi]: readonly [number, number]) =>
+      joined(
+        await index.serializeRange(
+          lo,
+          hi,
+          ascending.filter((seq) => seq >= lo && seq < hi),
+        ),
+      )!;
+    const parts = await Promise.all(ranges.map(save));
     const again = new MessageIndex();
     again.expect(3000);
     for (const part of parts) again.restoreRange(part, () => Number.MAX_SAFE_INTEGER);

@@ -209,7 +209,15 @@ describe('room after a restart', () => {
       [4096, 6144],
     ] as const;
     const ascending = live(index).sort((a, b) => a - b);
-    const parts = await Promise.all(ranges.map(async ([lo, hi]) => joined(await index.serializeRange(lo, hi, ascending.filter((seq) => seq >= lo && seq < hi)))!));
+    const save = async ([lo, hi]: readonly [number, number]) =>
+      joined(
+        await index.serializeRange(
+          lo,
+          hi,
+          ascending.filter((seq) => seq >= lo && seq < hi),
+        ),
+      )!;
+    const parts = await Promise.all(ranges.map(save));
     const copy = new RecipientIndex();
     copy.expect(5000);
     for (const part of parts) copy.restoreRange(part);
