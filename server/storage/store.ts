@@ -18,7 +18,7 @@ export type { BlocksRepository } from './repositories.ts';
 export interface UpdateOptions {
   /** Part of a deletion, which may use the reserve on a full disk. */
   freesSpace?: boolean;
-  /** The write waits for the rest of this turn of the event loop, and what it brings shares it. */
+  /** The write waits for the rest of this turn of the event loop, and what it brings shares it (captures). */
   gather?: boolean;
   /**
    * Puts memory back as it was before the change, when the change throws or its write fails

@@ -62,7 +62,7 @@ export class Flusher {
   /**
    * `freesSpace`: this write is part of a deletion (on a full disk, it may use the reserve).
    * `gather`: the write starts once the event loop has taken in the rest of this turn's
-   * arrivals, so that they share it (SMTP captures: see Messages.ingest).
+   * arrivals, so that they share it (every capture: see Messages.ingest).
    */
   flush(options: { freesSpace?: boolean; gather?: boolean } = {}): Promise<void> {
     if (options.freesSpace) this.freeing = true;
