@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers';
 import { storageError, type StorageError } from '../errors.ts';
 
 /** One participant's share of a group commit. */
@@ -68,6 +69,8 @@ export class Flusher {
     if (options.freesSpace) this.freeing = true;
     if (this.queued) return this.queued;
     const run = this.serial(async () => {
+      // node:timers' own, not the global: a test suite that runs Pigeonhole in its process
+      // (startPigeonhole) and fakes the global timers must not hold every capture's write.
       if (options.gather) await new Promise((resolve) => setImmediate(resolve));
       if (this.queued === run) this.queued = null;
       const freeing = this.freeing;
