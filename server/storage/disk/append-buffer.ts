@@ -6,8 +6,9 @@ const MAX_KEPT_APPEND = 1024 * 1024;
  * The bytes of one append, encoded into a buffer kept from one write to the next. A segment
  * log's lines (segment-write.ts) used to be joined into a string, measured again with
  * Buffer.byteLength, then copied into a new Buffer: some 10 KB of garbage per send, the largest
- * allocation of the send path at the retention limit. A segment log's writes run one at a time (its group commit's cycles are
- * serial and a cycle writes its segments in turn), so each log has one (segment-table.ts).
+ * allocation of the send path at the retention limit. A segment log's writes run one at a time
+ * (its group commit's cycles are serial and a cycle writes its segments in turn), so each log
+ * has one (segment-table.ts).
  */
 export class AppendBuffer {
   private bytes = Buffer.allocUnsafeSlow(INITIAL_APPEND);
@@ -22,6 +23,7 @@ export class AppendBuffer {
     return length;
   }
 
+  /** Appends bytes as they are (a file's header, a separator); returns their length. */
   bytesOf(source: Buffer): number {
     this.room(source.length);
     source.copy(this.bytes, this.used);
