@@ -7,7 +7,7 @@ import { searchText } from '../../../server/storage/indexes/search-texts.ts';
 import type { MessageRecord } from '../../../server/storage/records.ts';
 import { SegmentLog } from '../../../server/storage/segments/segment-log.ts';
 import { test as it } from '../../support/fixtures.ts';
-import { joined } from '../../support/parts.ts';
+import { joined, savedRanges } from '../../support/parts.ts';
 import { captureRecord as record } from '../../support/records.ts';
 
 const live = (index: MessageIndex) => {
@@ -115,16 +115,7 @@ describe('a range of the index saved for a checkpoint', () => {
       [1024, 2048],
       [2048, 4096],
     ] as const;
-    const ascending = live(index).sort((a, b) => a - b);
-    const save = async ([lo, hi]: readonly [number, number]) =>
-      joined(
-        await index.serializeRange(
-          lo,
-          hi,
-          ascending.filter((seq) => seq >= lo && seq < hi),
-        ),
-      )!;
-    const parts = await Promise.all(ranges.map(save));
+    const parts = await savedRanges(index, ranges, live(index));
     const again = new MessageIndex();
     again.expect(3000);
     for (const part of parts) again.restoreRange(part, () => Number.MAX_SAFE_INTEGER);

@@ -3,7 +3,7 @@ import { RecipientIndex, recipientKey } from '../../../server/storage/indexes/re
 import { decodeColumns } from '../../../server/storage/indexes/recipient-rows.ts';
 import type { RecipientRecord } from '../../../server/storage/records.ts';
 import { growth, LINEAR } from '../../support/scale.ts';
-import { joined } from '../../support/parts.ts';
+import { joined, savedRanges } from '../../support/parts.ts';
 
 function recipient(seq: number, over: Partial<RecipientRecord> = {}): RecipientRecord {
   const at = new Date(Date.UTC(2030, 0, 1, 0, 0, 0, seq)).toISOString();
@@ -208,16 +208,7 @@ describe('room after a restart', () => {
       [2048, 4096],
       [4096, 6144],
     ] as const;
-    const ascending = live(index).sort((a, b) => a - b);
-    const save = async ([lo, hi]: readonly [number, number]) =>
-      joined(
-        await index.serializeRange(
-          lo,
-          hi,
-          ascending.filter((seq) => seq >= lo && seq < hi),
-        ),
-      )!;
-    const parts = await Promise.all(ranges.map(save));
+    const parts = await savedRanges(index, ranges, live(index));
     const copy = new RecipientIndex();
     copy.expect(5000);
     for (const part of parts) copy.restoreRange(part);
