@@ -24,13 +24,33 @@ export function inProcessFetch(dispatch: () => RequestListener, caller: CallerCo
       headers[name] = value;
     });
     const payload = request.body === null ? undefined : Buffer.from(await request.arrayBuffer());
-    const response = await inject(dispatch(), {
-      method: request.method as InjectOptions['method'],
-      url: url.pathname + url.search,
-      headers,
-      ...(payload === undefined ? {} : { payload }),
-      ...(caller.remoteAddress === undefined ? {} : { remoteAddress: caller.remoteAddress }),
-    });
+    const { signal } = request;
+    signal.throwIfAborted();
+    const listener = dispatch();
+    let hangUp: (() => void) | undefined;
+    const response = await inject(
+      (req, res) => {
+        // Aborted (a cancelled task's wait): the response is dropped, as when a network client
+        // goes away, and the route sees its 'close' (the waits stop on it).
+        hangUp = () => res.destroy();
+        signal.addEventListener('abort', hangUp, { once: true });
+        listener(req, res);
+      },
+      {
+        method: request.method as InjectOptions['method'],
+        url: url.pathname + url.search,
+        headers,
+        ...(payload === undefined ? {} : { payload }),
+        ...(caller.remoteAddress === undefined ? {} : { remoteAddress: caller.remoteAddress }),
+      },
+    )
+      .catch((error: unknown) => {
+        // As fetch: an aborted call rejects with the signal's reason.
+        throw signal.aborted ? signal.reason : error;
+      })
+      .finally(() => {
+        if (hangUp) signal.removeEventListener('abort', hangUp);
+      });
     const out = new Headers();
     for (const [name, value] of Object.entries(response.headers)) {
       if (value === undefined) continue;

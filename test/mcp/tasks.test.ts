@@ -125,7 +125,9 @@ describe('waits as tasks (io.modelcontextprotocol/tasks) over Streamable HTTP', 
     expect(outcome).toMatchObject({ status: 'completed', result: { structuredContent: { id, size: { gmail_clipped: false } } } });
   });
 
-  it('cancels a wait: the task stays cancelled when the mail comes later', async ({ v1 }) => {
+  it('cancels a wait: the wait stops at once, and the task stays cancelled when the mail comes later', async ({ app, v1 }) => {
+    const waiting = () => app.sandbox.events.listenerCount('message.created');
+    const before = waiting();
     const execution = await session.callTool(
       'expect_messages',
       { recipient: 'cancel-task@example.com', count: 1, within_ms: 30_000 },
@@ -133,8 +135,11 @@ describe('waits as tasks (io.modelcontextprotocol/tasks) over Streamable HTTP', 
     );
     expect(execution.kind).toBe('task');
     const controller = session.task(execution.handle!.taskId);
+    await expect.poll(waiting).toBe(before + 1);
     await execution.cancel();
     expect((await controller.snapshot()).status).toBe('cancelled');
+    // The server no longer holds the expectation (not for the rest of its 30 s).
+    await expect.poll(waiting).toBe(before);
     await v1.post('/v1/email/send/', { recipient: 'cancel-task@example.com', subject: 'Too late', body: '<p>late</p>' });
     const { outcome } = await execution.settle();
     expect(outcome.status).toBe('cancelled');
