@@ -4,6 +4,7 @@ import type { JsonFile } from './disk/json-file.ts';
 import { recordNamespace } from './namespace.ts';
 import { prepareContent, preparedFiles, storeContent, type IncomingPart, type PreparedContent, type StoredContent } from './packs/capture-parts.ts';
 import { PART, type ContentRef, type PackStore } from './packs/pack-store.ts';
+import type { PackUse } from './indexes/message-rows.ts';
 import { contentRefs, type MessageRecord, type MetaData } from './records.ts';
 import type { SegmentLog } from './segments/segment-log.ts';
 
@@ -19,11 +20,15 @@ const UNSTORED_RECORD_BYTES = 2048;
 /** A pack left to retention is looked at again this much later (see compact). */
 const EMPTYING_RECHECK_MS = 5000;
 
-/** A capture about to be deleted: what the deletion needs of it. */
+/**
+ * A capture about to be deleted: what the deletion releases, its parts' refs (read from its
+ * record) or, when the index alone can say it (MessageIndex.packsForDeletion), the bytes it
+ * takes in each pack.
+ */
 export interface Doomed {
   seq: number;
-  id: string;
-  refs: ContentRef[];
+  refs: readonly ContentRef[];
+  packs: readonly PackUse[];
 }
 
 /** Storage's own parts the capture store works with (the store builds it when it opens). */
@@ -146,25 +151,38 @@ export class CaptureStore {
   }
 
   /**
-   * What deleting captures needs of them: their ids and where their parts are. Read from their
-   * segment (one read for a batch of neighbours) without going through the cache, and kept no
-   * longer than that: retention deletes a batch of 256 at a time, and whole records held across
-   * the deletion's write outlived the young generation, so every capture pruned became
-   * old-generation garbage (2.5 times the full collections per capture of the same load with
-   * retention off; bench/README.md). `each` sees every record first (the domain settles an
-   * outcome that is due, as any read would).
+   * What deleting captures needs of them: where their parts are. Nearly every capture's is in the
+   * index (its pack bytes: MessageIndex.packsForDeletion), so retention's prune reads nothing;
+   * the others' records are read from their segment (one read for a batch of neighbours) without
+   * going through the cache, and kept no longer than that: retention deletes a batch of 256 at
+   * a time, and whole records held across the deletion's write outlived the young generation, so
+   * every capture pruned became old-generation garbage (bench/README.md). `each` sees every
+   * record held or read first (the domain settles an outcome that is due, as any read would; a
+   * capture the index answers for has none pending).
    */
   async forDeletion(seqs: readonly number[], each: (record: MessageRecord) => void): Promise<Doomed[]> {
-    const live = seqs.filter((seq) => this.index.has(seq));
-    const cached = live.map((seq) => this.cache.get(seq));
-    const read = await this.store.log.readMany(live.filter((_, i) => cached[i] === undefined));
+    // In the order asked (the deletion's event lists them so); null: the record is needed.
+    const found: (Doomed | MessageRecord | null)[] = [];
+    const unread: number[] = [];
+    for (const seq of seqs) {
+      if (!this.index.has(seq)) continue;
+      const cached = this.cache.get(seq);
+      const packs = cached ? null : this.index.packsForDeletion(seq);
+      found.push(packs ? { seq, refs: [], packs } : (cached ?? null));
+      if (!cached && !packs) unread.push(seq);
+    }
+    const read = await this.store.log.readMany(unread);
     const doomed: Doomed[] = [];
     let next = 0;
-    for (const [i, seq] of live.entries()) {
-      const record = cached[i] ?? read[next++];
-      if (!record || !this.index.has(seq)) continue;
+    for (const item of found) {
+      if (item !== null && 'packs' in item) {
+        if (this.index.has(item.seq)) doomed.push(item);
+        continue;
+      }
+      const record = item ?? read[next++];
+      if (!record || !this.index.has(record.seq)) continue;
       each(record);
-      doomed.push({ seq, id: record.id, refs: contentRefs(record) });
+      doomed.push({ seq: record.seq, refs: contentRefs(record), packs: [] });
     }
     return doomed;
   }
@@ -199,6 +217,10 @@ export class CaptureStore {
       removed(capture.seq);
       for (const ref of capture.refs) {
         this.store.packs.release(ref);
+        released = true;
+      }
+      for (const [pack, bytes] of capture.packs) {
+        this.store.packs.releaseBytes(pack, bytes);
         released = true;
       }
     }

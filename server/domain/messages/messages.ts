@@ -6,6 +6,7 @@ import type { Recipients } from '../directory/recipients.ts';
 import type { MessageRecord } from '../entities.ts';
 import { StorageError } from '../errors.ts';
 import type { DeletedCapture, Events } from '../events.ts';
+import { encodeId } from '../ids.ts';
 import type { Clock } from '../time/clock.ts';
 import type { Scheduler } from '../time/scheduler.ts';
 import type { Blocks } from '../toolkit/blocks.ts';
@@ -100,7 +101,8 @@ export class Messages extends MessageReads {
       // An SMTP message not taken apart yet: its parse is no longer wanted.
       this.parses?.drop(seq);
     });
-    const removed = gone.map(({ seq, id }) => ({ seq, id }));
+    // A capture's id is its sequence number's (ids.ts): what the index alone deleted has no record read.
+    const removed = gone.map(({ seq }) => ({ seq, id: encodeId(seq) }));
     if (removed.length > 0) this.events.emit('message.deleted', removed);
     return removed;
   }

@@ -14,6 +14,12 @@ export const READ = 1 << 7;
 export const DEAD = 1 << 8;
 /** An SMTP capture whose MIME parts were not extracted yet (record.unparsed). */
 export const UNPARSED = 1 << 9;
+/**
+ * Every stored part of the capture lies in a pack (none in a file of its own), so the index's
+ * pack bytes are all a deletion releases: retention prunes it without reading its record. Not
+ * set on rows restored from checkpoints taken before the flag: those are read, as before.
+ */
+export const PACKED = 1 << 10;
 
 export const SMTP = SOURCES.indexOf('smtp');
 export const PENDING = STATUSES.indexOf('pending') << STATUS_SHIFT;

@@ -1,11 +1,26 @@
 import type { Parts } from '../disk/checkpoint.ts';
 import { recordNamespace } from '../namespace.ts';
-import { BLOCKED, DEAD, flagsOf, READ, REDIRECTED, SMTP, SOURCE_MASK, SOURCES, STATUS_MASK, STATUS_SHIFT, STATUSES, UNPARSED } from './message-flags.ts';
+import {
+  BLOCKED,
+  DEAD,
+  flagsOf,
+  PACKED,
+  PENDING,
+  READ,
+  REDIRECTED,
+  SMTP,
+  SOURCE_MASK,
+  SOURCES,
+  STATUS_MASK,
+  STATUS_SHIFT,
+  STATUSES,
+  UNPARSED,
+} from './message-flags.ts';
 import { decodeMessageRows, emptyRow, MessageRowsWriter, PackTally, type PackUse, packUse } from './message-rows.ts';
 import { LoadedWork } from './loaded-work.ts';
 import { grownFrom, Interned, keepRows, liveRowsIn, nextTurn, roomFor, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
 import { SearchTexts, searchText } from './search-texts.ts';
-import type { DeliveryStatus, FlowMark, MessageRecord, Source } from '../records.ts';
+import { contentRefs, type DeliveryStatus, type FlowMark, type MessageRecord, type Source } from '../records.ts';
 
 /**
  * Every capture, as compact as the inbox's lists, filters, search and wait-for allow
@@ -56,7 +71,7 @@ export class MessageIndex {
   add(record: MessageRecord): void {
     const slot = this.append(record.seq);
     this.created[slot] = Date.parse(record.createdAt);
-    this.bits[slot] = flagsOf(record);
+    this.bits[slot] = flagsOf(record) | packedFlag(record);
     this.teams[slot] = this.nameId(record.team);
     this.senders[slot] = this.nameId(record.sender);
     this.spaces[slot] = this.spaceId(recordNamespace(record));
@@ -143,7 +158,25 @@ export class MessageIndex {
   /** The capture's parts moved (a pack compacted): where they are now. */
   setContent(record: MessageRecord): void {
     const slot = this.slotOf(record.seq);
-    if (slot >= 0) this.setUse(slot, record.seq, packUse(record));
+    if (slot < 0) return;
+    this.setUse(slot, record.seq, packUse(record));
+    this.bits[slot] = (this.bits[slot]! & ~PACKED) | packedFlag(record);
+  }
+
+  /**
+   * What deleting the capture releases, from the index alone: the bytes it takes in each pack
+   * (PackUse, as packUse gives them). Null when its record must be read first: a part in a file
+   * of its own (or a row from a checkpoint older than the PACKED flag), an outcome still
+   * pending (settled first, as any read would), MIME parts not taken apart yet.
+   */
+  packsForDeletion(seq: number): readonly PackUse[] | null {
+    const slot = this.slotOf(seq);
+    if (slot < 0) return null;
+    const bits = this.bits[slot]!;
+    if (!(bits & PACKED) || (bits & STATUS_MASK) === PENDING || bits & UNPARSED) return null;
+    const spread = this.spread.get(seq);
+    if (spread) return spread;
+    return this.packs[slot] === 0 ? [] : [[this.packs[slot]!, this.packBytes[slot]!, this.packEnds[slot]!]];
   }
 
   /** Whether any of the capture's parts lies in pack `no`. */
@@ -394,4 +427,9 @@ export class MessageIndex {
   private nameId(name: string | null): number {
     return name === null ? 0 : this.names.id(name);
   }
+}
+
+/** PACKED when every stored part of the record lies in a pack. */
+function packedFlag(record: MessageRecord): number {
+  return contentRefs(record).every((ref) => 'p' in ref) ? PACKED : 0;
 }

@@ -194,9 +194,14 @@ export class PackStore implements Participant, PackHost {
       this.doomedFiles.push(ref.f);
       return;
     }
-    const pack = this.packs.get(ref.p);
+    this.releaseBytes(ref.p, ENTRY_HEADER + ref.n);
+  }
+
+  /** `bytes` of pack `no` are no longer needed (entry headers included: a capture's PackUse bytes, its refs' release at once). */
+  releaseBytes(no: number, bytes: number): void {
+    const pack = this.packs.get(no);
     if (!pack) return;
-    pack.live = Math.max(0, pack.live - (ENTRY_HEADER + ref.n));
+    pack.live = Math.max(0, pack.live - bytes);
   }
 
   /** The part's bytes, checked against their header; DamagedContent when they cannot be trusted. */

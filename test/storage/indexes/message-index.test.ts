@@ -2,7 +2,9 @@ import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { nodeFs } from '../../../server/storage/disk/fs.ts';
 import { Quarantine } from '../../../server/storage/disk/quarantine.ts';
+import { flagsOf } from '../../../server/storage/indexes/message-flags.ts';
 import { MessageIndex } from '../../../server/storage/indexes/message-index.ts';
+import { emptyRow, MessageRowsWriter, packUse } from '../../../server/storage/indexes/message-rows.ts';
 import { searchText } from '../../../server/storage/indexes/search-texts.ts';
 import type { MessageRecord } from '../../../server/storage/records.ts';
 import { SegmentLog } from '../../../server/storage/segments/segment-log.ts';
@@ -173,6 +175,59 @@ describe('a range of the index saved for a checkpoint', () => {
     expect([again.usesPack(again.slotOf(10), 1), again.usesPack(again.slotOf(10), 2), again.usesPack(again.slotOf(11), 1)]).toEqual([true, true, false]);
     expect(again.pendingDeliveries()).toEqual([[11, Date.parse('2030-01-02T00:00:00Z')]]);
     expect(again.unparsedCaptures()).toEqual([12]);
+  });
+
+  it('says what deleting a capture releases from the index alone when every part is in a pack (through a checkpoint too), and asks for the record otherwise', async () => {
+    const captures = [
+      // Parts in two packs (a pack sealed between them), in one, none.
+      record(1, { status: 'delivered', content: { html: { p: 1, o: 0, n: 50 }, text: { p: 2, o: 100, n: 30 } } }),
+      record(2, {
+        status: 'delivered',
+        content: { html: { p: 1, o: 70, n: 10 } },
+        attachments: [{ filename: 'a.txt', contentType: 'text/plain', size: 7, content: { p: 1, o: 100, n: 7 } }],
+      }),
+      record(3, { status: 'bounced', content: {} }),
+      // An attachment in a file of its own (its name is only in the record), an outcome pending, MIME parts not taken apart.
+      record(4, {
+        status: 'delivered',
+        content: { html: { p: 1, o: 200, n: 10 } },
+        attachments: [{ filename: 'big.bin', contentType: 'application/octet-stream', size: 5e6, content: { f: 'abc.part', n: 5e6 } }],
+      }),
+      record(5, { status: 'pending', deliverAt: '2030-01-02T00:00:00Z', content: { html: { p: 1, o: 300, n: 10 } } }),
+      record(6, { status: 'delivered', source: 'smtp', unparsed: true, content: { raw: { p: 1, o: 400, n: 10 } } }),
+    ];
+    const index = new MessageIndex();
+    for (const capture of captures) index.add(capture);
+    const answers = (ix: MessageIndex) => captures.map(({ seq }) => ix.packsForDeletion(seq));
+    const expected = [packUse(captures[0]!), packUse(captures[1]!), [], null, null, null];
+    expect(expected.slice(0, 2)).toEqual([
+      [
+        [1, 70, 70],
+        [2, 50, 150],
+      ],
+      [[1, 57, 127]],
+    ]);
+    expect(answers(index)).toEqual(expected);
+    // Once it settles, the index answers for capture 5 too.
+    index.setStatus(5, 'delivered');
+    expect(index.packsForDeletion(5)).toEqual(packUse(captures[4]!));
+    index.setStatus(5, 'pending');
+
+    const again = new MessageIndex();
+    again.restoreRange(joined(await index.serializeRange(0, 8, [1, 2, 3, 4, 5, 6]))!, () => Number.MAX_SAFE_INTEGER);
+    expect(answers(again)).toEqual(expected);
+    index.remove(2);
+    expect(index.packsForDeletion(2)).toBeNull();
+
+    // A checkpoint written before the flag existed: its rows do not say where every part is, so the record is read.
+    const before = new MessageRowsWriter([2]);
+    const row = emptyRow();
+    Object.assign(row, { created: Date.parse(captures[1]!.createdAt), bits: flagsOf(captures[1]!), pack: 1, packBytes: 57, packEnd: 127 });
+    before.set(0, row);
+    const old = new MessageIndex();
+    old.restoreRange(joined(before.encode())!, () => Number.MAX_SAFE_INTEGER);
+    expect(old.has(2)).toBe(true);
+    expect(old.packsForDeletion(2)).toBeNull();
   });
 
   it('saves nothing when the captures differ from what the segment file holds, and refuses damaged or out-of-order ranges unchanged', async () => {

@@ -1,10 +1,13 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
+import { decodeId } from '../../../server/domain/ids.ts';
 import { DamagedContent } from '../../../server/storage/errors.ts';
 import { nodeFs } from '../../../server/storage/disk/fs.ts';
 import { ENTRY_HEADER } from '../../../server/storage/packs/pack-file.ts';
+import { packUse } from '../../../server/storage/indexes/message-rows.ts';
 import { PART } from '../../../server/storage/packs/pack-store.ts';
+import { contentRefs } from '../../../server/storage/records.ts';
 import { api, read, type TestServer } from '../../support/app.ts';
 import { test as it } from '../../support/fixtures.ts';
 import { capturedId, smtpClient } from '../../support/smtp.ts';
@@ -188,6 +191,44 @@ describe('space goes back when captures are deleted', () => {
     await server.close();
     const again = await apps.start({ dataDir, store: { packSize: 64 * 1024, reserveSize: 0 } });
     for (const id of kept) expect((await fetch(`${again.url}/api/messages/${id}/html`)).status).toBe(200);
+  });
+
+  it("releases a pruned capture's pack bytes from the index, reading only the records that name a file of their own", async ({ apps }) => {
+    const options = { store: { packSize: 64 * 1024, reserveSize: 0, largePartSize: 2048 } };
+    const first = await apps.start(options);
+    const ids: string[] = [];
+    // Every tenth body is 3 KB: a file of its own; the others' parts go in packs.
+    for (let i = 0; i < 40; i++) ids.push(await send(first, i, i % 10 === 0 ? 3000 : 20));
+    const { dataDir } = first;
+    await first.close();
+    // Restarted: no record held in memory, the index from the checkpoints the stop wrote.
+    const server = await apps.start({ dataDir, ...options });
+    const log = server.store.messages.log;
+    const seqs = ids.map((id) => decodeId(id)!);
+    const records = (await log.readMany(seqs)).map((record) => record!);
+    const doomed = records.slice(0, 30);
+    const expected = new Map(server.store.packs.liveBytes());
+    for (const record of doomed) for (const [pack, bytes] of packUse(record)) expected.set(pack, expected.get(pack)! - bytes);
+    const withFiles = doomed.filter((record) => contentRefs(record).some((ref) => 'f' in ref));
+    const files = withFiles.flatMap((record) => contentRefs(record).flatMap((ref) => ('f' in ref ? [ref.f] : [])));
+    expect(files).toHaveLength(3);
+    for (const file of files) await stat(path.join(dataDir, 'packs', file));
+
+    const readMany = vi.spyOn(log, 'readMany');
+    const deleted: unknown[] = [];
+    server.sandbox.events.on('message.deleted', (captures) => deleted.push(...captures));
+    await server.sandbox.messages.remove(doomed.map((record) => record.seq));
+    expect(readMany.mock.calls.flatMap(([asked]) => asked)).toEqual(withFiles.map((record) => record.seq));
+    expect(deleted).toEqual(doomed.map(({ seq, id }) => ({ seq, id })));
+    const live = (bytes: Map<number, number>) => [...bytes].filter(([, n]) => n > 0).sort(([a], [b]) => a - b);
+    expect(live(server.store.packs.liveBytes())).toEqual(live(expected));
+    for (const file of files) await expect(stat(path.join(dataDir, 'packs', file))).rejects.toThrow(/ENOENT/);
+    // The ten kept read whole, now and after another restart.
+    for (const id of ids.slice(30)) expect((await fetch(`${server.url}/api/messages/${id}/html`)).status, id).toBe(200);
+    await server.close();
+    const again = await apps.start({ dataDir, ...options });
+    expect(again.sandbox.messages.count()).toBe(10);
+    for (const id of ids.slice(30)) expect((await fetch(`${again.url}/api/messages/${id}/html`)).status, id).toBe(200);
   });
 
   it('leaves a pack that deletions are emptying from its oldest capture to go whole, and compacts it once they stop', async ({ apps }) => {
