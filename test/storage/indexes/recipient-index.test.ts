@@ -219,6 +219,29 @@ describe('room after a restart', () => {
     expect(copy.bytes).toBe(restored);
     expect(copy.size).toBe(5100);
   });
+
+  it('gives spare room back after a restore only when it is worth copying every column', async () => {
+    const index = new RecipientIndex();
+    for (let seq = 1; seq <= 5000; seq++) index.add(recipient(seq, { firstName: `Name ${seq}` }));
+    const parts = await savedRanges(index, [[0, 8192]], live(index));
+    const restore = (expected: number) => {
+      const copy = new RecipientIndex();
+      copy.expect(expected);
+      for (const part of parts) copy.restoreRange(part);
+      return copy;
+    };
+    // Segments nearly full (start-up expected 5,200 rows, found 5,000): a few slots are not worth a copy of every column.
+    const near = restore(5200);
+    const nearBytes = near.bytes;
+    near.trim();
+    expect(near.bytes).toBe(nearBytes);
+    // Segments mostly dead (20,000 expected): the room goes back.
+    const far = restore(20_000);
+    const farBytes = far.bytes;
+    far.trim();
+    expect(far.bytes).toBeLessThan(farBytes - 5000 * 20);
+    expect(far.size).toBe(5000);
+  });
 });
 
 describe('recipient search text is matched in linear time', () => {
