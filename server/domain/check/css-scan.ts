@@ -44,20 +44,70 @@ export interface ParsedCss {
 }
 
 /** At-rules whose block holds rules; the others (font-face, page) hold declarations. */
-const GROUPING = new Set(['media', 'supports', 'document', 'layer', 'container', 'scope']);
+export const GROUPING: ReadonlySet<string> = new Set(['media', 'supports', 'document', 'layer', 'container', 'scope']);
 
 /**
  * Parses a style sheet into rules, at-rules and declarations, each with its offset. Comments
- * are blanked first (offsets stay right); unbalanced input ends where it ends, never throws.
- * One pass, without recursion: a grouping block (`@media {`) is read as it comes and ends at its
- * `}`; reading each block to its end before reading inside it cost the depth times the length,
- * and 100,000 nested blocks overflowed the stack (issue 19).
+ * are blanked first (offsets stay right); read in one pass by walkCss, a grouping block
+ * (`@media {`) as it comes; unbalanced input ends where it ends, never throws.
  */
 export function parseCss(source: string): ParsedCss {
   const css = blankComments(source);
   const out: ParsedCss = { rules: [], atRules: [], declarations: [] };
   /** The open grouping blocks, innermost last; `rules` false inside keyframes (their rules are not rules). */
   const open: { block: CssBlock; rules: boolean }[] = [];
+  walkCss(css, (step) => {
+    const inner = open[open.length - 1];
+    // The end of the innermost block (a stray one at the top is skipped).
+    if (step.kind === 'end') {
+      open.pop();
+      return;
+    }
+    const within = inner?.block ?? null;
+    if (step.kind === 'statement') {
+      if (step.prelude.startsWith('@')) out.atRules.push(atRule(step.prelude, step.start, within));
+      return;
+    }
+    const keepRules = inner?.rules ?? true;
+    if (step.prelude.startsWith('@')) {
+      const rule = atRule(step.prelude, step.start, within);
+      out.atRules.push(rule);
+      const keyframes = rule.name.endsWith('keyframes');
+      if (GROUPING.has(rule.name) || keyframes) {
+        open.push({ block: { prelude: step.prelude, parent: within }, rules: keepRules && !keyframes });
+        return 'enter';
+      }
+      for (const d of parseDeclarations(css.slice(step.open + 1, step.close()), step.open + 1)) out.declarations.push(d);
+      return;
+    }
+    const declarations = parseDeclarations(css.slice(step.open + 1, step.close()), step.open + 1);
+    if (keepRules) out.rules.push({ selector: step.prelude, offset: step.start, declarations, within });
+  });
+  return out;
+}
+
+/** One step of reading a style sheet (walkCss). */
+export type CssStep =
+  /** A `}`: the end of the innermost block entered, or a stray one. */
+  | { kind: 'end' }
+  /** `prelude;`: an at-rule statement (`@import url(x);`), or anything else up to a `;`. */
+  | { kind: 'statement'; prelude: string; start: number }
+  /**
+   * `prelude {`: a rule, or an at-rule's block, its `{` at `open`; `close()` finds the `}` that
+   * closes it (or the end of the text), once.
+   */
+  | { kind: 'block'; prelude: string; start: number; open: number; close(): number };
+
+/**
+ * Reads a style sheet (its comments blanked: blankComments) a step at a time, in one pass and
+ * without recursion, for the check's reader (parseCss) and the client views' filter
+ * (views/css-filter.ts). `visit` answers a block with 'enter' to read inside it as it comes
+ * (its steps next, then its `end`): a grouping block such as `@media`; anything else is passed
+ * whole, to its closing brace. Reading each block to its end before reading inside it cost the
+ * depth times the length, and 100,000 nested blocks overflowed the stack (issue 19). Unbalanced
+ * input ends where it ends; nothing throws.
+ */
+export function walkCss(css: string, visit: (step: CssStep) => 'enter' | undefined): void {
   const to = css.length;
   let at = 0;
   while (at < to) {
@@ -65,42 +115,22 @@ export function parseCss(source: string): ParsedCss {
     if (at >= to) break;
     const start = at;
     const stop = findAny(css, at, to, '{;}');
-    const prelude = css.slice(start, stop).trim();
-    const inner = open[open.length - 1];
     if (stop >= to) break;
     if (css[stop] === '}') {
-      // The end of the innermost block (a stray one at the top is skipped).
-      open.pop();
+      visit({ kind: 'end' });
       at = stop + 1;
       continue;
     }
+    const prelude = css.slice(start, stop).trim();
     if (css[stop] === ';') {
-      if (prelude.startsWith('@')) out.atRules.push(atRule(prelude, start, inner?.block ?? null));
+      visit({ kind: 'statement', prelude, start });
       at = stop + 1;
       continue;
     }
-    const within = inner?.block ?? null;
-    const keepRules = inner?.rules ?? true;
-    if (prelude.startsWith('@')) {
-      const rule = atRule(prelude, start, within);
-      out.atRules.push(rule);
-      const keyframes = rule.name.endsWith('keyframes');
-      if (GROUPING.has(rule.name) || keyframes) {
-        open.push({ block: { prelude, parent: within }, rules: keepRules && !keyframes });
-        at = stop + 1;
-        continue;
-      }
-      const close = matching(css, stop, to);
-      for (const d of parseDeclarations(css.slice(stop + 1, close), stop + 1)) out.declarations.push(d);
-      at = close + 1;
-    } else {
-      const close = matching(css, stop, to);
-      const declarations = parseDeclarations(css.slice(stop + 1, close), stop + 1);
-      if (keepRules) out.rules.push({ selector: prelude, offset: start, declarations, within });
-      at = close + 1;
-    }
+    let close = -1;
+    const closeOf = () => (close < 0 ? (close = matching(css, stop, to)) : close);
+    at = visit({ kind: 'block', prelude, start, open: stop, close: closeOf }) === 'enter' ? stop + 1 : closeOf() + 1;
   }
-  return out;
 }
 
 function atRule(prelude: string, offset: number, within: CssBlock | null): CssAtRule {

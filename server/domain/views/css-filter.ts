@@ -1,4 +1,4 @@
-import { blankComments, findAny, matching, parseDeclarations, type CssDeclaration } from '../check/css-scan.ts';
+import { blankComments, GROUPING, parseDeclarations, walkCss, type CssDeclaration } from '../check/css-scan.ts';
 import { atRuleFeatures, declarationFeatures, selectorFeatures } from '../check/features.ts';
 import type { Removals } from './removals.ts';
 
@@ -67,66 +67,50 @@ export function filterStylesheet(source: string, view: CssView): string | null {
   const out: string[] = [];
   /** Open grouping blocks (kept), innermost last. */
   let depth = 0;
-  const to = css.length;
-  let at = 0;
-  while (at < to) {
-    while (at < to && /\s/.test(css[at]!)) at++;
-    if (at >= to) break;
-    const start = at;
-    const stop = findAny(css, at, to, '{;}');
-    const prelude = css.slice(start, stop).trim();
-    if (stop >= to) break;
-    const line = view.lineAt(start);
-    if (css[stop] === '}') {
+  walkCss(css, (step) => {
+    if (step.kind === 'end') {
       if (depth > 0) {
         depth--;
         out.push('}\n');
       }
-      at = stop + 1;
-      continue;
+      return;
     }
-    if (css[stop] === ';') {
+    const { prelude } = step;
+    const line = view.lineAt(step.start);
+    if (step.kind === 'statement') {
       if (prelude.startsWith('@') && keepAtRule(prelude, line, view, depth)) out.push(`${prelude};\n`);
       else changed = true;
-      at = stop + 1;
-      continue;
+      return;
     }
-    // A kept grouping block is read as it comes: looking for its end first would read the rest
-    // of the sheet once per level of a deep nesting (quadratic, issue 19).
     if (prelude.startsWith('@')) {
-      const name = atName(prelude);
       if (!keepAtRule(prelude, line, view, depth)) {
         changed = true;
-        at = matching(css, stop, to) + 1;
-        continue;
+        return;
       }
-      if (name === 'media' || name === 'supports' || name === 'document' || name === 'layer' || name === 'container' || name === 'scope') {
+      // A kept grouping block is read as it comes (walkCss).
+      if (GROUPING.has(atName(prelude))) {
         const query = schemeQuery(prelude, view);
         if (query !== prelude) changed = true;
         out.push(`${query} {\n`);
         depth++;
-        at = stop + 1;
-        continue;
+        return 'enter';
       }
       // @font-face, @keyframes, @page: kept as written.
-      const close = matching(css, stop, to);
-      out.push(`${prelude} ${css.slice(stop, close + 1)}\n`);
-      at = close + 1;
-      continue;
+      out.push(`${prelude} ${css.slice(step.open, step.close() + 1)}\n`);
+      return;
     }
-    const close = matching(css, stop, to);
-    at = close + 1;
     const slug = view.imagesOff ? null : view.removals.firstUnsupported(slugsOf((add) => selectorFeatures(prelude, line, add)));
     if (slug !== null) {
       view.removals.unsupportedFeature(slug, 'selector', `${short(prelude)} { … }`, line);
       changed = true;
-      continue;
+      return;
     }
-    const declarations = parseDeclarations(css.slice(stop + 1, close), stop + 1);
+    const declarations = parseDeclarations(css.slice(step.open + 1, step.close()), step.open + 1);
     const kept = declarations.filter((d) => keepDeclaration(d, view.lineAt(d.offset), view));
     if (kept.length < declarations.length) changed = true;
     if (kept.length > 0 || declarations.length === 0) out.push(`${prelude} { ${kept.map(declarationText).join('; ')} }\n`);
-  }
+    return;
+  });
   while (depth-- > 0) out.push('}\n');
   return changed ? out.join('') : null;
 }
