@@ -161,7 +161,7 @@ export function parseDeclarations(text: string, base = 0): CssDeclaration[] {
 }
 
 /** The first of `chars` at depth 0 (outside strings and parentheses), or `to`. */
-export function findAny(text: string, from: number, to: number, chars: string): number {
+function findAny(text: string, from: number, to: number, chars: string): number {
   let depth = 0;
   let quote = '';
   for (let at = from; at < to; at++) {
@@ -178,7 +178,7 @@ export function findAny(text: string, from: number, to: number, chars: string): 
 }
 
 /** The `}` closing the `{` at `open`, or `to`. */
-export function matching(text: string, open: number, to: number): number {
+function matching(text: string, open: number, to: number): number {
   let depth = 0;
   let quote = '';
   for (let at = open; at < to; at++) {

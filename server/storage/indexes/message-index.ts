@@ -1,26 +1,12 @@
 import type { Parts } from '../disk/checkpoint.ts';
 import { recordNamespace } from '../namespace.ts';
-import {
-  BLOCKED,
-  DEAD,
-  flagsOf,
-  PACKED,
-  PENDING,
-  READ,
-  REDIRECTED,
-  SMTP,
-  SOURCE_MASK,
-  SOURCES,
-  STATUS_MASK,
-  STATUS_SHIFT,
-  STATUSES,
-  UNPARSED,
-} from './message-flags.ts';
+import { BLOCKED, DEAD, flagsOf, READ, REDIRECTED, SMTP, SOURCE_MASK, SOURCES, STATUS_MASK, STATUS_SHIFT, STATUSES, UNPARSED } from './message-flags.ts';
 import { decodeMessageRows, emptyRow, MessageRowsWriter, PackTally, type PackUse, packUse } from './message-rows.ts';
 import { LoadedWork } from './loaded-work.ts';
+import { deletableFromIndex, PackColumns, withPacked } from './pack-columns.ts';
 import { grownFrom, Interned, keepRows, liveRowsIn, nextTurn, roomFor, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
 import { SearchTexts, searchText } from './search-texts.ts';
-import { contentRefs, type DeliveryStatus, type FlowMark, type MessageRecord, type Source } from '../records.ts';
+import type { DeliveryStatus, FlowMark, MessageRecord, Source } from '../records.ts';
 
 /**
  * Every capture, as compact as the inbox's lists, filters, search and wait-for allow
@@ -36,10 +22,8 @@ export class MessageIndex {
   private bits = new Uint16Array(1024);
   private teams = new Uint16Array(1024);
   private senders = new Uint16Array(1024);
-  /** The pack holding the capture's stored parts (0: none), and how many bytes of it they take. */
-  private packs = new Uint32Array(1024);
-  private packBytes = new Uint32Array(1024);
-  private packEnds = new Uint32Array(1024);
+  /** Where the capture's stored parts are: the packs and the bytes they take there. */
+  private readonly use = new PackColumns();
   /** Each capture's namespace, interned (many per run: one per test); 0 is none. */
   private spaces = new Uint32Array(1024);
   /** Where each capture's search text is in `texts`. */
@@ -57,11 +41,6 @@ export class MessageIndex {
   private readonly teamRecords = new Map<number, number>();
   /** Pending deliveries and unextracted messages: what start-up hands the domain. */
   private readonly work = new LoadedWork();
-  /**
-   * Captures whose parts lie in more than one pack (a pack sealed between two of its parts):
-   * every pack and its bytes. Rare; the others' one pack is in `packs` and `packBytes`.
-   */
-  private readonly spread = new Map<number, PackUse[]>();
 
   get size(): number {
     return this.liveCount;
@@ -71,12 +50,12 @@ export class MessageIndex {
   add(record: MessageRecord): void {
     const slot = this.append(record.seq);
     this.created[slot] = Date.parse(record.createdAt);
-    this.bits[slot] = flagsOf(record) | packedFlag(record);
+    this.bits[slot] = withPacked(flagsOf(record), record);
     this.teams[slot] = this.nameId(record.team);
     this.senders[slot] = this.nameId(record.sender);
     this.spaces[slot] = this.spaceId(recordNamespace(record));
     this.places[slot] = this.texts.add(searchText(record));
-    this.setUse(slot, record.seq, packUse(record));
+    this.use.set(slot, record.seq, packUse(record));
     if (record.flow) this.flowMarks.set(record.seq, record.flow);
     if (record.status === 'pending' && record.deliverAt !== null) this.work.pendingAt.set(record.seq, Date.parse(record.deliverAt));
     this.added(slot);
@@ -100,14 +79,6 @@ export class MessageIndex {
     this.liveCount++;
   }
 
-  private setUse(slot: number, seq: number, use: PackUse[]): void {
-    this.packs[slot] = use[0]?.[0] ?? 0;
-    this.packBytes[slot] = use[0]?.[1] ?? 0;
-    this.packEnds[slot] = use[0]?.[2] ?? 0;
-    if (use.length > 1) this.spread.set(seq, use);
-    else this.spread.delete(seq);
-  }
-
   /** The slot of a live capture, or -1. */
   slotOf(seq: number): number {
     const slot = slotWithSeq(this.seqs, this.used, seq);
@@ -126,7 +97,7 @@ export class MessageIndex {
     this.texts.remove(this.places[slot]!);
     this.flowMarks.delete(seq);
     this.work.pendingAt.delete(seq);
-    this.spread.delete(seq);
+    this.use.forget(seq);
     this.liveCount--;
     if (this.used - this.liveCount > Math.max(4096, this.liveCount)) this.compact();
     else if (this.texts.wasteful) this.texts.rewrite(this.places, this.used, (slot) => !(this.bits[slot]! & DEAD));
@@ -140,7 +111,7 @@ export class MessageIndex {
     this.flowMarks.clear();
     this.teamRecords.clear();
     this.work.clear();
-    this.spread.clear();
+    this.use.clear();
     this.spaceNames.clear();
     this.grow(1024);
   }
@@ -159,8 +130,8 @@ export class MessageIndex {
   setContent(record: MessageRecord): void {
     const slot = this.slotOf(record.seq);
     if (slot < 0) return;
-    this.setUse(slot, record.seq, packUse(record));
-    this.bits[slot] = (this.bits[slot]! & ~PACKED) | packedFlag(record);
+    this.use.set(slot, record.seq, packUse(record));
+    this.bits[slot] = withPacked(this.bits[slot]!, record);
   }
 
   /**
@@ -172,18 +143,12 @@ export class MessageIndex {
   packsForDeletion(seq: number): readonly PackUse[] | null {
     const slot = this.slotOf(seq);
     if (slot < 0) return null;
-    const bits = this.bits[slot]!;
-    if (!(bits & PACKED) || (bits & STATUS_MASK) === PENDING || bits & UNPARSED) return null;
-    const spread = this.spread.get(seq);
-    if (spread) return spread;
-    return this.packs[slot] === 0 ? [] : [[this.packs[slot]!, this.packBytes[slot]!, this.packEnds[slot]!]];
+    return deletableFromIndex(this.bits[slot]!) ? this.use.uses(slot, seq) : null;
   }
 
   /** Whether any of the capture's parts lies in pack `no`. */
   usesPack(slot: number, no: number): boolean {
-    if (this.packs[slot] === no) return true;
-    const spread = this.spread.get(this.seqs[slot]!);
-    return spread?.some(([pack]) => pack === no) === true;
+    return this.use.usesPack(slot, this.seqs[slot]!, no);
   }
 
   /** How many API and flow captures the team has (its /v1 email records). */
@@ -319,10 +284,10 @@ export class MessageIndex {
       row.team = this.names.value(this.teams[from]!);
       row.sender = this.names.value(this.senders[from]!);
       row.namespace = this.spaceNames.value(this.spaces[from]!);
-      row.pack = this.packs[from]!;
-      row.packBytes = this.packBytes[from]!;
-      row.packEnd = this.packEnds[from]!;
-      row.spread = this.spread.get(seq);
+      row.pack = this.use.packs[from]!;
+      row.packBytes = this.use.bytes[from]!;
+      row.packEnd = this.use.ends[from]!;
+      row.spread = this.use.spreadOf(seq);
       // Where in its chunk: bytes that never change (a rewrite makes new chunks).
       this.texts.locate(this.places[from]!, row.text);
       row.flow = this.flowMarks.get(seq);
@@ -336,7 +301,7 @@ export class MessageIndex {
 
   /** Bytes of the per-row columns, at their capacity (the search texts aside), for tests and the benchmark. */
   get columnBytes(): number {
-    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, this.packs, this.packBytes, this.packEnds, this.spaces, this.places];
+    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, ...this.use.columns, this.spaces, this.places];
     return columns.reduce((sum, column) => sum + column.byteLength, 0);
   }
 
@@ -376,13 +341,11 @@ export class MessageIndex {
       this.spaces[slot] = space(ids[3 * i + 2]!);
       const uses = spread.get(seq);
       if (uses) {
-        this.setUse(slot, seq, uses);
+        this.use.set(slot, seq, uses);
         tally.spread(uses);
       } else {
         // Nearly every capture: one pack or none, set with no array made for it.
-        this.packs[slot] = use[3 * i]!;
-        this.packBytes[slot] = use[3 * i + 1]!;
-        this.packEnds[slot] = use[3 * i + 2]!;
+        this.use.setOne(slot, use[3 * i]!, use[3 * i + 1]!, use[3 * i + 2]!);
         tally.add(use[3 * i]!, use[3 * i + 1]!, use[3 * i + 2]!);
       }
       this.added(slot);
@@ -392,7 +355,7 @@ export class MessageIndex {
 
   /** Drops dead slots (after many deletions). */
   private compact(): void {
-    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, this.packs, this.packBytes, this.packEnds, this.spaces, this.places];
+    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, ...this.use.columns, this.spaces, this.places];
     const to = keepRows(columns, this.used, (slot) => !(this.bits[slot]! & DEAD));
     this.used = to;
     if (this.texts.wasteful) this.texts.rewrite(this.places, this.used, () => true);
@@ -413,9 +376,7 @@ export class MessageIndex {
     this.bits = resized(this.bits, this.used, capacity);
     this.teams = resized(this.teams, this.used, capacity);
     this.senders = resized(this.senders, this.used, capacity);
-    this.packs = resized(this.packs, this.used, capacity);
-    this.packBytes = resized(this.packBytes, this.used, capacity);
-    this.packEnds = resized(this.packEnds, this.used, capacity);
+    this.use.resize(this.used, capacity);
     this.spaces = resized(this.spaces, this.used, capacity);
     this.places = resized(this.places, this.used, capacity);
   }
@@ -427,9 +388,4 @@ export class MessageIndex {
   private nameId(name: string | null): number {
     return name === null ? 0 : this.names.id(name);
   }
-}
-
-/** PACKED when every stored part of the record lies in a pack. */
-function packedFlag(record: MessageRecord): number {
-  return contentRefs(record).every((ref) => 'p' in ref) ? PACKED : 0;
 }

@@ -310,11 +310,9 @@ export class RecipientIndex {
 
   /**
    * Gives back the spare room of the arrays and the arena beyond an eighth of the rows (start-up
-   * is over; the eighth is what the sends after it take before the arrays are copied again).
-   * Start-up expects every segment full, so the arrays are usually that size already, give or
-   * take a few slots: they are copied only when a sixteenth more than that would go back (the
-   * copy left the old arrays, some 35 MB at a million recipients, for the next full collection,
-   * which the first sends after a restart were measured with).
+   * is over; the eighth is what the sends after it take before the arrays are copied again), when
+   * more than a sixteenth would go back: start-up sized them for full segments, usually within a
+   * few slots, and a copy left ~35 MB of old arrays at a million recipients for the next collection.
    */
   trim(): void {
     const room = roomFor(this.used, INITIAL_SLOTS);

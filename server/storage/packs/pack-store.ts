@@ -190,18 +190,14 @@ export class PackStore implements Participant, PackHost {
 
   /** A part is no longer referenced: its bytes are dead (its own file goes with the next write). */
   release(ref: ContentRef): void {
-    if ('f' in ref) {
-      this.doomedFiles.push(ref.f);
-      return;
-    }
-    this.releaseBytes(ref.p, ENTRY_HEADER + ref.n);
+    if ('f' in ref) this.doomedFiles.push(ref.f);
+    else this.releaseBytes(ref.p, ENTRY_HEADER + ref.n);
   }
 
-  /** `bytes` of pack `no` are no longer needed (entry headers included: a capture's PackUse bytes, its refs' release at once). */
+  /** `bytes` of pack `no` are dead, entry headers included (a capture's PackUse: its refs' release at once). */
   releaseBytes(no: number, bytes: number): void {
     const pack = this.packs.get(no);
-    if (!pack) return;
-    pack.live = Math.max(0, pack.live - bytes);
+    if (pack) pack.live = Math.max(0, pack.live - bytes);
   }
 
   /** The part's bytes, checked against their header; DamagedContent when they cannot be trusted. */
