@@ -11,17 +11,18 @@
  *   check     the whole check but spam (/check)
  *   text      the text view (/text, `text` of a capture)
  *   snippet   the list preview, computed when the mail is captured
- *   dark      the inbox's dark-mode preview document (ui/src/components/preview/dark-preview.ts)
+ *   dark      the colour modes' rewrite of the preview (server/domain/mail/color-mode.ts, which the
+ *             inbox's dark preview runs before the browser's own parser reads the result)
  *
  *   npm run bench:hostile [-- --runs 3 --only deep-div,anchors --give-up 10]
  */
 import { parseArgs } from 'node:util';
 import { analyse } from '../server/domain/check/check.ts';
+import { colorModeHtml } from '../server/domain/mail/color-mode.ts';
 import { extract } from '../server/domain/mail/extract.ts';
 import { prepareHtml } from '../server/domain/mail/html-preview.ts';
 import { textView } from '../server/domain/mail/text-view.ts';
 import { textSnippet } from '../server/domain/messages/snippet.ts';
-import { colorModeDocument } from '../ui/src/components/preview/dark-preview.ts';
 import { HOSTILE_SHAPES, type HostileShape } from './lib/hostile-shapes.ts';
 
 const { values } = parseArgs({
@@ -46,7 +47,7 @@ const READS: Record<string, Read> = {
     }),
   text: (body, shape) => (shape.part === 'html' ? textView(body, null) : textView(null, body)),
   snippet: (body, shape) => (shape.part === 'html' ? textSnippet(null, body) : textSnippet(body, null)),
-  dark: (body, shape) => shape.part === 'html' && ['light', 'styles', 'invert'].map((mode) => colorModeDocument(body, mode as 'light', "default-src 'none'")),
+  dark: (body, shape) => shape.part === 'html' && (['light', 'styles', 'invert'] as const).map((mode) => colorModeHtml(body, mode)),
 };
 
 /** With --expose-gc (the npm script), a full collection before each read: the last read's garbage is not this one's cost. */
