@@ -10,7 +10,7 @@ import type { SegmentLog } from './segments/segment-log.ts';
 
 export type { IncomingPart } from './packs/capture-parts.ts';
 export type { MessageIndex } from './indexes/message-index.ts';
-export { ADDRESS_MARK, searchText, unmarked } from './indexes/search-texts.ts';
+export { ADDRESS_MARK, unmarked } from './indexes/search-texts.ts';
 export { ByteCache } from './indexes/byte-cache.ts';
 
 /** Full records kept decoded (those just looked at), by the bytes of their stored JSON. */

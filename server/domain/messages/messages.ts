@@ -1,4 +1,3 @@
-import { searchText } from '../../storage/capture-store.ts';
 import type { Store } from '../../storage/store.ts';
 import type { LiveTemplate } from '../directory/account-templates.ts';
 import type { Caller } from '../directory/directory.ts';
@@ -187,7 +186,7 @@ export class Messages extends MessageReads {
         if (summary.bodyText === undefined) delete current.bodyText;
         else current.bodyText = summary.bodyText;
         delete current.unparsed;
-        this.captures.index.setText(seq, searchText(current));
+        this.captures.index.setText(current);
         this.captures.put(current);
       })
       .catch((error: unknown) => {

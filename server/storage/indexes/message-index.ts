@@ -4,17 +4,19 @@ import { BLOCKED, DEAD, flagsOf, READ, REDIRECTED, SMTP, SOURCE_MASK, SOURCES, S
 import { decodeMessageRows, emptyRow, MessageRowsWriter, PackTally, type PackUse, packUse } from './message-rows.ts';
 import { LoadedWork } from './loaded-work.ts';
 import { deletableFromIndex, PackColumns, withPacked } from './pack-columns.ts';
-import { grownFrom, Interned, keepRows, liveRowsIn, nextTurn, roomFor, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
-import { SearchTexts, searchText } from './search-texts.ts';
+import { grownFrom, Interned, InternedColumn, keepRows, liveRowsIn, nextTurn, roomFor, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
+import { searchField } from './search-texts.ts';
+import { CaptureTexts } from './text-match.ts';
 import type { DeliveryStatus, FlowMark, MessageRecord, Source } from '../records.ts';
 
 /**
  * Every capture, as compact as the inbox's lists, filters, search and wait-for allow
  * (docs/storage.md: memory per capture is only what those need). Fixed-size fields live in
- * typed arrays, one slot per capture in sequence order; its search text (the addresses, subject,
- * From, sender id and body snippet, lowercased) is UTF-8 bytes in shared chunks (search-texts.ts):
- * no object or string per capture. Everything else (names, flags, attachments, where the bodies
- * are) is read from the segment files when a capture is shown.
+ * typed arrays, one slot per capture in sequence order; its search text (the addresses, subject
+ * and body snippet, lowercased) is UTF-8 bytes in shared chunks (search-texts.ts): no object or
+ * string per capture. Its From and sender id, which search also looks in, are interned beside
+ * it: a handful of values for a million captures. Everything else (names, flags, attachments,
+ * where the bodies are) is read from the segment files when a capture is shown.
  */
 export class MessageIndex {
   private seqs = new Float64Array(1024);
@@ -25,22 +27,24 @@ export class MessageIndex {
   /** Where the capture's stored parts are: the packs and the bytes they take there. */
   private readonly use = new PackColumns();
   /** Each capture's namespace, interned (many per run: one per test); 0 is none. */
-  private spaces = new Uint32Array(1024);
-  /** Where each capture's search text is in `texts`. */
-  private places = new Float64Array(1024);
-  private readonly texts = new SearchTexts();
+  private readonly spaces = new InternedColumn();
+  /** Each capture's search text and From (text-match.ts). */
+  private readonly search: CaptureTexts;
   private used = 0;
   private liveCount = 0;
   /** Team and sender ids, interned: a handful per configuration. Index 0 is null. */
   private readonly names = new Interned(1);
-  /** Namespaces, interned apart from the names (they are many, and filtered by equality). */
-  private spaceNames = new Interned(1);
   /** Flow captures' marks: the flow engine's proof that a step was sent (few captures have one). */
   private readonly flowMarks = new Map<number, FlowMark>();
   /** Live API and flow captures per team (the /v1 email list's count without scanning). */
   private readonly teamRecords = new Map<number, number>();
   /** Pending deliveries and unextracted messages: what start-up hands the domain. */
   private readonly work = new LoadedWork();
+
+  /** `fromLimit`: how many distinct Froms are kept apart from the search texts (tests make it small). */
+  constructor(fromLimit?: number) {
+    this.search = new CaptureTexts(fromLimit);
+  }
 
   get size(): number {
     return this.liveCount;
@@ -53,8 +57,8 @@ export class MessageIndex {
     this.bits[slot] = withPacked(flagsOf(record), record);
     this.teams[slot] = this.nameId(record.team);
     this.senders[slot] = this.nameId(record.sender);
-    this.spaces[slot] = this.spaceId(recordNamespace(record));
-    this.places[slot] = this.texts.add(searchText(record));
+    this.spaces.set(slot, recordNamespace(record));
+    this.search.set(slot, record);
     this.use.set(slot, record.seq, packUse(record));
     if (record.flow) this.flowMarks.set(record.seq, record.flow);
     if (record.status === 'pending' && record.deliverAt !== null) this.work.pendingAt.set(record.seq, Date.parse(record.deliverAt));
@@ -94,25 +98,25 @@ export class MessageIndex {
     if (slot < 0) return false;
     this.bits[slot]! |= DEAD;
     if ((this.bits[slot]! & SOURCE_MASK) !== SMTP) this.teamRecords.set(this.teams[slot]!, (this.teamRecords.get(this.teams[slot]!) ?? 1) - 1);
-    this.texts.remove(this.places[slot]!);
+    this.search.remove(slot);
     this.flowMarks.delete(seq);
     this.work.pendingAt.delete(seq);
     this.use.forget(seq);
     this.liveCount--;
     if (this.used - this.liveCount > Math.max(4096, this.liveCount)) this.compact();
-    else if (this.texts.wasteful) this.texts.rewrite(this.places, this.used, (slot) => !(this.bits[slot]! & DEAD));
+    else this.search.tidy(this.used, (slot) => !(this.bits[slot]! & DEAD));
     return true;
   }
 
   clear(): void {
     this.used = 0;
     this.liveCount = 0;
-    this.texts.clear();
+    this.search.clear();
     this.flowMarks.clear();
     this.teamRecords.clear();
     this.work.clear();
     this.use.clear();
-    this.spaceNames.clear();
+    this.spaces.clear();
     this.grow(1024);
   }
 
@@ -187,23 +191,22 @@ export class MessageIndex {
   }
   /** The capture's namespace (storage/namespace.ts), or null. */
   namespace(slot: number): string | null {
-    return this.spaceNames.value(this.spaces[slot]!) ?? null;
+    return this.spaces.value(slot) ?? null;
   }
   /**
    * A test of whether a slot's search text (see searchText) holds every needle (UTF-8 bytes of
    * lowercased text), and `inSubject` within its subject (search-texts.ts matcher).
    */
   textMatcher(needles: readonly Uint8Array[], inSubject?: Uint8Array): (slot: number) => boolean {
-    const match = this.texts.matcher(needles, inSubject);
-    return (slot) => match(this.places[slot]!);
+    return this.search.matcher(needles, inSubject, { values: () => this.names.values(), idOf: (slot) => this.senders[slot]!, field: searchField });
   }
   /** The slot's search text, decoded (a string made for each call: for tests and tools, not scans). */
   text(slot: number): string {
-    return this.texts.bytes(this.places[slot]!).toString('utf8');
+    return this.search.text(slot);
   }
   /** Whether the slot's search text begins with `prefix` (UTF-8 bytes). */
   textStartsWith(slot: number, prefix: Uint8Array): boolean {
-    return this.texts.startsWith(this.places[slot]!, prefix);
+    return this.search.startsWith(slot, prefix);
   }
   flow(seq: number): FlowMark | undefined {
     return this.flowMarks.get(seq);
@@ -216,14 +219,14 @@ export class MessageIndex {
     return this.work.unparsedCaptures();
   }
 
-  /** The search text changed (an SMTP message's parts were extracted: its snippet is known). */
-  setText(seq: number, text: string): void {
-    const slot = this.slotOf(seq);
+  /** The capture's search text changed (an SMTP message's parts were extracted: its snippet is known). */
+  setText(record: MessageRecord): void {
+    const slot = this.slotOf(record.seq);
     if (slot < 0) return;
-    this.texts.remove(this.places[slot]!);
-    this.places[slot] = this.texts.add(text);
+    this.search.remove(slot);
+    this.search.set(slot, record);
     this.bits[slot]! &= ~UNPARSED;
-    if (this.texts.wasteful) this.texts.rewrite(this.places, this.used, (at) => !(this.bits[at]! & DEAD));
+    this.search.tidy(this.used, (at) => !(this.bits[at]! & DEAD));
   }
 
   /** Captures that were pending when loaded, and when each turns (ms since the epoch). */
@@ -283,13 +286,13 @@ export class MessageIndex {
       row.bits = this.bits[from]!;
       row.team = this.names.value(this.teams[from]!);
       row.sender = this.names.value(this.senders[from]!);
-      row.namespace = this.spaceNames.value(this.spaces[from]!);
+      row.namespace = this.spaces.value(from);
       row.pack = this.use.packs[from]!;
       row.packBytes = this.use.bytes[from]!;
       row.packEnd = this.use.ends[from]!;
       row.spread = this.use.spreadOf(seq);
       // Where in its chunk: bytes that never change (a rewrite makes new chunks).
-      this.texts.locate(this.places[from]!, row.text);
+      this.search.saveTo(from, row);
       row.flow = this.flowMarks.get(seq);
       row.pendingAt = this.work.pendingAt.get(seq);
       rows.set(i, row);
@@ -301,7 +304,7 @@ export class MessageIndex {
 
   /** Bytes of the per-row columns, at their capacity (the search texts aside), for tests and the benchmark. */
   get columnBytes(): number {
-    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, ...this.use.columns, this.spaces, this.places];
+    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, ...this.use.columns, this.spaces.ids, ...this.search.columns];
     return columns.reduce((sum, column) => sum + column.byteLength, 0);
   }
 
@@ -326,19 +329,19 @@ export class MessageIndex {
     // Room for the range, then its texts in one copy per chunk (a copy per capture was half the
     // restore's time), and each of its strings interned once (-1: not yet).
     if (this.used + n > this.seqs.length) this.grow(Math.max(grownFrom(this.seqs.length), this.used + n));
-    this.texts.addAll(data, textAt, lengths, n, this.places, this.used);
+    this.search.restore({ at: this.used, count: n }, data, textAt, lengths, (i) => ids[4 * i + 3]!, strings);
     const names = new Int32Array(strings.length).fill(-1);
     const spaces = new Int32Array(strings.length).fill(-1);
     const name = (at: number) => (names[at]! >= 0 ? names[at]! : (names[at] = this.nameId(strings[at] ?? null)));
-    const space = (at: number) => (spaces[at]! >= 0 ? spaces[at]! : (spaces[at] = this.spaceId(strings[at] ?? null)));
+    const space = (at: number) => (spaces[at]! >= 0 ? spaces[at]! : (spaces[at] = this.spaces.intern(strings[at])));
     for (let i = 0; i < n; i++) {
       const seq = seqs[i]!;
       const slot = this.append(seq);
       this.created[slot] = created[i]!;
       this.bits[slot] = bits[i]! & ~DEAD;
-      this.teams[slot] = name(ids[3 * i]!);
-      this.senders[slot] = name(ids[3 * i + 1]!);
-      this.spaces[slot] = space(ids[3 * i + 2]!);
+      this.teams[slot] = name(ids[4 * i]!);
+      this.senders[slot] = name(ids[4 * i + 1]!);
+      this.spaces.ids[slot] = space(ids[4 * i + 2]!);
       const uses = spread.get(seq);
       if (uses) {
         this.use.set(slot, seq, uses);
@@ -355,19 +358,13 @@ export class MessageIndex {
 
   /** Drops dead slots (after many deletions). */
   private compact(): void {
-    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, ...this.use.columns, this.spaces, this.places];
+    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, ...this.use.columns, this.spaces.ids, ...this.search.columns];
     const to = keepRows(columns, this.used, (slot) => !(this.bits[slot]! & DEAD));
     this.used = to;
-    if (this.texts.wasteful) this.texts.rewrite(this.places, this.used, () => true);
     this.grow(Math.max(1024, to * 2));
-    this.reinternSpaces();
-  }
-
-  /** Forgets the namespaces no live capture has any more (one per test adds up over a long run). */
-  private reinternSpaces(): void {
-    const old = this.spaceNames;
-    this.spaceNames = new Interned(1);
-    for (let slot = 0; slot < this.used; slot++) this.spaces[slot] = this.spaceId(old.value(this.spaces[slot]!) ?? null);
+    // The namespaces and Froms no live capture has any more are forgotten (one per test adds up over a long run).
+    this.spaces.reintern(this.used);
+    this.search.compacted(this.used);
   }
 
   private grow(capacity: number): void {
@@ -377,12 +374,8 @@ export class MessageIndex {
     this.teams = resized(this.teams, this.used, capacity);
     this.senders = resized(this.senders, this.used, capacity);
     this.use.resize(this.used, capacity);
-    this.spaces = resized(this.spaces, this.used, capacity);
-    this.places = resized(this.places, this.used, capacity);
-  }
-
-  private spaceId(namespace: string | null): number {
-    return namespace === null ? 0 : this.spaceNames.id(namespace);
+    this.spaces.resize(this.used, capacity);
+    this.search.resize(this.used, capacity);
   }
 
   private nameId(name: string | null): number {

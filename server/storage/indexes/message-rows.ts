@@ -9,8 +9,13 @@ import { Interned } from './rows.ts';
  * whole, the search texts end to end, and the few per-capture extras as JSON.
  */
 
-/** The version of the format (its first byte). */
-const RANGE_FORMAT = 1;
+/**
+ * The version of the format (its first byte). 2: a fourth id per row, the From kept apart from
+ * the search text. Ranges of format 1 (three ids, the From in every text) still read, as rows
+ * whose From is in their text.
+ */
+const RANGE_FORMAT = 2;
+const IDS = 4;
 
 /**
  * A pack a capture's parts lie in, the bytes they take there (entry headers included), and where
@@ -27,12 +32,12 @@ interface RowExtras {
 
 export interface MessageRows {
   count: number;
-  /** The strings the rows name (teams, senders, namespaces): id i + 1 is strings[i]; 0 is none. */
+  /** The strings the rows name (teams, senders, namespaces, Froms): id i + 1 is strings[i]; 0 is none. */
   strings: readonly (string | null)[];
   seqs: Float64Array;
   created: Float64Array;
   bits: Uint16Array;
-  /** Per row, three ids into `strings`: team, sender, namespace. */
+  /** Per row, four ids into `strings`: team, sender, namespace, From (0: in its search text). */
   ids: Uint32Array;
   /** Per row: its pack, the bytes it takes there, where they end (PackUse; 0: none). */
   use: Uint32Array;
@@ -52,6 +57,8 @@ export interface MessageRow {
   team: string | undefined;
   sender: string | undefined;
   namespace: string | undefined;
+  /** Its From as search reads it, when it is not in its search text. */
+  from: string | undefined;
   /** Its first pack (0: none), the bytes it takes there and where they end; `spread` when more than one. */
   pack: number;
   packBytes: number;
@@ -71,6 +78,7 @@ export function emptyRow(): MessageRow {
     team: undefined,
     sender: undefined,
     namespace: undefined,
+    from: undefined,
     pack: 0,
     packBytes: 0,
     packEnd: 0,
@@ -105,7 +113,7 @@ export class MessageRowsWriter {
       seqs: Float64Array.from(seqs),
       created: new Float64Array(count),
       bits: new Uint16Array(count),
-      ids: new Uint32Array(3 * count),
+      ids: new Uint32Array(IDS * count),
       use: new Uint32Array(3 * count),
       lengths: new Uint32Array(count),
       extras: { f: [], s: [], p: [] },
@@ -118,9 +126,10 @@ export class MessageRowsWriter {
     const seq = rows.seqs[i]!;
     rows.created[i] = row.created;
     rows.bits[i] = row.bits;
-    rows.ids[3 * i] = this.id(row.team);
-    rows.ids[3 * i + 1] = this.id(row.sender);
-    rows.ids[3 * i + 2] = this.id(row.namespace);
+    rows.ids[IDS * i] = this.id(row.team);
+    rows.ids[IDS * i + 1] = this.id(row.sender);
+    rows.ids[IDS * i + 2] = this.id(row.namespace);
+    rows.ids[IDS * i + 3] = this.id(row.from);
     rows.use[3 * i] = row.pack;
     rows.use[3 * i + 1] = row.packBytes;
     rows.use[3 * i + 2] = row.packEnd;
@@ -198,14 +207,15 @@ function encodeMessageRows(rows: MessageRows, texts: readonly Buffer[]): Parts {
  */
 export function decodeMessageRows(data: Buffer): MessageRows & { textAt: number } {
   const reader = new Reader(data);
-  if (reader.u8() !== RANGE_FORMAT) throw new Error('unknown index range format');
+  const format = reader.u8();
+  if (format !== RANGE_FORMAT && format !== 1) throw new Error('unknown index range format');
   const count = reader.u32();
   const strings: (string | null)[] = [null];
   for (let n = reader.u32(), i = 0; i < n; i++) strings.push(reader.utf8(reader.u32()));
   const seqs = reader.array(Float64Array, count);
   const created = reader.array(Float64Array, count);
   const bits = reader.array(Uint16Array, count);
-  const ids = reader.array(Uint32Array, 3 * count);
+  const ids = format === 1 ? widened(reader.array(Uint32Array, 3 * count), count) : reader.array(Uint32Array, IDS * count);
   const use = reader.array(Uint32Array, 3 * count);
   const lengths = reader.array(Uint32Array, count);
   let textBytes = 0;
@@ -215,6 +225,13 @@ export function decodeMessageRows(data: Buffer): MessageRows & { textAt: number 
   reader.end();
   for (let i = 1; i < count; i++) if (seqs[i]! <= seqs[i - 1]!) throw new Error('index range out of order');
   return { count, strings, seqs, created, bits, ids, use, lengths, extras, textAt };
+}
+
+/** Format 1's three ids per row as four, the fourth 0 (the From in the text). */
+function widened(ids: Uint32Array, count: number): Uint32Array {
+  const out = new Uint32Array(IDS * count);
+  for (let i = 0; i < count; i++) out.set(ids.subarray(3 * i, 3 * i + 3), IDS * i);
+  return out;
 }
 
 /**

@@ -121,6 +121,59 @@ export class Interned {
 }
 
 /**
+ * A column of the index holding, per slot, the id of an interned string (a capture's namespace,
+ * its From as search reads it): 0 is none. `keep` may refuse a value not interned yet (then the
+ * slot holds 0: the owner keeps it elsewhere). A compaction forgets the values no slot holds
+ * (reintern), and the ids change: `generation` says so to whoever remembered ids.
+ */
+export class InternedColumn {
+  ids = new Uint32Array(1024);
+  private names = new Interned(1);
+  generation = 0;
+
+  constructor(private readonly keep: (value: string, count: number) => boolean = () => true) {}
+
+  /** Sets the slot's value; whether it is held (false: null, or refused by `keep`). */
+  set(slot: number, value: string | null): boolean {
+    let id = value === null ? 0 : (this.names.find(value) ?? 0);
+    if (id === 0 && value !== null && this.keep(value, this.names.values().length)) id = this.names.id(value);
+    this.ids[slot] = id;
+    return id !== 0;
+  }
+
+  /** The id of a value restored from a checkpoint (whatever `keep` says: it was kept when saved); 0 for none. */
+  intern(value: string | null | undefined): number {
+    return value === null || value === undefined ? 0 : this.names.id(value);
+  }
+
+  value(slot: number): string | undefined {
+    return this.names.value(this.ids[slot]!);
+  }
+
+  /** Every value, by id (id i + 1 is values()[i]). */
+  values(): readonly string[] {
+    return this.names.values();
+  }
+
+  resize(used: number, capacity: number): void {
+    this.ids = resized(this.ids, used, capacity);
+  }
+
+  /** Forgets the values none of the first `used` slots holds any more. */
+  reintern(used: number): void {
+    const old = this.names;
+    this.names = new Interned(1);
+    this.generation++;
+    for (let slot = 0; slot < used; slot++) if (this.ids[slot] !== 0) this.ids[slot] = this.names.id(old.value(this.ids[slot]!)!);
+  }
+
+  clear(): void {
+    this.names.clear();
+    this.generation++;
+  }
+}
+
+/**
  * Rows a checkpoint serializes in one turn of the event loop: about 0.3 ms of work (bench:checkpoint
  * measured some 3 ms for 1,024 message rows), so a send waits at most that long behind one.
  */

@@ -324,19 +324,26 @@ const FIELD_MARK = '\u0002';
 
 /**
  * What search and the address filters look in, lowercased:
- * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02sender\x02snippet and body text`,
- * each address once.
- * The original recipient comes first, so "sent to" is a prefix test; any address is
- * `\x01address\x01`.
+ * `\x01recipient\x01to...\x01cc...\x01bcc...\x01\x02subject\x02from\x02snippet and body text`,
+ * each address once. The original recipient comes first, so "sent to" is a prefix test; any
+ * address is `\x01address\x01`. The From is left out when `fromApart` (the index keeps it
+ * interned beside the text: nearly every capture of a run has one of a few, and at a million
+ * captures its bytes in every text were some 17 MB), and so is the sender id, always (the index's
+ * sender column holds it); search looks in both there (message-index.ts textMatcher).
  */
-export function searchText(record: MessageRecord): string {
+export function searchText(record: MessageRecord, fromApart = false): string {
   // Each address once (the recipient is nearly always To as well): a filter asks whether an
   // address is there, not how often, and a million captures keep ~25 MB less.
   const addresses = [...new Set([record.recipient, ...record.to, ...record.cc, ...record.bcc].map((a) => unmarked(a.trim()).toLowerCase()))].join(ADDRESS_MARK);
-  const fields = [record.subject, record.from, record.sender ?? '', bodySearchText(record)].map(unmarked);
+  const fields = fromApart ? [record.subject, bodySearchText(record)] : [record.subject, record.from, bodySearchText(record)];
   // Lowercased as a whole, which also makes it one flat string (pieces joined by a template
   // would stay a tree of them, half as large again).
-  return `${ADDRESS_MARK}${addresses}${ADDRESS_MARK}${FIELD_MARK}${fields.join(FIELD_MARK)}`.toLowerCase();
+  return `${ADDRESS_MARK}${addresses}${ADDRESS_MARK}${FIELD_MARK}${fields.map(unmarked).join(FIELD_MARK)}`.toLowerCase();
+}
+
+/** A From or a sender id as search finds it beside the text (searchText leaves them out of it). */
+export function searchField(value: string): string {
+  return unmarked(value).toLowerCase();
 }
 
 /** The snippet, and the body's text when it says more (the snippet is its start unless an account template wrapped the body). */

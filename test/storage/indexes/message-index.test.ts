@@ -34,7 +34,7 @@ describe('the compact message index', () => {
       true,
       false,
     ]);
-    expect(index.text(slot)).toBe(searchText(record(1, { cc: ['Boss@Example.com'] })));
+    expect(index.text(slot)).toBe(searchText(record(1, { cc: ['Boss@Example.com'] }), true));
     expect(index.text(slot)).toContain('\u0001boss@example.com\u0001');
     expect(index.text(slot).startsWith('\u0001user1@example.com\u0001')).toBe(true);
     expect(index.pendingDeliveries()).toEqual([[1, Date.parse('2030-01-01T01:00:00Z')]]);
