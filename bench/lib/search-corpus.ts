@@ -37,6 +37,8 @@ export const QUERIES: { label: string; q: string }[] = [
   { label: 'medium word', q: VOCABULARY[60]! },
   { label: 'two words', q: `${VOCABULARY[15]} ${VOCABULARY[35]}` },
   { label: 'rare word', q: RARE_WORD },
+  // Found in the From (bulk@acme.example, kept beside the search texts) and, for `order`, in the text.
+  { label: 'From and a word', q: `acme ${VOCABULARY[0]}` },
   { label: 'no match', q: ABSENT_WORD },
 ];
 

@@ -198,7 +198,9 @@ export class MessageIndex {
    * lowercased text), and `inSubject` within its subject (search-texts.ts matcher).
    */
   textMatcher(needles: readonly Uint8Array[], inSubject?: Uint8Array): (slot: number) => boolean {
-    return this.search.matcher(needles, inSubject, { values: () => this.names.values(), idOf: (slot) => this.senders[slot]!, field: searchField });
+    const senders = { values: () => this.names.values(), idOf: (slot: number) => this.senders[slot]!, field: searchField };
+    // Names are never forgotten: their count changes when one is added.
+    return this.search.matcher(needles, inSubject, senders, () => this.names.values().length);
   }
   /** The slot's search text, decoded (a string made for each call: for tests and tools, not scans). */
   text(slot: number): string {

@@ -130,20 +130,26 @@ export class InternedColumn {
   ids = new Uint32Array(1024);
   private names = new Interned(1);
   generation = 0;
+  /** Changes whenever a value is interned, and with the generation. */
+  version = 0;
 
   constructor(private readonly keep: (value: string, count: number) => boolean = () => true) {}
 
   /** Sets the slot's value; whether it is held (false: null, or refused by `keep`). */
   set(slot: number, value: string | null): boolean {
     let id = value === null ? 0 : (this.names.find(value) ?? 0);
-    if (id === 0 && value !== null && this.keep(value, this.names.values().length)) id = this.names.id(value);
+    if (id === 0 && value !== null && this.keep(value, this.names.values().length)) id = this.intern(value);
     this.ids[slot] = id;
     return id !== 0;
   }
 
   /** The id of a value restored from a checkpoint (whatever `keep` says: it was kept when saved); 0 for none. */
   intern(value: string | null | undefined): number {
-    return value === null || value === undefined ? 0 : this.names.id(value);
+    if (value === null || value === undefined) return 0;
+    const count = this.names.values().length;
+    const id = this.names.id(value);
+    if (this.names.values().length !== count) this.version++;
+    return id;
   }
 
   value(slot: number): string | undefined {
@@ -164,12 +170,14 @@ export class InternedColumn {
     const old = this.names;
     this.names = new Interned(1);
     this.generation++;
+    this.version++;
     for (let slot = 0; slot < used; slot++) if (this.ids[slot] !== 0) this.ids[slot] = this.names.id(old.value(this.ids[slot]!)!);
   }
 
   clear(): void {
     this.names.clear();
     this.generation++;
+    this.version++;
   }
 }
 

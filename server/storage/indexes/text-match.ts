@@ -23,6 +23,8 @@ interface Options {
   apart: readonly ApartColumn[];
   /** Changes when the columns' ids change meaning (a compaction interns their values again). */
   generation(): number;
+  /** Changes whenever a column gains a value, and with the generation: read once per slot tested. */
+  version(): number;
 }
 
 /**
@@ -33,10 +35,11 @@ interface Options {
  * Values interned after the test was made (a waiter's test lives on while captures arrive) are
  * looked at when they appear: one comparison per slot when none did.
  */
-function textOrApart({ needles, inSubject, texts, placeOf, apart, generation }: Options): (slot: number) => boolean {
+function textOrApart({ needles, inSubject, texts, placeOf, apart, generation, version }: Options): (slot: number) => boolean {
   const words = needles.map((needle) => Buffer.from(needle).toString('utf8'));
   let seen = -1;
   let seenValues = -1;
+  let seenVersion = Number.NaN;
   // held[k][c][id] is 1 when value `id` of column c holds needle k.
   let held: number[][][] = [];
   let isApart: boolean[] = [];
@@ -78,7 +81,10 @@ function textOrApart({ needles, inSubject, texts, placeOf, apart, generation }: 
     alone = ids.map((k) => texts.matcher([needles[k]!]));
   };
   return (slot) => {
-    refresh();
+    if (version() !== seenVersion) {
+      seenVersion = version();
+      refresh();
+    }
     const place = placeOf(slot);
     if (!inText(place)) return false;
     for (let n = 0; n < ids.length; n++) {
@@ -126,8 +132,8 @@ export class CaptureTexts {
     if (this.texts.wasteful) this.texts.rewrite(this.places, used, live);
   }
 
-  /** A test of a slot (textOrApart), the sender ids being `senders`. */
-  matcher(needles: readonly Uint8Array[], inSubject: Uint8Array | undefined, senders: ApartColumn): (slot: number) => boolean {
+  /** A test of a slot (textOrApart), the sender ids being `senders` (`sendersVersion` changing when they gain one). */
+  matcher(needles: readonly Uint8Array[], inSubject: Uint8Array | undefined, senders: ApartColumn, sendersVersion: () => number): (slot: number) => boolean {
     const froms: ApartColumn = { values: () => this.froms.values(), idOf: (slot) => this.froms.ids[slot]!, field: (value) => value };
     return textOrApart({
       needles,
@@ -136,6 +142,7 @@ export class CaptureTexts {
       placeOf: (slot) => this.places[slot]!,
       apart: [froms, senders],
       generation: () => this.froms.generation,
+      version: () => this.froms.version + sendersVersion(),
     });
   }
 
