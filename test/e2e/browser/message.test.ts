@@ -151,9 +151,10 @@ describe('a message in Chromium', () => {
       await blocked.waitForLoadState('load');
       expect(await blocked.locator('#remote').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(0);
       expect(hits).toBe(0);
-      await page.getByText('Remote images, styles and fonts are blocked.').waitFor();
+      await page.getByText('Remote content blocked').waitFor();
 
       await page.getByRole('checkbox', { name: 'Load remote content' }).check();
+      await page.getByText('Remote content loaded').waitFor();
       expect(await page.getByTitle('HTML preview').getAttribute('src')).toBe(`/api/messages/${id}/html?remote=1&mode=light`);
       const loaded = await frameAt(`/api/messages/${id}/html?remote=1&mode=light`);
       await expect.poll(() => loaded.locator('#remote').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(2);

@@ -45,27 +45,25 @@ export function HtmlPart({ message, view, onView, onFinding }: Props) {
           <input type="checkbox" checked={remote} onChange={(e) => setRemote((e.target as HTMLInputElement).checked)} />
           Load remote content
         </label>
-        <span class="muted small">
-          {message.has_remote_content === false
-            ? 'This email has no remote content.'
-            : remote
-              ? 'Remote images, styles and fonts are loaded.'
-              : 'Remote images, styles and fonts are blocked.'}
-        </span>
-        <a
-          class="button ghost small"
-          href={renderUrl(message.id, view.width, mode, remote, client)}
-          target="_blank"
-          rel="noopener noreferrer"
-          title="The email alone at this width, mode and client view (the render URL)"
-        >
-          Open in new tab
-        </a>
-        <ShareActions png={email.doc === null ? null : { doc: email.doc, width: px, name: `${message.id}-${view.width}-${mode}` }} />
-        <CompareLinks message={message} />
-        <a class="button ghost small" href={openInTemplatesHref(message.id)} title="Its body as sent, as the Templates page's draft">
-          Open in Templates
-        </a>
+        <div class="toolbar-actions">
+          <a
+            class="button ghost small"
+            href={renderUrl(message.id, view.width, mode, remote, client)}
+            target="_blank"
+            rel="noopener noreferrer"
+            title="The email alone at this width, mode and client view (the render URL)"
+          >
+            Open in new tab
+          </a>
+          <ShareActions png={email.doc === null ? null : { doc: email.doc, width: px, name: `${message.id}-${view.width}-${mode}` }} />
+          <CompareLinks message={message} />
+          <a class="button ghost small" href={openInTemplatesHref(message.id)} title="Its body as sent, as the Templates page's draft">
+            Open in Templates
+          </a>
+          <span class="muted small toolbar-note" title="Images, styles and fonts from the web: blocked until Load remote content is ticked">
+            {message.has_remote_content === false ? 'No remote content in this email' : remote ? 'Remote content loaded' : 'Remote content blocked'}
+          </span>
+        </div>
       </div>
       <div class="print-preview" ref={stageRef}>
         {client ? (
