@@ -35,6 +35,18 @@ const call = async (url: string, method: string, p: string, body?: unknown) => {
   const { status, body: answer } = await read(await fetch(`${url}${p}`, init));
   return { status, body: answer };
 };
+/**
+ * The sandbox clock set to noon (UTC) of the next day, so that a test counting the day's sends
+ * and moving the clock an hour on stays within one day whatever time of day it runs (daily
+ * counts are per UTC day: run at 23:30, an hour on was the next day's count, 0).
+ */
+const atNoon = async (url: string) => {
+  const noon = new Date();
+  noon.setUTCDate(noon.getUTCDate() + 1);
+  noon.setUTCHours(12, 0, 0, 0);
+  expect((await call(url, 'POST', '/api/clock/set', { at: noon.toISOString() })).status).toBe(200);
+};
+
 const sentToday = async (url: string, sender: string) =>
   ((await call(url, 'GET', '/api/senders')).body as { senders: { id: string; sent_today: number }[] }).senders.find((s) => s.id === sender)!.sent_today;
 
@@ -66,6 +78,7 @@ describe('each repository writes what its command answered, and it survives a re
 
   it("a send's daily count: the sends of the day are counted again after a restart, and a count started over stays so", async ({ apps }) => {
     const first = await apps.start();
+    await atNoon(first.url);
     for (let i = 0; i < 3; i++) await api(first.url, 'test-key').post('/v1/email/send/', { recipient: `d${i}@example.com`, subject: 's', body: 'b' });
     expect((await call(first.url, 'DELETE', '/api/senders/daily-counts?sender=acme-main')).status).toBe(200);
     await api(first.url, 'test-key').post('/v1/email/send/', { recipient: 'after@example.com', subject: 's', body: 'b' });
@@ -82,6 +95,7 @@ describe('a write a repository queued that fails is a 507 and leaves nothing beh
     const { fs, failing } = failableFs();
     const app = await apps.start({ store: { fs } });
     const { dataDir, url } = app;
+    await atNoon(url);
     expect((await api(url, 'test-key').post('/v1/email/send/', { recipient: 'one@example.com', subject: 's', body: 'b' })).status).toBe(200);
     expect(await sentToday(url, 'acme-main')).toBe(1);
     expect((await call(url, 'POST', '/api/clock/advance', { duration: '1h' })).status).toBe(200);
