@@ -3,7 +3,7 @@
  * the URL that was asked, and says what to change when the answer shows the base URL is wrong.
  */
 
-import type { Capture, ExpectFailure, RefusedSend, WaitFailure } from './wire-types.ts';
+import type { Capture, ExpectFailure, RefusedSend, RefusedSmtp, WaitFailure } from './wire-types.ts';
 
 /** The request an error answers: its method and full URL. */
 export interface AskedRequest {
@@ -48,16 +48,21 @@ export class PigeonholeUnreachable extends Error {
   }
 }
 
-/** `waitForMessage` gave up: nothing matched within the timeout (408). `refused`: sends that would have matched but were refused. */
+/**
+ * `waitForMessage` gave up: nothing matched within the timeout (408). `refused`: sends that would
+ * have matched but were refused; `smtpRefused`: SMTP commands refused that could have carried it.
+ */
 export class WaitTimeout extends PigeonholeError {
   readonly detail: string;
   readonly refused: RefusedSend[];
+  readonly smtpRefused: RefusedSmtp[];
 
   constructor(body: WaitFailure, request?: AskedRequest) {
     super(408, body, 'Request Timeout', request);
     this.name = 'WaitTimeout';
     this.detail = body.detail;
     this.refused = body.refused ?? [];
+    this.smtpRefused = body.smtp_refused ?? [];
     this.message = request ? `${body.detail} (GET ${request.url})` : body.detail;
   }
 }
@@ -65,7 +70,8 @@ export class WaitTimeout extends PigeonholeError {
 /**
  * An exact expectation that failed (`expect`, `expectNone`): `count` captures matched instead of
  * `expected`; `messages` are the matches (newest first, at most 50), `detail` the server's
- * sentence, `refused` the sends that would have matched but were refused (only when fewer came).
+ * sentence, `refused` the sends that would have matched but were refused and `smtpRefused` the
+ * SMTP commands refused that could have carried one (only when fewer came).
  */
 export class ExpectationFailed extends PigeonholeError {
   readonly expected: number;
@@ -73,6 +79,7 @@ export class ExpectationFailed extends PigeonholeError {
   readonly messages: Capture[];
   readonly detail: string;
   readonly refused: RefusedSend[];
+  readonly smtpRefused: RefusedSmtp[];
 
   constructor(status: number, body: ExpectFailure, expected: number, request?: AskedRequest) {
     super(status, body, '', request);
@@ -83,6 +90,7 @@ export class ExpectationFailed extends PigeonholeError {
     this.messages = body.messages;
     this.detail = body.detail;
     this.refused = body.refused ?? [];
+    this.smtpRefused = body.smtp_refused ?? [];
   }
 }
 

@@ -101,6 +101,8 @@ export interface ExpectFailure extends ExpectResult {
   detail: string;
   /** Only when there are some: the refused sends that would have matched, newest first (at most 10; `detail` gives their number). */
   refused?: RefusedSend[];
+  /** Only when there are some: the refused SMTP commands that could have carried the message, newest first (at most 10; `detail` gives their number). */
+  smtp_refused?: RefusedSmtp[];
 }
 
 /** A send through /v1 that made no capture the wait could see, yet would have matched its filters: refused (429 daily limit, 401, 403, 400, a fault) or, when the status filter leaves out `failed`, blocked. */
@@ -122,11 +124,32 @@ export interface RefusedSend {
   fault: string | null;
 }
 
+/** An SMTP command the sandbox refused that could have carried the message (its sender, recipients and time fit the filters; one refused before any RCPT TO fits every recipient). */
+export interface RefusedSmtp {
+  /** When it was refused (sandbox time). */
+  at: string;
+  /** The reply code the SMTP client got (535, 452, ...). */
+  code: number;
+  kind: 'daily_limit' | 'throttled' | 'unauthorized' | 'forbidden' | 'invalid' | 'not_found' | 'blocked' | 'fault' | 'error';
+  /** The reply text ("5.7.8 Authentication failed: ..."). */
+  reason: string;
+  /** The command refused: the connection, AUTH, MAIL FROM, RCPT TO or the message (DATA). */
+  stage: 'connect' | 'auth' | 'mail' | 'rcpt' | 'data';
+  /** The sender the session had logged in as; null before (or without) AUTH. */
+  sender: string | null;
+  /** MAIL FROM, once given. */
+  mail_from: string | null;
+  /** The RCPT TO addresses by then (the refused one too); empty when refused before any. */
+  recipients: string[];
+}
+
 /** Nothing matched within the timeout (408), and the refused sends that would have. */
 export interface WaitFailure {
   detail: string;
   /** Only when there are some: the refused sends that would have matched, newest first (at most 10; `detail` gives their number). */
   refused?: RefusedSend[];
+  /** Only when there are some: the refused SMTP commands that could have carried the message, newest first (at most 10; `detail` gives their number). */
+  smtp_refused?: RefusedSmtp[];
 }
 
 export interface SearchResult extends MessageSummary, Extracted {

@@ -91,12 +91,12 @@ export function createSmtpServer({
   hooks = {},
   closeTimeoutMs = 5000,
 }: SmtpDeps): SmtpCapture {
-  const { directory, messages, faults } = sandbox;
+  const { directory, messages, faults, requestLog, clock } = sandbox;
   const inFlight = new Set<Promise<unknown>>();
 
   const refuse = (reason: SmtpRejection, code: number, message: string) => {
     hooks.rejected?.(reason);
-    return Object.assign(new Error(message), { responseCode: code });
+    return Object.assign(new Error(message), { responseCode: code, rejection: reason });
   };
   /**
    * Fault injection (sandbox API /api/faults, target smtp): a rule matched on the stage, the
@@ -143,6 +143,31 @@ export function createSmtpServer({
     (limit) => hooks.rejected?.(limit),
     (message) => logger.error(message),
   );
+  /**
+   * The refusal a command's callback is given (if it is one), noted for a failed wait to name
+   * (docs/testing.md, "When the mail never came"), with what the session carried by then.
+   * `address`: the MAIL FROM or RCPT TO address of the command refused.
+   */
+  const noted = <E extends Error | null | undefined>(session: SMTPServerSession, stage: SmtpStage, error: E, address?: string): E => {
+    const code = (error as { responseCode?: unknown } | null | undefined)?.responseCode;
+    if (!error || typeof code !== 'number' || code < 400) return error;
+    const caller = callerOf(session);
+    const recipients = session.envelope.rcptTo.map((r) => r.address);
+    if (stage === 'rcpt' && address !== undefined && !recipients.includes(address)) recipients.push(address);
+    const mailFrom = stage === 'mail' ? (address ?? null) : session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
+    requestLog.noteSmtpRefusal({
+      at: clock.now().toISOString(),
+      code,
+      reply: error.message,
+      rejection: typeof (error as { rejection?: unknown }).rejection === 'string' ? (error as unknown as { rejection: string }).rejection : null,
+      stage,
+      sender: caller?.sender.id ?? null,
+      team: caller?.team.id ?? null,
+      mailFrom,
+      recipients: stage === 'mail' || stage === 'auth' || stage === 'connect' ? [] : recipients,
+    });
+    return error;
+  };
   const connectionOf = (session: SMTPServerSession) => [...server.connections].find((connection) => connection.id === session.id);
   const callerOf = (session: SMTPServerSession): Caller | null => (typeof session.user === 'string' ? (directory.sender(session.user) ?? null) : null);
 
@@ -169,20 +194,32 @@ export function createSmtpServer({
     onConnect(session, callback) {
       hooks.session?.();
       const refused = limits.admit(session);
-      if (refused) return callback(refused);
+      if (refused) return callback(noted(session, 'connect', refused));
       const connection = connectionOf(session);
       if (connection) limits.watch(session, connection as unknown as Parameters<ClientLimits['watch']>[1]);
-      afterFault('connect', session, undefined, callback, () => callback());
+      afterFault(
+        'connect',
+        session,
+        undefined,
+        (error) => callback(noted(session, 'connect', error)),
+        () => callback(),
+      );
     },
     onClose(session) {
       limits.closed(session);
     },
     onAuth(auth, session, callback) {
-      afterFault('auth', session, undefined, callback, () =>
-        authenticate(auth.password ?? '', (error, response) => callback(error && (limits.authFailed(session) ?? error), response)),
+      afterFault(
+        'auth',
+        session,
+        undefined,
+        (error) => callback(noted(session, 'auth', error)),
+        () =>
+          authenticate(auth.password ?? '', (error, response) => callback(noted(session, 'auth', error && (limits.authFailed(session) ?? error)), response)),
       );
     },
-    onMailFrom(_address, session, callback) {
+    onMailFrom(address, session, reply) {
+      const callback = (error?: Error | null) => reply(noted(session, 'mail', error, address.address));
       if (tls?.required && !session.secure) return callback(refuse('tls_required', 530, '5.7.0 Must issue a STARTTLS command first'));
       const caller = callerOf(session);
       if (authRequired && !caller)
@@ -191,7 +228,8 @@ export function createSmtpServer({
       if (limit !== null) return callback(dailyLimit(limit));
       afterFault('mail', session, undefined, callback, () => callback());
     },
-    onRcptTo(address, session, callback) {
+    onRcptTo(address, session, reply) {
+      const callback = (error?: Error | null) => reply(noted(session, 'rcpt', error, address.address));
       // RFC 5321 §4.5.3.1.10: a server may refuse recipients beyond its limit with 452 and the
       // client sends the rest in another transaction. A repeated address replaces its first
       // RCPT TO (the library keeps one entry per address), so it never counts twice.
@@ -207,7 +245,7 @@ export function createSmtpServer({
           limits.messageAccepted(session);
           done(null, record);
         },
-        (error: unknown) => done(error instanceof Error && 'responseCode' in error ? error : unexpected(error)),
+        (error: unknown) => done(noted(session, 'data', error instanceof Error && 'responseCode' in error ? error : unexpected(error))),
       );
       inFlight.add(work);
       void work.finally(() => inFlight.delete(work));

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import smtplib
 import socket
 import urllib.error
 import urllib.request
@@ -51,6 +52,29 @@ def test_a_wait_that_times_out_names_the_refused_send(pigeonhole_inbox: Inbox) -
         pigeonhole_inbox.expect(count=1, within=0)
     assert "1 send that would have matched was refused: 401 unknown API key" in str(fewer.value)
     assert [r["kind"] for r in fewer.value.refused] == ["unauthorized"]
+
+
+def test_a_wait_that_times_out_names_a_refused_smtp_recipient(pigeonhole: Pigeonhole, pigeonhole_inbox: Inbox) -> None:
+    ada = pigeonhole_inbox.address("ada")
+    rule = pigeonhole.faults.add(
+        {"target": "smtp", "match": {"stage": "rcpt", "recipient": ada}, "action": {"type": "smtp_reply", "code": 550, "message": "5.1.1 No such user"}}
+    )
+    try:
+        with smtplib.SMTP(*pigeonhole.smtp, timeout=30) as session:
+            with pytest.raises(smtplib.SMTPRecipientsRefused):
+                session.sendmail("app@example.com", [ada], b"Subject: Welcome\r\n\r\nx\r\n")
+    finally:
+        pigeonhole.faults.remove(rule)
+    with pytest.raises(WaitTimeout) as failure:
+        pigeonhole_inbox.wait(timeout=0)
+    assert "1 SMTP command that could have carried it was refused: 550 at RCPT TO (5.1.1 No such user) for " + ada in str(failure.value)
+    assert [(r["code"], r["kind"], r["stage"], r["mail_from"], r["recipients"]) for r in failure.value.smtp_refused] == [
+        (550, "fault", "rcpt", "app@example.com", [ada])
+    ]
+    assert failure.value.refused == []
+    with pytest.raises(TooFewMessages) as fewer:
+        pigeonhole_inbox.expect(count=1, within=0)
+    assert [r["stage"] for r in fewer.value.smtp_refused] == ["rcpt"]
 
 
 def test_a_plain_timeout_says_nothing_of_refusals(pigeonhole_inbox: Inbox) -> None:

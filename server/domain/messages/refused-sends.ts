@@ -2,7 +2,7 @@ import { addressTag } from '../../storage/namespace.ts';
 import type { RequestLogRecord, RequestSummary } from '../../storage/records.ts';
 import { emailKey } from '../email-address.ts';
 import type { MessageFilter } from './message-filter.ts';
-import type { RequestLog } from '../toolkit/request-log.ts';
+import type { RequestLog, SmtpRefusal } from '../toolkit/request-log.ts';
 
 /**
  * Sends through `/v1` that made no capture a wait or an expectation could see, yet would have
@@ -66,6 +66,98 @@ export async function refusedSends(log: RequestLog, filter: MessageFilter, after
     if (refused !== null && matchesFilter(refused, bodyOf(entry), filter, afterMs)) matches.push(refused);
   }
   return { total: matches.length, listed: matches.slice(0, LISTED) };
+}
+
+/**
+ * An SMTP command refused that could have carried the message a wait missed (its session's
+ * sender, addresses and time fit the filters): the other half of a failed wait's explanation,
+ * for applications that send over SMTP.
+ */
+export interface RefusedSmtp {
+  at: string;
+  /** The reply code and text the client got. */
+  code: number;
+  kind: RefusalKind;
+  reason: string;
+  stage: SmtpRefusal['stage'];
+  sender: string | null;
+  mail_from: string | null;
+  recipients: string[];
+}
+
+/** Why smtp-server.ts refused (SmtpRejection), as the kinds refused sends are named by; a client limit's is `throttled`. */
+const SMTP_KINDS: Record<string, RefusalKind> = {
+  auth_failed: 'unauthorized',
+  auth_required: 'unauthorized',
+  tls_required: 'invalid',
+  daily_limit: 'daily_limit',
+  size: 'invalid',
+  recipients: 'invalid',
+  fault: 'fault',
+  storage: 'error',
+  error: 'error',
+};
+
+/**
+ * The SMTP refusals (the newest 500, since the start) that could have carried a message the
+ * filter matches, newest first. Matched on what the session had carried when it was refused:
+ * its logged-in sender and team, its recipients (and namespace), its time. A command refused
+ * before any RCPT TO (a failed AUTH, MAIL FROM without the required AUTH) could have been for
+ * anyone: it fits every recipient. No message was read, so `subject` and `q` never leave one out.
+ */
+export function refusedSmtp(log: RequestLog, filter: MessageFilter, afterMs: number | null): { total: number; listed: RefusedSmtp[] } {
+  if (filter.source !== undefined && filter.source !== 'smtp') return { total: 0, listed: [] };
+  if (filter.afterId !== undefined && afterMs === null) return { total: 0, listed: [] };
+  const listed: RefusedSmtp[] = [];
+  let total = 0;
+  for (const refusal of log.smtpRefusals()) {
+    if (!smtpFits(refusal, filter, afterMs)) continue;
+    total++;
+    if (listed.length < LISTED) listed.push(refusedSmtpOf(refusal));
+  }
+  return { total, listed };
+}
+
+function smtpFits(refusal: SmtpRefusal, filter: MessageFilter, afterMs: number | null): boolean {
+  const at = Date.parse(refusal.at);
+  if (filter.since !== undefined && at < filter.since.getTime()) return false;
+  if (afterMs !== null && at <= afterMs) return false;
+  if (filter.sender !== undefined && refusal.sender !== filter.sender) return false;
+  if (filter.team !== undefined && refusal.team !== filter.team) return false;
+  if (refusal.recipients.length === 0) return true;
+  if (filter.recipient !== undefined && !refusal.recipients.some((r) => emailKey(r) === emailKey(filter.recipient!))) return false;
+  if (filter.namespace !== undefined && !refusal.recipients.some((r) => addressTag(r) === filter.namespace)) return false;
+  return true;
+}
+
+function refusedSmtpOf(refusal: SmtpRefusal): RefusedSmtp {
+  return {
+    at: refusal.at,
+    code: refusal.code,
+    kind: (refusal.rejection !== null ? SMTP_KINDS[refusal.rejection] : undefined) ?? (refusal.code === 421 ? 'throttled' : 'error'),
+    reason: refusal.reply,
+    stage: refusal.stage,
+    sender: refusal.sender,
+    mail_from: refusal.mailFrom,
+    recipients: refusal.recipients,
+  };
+}
+
+const STAGE_WORDS: Record<RefusedSmtp['stage'], string> = { connect: 'the connection', auth: 'AUTH', mail: 'MAIL FROM', rcpt: 'RCPT TO', data: 'DATA' };
+
+/**
+ * One sentence on the SMTP refusals, for a failure's `detail` ("1 SMTP command that could have
+ * carried it was refused: 535 at AUTH (5.7.8 Authentication failed: ...) at ...").
+ */
+export function smtpRefusalSentence({ total, listed }: { total: number; listed: readonly RefusedSmtp[] }): string {
+  if (total === 0) return '';
+  const shown = listed.slice(0, 3).map((r) => {
+    const to = r.recipients.length === 0 ? '' : ` for ${r.recipients.join(', ')}`;
+    return `${r.code} at ${STAGE_WORDS[r.stage]} (${r.reason})${to} at ${r.at}`;
+  });
+  const more = total > shown.length ? `; and ${total - shown.length} more` : '';
+  const head = total === 1 ? '1 SMTP command that could have carried it was refused' : `${total} SMTP commands that could have carried it were refused`;
+  return `${head}: ${shown.join('; ')}${more}.`;
 }
 
 function matchesFilter(refused: RefusedSend, body: Record<string, unknown>, filter: MessageFilter, afterMs: number | null): boolean {

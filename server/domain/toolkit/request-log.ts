@@ -26,8 +26,36 @@ export interface RequestLogFilter {
 
 export type NewRequestLogEntry = Omit<RequestLogRecord, 'seq'>;
 
+/**
+ * An SMTP command the sandbox refused (smtp/smtp-server.ts): what the client was told, and what
+ * its session had carried by then. Not a request log entry (SMTP is not HTTP): the newest
+ * SMTP_REFUSALS_KEPT are kept in memory, for a failed wait to name (messages/refused-sends.ts).
+ */
+export interface SmtpRefusal {
+  /** Sandbox clock, ISO 8601. */
+  at: string;
+  /** The reply's code (535, 452, ...) and its text ("5.7.8 Authentication failed: ..."). */
+  code: number;
+  reply: string;
+  /** Why, in smtp-server.ts's words (SmtpRejection: `auth_failed`, `size`, ...); null for a client limit's. */
+  rejection: string | null;
+  stage: 'connect' | 'auth' | 'mail' | 'rcpt' | 'data';
+  /** The logged-in sender and its team; null before (or without) AUTH. */
+  sender: string | null;
+  team: string | null;
+  /** MAIL FROM, once given (the refused one too). */
+  mailFrom: string | null;
+  /** The RCPT TO addresses by then (the refused one too); empty when refused before any. */
+  recipients: string[];
+}
+
+/** SMTP refusals kept (the newest): a failed wait looks at as many refused /v1 sends. */
+const SMTP_REFUSALS_KEPT = 500;
+
 export class RequestLog {
   private readonly listeners = new Set<(entry: RequestLogRecord) => void>();
+  /** Oldest first. */
+  private smtp: SmtpRefusal[] = [];
 
   constructor(
     private readonly store: Store,
@@ -74,9 +102,21 @@ export class RequestLog {
     return items.filter((r): r is RequestLogRecord => r !== undefined);
   }
 
-  /** Removes every entry, or those of the given senders; resolves with how many once that is on disk. */
+  /** Removes every entry, or those of the given senders; resolves with how many once that is on disk. The SMTP refusals go too (not counted). */
   clear(senders?: ReadonlySet<string>): Promise<number> {
+    this.smtp = senders === undefined ? [] : this.smtp.filter((refusal) => refusal.sender === null || !senders.has(refusal.sender));
     return this.store.requests.remove(senders);
+  }
+
+  /** Notes an SMTP refusal (in memory: the newest SMTP_REFUSALS_KEPT). */
+  noteSmtpRefusal(refusal: SmtpRefusal): void {
+    this.smtp.push(refusal);
+    if (this.smtp.length > SMTP_REFUSALS_KEPT) this.smtp.shift();
+  }
+
+  /** The SMTP refusals kept, newest first. */
+  smtpRefusals(): SmtpRefusal[] {
+    return this.smtp.slice().reverse();
   }
 
   /** Called with every new entry (the inbox UI's live view). Returns an unsubscribe function. */

@@ -77,15 +77,35 @@ export const RefusedSend = z
     description:
       'A send through /v1 that made no capture the wait could see, yet would have matched its filters: refused (429 daily limit, 401, 403, 400, a fault) or, when the status filter leaves out `failed`, blocked.',
   });
+export const RefusedSmtp = z
+  .object({
+    at: time('When it was refused (sandbox time).'),
+    code: int().describe('The reply code the SMTP client got (535, 452, ...).'),
+    kind: z.enum(REFUSAL_KINDS),
+    reason: z.string().describe('The reply text ("5.7.8 Authentication failed: ...").'),
+    stage: z.enum(['connect', 'auth', 'mail', 'rcpt', 'data']).describe('The command refused: the connection, AUTH, MAIL FROM, RCPT TO or the message (DATA).'),
+    sender: z.string().nullable().describe('The sender the session had logged in as; null before (or without) AUTH.'),
+    mail_from: z.string().nullable().describe('MAIL FROM, once given.'),
+    recipients: z.array(z.string()).describe('The RCPT TO addresses by then (the refused one too); empty when refused before any.'),
+  })
+  .meta({
+    id: 'RefusedSmtp',
+    description:
+      'An SMTP command the sandbox refused that could have carried the message (its sender, recipients and time fit the filters; one refused before any RCPT TO fits every recipient).',
+  });
 const refused = z
   .array(RefusedSend)
   .optional()
   .describe('Only when there are some: the refused sends that would have matched, newest first (at most 10; `detail` gives their number).');
+const smtpRefused = z
+  .array(RefusedSmtp)
+  .optional()
+  .describe('Only when there are some: the refused SMTP commands that could have carried the message, newest first (at most 10; `detail` gives their number).');
 export const ExpectFailure = z
-  .object({ detail: z.string(), ...ExpectResult.shape, refused })
+  .object({ detail: z.string(), ...ExpectResult.shape, refused, smtp_refused: smtpRefused })
   .meta({ id: 'ExpectFailure', description: 'More matched than expected (409), or fewer by the end (408).' });
 export const WaitFailure = z
-  .object({ detail: z.string(), refused })
+  .object({ detail: z.string(), refused, smtp_refused: smtpRefused })
   .meta({ id: 'WaitFailure', description: 'Nothing matched within the timeout (408), and the refused sends that would have.' });
 export const SearchResult = z.object({ ...MessageSummary.shape, ...Extracted.shape, url: z.string() }).meta({ id: 'SearchResult' });
 export const CaptureSearch = z.object({ ...page, messages: z.array(SearchResult) }).meta({ id: 'CaptureSearch' });

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { PigeonholeClient, TooFewMessages, WaitTimeout } from '../../../client/pigeonhole-client.ts';
 import { test } from '../../support/fixtures.ts';
+import { smtpClient, trySend } from '../../support/smtp.ts';
 
 /**
  * Issue 27, item 4: a wait or an expectation that fails names the sends through /v1 that would
@@ -160,5 +161,87 @@ describe('the daily counts of a shared sandbox', () => {
     expect((await restarted.sendEmail({ apiKey: 'small-key', recipient: 'b@example.com', subject: 's', body: 'b' })).id).toEqual(expect.any(String));
     const refused = await fetch(`${again.url}/api/senders/daily-counts?team=nope`, { method: 'DELETE' });
     expect([refused.status, await refused.json()]).toEqual([400, { detail: 'team "nope" is not a configured team.' }]);
+  });
+});
+
+describe('SMTP refusals', () => {
+  // Each on an app of its own: a refusal before RCPT TO fits every wait, and the file's shared
+  // app compares whole bodies above.
+  const waitBody = async (url: string, query: string) => {
+    const res = await fetch(`${url}/api/messages/wait?${query}&timeout=0`);
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const at = new Date(TEN_AM()).toISOString();
+
+  it('a failed AUTH is named by every failed wait after it (it could have been for anyone), not by one for /v1 sends only', async ({ freshApp }) => {
+    const transport = smtpClient(freshApp.smtpPort, { user: 'app', pass: 'not-a-key' });
+    const sent = await trySend(transport, { from: 'app@example.com', to: 'ada+smtp@example.com', subject: 'Welcome', text: 'hi' });
+    transport.close();
+    expect(sent).toMatchObject({ ok: false, code: 535 });
+    const refusal = {
+      at,
+      code: 535,
+      kind: 'unauthorized',
+      reason: '5.7.8 Authentication failed: the password must be a valid API key',
+      stage: 'auth',
+      sender: null,
+      mail_from: null,
+      recipients: [],
+    };
+    expect(await waitBody(freshApp.url, 'namespace=smtp')).toEqual({
+      status: 408,
+      body: {
+        detail: `No message matching the filters arrived within 0 ms. 1 SMTP command that could have carried it was refused: 535 at AUTH (5.7.8 Authentication failed: the password must be a valid API key) at ${at}.`,
+        smtp_refused: [refusal],
+      },
+    });
+    expect((await waitBody(freshApp.url, 'namespace=smtp&source=api')).body).toEqual({ detail: 'No message matching the filters arrived within 0 ms.' });
+    // A sender filter: a session that never logged in had none.
+    expect((await waitBody(freshApp.url, 'sender=acme-main')).body).not.toHaveProperty('smtp_refused');
+    // A reset forgets it, as it forgets the request log.
+    expect((await fetch(`${freshApp.url}/api/reset`, { method: 'POST' })).status).toBe(200);
+    expect((await waitBody(freshApp.url, 'namespace=smtp')).body).toEqual({ detail: 'No message matching the filters arrived within 0 ms.' });
+  });
+
+  it('a refused RCPT TO is named for its recipient and namespace only, with the MAIL FROM, through the typed client too', async ({ freshApp }) => {
+    const fault = await fetch(`${freshApp.url}/api/faults`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        target: 'smtp',
+        match: { stage: 'rcpt', recipient: 'bob+rcpt@example.com' },
+        action: { type: 'smtp_reply', code: 550, message: '5.1.1 No such user' },
+      }),
+    });
+    expect(fault.status).toBe(201);
+    const transport = smtpClient(freshApp.smtpPort, { user: 'app', pass: 'test-key' });
+    const sent = await trySend(transport, { from: 'app@example.com', to: 'bob+rcpt@example.com', subject: 'Reset', text: 'hi' });
+    transport.close();
+    expect(sent).toMatchObject({ ok: false, code: 550 });
+    const refusal = {
+      at,
+      code: 550,
+      kind: 'fault',
+      reason: '5.1.1 No such user',
+      stage: 'rcpt',
+      sender: 'acme-main',
+      mail_from: 'app@example.com',
+      recipients: ['bob+rcpt@example.com'],
+    };
+    expect((await waitBody(freshApp.url, 'recipient=BOB%2Brcpt@example.com')).body.smtp_refused).toEqual([refusal]);
+    expect((await waitBody(freshApp.url, 'namespace=rcpt&sender=acme-main')).body.smtp_refused).toEqual([refusal]);
+    expect((await waitBody(freshApp.url, 'namespace=other')).body).toEqual({ detail: 'No message matching the filters arrived within 0 ms.' });
+    expect((await waitBody(freshApp.url, 'namespace=rcpt&sender=acme-dev')).body).not.toHaveProperty('smtp_refused');
+    const client = new PigeonholeClient({ baseUrl: freshApp.url });
+    const waited = await client.waitForMessage({ namespace: 'rcpt', timeout: 0 }).catch((e: unknown) => e);
+    expect(waited).toBeInstanceOf(WaitTimeout);
+    expect((waited as WaitTimeout).smtpRefused).toEqual([refusal]);
+    expect((waited as WaitTimeout).refused).toEqual([]);
+    const fewer = await client.expect({ namespace: 'rcpt', count: 1, within: 0 }).catch((e: unknown) => e);
+    expect(fewer).toBeInstanceOf(TooFewMessages);
+    expect((fewer as TooFewMessages).smtpRefused).toEqual([refusal]);
+    expect((fewer as TooFewMessages).detail).toBe(
+      `Expected 1 message matching the filters within 0 ms; 0 matched. 1 SMTP command that could have carried it was refused: 550 at RCPT TO (5.1.1 No such user) for bob+rcpt@example.com at ${at}.`,
+    );
   });
 });

@@ -217,8 +217,9 @@ class Pigeonhole:
         except PigeonholeError as error:
             if error.status == 408:
                 text = f"no email matching {_describe(filters)} arrived within {timeout:g} s"
-                # The server's sentence names the sends that would have matched but were refused.
-                if error.refused and error.detail:
+                # The server's sentence names the sends that would have matched but were refused
+                # (through /v1 or over SMTP).
+                if (error.refused or error.smtp_refused) and error.detail:
                     text += f" ({error.detail})"
                 raise WaitTimeout(error.status, error.body, f"{text} (GET {error.url})", error.url) from None
             raise

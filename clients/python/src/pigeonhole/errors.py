@@ -26,6 +26,14 @@ class PigeonholeError(Exception):
         return list(refused) if isinstance(refused, list) else []
 
     @property
+    def smtp_refused(self) -> List[Dict[str, Any]]:
+        """SMTP commands the sandbox refused that could have carried the message of a failed wait or
+        expectation (a failed AUTH, a size limit, a fault rule's reply): for applications that send
+        over SMTP, why the mail never came."""
+        refused = self.body.get("smtp_refused") if isinstance(self.body, dict) else None
+        return list(refused) if isinstance(refused, list) else []
+
+    @property
     def detail(self) -> Optional[str]:
         """The sandbox API's `detail` text, when the body has one."""
         if isinstance(self.body, dict) and isinstance(self.body.get("detail"), str):
