@@ -9,7 +9,7 @@ import re
 import smtplib
 import urllib.request
 from email.message import EmailMessage
-from typing import Iterable, Optional
+from typing import Dict, Iterable, Optional, Tuple
 
 import pytest
 
@@ -74,6 +74,20 @@ class Mailer:
         match = re.search(rb"Captured as (\w+)", reply)
         assert match, reply
         return match.group(1).decode()
+
+    def refused_at_rcpt(self, address: str, code: int = 550, text: str = "5.1.1 No such user") -> Dict[str, Tuple[int, bytes]]:
+        """A message over SMTP to `address` that a fault rule refuses at RCPT TO (the rule removed
+        after); answers what smtplib's SMTPRecipientsRefused says of each recipient."""
+        rule = self.client.faults.add(
+            {"target": "smtp", "match": {"stage": "rcpt", "recipient": address}, "action": {"type": "smtp_reply", "code": code, "message": text}}
+        )
+        try:
+            with smtplib.SMTP(*self.client.smtp, timeout=30) as session:
+                with pytest.raises(smtplib.SMTPRecipientsRefused) as failure:
+                    session.sendmail("app@example.com", [address], b"Subject: x\r\n\r\nx\r\n")
+            return dict(failure.value.recipients)
+        finally:
+            self.client.faults.remove(rule)
 
 
 @pytest.fixture

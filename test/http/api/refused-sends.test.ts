@@ -172,12 +172,18 @@ describe('SMTP refusals', () => {
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const at = new Date(TEN_AM()).toISOString();
+  /** A message over SMTP, logged in with `pass`: the server's reply or refusal. */
+  const sendOverSmtp = async (port: number, pass: string, to: string) => {
+    const transport = smtpClient(port, { user: 'app', pass });
+    try {
+      return await trySend(transport, { from: 'app@example.com', to, subject: 'Hi', text: 'hi' });
+    } finally {
+      transport.close();
+    }
+  };
 
   it('a failed AUTH is named by every failed wait after it (it could have been for anyone), not by one for /v1 sends only', async ({ freshApp }) => {
-    const transport = smtpClient(freshApp.smtpPort, { user: 'app', pass: 'not-a-key' });
-    const sent = await trySend(transport, { from: 'app@example.com', to: 'ada+smtp@example.com', subject: 'Welcome', text: 'hi' });
-    transport.close();
-    expect(sent).toMatchObject({ ok: false, code: 535 });
+    expect(await sendOverSmtp(freshApp.smtpPort, 'not-a-key', 'ada+smtp@example.com')).toMatchObject({ ok: false, code: 535 });
     const refusal = {
       at,
       code: 535,
@@ -204,20 +210,13 @@ describe('SMTP refusals', () => {
   });
 
   it('a refused RCPT TO is named for its recipient and namespace only, with the MAIL FROM, through the typed client too', async ({ freshApp }) => {
-    const fault = await fetch(`${freshApp.url}/api/faults`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        target: 'smtp',
-        match: { stage: 'rcpt', recipient: 'bob+rcpt@example.com' },
-        action: { type: 'smtp_reply', code: 550, message: '5.1.1 No such user' },
-      }),
+    const client = new PigeonholeClient({ baseUrl: freshApp.url });
+    await client.faults.add({
+      target: 'smtp',
+      match: { stage: 'rcpt', recipient: 'bob+rcpt@example.com' },
+      action: { type: 'smtp_reply', code: 550, message: '5.1.1 No such user' },
     });
-    expect(fault.status).toBe(201);
-    const transport = smtpClient(freshApp.smtpPort, { user: 'app', pass: 'test-key' });
-    const sent = await trySend(transport, { from: 'app@example.com', to: 'bob+rcpt@example.com', subject: 'Reset', text: 'hi' });
-    transport.close();
-    expect(sent).toMatchObject({ ok: false, code: 550 });
+    expect(await sendOverSmtp(freshApp.smtpPort, 'test-key', 'bob+rcpt@example.com')).toMatchObject({ ok: false, code: 550 });
     const refusal = {
       at,
       code: 550,
@@ -232,7 +231,6 @@ describe('SMTP refusals', () => {
     expect((await waitBody(freshApp.url, 'namespace=rcpt&sender=acme-main')).body.smtp_refused).toEqual([refusal]);
     expect((await waitBody(freshApp.url, 'namespace=other')).body).toEqual({ detail: 'No message matching the filters arrived within 0 ms.' });
     expect((await waitBody(freshApp.url, 'namespace=rcpt&sender=acme-dev')).body).not.toHaveProperty('smtp_refused');
-    const client = new PigeonholeClient({ baseUrl: freshApp.url });
     const waited = await client.waitForMessage({ namespace: 'rcpt', timeout: 0 }).catch((e: unknown) => e);
     expect(waited).toBeInstanceOf(WaitTimeout);
     expect((waited as WaitTimeout).smtpRefused).toEqual([refusal]);
