@@ -149,22 +149,22 @@ export function createSmtpServer({
    * `address`: the MAIL FROM or RCPT TO address of the command refused.
    */
   const noted = <E extends Error | null | undefined>(session: SMTPServerSession, stage: SmtpStage, error: E, address?: string): E => {
-    const code = (error as { responseCode?: unknown } | null | undefined)?.responseCode;
-    if (!error || typeof code !== 'number' || code < 400) return error;
+    const refusal = error as (Error & { responseCode?: unknown; rejection?: SmtpRejection }) | null | undefined;
+    if (!refusal || typeof refusal.responseCode !== 'number' || refusal.responseCode < 400) return error;
     const caller = callerOf(session);
-    const recipients = session.envelope.rcptTo.map((r) => r.address);
+    // Recipients exist only from RCPT TO on (the refused one counts); a new MAIL FROM starts a new envelope.
+    const recipients = stage === 'rcpt' || stage === 'data' ? session.envelope.rcptTo.map((r) => r.address) : [];
     if (stage === 'rcpt' && address !== undefined && !recipients.includes(address)) recipients.push(address);
-    const mailFrom = stage === 'mail' ? (address ?? null) : session.envelope.mailFrom ? session.envelope.mailFrom.address : null;
     requestLog.noteSmtpRefusal({
       at: clock.now().toISOString(),
-      code,
-      reply: error.message,
-      rejection: typeof (error as { rejection?: unknown }).rejection === 'string' ? (error as unknown as { rejection: string }).rejection : null,
+      code: refusal.responseCode,
+      reply: refusal.message,
+      rejection: refusal.rejection ?? null,
       stage,
       sender: caller?.sender.id ?? null,
       team: caller?.team.id ?? null,
-      mailFrom,
-      recipients: stage === 'mail' || stage === 'auth' || stage === 'connect' ? [] : recipients,
+      mailFrom: stage === 'mail' ? (address ?? null) : session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
+      recipients,
     });
     return error;
   };
