@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
 import { buildApp, runBench, type BenchContext } from './lib/cli.ts';
@@ -53,13 +55,16 @@ async function quiesce(server: ChildServer, signal: AbortSignal): Promise<number
 
 await runBench(
   {
-    usage: 'npm run bench:smtp -- [options]',
+    usage: 'npm run bench:smtp -- [options] [<checkout of another revision, built>]',
+    positionals: 'a checkout of another revision with its build (npm run build in it), run beside this one at the limit',
     about:
       'SMTP capture throughput: Pigeonhole (compiled, retention off), Pigeonhole at its default\n' +
       'settings filled past the retention limit first (every capture also prunes one), MailDev 2.2.1\n' +
       'and a bare smtp-server + mailparser that stores nothing, each its own process, the same raw\n' +
       'pipelined client and message, alternated A B C D A B C D. Prints messages/s per round, the\n' +
-      "medians, the ratios (also round by round) against the targets, and each process's peak RSS.",
+      "medians, the ratios (also round by round) against the targets, and each process's peak RSS.\n" +
+      'Given a checkout of another revision with its build (npm run build in it), its Pigeonhole at the\n' +
+      'limit runs too, in the same alternation, and is compared with this one round by round.',
     flags: {
       rounds: { kind: 'int', default: 3, min: 1, help: 'measured rounds (each runs every server once)' },
       seconds: { kind: 'number', default: 10, min: 0.5, help: 'length of one measured run' },
@@ -72,7 +77,10 @@ await runBench(
       },
     },
   },
-  async (flags, { signal, tempDir, log }: BenchContext) => {
+  async (flags, { signal, tempDir, log, positionals }: BenchContext) => {
+    const [before] = positionals;
+    if (positionals.length > 1) throw new Error('one other checkout at most');
+    if (before !== undefined && !existsSync(path.join(before, 'dist/server/main.js'))) throw new Error(`${before} has no build: npm run build in it first`);
     ensurePeers();
     buildApp(flags['skip-build']);
     const message = flags['mailparser-message'] ? MAILPARSER_MESSAGE : FIXTURE_MESSAGE;
@@ -92,6 +100,7 @@ await runBench(
       args: [MAILDEV_BIN, '--smtp', String(maildevSmtp), '--web', String(maildevWeb), '--ip', '127.0.0.1', '--mail-directory', tempDir('bench-smtp-maildev')],
       ready: /MailDev SMTP Server running at/,
     });
+    const beforeLimit = before === undefined ? null : await spawnPigeonhole(tempDir('bench-smtp-before'), perClient, undefined, { cwd: path.resolve(before) });
     const bare = await spawnServer('bare', {
       args: ['--import', 'tsx', 'bench/lib/bare-smtp-main.ts', '--port', '0'],
       ready: /bare SMTP listening on [^:\s]+:(\d+)/,
@@ -101,12 +110,14 @@ await runBench(
       { name: `Pigeonhole at the limit (${format(DEFAULT_CAP)})`, server: atLimit.server, port: atLimit.smtpPort },
       { name: 'MailDev 2.2.1', server: maildev.server, port: maildevSmtp },
       { name: 'bare smtp-server + mailparser', server: bare.server, port: Number(bare.match[1]) },
+      ...(beforeLimit ? [{ name: `${path.basename(path.resolve(before!))} at the limit`, server: beforeLimit.server, port: beforeLimit.smtpPort }] : []),
     ].map((c) => ({ ...c, rates: [], sustained: [], accepted: 0, refused: 0, lost: 0, cpuMs: 0 }));
     log(
       `pigeonhole pid ${pigeonhole.server.pid} (SMTP ${pigeonhole.smtpPort}), at the limit pid ${atLimit.server.pid} (SMTP ${atLimit.smtpPort}), ` +
         `maildev pid ${maildev.server.pid} (SMTP ${maildevSmtp}), bare pid ${bare.server.pid} (SMTP ${contenders[3]!.port})`,
     );
     const limitApi = new HttpClient(atLimit.url, 2);
+    const beforeApi = beforeLimit ? new HttpClient(beforeLimit.url, 2) : null;
 
     const load = async (contender: Contender, seconds: number): Promise<SmtpLoadResult> => {
       if (!contender.server.running) throw new Error(`${contender.name} is no longer running`);
@@ -119,6 +130,10 @@ await runBench(
     // Untimed: past the cap, so that every capture of the rounds also prunes one.
     await fillPastCap(limitApi, async (seconds) => (await load(contenders[1]!, seconds)).accepted, signal, log);
     await quiesce(atLimit.server, signal);
+    if (beforeApi) {
+      await fillPastCap(beforeApi, async (seconds) => (await load(contenders[4]!, seconds)).accepted, signal, log);
+      await quiesce(beforeLimit!.server, signal);
+    }
     const kept = async (contender: Contender) => (contender.server === atLimit.server ? `; ${format(await storedCaptures(limitApi))} kept` : '');
 
     if (flags.warmup > 0) {
@@ -189,8 +204,10 @@ await runBench(
       `round by round: Pigeonhole / MailDev ${ratioText(pairRatios(plain, maildevRuns))}; at the limit / MailDev ${ratioText(limitMaildev)}; ` +
         `at the limit / bare ${ratioText(limitBare)}; at the limit / Pigeonhole ${ratioText(pairRatios(limited, plain))}`,
     );
+    if (beforeLimit) console.log(`side by side at the limit: this build / ${contenders[4]!.name} ${ratioText(pairRatios(limited, contenders[4]!.sustained))}`);
     console.log(`captures kept by Pigeonhole at the limit at the end: ${format(await storedCaptures(limitApi))} (cap ${format(DEFAULT_CAP)})\n`);
     limitApi.close();
+    beforeApi?.close();
     console.log(targetLine(ours >= MAILDEV_TARGET * maildevMedian, `Pigeonhole >= ${MAILDEV_TARGET}x MailDev 2.2.1`, `${format(ours / maildevMedian, 2)}x`));
     console.log(
       targetLine(ours >= BARE_TARGET * bareMedian, `Pigeonhole >= ${BARE_TARGET}x bare smtp-server + mailparser`, `${format(ours / bareMedian, 2)}x`),
