@@ -139,7 +139,7 @@ export interface RefusedSmtp {
   sender: string | null;
   /** MAIL FROM, once given. */
   mail_from: string | null;
-  /** The RCPT TO addresses by then (the refused one too); empty when refused before any. */
+  /** The RCPT TO addresses by then (the refused one too; the first 100); empty when refused before any. */
   recipients: string[];
 }
 

@@ -45,12 +45,17 @@ export interface SmtpRefusal {
   team: string | null;
   /** MAIL FROM, once given (the refused one too). */
   mailFrom: string | null;
-  /** The RCPT TO addresses by then (the refused one too); empty when refused before any. */
+  /** The RCPT TO addresses by then (the refused one too; the first SMTP_REFUSAL_RECIPIENTS); empty when refused before any. */
   recipients: string[];
 }
 
 /** SMTP refusals kept (the newest): a failed wait looks at as many refused /v1 sends. */
 const SMTP_REFUSALS_KEPT = 500;
+/**
+ * Recipients kept per refusal. A session may name 1,000 (--smtp-max-recipients): 500 refusals
+ * of such sessions, kept whole, would hold some 40 MB that one client chose to make us hold.
+ */
+export const SMTP_REFUSAL_RECIPIENTS = 100;
 
 export class RequestLog {
   private readonly listeners = new Set<(entry: RequestLogRecord) => void>();
@@ -110,7 +115,9 @@ export class RequestLog {
 
   /** Notes an SMTP refusal (in memory: the newest SMTP_REFUSALS_KEPT). */
   noteSmtpRefusal(refusal: SmtpRefusal): void {
-    this.smtp.push(refusal);
+    this.smtp.push(
+      refusal.recipients.length > SMTP_REFUSAL_RECIPIENTS ? { ...refusal, recipients: refusal.recipients.slice(0, SMTP_REFUSAL_RECIPIENTS) } : refusal,
+    );
     if (this.smtp.length > SMTP_REFUSALS_KEPT) this.smtp.shift();
   }
 

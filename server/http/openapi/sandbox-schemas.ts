@@ -86,7 +86,7 @@ export const RefusedSmtp = z
     stage: z.enum(['connect', 'auth', 'mail', 'rcpt', 'data']).describe('The command refused: the connection, AUTH, MAIL FROM, RCPT TO or the message (DATA).'),
     sender: z.string().nullable().describe('The sender the session had logged in as; null before (or without) AUTH.'),
     mail_from: z.string().nullable().describe('MAIL FROM, once given.'),
-    recipients: z.array(z.string()).describe('The RCPT TO addresses by then (the refused one too); empty when refused before any.'),
+    recipients: z.array(z.string()).describe('The RCPT TO addresses by then (the refused one too; the first 100); empty when refused before any.'),
   })
   .meta({
     id: 'RefusedSmtp',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { refusedSmtp, smtpRefusalSentence } from '../../../server/domain/messages/refused-sends.ts';
-import { RequestLog, type SmtpRefusal } from '../../../server/domain/toolkit/request-log.ts';
+import { RequestLog, SMTP_REFUSAL_RECIPIENTS, type SmtpRefusal } from '../../../server/domain/toolkit/request-log.ts';
 import type { Store } from '../../../server/storage/store.ts';
 
 /**
@@ -92,6 +92,15 @@ describe('refusedSmtp', () => {
         .listed.map((r) => r.kind)
         .reverse(),
     ).toEqual(kinds.map(([, , kind]) => kind));
+  });
+
+  it('keeps the first 100 recipients of a refusal: a session of 1,000 is not held whole 500 times', () => {
+    const log = emptyLog();
+    const many = Array.from({ length: 1000 }, (_, i) => `r${i}+bulk@example.com`);
+    log.noteSmtpRefusal(refusal({ stage: 'data', recipients: many }));
+    const [kept] = refusedSmtp(log, { namespace: 'bulk' }, null).listed;
+    expect(kept!.recipients).toEqual(many.slice(0, SMTP_REFUSAL_RECIPIENTS));
+    expect(SMTP_REFUSAL_RECIPIENTS).toBe(100);
   });
 
   it('keeps the newest 500, lists 10, and a reset of some senders forgets only theirs', async () => {
