@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { access, mkdir, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
@@ -9,7 +9,7 @@ import { storageError, type StorageError } from '../domain/errors.ts';
 import { detail, HttpError } from './errors.ts';
 import { jsonShapeProblem } from './json-shape.ts';
 import { bodyTooLarge, jsonParseError, notADictionary, unsupportedMediaType } from '../service-texts.ts';
-import { djangoParts, type OnPart, removeFiles, TooManyFiles, touchFiles } from './multipart.ts';
+import { djangoParts, type OnPart, removeFiles, TooManyFiles, touchFiles, uploadFolderOf } from './multipart.ts';
 
 export interface UploadedFile {
   field: string;
@@ -56,6 +56,8 @@ export function bodyParser(options: BodyOptions) {
   // Upload names carry their order of arrival, so attachments keep the order they were sent
   // in (formidable reports files in the order they finish).
   let uploads = 0;
+  /** Multipart requests with files: each writes them in a folder of its own. */
+  let requests = 0;
   const tooLarge = () => detail(413, bodyTooLarge(options.limit));
   // koa-body (with formidable) loads with the first form or upload, not with the server: JSON,
   // which nearly every request sends, is read here, and loading it was a tenth of start-up.
@@ -74,7 +76,9 @@ export function bodyParser(options: BodyOptions) {
       allowEmptyFiles: true,
       minFileSize: 0,
       multiples: true,
-      filename: () => `${String(++uploads).padStart(12, '0')}-${randomBytes(8).toString('hex')}`,
+      // In the request's own folder (below): what a failed request leaves is removed with it.
+      filename: (_name: string, _ext: string, part: unknown) =>
+        path.join(uploadFolderOf(part), `${String(++uploads).padStart(12, '0')}-${randomBytes(8).toString('hex')}`),
     },
     onError: (error) => {
       throw error;
@@ -94,9 +98,10 @@ export function bodyParser(options: BodyOptions) {
   });
   type Parse = (ctx: Context, next: Next) => Promise<unknown>;
   let forms: Promise<Parse> | undefined;
-  const parse = async (ctx: Context, multipart: boolean) => {
+  const parse = async (ctx: Context, multipart: boolean, folder: string | undefined) => {
     const run = await (forms ??= import('koa-body').then(({ koaBody }) => koaBody(formOptions) as Parse));
-    if (multipart) nextRule = djangoParts({ maxFiles: options.files?.max ?? 0, maxFieldBytes: options.limit, fail: (error) => ctx.req.emit('error', error) });
+    if (multipart)
+      nextRule = djangoParts({ maxFiles: options.files?.max ?? 0, maxFieldBytes: options.limit, fail: (error) => ctx.req.emit('error', error), folder });
     const parsing = run(ctx, async () => undefined);
     if (nextRule !== undefined) {
       nextRule = undefined;
@@ -125,12 +130,22 @@ export function bodyParser(options: BodyOptions) {
         uploadDirReady = undefined;
         throw await uploadFailure(error, options.uploadDir);
       }));
+    // A folder of the request's own for its files (multipart with files allowed). formidable,
+    // when a parse fails, unlinks each file 1 ms after it destroys its stream, and a file whose
+    // open was still queued (thousands of parts at once, a busy machine) was created after that
+    // and stayed until the next start: removing the folder removes what was written, and makes
+    // an open still queued fail instead of leaving a file.
+    const folder = multipart && options.files ? `r${String(++requests).padStart(12, '0')}` : undefined;
+    const folderPath = folder === undefined ? null : path.join(options.uploadDir, folder);
+    const removeFolder = () => (folderPath ? rm(folderPath, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined) : undefined);
     try {
-      await parse(ctx, multipart);
+      if (folderPath) await mkdir(folderPath);
+      await parse(ctx, multipart, folder);
     } catch (error) {
       // formidable pauses the request while it writes a file and, once it has failed, never
       // resumes it: the rest of the body is read (and dropped) so the client gets its answer.
       ctx.req.resume();
+      await removeFolder();
       if (error instanceof TooManyFiles && options.files) throw options.files.tooMany(error.cap);
       if (DISK_ERRORS.has((error as NodeJS.ErrnoException).code ?? '')) throw await uploadFailure(error, options.uploadDir);
       throw formError(error, multipart, tooLarge);
@@ -141,6 +156,7 @@ export function bodyParser(options: BodyOptions) {
       await touchFiles(paths);
     } catch (error) {
       await removeFiles(paths);
+      await removeFolder();
       throw await uploadFailure(error, options.uploadDir);
     }
     ctx.state.body = { data: { ...(ctx.request.body as Record<string, unknown>) }, form: true, files };
@@ -148,6 +164,7 @@ export function bodyParser(options: BodyOptions) {
       await next();
     } finally {
       await removeFiles(paths);
+      await removeFolder();
     }
   };
 }

@@ -20,6 +20,15 @@ export interface PartRules {
   maxFieldBytes: number;
   /** Ends the parse with this error (formidable stops reading parts). */
   fail(error: Error): void;
+  /** The request's own folder under the upload folder, its files' names start with (uploadFolderOf). */
+  folder?: string;
+}
+
+const FOLDER = Symbol('upload folder');
+
+/** The folder djangoParts gave a file part (its request's), for formidable's `filename` option; '' without one. */
+export function uploadFolderOf(part: unknown): string {
+  return (part as { [FOLDER]?: string } | null)?.[FOLDER] ?? '';
 }
 
 /**
@@ -55,6 +64,7 @@ export function djangoParts(rules: PartRules): OnPart {
     }
     if (++files > rules.maxFiles) return fail(new TooManyFiles(rules.maxFiles));
     part.originalFilename = filename;
+    if (rules.folder !== undefined) (part as Part & { [FOLDER]?: string })[FOLDER] = rules.folder;
     // Django keeps a file part without a Content-Type as a file; formidable needs one to say so.
     part.mimetype ||= 'application/octet-stream';
     handle(part);
