@@ -20,6 +20,7 @@ import {
 } from './records.ts';
 import { requestLogRows, requestSummary } from './repositories.ts';
 import { SegmentLog, type CheckpointUse } from './segments/segment-log.ts';
+import { readStartImage } from './start-image.ts';
 import { requestLogSegmentSize, SEGMENT_SIZE, segmentSizeOf } from './segments/segment-size.ts';
 import { deniesWrites, holdsStore, notWritable } from './disk/writable.ts';
 
@@ -37,6 +38,7 @@ const DEFAULTS = {
   probeIntervalMs: 500,
   checkpointIntervalMs: 10_000,
   checkpointQuietMs: 5_000,
+  startImage: true,
 };
 
 type StoreSettings = typeof DEFAULTS;
@@ -67,6 +69,8 @@ export interface StoreOptions {
   checkpointQuietMs?: number;
   /** The recipients' read cache and key hash (tests make them small and poor). */
   recipients?: RecipientStoreOptions;
+  /** Whether a clean stop writes a start-up image and the next start uses it (start-image.ts; default true). */
+  startImage?: boolean;
 }
 
 /** Everything the data directory holds, loaded, and how it may be written. */
@@ -153,20 +157,45 @@ export async function openFiles(options: StoreOptions): Promise<OpenedFiles> {
       cutShort += restored.cutShort;
     },
   };
-  const messageLog = await SegmentLog.open<MessageRecord>({ ...segmentOptions(dirs.messages), checkpoint: rows }, (record) => {
-    const refs = contentRefs(record);
-    // Packs are written before the records that point into them, so this only happens when a
-    // power loss (without --fsync) kept a record but not its bytes: the capture stays, and its
-    // parts read as damaged.
-    if (refs.some((ref) => packs.cutShort(ref))) cutShort++;
-    for (const ref of refs) packs.retain(ref);
-    index.add(record);
-  });
+  const image = !settings.startImage ? null : await readStartImage(fs, dataDir, segmentSize, packs);
+  let messageLog: SegmentLog<MessageRecord> | undefined;
+  let recipients: RecipientStore | undefined;
+  try {
+    messageLog = await SegmentLog.open<MessageRecord>(
+      { ...segmentOptions(dirs.messages), checkpoint: rows },
+      (record) => {
+        const refs = contentRefs(record);
+        // Packs are written before the records that point into them, so this only happens when a
+        // power loss (without --fsync) kept a record but not its bytes: the capture stays, and its
+        // parts read as damaged.
+        if (refs.some((ref) => packs.cutShort(ref))) cutShort++;
+        for (const ref of refs) packs.retain(ref);
+        index.add(record);
+      },
+      image?.messageLog,
+    );
+    if (messageLog.fromImage) {
+      index.adopt(image!.captures);
+      for (const [no, bytes] of image!.packs) packs.retainBytes(no, bytes);
+    }
+    recipients = await RecipientStore.open(
+      segmentOptions(dirs.recipients),
+      options.recipients,
+      image ? { log: image.recipientLog, rows: image.recipients } : undefined,
+    );
+  } catch (error) {
+    if (!image) throw error;
+    // An image this build cannot take in (another version's): everything opened again without it.
+    log(`pigeonhole: the start-up image could not be used (${(error as Error).message}); reading the checkpoints instead`);
+    await Promise.allSettled([packs.close(), messageLog?.close(), recipients?.storage.close()]);
+    const again = await openFiles({ ...options, startImage: false });
+    again.settings.startImage = settings.startImage; // this stop writes one this build can read
+    return again;
+  }
   if (cutShort > 0)
     log(
       `pigeonhole: ${cutShort} capture${cutShort === 1 ? '' : 's'} point${cutShort === 1 ? 's' : ''} at bytes missing from the end of a pack (a write cut short by a power loss); their parts read as damaged`,
     );
-  const recipients = await RecipientStore.open(segmentOptions(dirs.recipients), options.recipients);
   logCheckpointUse(log, [messageLog.checkpointUse, recipients.storage.checkpointUse], packs.checkpointUse, Date.now() - started);
   const subscriptions = await Collection.open<SubscriptionRecord>(segmentOptions(dirs.subscriptions));
   const requestSummaries: RequestSummary[] = [];
@@ -217,9 +246,9 @@ function freshMeta(): MetaData {
 }
 
 function definedOnly(options: StoreOptions): Partial<StoreSettings> {
-  const out: Partial<StoreSettings> = {};
+  const out: Record<string, unknown> = {};
   for (const key of Object.keys(DEFAULTS) as (keyof StoreSettings)[]) if (options[key] !== undefined) out[key] = options[key];
-  return out;
+  return out as Partial<StoreSettings>;
 }
 
 function pick<T, K extends keyof T>(from: T, ...keys: K[]): Pick<T, K> {

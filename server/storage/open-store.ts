@@ -13,6 +13,7 @@ import type { SegmentLog } from './segments/segment-log.ts';
 import type { Store, UpdateOptions } from './store.ts';
 import { diskUsage, Upkeep } from './store-upkeep.ts';
 import { unsavedNote } from './disk/unsaved.ts';
+import { saveStartImage } from './start-image.ts';
 
 export type { StoreOptions } from './open-files.ts';
 
@@ -128,6 +129,8 @@ export async function openStore(options: StoreOptions): Promise<OpenStore> {
           );
         } else {
           await upkeep.checkpointNow();
+          if (!readOnly && files.settings.startImage !== false)
+            await saveStartImage({ dataDir, fs, segmentSize: meta.data.segmentSize ?? 0, packs, index, messageLog, recipients });
         }
       } finally {
         await Promise.all([packs.close(), messageLog.close(), recipients.storage.close(), subscriptions.storage.close(), requestLog.close()]);

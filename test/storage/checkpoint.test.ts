@@ -2,9 +2,9 @@ import { readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { nodeFs, type Fs } from '../../server/storage/disk/fs.ts';
-import { api, read, type TestServer } from '../support/app.ts';
+import { api, type TestServer } from '../support/app.ts';
+import { answer, filled, inbox, send } from '../support/inbox-state.ts';
 import { test as it } from '../support/fixtures.ts';
-import { capturedId, smtpClient } from '../support/smtp.ts';
 
 /**
  * docs/storage.md, "Start-up": a clean stop leaves a checkpoint beside every segment file, and
@@ -13,8 +13,8 @@ import { capturedId, smtpClient } from '../support/smtp.ts';
  * reason not to start, never a lost or changed capture.
  */
 
-/** Small segments, so a few dozen captures make many files. */
-const STORE = { segmentSize: 8, reserveSize: 0 };
+/** Small segments, so a few dozen captures make many files; no start-up image (start-image.test.ts), so that starts read the checkpoints. */
+const STORE = { segmentSize: 8, reserveSize: 0, startImage: false };
 
 /** A file system that counts reads of whole segment files (what a checkpoint saves). */
 function countingFs(): { fs: Fs; segmentReads: () => number } {
@@ -27,49 +27,6 @@ function countingFs(): { fs: Fs; segmentReads: () => number } {
     },
   };
   return { fs, segmentReads: () => reads };
-}
-
-async function send(server: TestServer, i: number): Promise<string> {
-  const reply = await read(
-    await api(server.url, 'bulk-key').post('/v1/email/send/', { recipient: `cp${i}@example.com`, subject: `Checkpoint ${i}`, body: `<p>Body number ${i}</p>` }),
-  );
-  expect(reply.status).toBe(200);
-  return (reply.body as { id: string }).id;
-}
-
-/** A 200 answer's JSON, with the server's address (each start picks anew) as `http://pigeonhole`. */
-async function answer(server: TestServer, url: string, headers: Record<string, string> = {}): Promise<unknown> {
-  const reply = await fetch(`${server.url}${url}`, { headers });
-  expect(reply.status).toBe(200);
-  return JSON.parse((await reply.text()).replaceAll(server.url, 'http://pigeonhole'));
-}
-
-/** Everything the inbox shows of every capture, and what search and the /v1 list answer. */
-async function inbox(server: TestServer): Promise<unknown> {
-  const get = (url: string, headers: Record<string, string> = {}) => answer(server, url, headers);
-  return {
-    all: await get('/api/messages?limit=500'),
-    search: await get('/api/messages?q=number%202'),
-    unread: await get('/api/messages?read=false&limit=500'),
-    bounced: await get('/api/messages?status=bounced'),
-    v1: await get('/v1/email/list/?limit=100', { Authorization: 'Api-Key bulk-key' }),
-    recipients: await get('/api/recipients?limit=500'),
-    recipientSearch: await get('/api/recipients?q=cp2'),
-    v1Recipients: await get('/v1/recipients/?limit=100', { Authorization: 'Api-Key bulk-key' }),
-  };
-}
-
-/** A store with captures in every state a checkpoint keeps: read, bounced, deleted, SMTP. */
-async function filled(server: TestServer): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < 30; i++) ids.push(await send(server, i));
-  const info = await smtpClient(server.smtpPort).sendMail({ from: 'a@example.com', to: 'smtp@example.com', subject: 'By SMTP', text: 'Plain SMTP body' });
-  ids.push(capturedId(info.response));
-  const messages = server.sandbox.messages;
-  await messages.setRead((await messages.get(ids[3]!))!, true);
-  await messages.setStatus((await messages.get(ids[4]!))!, 'bounced');
-  await messages.remove([(await messages.get(ids[5]!))!.seq, (await messages.get(ids[12]!))!.seq]);
-  return ids;
 }
 
 /** The files of a kind in messages/ and recipients/, as `folder/name`. */

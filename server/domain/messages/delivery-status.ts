@@ -29,7 +29,7 @@ export class Delivery {
     private readonly scheduler: Scheduler,
     private readonly delayMs: number,
   ) {
-    for (const [seq, at] of captures.index.pendingDeliveries()) {
+    for (const [seq, at] of captures.index.work.pendingDeliveries()) {
       this.pending.set(seq, at);
       scheduler.schedule('delivery', seq, at);
     }

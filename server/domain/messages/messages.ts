@@ -62,7 +62,7 @@ export class Messages extends MessageReads {
       await this.delivery.written(seq);
     });
     // SMTP messages stored before a stop but not yet taken apart.
-    if (this.parses) for (const seq of captures.index.unparsedCaptures()) this.parses.add(seq);
+    if (this.parses) for (const seq of captures.index.work.unparsedCaptures()) this.parses.add(seq);
   }
 
   /** Applies the sender's rules and captures the email; resolves once it is on disk. */

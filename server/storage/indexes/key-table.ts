@@ -1,3 +1,5 @@
+import type { ImageSection } from '../disk/image-file.ts';
+
 const INITIAL_TABLE = 2048;
 /** The table grows (by half) once it is this full: linear probing stays short. */
 const MAX_LOAD = 0.75;
@@ -65,6 +67,16 @@ export class KeyTable {
   rebuild(size: number, rows: number, isLive: (row: number) => boolean): void {
     this.table = new Uint32Array(Math.max(INITIAL_TABLE, size));
     for (let row = 0; row < rows; row++) if (isLive(row)) this.insert(row);
+  }
+
+  /** Its state for a start-up image (disk/image-file.ts): the table as it is (a key's place depends on its size). */
+  image(out: ImageSection): void {
+    out.put(this.table);
+  }
+
+  /** What `image` saved, on a table that holds nothing yet. */
+  adopt(from: ImageSection): void {
+    this.table = from.take(Uint32Array);
   }
 
   /** Where slot `at` of the table is for hash `h`: its high bits scaled to the table's size. */

@@ -1,4 +1,4 @@
-import { PENDING, STATUS_MASK, UNPARSED } from './message-flags.ts';
+import { DEAD, PENDING, STATUS_MASK, UNPARSED } from './message-flags.ts';
 
 /**
  * What start-up finds still to do among the captures it loads: deliveries still pending (and
@@ -35,6 +35,18 @@ export class LoadedWork {
     const out = [...this.deliveries];
     this.deliveries.clear();
     return out;
+  }
+
+  /**
+   * Start-up took the captures from an image (MessageIndex.adopt): `pendingAt` as it was saved,
+   * and what is still to do found among the first `used` slots' flags.
+   */
+  adopt(pendingAt: [number, number][], seqs: Float64Array, bits: Uint16Array, used: number): void {
+    for (const [seq, at] of pendingAt) this.pendingAt.set(seq, at);
+    for (let slot = 0; slot < used; slot++) {
+      const flags = bits[slot]!;
+      if (!(flags & DEAD) && ((flags & STATUS_MASK) === PENDING || flags & UNPARSED)) this.added(seqs[slot]!, flags);
+    }
   }
 
   clear(): void {

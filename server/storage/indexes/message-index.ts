@@ -1,10 +1,24 @@
 import type { Parts } from '../disk/checkpoint.ts';
+import type { ImageSection } from '../disk/image-file.ts';
 import { recordNamespace } from '../namespace.ts';
 import { BLOCKED, DEAD, flagsOf, READ, REDIRECTED, SMTP, SOURCE_MASK, SOURCES, STATUS_MASK, STATUS_SHIFT, STATUSES, UNPARSED } from './message-flags.ts';
-import { decodeMessageRows, emptyRow, MessageRowsWriter, PackTally, type PackUse, packUse } from './message-rows.ts';
+import { decodeMessageRows, emptyRow, MessageRowsWriter, type MessageImage, PackTally, type PackUse, packUse } from './message-rows.ts';
 import { LoadedWork } from './loaded-work.ts';
 import { deletableFromIndex, PackColumns, withPacked } from './pack-columns.ts';
-import { grownFrom, Interned, InternedColumn, keepRows, liveRowsIn, nextTurn, roomFor, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
+import {
+  grownFrom,
+  Interned,
+  InternedColumn,
+  keepRows,
+  liveRowsIn,
+  newestFirst,
+  nextTurn,
+  oldestFirst,
+  roomFor,
+  ROWS_PER_TURN,
+  resized,
+  slotWithSeq,
+} from './rows.ts';
 import { searchField } from './search-texts.ts';
 import { CaptureTexts } from './text-match.ts';
 import type { DeliveryStatus, FlowMark, MessageRecord, Source } from '../records.ts';
@@ -33,13 +47,13 @@ export class MessageIndex {
   private used = 0;
   private liveCount = 0;
   /** Team and sender ids, interned: a handful per configuration. Index 0 is null. */
-  private readonly names = new Interned(1);
+  private names = new Interned(1);
   /** Flow captures' marks: the flow engine's proof that a step was sent (few captures have one). */
-  private readonly flowMarks = new Map<number, FlowMark>();
+  private flowMarks = new Map<number, FlowMark>();
   /** Live API and flow captures per team (the /v1 email list's count without scanning). */
-  private readonly teamRecords = new Map<number, number>();
-  /** Pending deliveries and unextracted messages: what start-up hands the domain. */
-  private readonly work = new LoadedWork();
+  private teamRecords = new Map<number, number>();
+  /** Pending deliveries and unextracted messages: what start-up hands the domain, once. */
+  readonly work = new LoadedWork();
 
   /** `fromLimit`: how many distinct Froms are kept apart from the search texts (tests make it small). */
   constructor(fromLimit?: number) {
@@ -89,9 +103,7 @@ export class MessageIndex {
     return slot >= 0 && !(this.bits[slot]! & DEAD) ? slot : -1;
   }
 
-  has(seq: number): boolean {
-    return this.slotOf(seq) >= 0;
-  }
+  has = (seq: number): boolean => this.slotOf(seq) >= 0;
 
   remove(seq: number): boolean {
     const slot = this.slotOf(seq);
@@ -216,11 +228,6 @@ export class MessageIndex {
   flowCaptures(): IterableIterator<[number, FlowMark]> {
     return this.flowMarks.entries();
   }
-  /** Captures loaded with their MIME parts still to extract (taken once, when loading is over). */
-  unparsedCaptures(): number[] {
-    return this.work.unparsedCaptures();
-  }
-
   /** The capture's search text changed (an SMTP message's parts were extracted: its snippet is known). */
   setText(record: MessageRecord): void {
     const slot = this.slotOf(record.seq);
@@ -231,34 +238,19 @@ export class MessageIndex {
     this.search.tidy(this.used, (at) => !(this.bits[at]! & DEAD));
   }
 
-  /** Captures that were pending when loaded, and when each turns (ms since the epoch). */
-  pendingDeliveries(): [number, number][] {
-    return this.work.pendingDeliveries();
-  }
-
   /** Slots of live captures, newest first, that pass `match`; stops when `visit` returns false. */
   scanNewestFirst(match: (slot: number) => boolean, visit: (slot: number) => boolean | undefined): void {
-    for (let slot = this.used - 1; slot >= 0; slot--) {
-      if (this.bits[slot]! & DEAD) continue;
-      if (!match(slot)) continue;
-      if (visit(slot) === false) return;
-    }
+    newestFirst(this.bits, DEAD, this.used, match, visit);
   }
 
   /** Sequence numbers of live captures, oldest first, that pass `match`, at most `limit`. */
   oldest(limit: number, match: (slot: number) => boolean = () => true): number[] {
-    const out: number[] = [];
-    for (let slot = 0; slot < this.used && out.length < limit; slot++) {
-      if (this.bits[slot]! & DEAD) continue;
-      if (match(slot)) out.push(this.seqs[slot]!);
-    }
-    return out;
+    return oldestFirst(this.seqs, this.bits, DEAD, this.used, limit, match);
   }
 
   /** When the oldest live capture was created (ms), or null when there is none. */
   oldestCreatedMs(): number | null {
-    for (let slot = 0; slot < this.used; slot++) if (!(this.bits[slot]! & DEAD)) return this.created[slot]!;
-    return null;
+    return oldestFirst(this.created, this.bits, DEAD, this.used, 1)[0] ?? null;
   }
 
   /** The newest live sequence number, or 0. */
@@ -268,11 +260,9 @@ export class MessageIndex {
   }
 
   /**
-   * The live captures with `lo <= seq < hi`, self-contained, for a checkpoint (storage/disk/checkpoint.ts):
-   * restoreRange appends them again. `expected` is what the segment file holds live, in order:
-   * when the captures here differ (a write not settled yet), null. Taken ROWS_PER_TURN at a time,
-   * with a `pause` (the event loop's next turn) between: a capture changed in between is the
-   * caller's to notice (saveCheckpoint keeps it only if its segment did not change meanwhile).
+   * The live captures with `lo <= seq < hi` for a checkpoint (disk/checkpoint.ts), which restoreRange
+   * appends again; null when they are not `expected` (what the file holds live: a write not settled).
+   * ROWS_PER_TURN at a time, `pause` between (a change in between is saveCheckpoint's to notice).
    */
   async serializeRange(lo: number, hi: number, expected: readonly number[], pause: () => Promise<void> = nextTurn): Promise<Parts | null> {
     const settled = () => liveRowsIn(this.seqs, this.used, { lo, hi }, (slot) => (this.bits[slot]! & DEAD) !== 0, expected) !== null;
@@ -306,8 +296,11 @@ export class MessageIndex {
 
   /** Bytes of the per-row columns, at their capacity (the search texts aside), for tests and the benchmark. */
   get columnBytes(): number {
-    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, ...this.use.columns, this.spaces.ids, ...this.search.columns];
-    return columns.reduce((sum, column) => sum + column.byteLength, 0);
+    return this.columns.reduce((sum, column) => sum + column.byteLength, 0);
+  }
+
+  private get columns(): (Float64Array | Uint32Array | Uint16Array)[] {
+    return [this.seqs, this.created, this.bits, this.teams, this.senders, ...this.use.columns, this.spaces.ids, ...this.search.columns];
   }
 
   /** Room for `rows` rows in all, and some to spare (start-up's restore: grown once, not step by step). */
@@ -316,10 +309,9 @@ export class MessageIndex {
   }
 
   /**
-   * Appends the captures serializeRange wrote (ranges arrive in sequence order, as segments
-   * load); returns the bytes they take in each pack, which the pack store counts as live, and
-   * how many have parts past where `packEnd` says their pack ends now. Throws, having changed
-   * nothing, on a range it cannot read (the caller reads the segment file instead).
+   * Appends the captures serializeRange wrote (in sequence order); returns the bytes they take in
+   * each pack and how many have parts past where `packEnd` says their pack ends. Throws, having
+   * changed nothing, on a range it cannot read (the caller reads the segment file instead).
    */
   restoreRange(data: Buffer, packEnd: (pack: number) => number): { packs: Map<number, number>; cutShort: number } {
     const { count: n, strings, seqs, created, bits, ids, use, lengths, extras, textAt } = decodeMessageRows(data);
@@ -358,10 +350,31 @@ export class MessageIndex {
     return tally.done();
   }
 
+  /** Its whole state for a start-up image (disk/image-file.ts): written at a clean stop, adopted at the next start. */
+  image(out: ImageSection): void {
+    const room = roomFor(this.used, 1024);
+    for (const column of [this.seqs, this.created, this.bits, this.teams, this.senders]) out.put(column, this.used, room);
+    const parts = [this.use.image(out, this.used, room), this.spaces.image(out, this.used, room), this.search.image(out, this.used, room)];
+    const maps = [[...this.teamRecords], [...this.flowMarks], [...this.work.pendingAt]];
+    out.values = { parts, maps, used: this.used, live: this.liveCount, names: this.names.values() };
+  }
+
+  /** What `image` saved (its arrays taken back in the order put), on an index that holds nothing yet: start-up. */
+  adopt(from: ImageSection): void {
+    const { parts, maps, used, live, names } = from.values as unknown as MessageImage;
+    [this.seqs, this.created] = [from.take(Float64Array), from.take(Float64Array)];
+    [this.bits, this.teams, this.senders] = [from.take(Uint16Array), from.take(Uint16Array), from.take(Uint16Array)];
+    this.use.adopt(from, parts[0]);
+    this.spaces.adopt(from, parts[1]);
+    this.search.adopt(from, parts[2]);
+    [this.used, this.liveCount, this.names] = [used, live, Interned.of(names, 1)];
+    [this.teamRecords, this.flowMarks] = [new Map(maps[0]), new Map(maps[1])];
+    this.work.adopt(maps[2], this.seqs, this.bits, used);
+  }
+
   /** Drops dead slots (after many deletions). */
   private compact(): void {
-    const columns = [this.seqs, this.created, this.bits, this.teams, this.senders, ...this.use.columns, this.spaces.ids, ...this.search.columns];
-    const to = keepRows(columns, this.used, (slot) => !(this.bits[slot]! & DEAD));
+    const to = keepRows(this.columns, this.used, (slot) => !(this.bits[slot]! & DEAD));
     this.used = to;
     this.grow(Math.max(1024, to * 2));
     // The namespaces and Froms no live capture has any more are forgotten (one per test adds up over a long run).

@@ -293,3 +293,12 @@ export function packUse(record: MessageRecord): PackUse[] {
   }
   return use;
 }
+
+/** What MessageIndex.image saves beside its arrays (disk/image-file.ts). */
+export interface MessageImage {
+  parts: [[number, PackUse[]][], readonly string[], Record<string, unknown>];
+  maps: [[number, number][], [number, FlowMark][], [number, number][]];
+  used: number;
+  live: number;
+  names: readonly string[];
+}

@@ -1,3 +1,4 @@
+import type { ImageSection } from '../disk/image-file.ts';
 import { contentRefs, type MessageRecord } from '../records.ts';
 import { PACKED, PENDING, STATUS_MASK, UNPARSED } from './message-flags.ts';
 import type { PackUse } from './message-rows.ts';
@@ -58,6 +59,20 @@ export class PackColumns {
   /** The columns (compaction moves their rows with the index's others). */
   get columns(): Uint32Array[] {
     return [this.packs, this.bytes, this.ends];
+  }
+
+  /** Its state for a start-up image (disk/image-file.ts): the first `used` slots, and the spread captures. */
+  image(out: ImageSection, used: number, room: number): [number, PackUse[]][] {
+    for (const column of this.columns) out.put(column, used, room);
+    return [...this.spread];
+  }
+
+  /** What `image` saved, on columns that hold nothing yet. */
+  adopt(from: ImageSection, spread: [number, PackUse[]][]): void {
+    this.packs = from.take(Uint32Array);
+    this.bytes = from.take(Uint32Array);
+    this.ends = from.take(Uint32Array);
+    for (const [seq, uses] of spread) this.spread.set(seq, uses);
   }
 
   resize(used: number, capacity: number): void {

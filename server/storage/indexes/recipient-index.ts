@@ -1,31 +1,20 @@
 import type { Parts } from '../disk/checkpoint.ts';
-import { COLUMNS_FORMAT, decodeColumns, decodeRows, encodeColumns, FlagSets, type RecipientColumns } from './recipient-rows.ts';
+import type { ImageArray, ImageSection } from '../disk/image-file.ts';
+import { COLUMNS_FORMAT, decodeColumns, decodeRows, encodeColumns, FlagSets, type RecipientColumns, recipientKey, recipientText } from './recipient-rows.ts';
 import { KeyTable, keyHash } from './key-table.ts';
-import { grownFrom, Interned, keepRows, liveRowsIn, nextTurn, roomFor, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
+import { grownFrom, Interned, keepRows, liveRowsIn, newestFirst, nextTurn, roomFor, ROWS_PER_TURN, resized, slotWithSeq } from './rows.ts';
 import { TextArena } from './text-arena.ts';
 import type { RecipientRecord } from '../records.ts';
 
 const INITIAL_SLOTS = 1024;
 const DEAD = 1;
-/**
- * The text kept is not the record's exactly: it holds a lone surrogate, which UTF-8 cannot
- * carry, so a search asks the record itself.
- */
+/** The text kept is not the record's exactly (a lone surrogate, which UTF-8 cannot carry): search asks the record. */
 const INEXACT = 2;
 const LONE_SURROGATE = /\p{Cs}/u;
-
-/**
- * What a recipient is looked up by: its team and its address without regard to case (the same
- * rule as the domain's emailKey, docs/api-contract.md §5).
- */
-export function recipientKey(team: string, email: string): string {
-  return `${team}\u0000${email.trim().toLowerCase()}`;
-}
-
-/** What the sandbox's search looks in: the address, the names and the flags, lowercased. */
-export function recipientText(record: RecipientRecord): string {
-  return [record.email, record.firstName, record.lastName, ...record.flags].join('\n').toLowerCase();
-}
+/** seqs, updated, hashes, teams, sets, texts, stamps, bits (RecipientIndex.columns). */
+type Columns = [U32, Float64Array<ArrayBuffer>, U32, Uint16Array<ArrayBuffer>, U32, U32, U32, Uint8Array<ArrayBuffer>];
+type U32 = Uint32Array<ArrayBuffer>;
+const COLUMN_KINDS = [Uint32Array, Float64Array, Uint32Array, Uint16Array, Uint32Array, Uint32Array, Uint32Array, Uint8Array];
 
 export interface RecipientIndexOptions {
   /** The lookup key's 32-bit hash (tests force collisions with a poor one). */
@@ -42,7 +31,6 @@ export interface RecipientIndexOptions {
  * the segment file when it is needed.
  */
 export class RecipientIndex {
-  private capacity = INITIAL_SLOTS;
   /** Sequence numbers (a recipient counter beyond 2^32 is not a sandbox's). */
   private seqs = new Uint32Array(INITIAL_SLOTS);
   private updated = new Float64Array(INITIAL_SLOTS);
@@ -61,7 +49,7 @@ export class RecipientIndex {
   private readonly arena = new TextArena();
   private changes = 0;
   /** Team ids, interned: a handful per configuration. */
-  private readonly teamNames = new Interned();
+  private teamNames = new Interned();
   private readonly flagSets = new FlagSets();
   private readonly hash: (key: string) => number;
 
@@ -133,10 +121,7 @@ export class RecipientIndex {
 
   /** Live slots, newest first; stops when `visit` returns false. */
   scanNewestFirst(visit: (slot: number) => boolean | undefined): void {
-    for (let slot = this.used - 1; slot >= 0; slot--) {
-      if (this.bits[slot]! & DEAD) continue;
-      if (visit(slot) === false) return;
-    }
+    newestFirst(this.bits, DEAD, this.used, () => true, visit);
   }
 
   seq(slot: number): number {
@@ -187,11 +172,9 @@ export class RecipientIndex {
   }
 
   /**
-   * The rows whose sequence number is in [lo, hi), self-contained (teams and flags written as
-   * strings), for a checkpoint of the index; restoreRange reads them back. Null when they are not
-   * `expected` (what the segment file holds live: a change not settled). Taken ROWS_PER_TURN at a
-   * time with a `pause` between, as MessageIndex.serializeRange is (a change in between is the
-   * caller's to notice).
+   * The rows with `lo <= seq < hi`, self-contained (teams and flags as strings), for a checkpoint
+   * that restoreRange reads back; null when they are not `expected` (a change not settled). Taken
+   * as MessageIndex.serializeRange is, ROWS_PER_TURN at a time with a `pause` between.
    */
   async serializeRange(lo: number, hi: number, expected: readonly number[], pause: () => Promise<void> = nextTurn): Promise<Parts | null> {
     const settled = () => liveRowsIn(this.seqs, this.used, { lo, hi }, (slot) => (this.bits[slot]! & DEAD) !== 0, expected) !== null;
@@ -237,7 +220,7 @@ export class RecipientIndex {
    * texts' arena, sized at the first restore from its bytes per row, too.
    */
   expect(rows: number): void {
-    if (rows > this.capacity) this.resize(roomFor(rows, INITIAL_SLOTS));
+    if (rows > this.seqs.length) this.resize(roomFor(rows, INITIAL_SLOTS));
     this.table.reserve(roomFor(rows, 0), this.used, this.isLive);
     this.expected = rows;
   }
@@ -256,7 +239,7 @@ export class RecipientIndex {
     // hash table a dozen times on the way to 100,000.
     let textBytes = 0;
     for (let row = 0; row < count; row++) textBytes += spans[6 * row + 5]! + 5;
-    if (this.used + count > this.capacity) this.resize(Math.max(this.used + count, grownFrom(this.capacity)));
+    if (this.used + count > this.seqs.length) this.resize(Math.max(this.used + count, grownFrom(this.seqs.length)));
     this.arena.reserve(textBytes);
     this.table.reserve(this.live + count, this.used, this.isLive);
     const text = (row: number, field: number) =>
@@ -279,7 +262,7 @@ export class RecipientIndex {
   private restoreColumns(c: RecipientColumns): void {
     const { count } = c;
     if (count > 0 && this.used > 0 && c.seqs[0]! <= this.seqs[this.used - 1]!) throw new Error(`recipient ${c.seqs[0]} arrived out of order`);
-    if (this.used + count > this.capacity) this.resize(Math.max(this.used + count, grownFrom(this.capacity)));
+    if (this.used + count > this.seqs.length) this.resize(Math.max(this.used + count, grownFrom(this.seqs.length)));
     this.table.reserve(this.live + count, this.used, this.isLive);
     const base = this.used;
     this.seqs.set(c.seqs, base);
@@ -309,27 +292,44 @@ export class RecipientIndex {
   }
 
   /**
-   * Gives back the spare room of the arrays and the arena beyond an eighth of the rows (start-up
-   * is over; the eighth is what the sends after it take before the arrays are copied again), when
-   * more than a sixteenth would go back: start-up sized them for full segments, usually within a
-   * few slots, and a copy left ~35 MB of old arrays at a million recipients for the next collection.
+   * Gives back the spare room beyond an eighth of the rows (what sends take before the arrays are
+   * copied again), when more than a sixteenth would go back: start-up sized them for full segments
+   * (a copy left ~35 MB of old arrays at a million recipients for the next collection).
    */
   trim(): void {
     const room = roomFor(this.used, INITIAL_SLOTS);
-    if (this.capacity > room + Math.ceil(room / 16)) this.resize(room);
+    if (this.seqs.length > room + Math.ceil(room / 16)) this.resize(room);
     this.arena.trim();
+  }
+
+  /** Its whole state for a start-up image (disk/image-file.ts): written at a clean stop, adopted at the next start. */
+  image(out: ImageSection): void {
+    const room = roomFor(this.used, INITIAL_SLOTS);
+    for (const column of this.columns) out.put(column, this.used, room);
+    this.table.image(out);
+    const [teams, sets, arena] = [this.teamNames.values(), this.flagSets.image(), this.arena.image(out)];
+    out.values = { used: this.used, live: this.live, changes: this.changes, teams, sets, arena };
+  }
+
+  /** What `image` saved (its arrays taken back in the order put), on an index that holds nothing yet: start-up. */
+  adopt(from: ImageSection): void {
+    const saved = from.values as { used: number; live: number; changes: number; teams: string[]; sets: [(string | null)[], number[]]; arena: [number, number] };
+    this.columns = COLUMN_KINDS.map((kind) => from.take<ImageArray>(kind)) as Columns;
+    [this.used, this.live, this.changes, this.teamNames] = [saved.used, saved.live, saved.changes, Interned.of(saved.teams)];
+    this.table.adopt(from);
+    this.arena.adopt(from, saved.arena);
+    this.flagSets.adopt(saved.sets);
   }
 
   /** Bytes the index holds (typed arrays and arena, at their capacity), for the benchmark. */
   get bytes(): number {
-    const arrays = [this.seqs, this.updated, this.hashes, this.teams, this.sets, this.texts, this.stamps, this.bits, this.table];
-    return arrays.reduce((sum, a) => sum + a.byteLength, 0) + this.arena.byteLength;
+    return [...this.columns, this.table].reduce((sum, a) => sum + a.byteLength, 0) + this.arena.byteLength;
   }
 
   private append(seq: number, team: number, hash: number, updated: number, set: number, text: string | Buffer, from = 0, to = text.length): number {
     if (this.used > 0 && seq <= this.seqs[this.used - 1]!) throw new Error(`recipient ${seq} arrived out of order`);
     if (seq > 0xffffffff) throw new Error(`recipient ${seq} is beyond the index's range`);
-    if (this.used === this.capacity) this.resize(grownFrom(this.capacity));
+    if (this.used === this.seqs.length) this.resize(grownFrom(this.seqs.length));
     const slot = this.used++;
     this.seqs[slot] = seq;
     this.updated[slot] = updated;
@@ -379,22 +379,22 @@ export class RecipientIndex {
   /** Drops dead slots (after many removals). */
   private compact(): void {
     this.arena.compact(this.texts, this.used, this.isLive);
-    const columns = [this.seqs, this.updated, this.hashes, this.teams, this.sets, this.texts, this.stamps, this.bits];
-    const to = keepRows(columns, this.used, (slot) => !(this.bits[slot]! & DEAD));
+    const to = keepRows(this.columns, this.used, (slot) => !(this.bits[slot]! & DEAD));
     this.used = to;
     this.resize(Math.max(INITIAL_SLOTS, to * 2));
     this.table.rebuild(Math.ceil(this.live / 0.5), this.used, this.isLive);
   }
 
+  /** The per-row columns (all of a capacity), in the order an image saves them. */
+  private get columns(): Columns {
+    return [this.seqs, this.updated, this.hashes, this.teams, this.sets, this.texts, this.stamps, this.bits];
+  }
+
+  private set columns(columns: Columns) {
+    [this.seqs, this.updated, this.hashes, this.teams, this.sets, this.texts, this.stamps, this.bits] = columns;
+  }
+
   private resize(capacity: number): void {
-    this.seqs = resized(this.seqs, this.used, capacity);
-    this.updated = resized(this.updated, this.used, capacity);
-    this.hashes = resized(this.hashes, this.used, capacity);
-    this.teams = resized(this.teams, this.used, capacity);
-    this.sets = resized(this.sets, this.used, capacity);
-    this.texts = resized(this.texts, this.used, capacity);
-    this.stamps = resized(this.stamps, this.used, capacity);
-    this.bits = resized(this.bits, this.used, capacity);
-    this.capacity = capacity;
+    this.columns = this.columns.map((column) => resized(column, this.used, capacity)) as Columns;
   }
 }

@@ -1,9 +1,23 @@
 import { type Parts, Reader } from '../disk/checkpoint.ts';
+import type { RecipientRecord } from '../records.ts';
 
 /**
  * What the recipients' compact index (recipient-index.ts) keeps beside it: the interned flag
  * sets, and its rows as a checkpoint holds them.
  */
+
+/**
+ * What a recipient is looked up by: its team and its address without regard to case (the same
+ * rule as the domain's emailKey, docs/api-contract.md §5).
+ */
+export function recipientKey(team: string, email: string): string {
+  return `${team}\u0000${email.trim().toLowerCase()}`;
+}
+
+/** What the sandbox's search looks in (RecipientIndex's texts): the address, the names and the flags, lowercased. */
+export function recipientText(record: RecipientRecord): string {
+  return [record.email, record.firstName, record.lastName, ...record.flags].join('\n').toLowerCase();
+}
 
 /** The column format's leading byte. */
 export const COLUMNS_FORMAT = 2;
@@ -151,6 +165,21 @@ export class FlagSets {
 
   key(id: number): string {
     return this.keys[id] ?? '';
+  }
+
+  /** Its state for a start-up image (disk/image-file.ts): every set's key (null: free) and use count. */
+  image(): [(string | null)[], number[]] {
+    return [this.keys, this.refs];
+  }
+
+  /** What `image` saved, on sets that hold nothing yet. */
+  adopt([keys, refs]: [(string | null)[], number[]]): void {
+    for (const [id, key] of keys.entries()) {
+      this.keys[id] = key;
+      this.refs[id] = refs[id]!;
+      if (key === null) this.free.push(id);
+      else if (id > 0) this.ids.set(key, id);
+    }
   }
 
   withFlag(flag: string): Uint8Array {

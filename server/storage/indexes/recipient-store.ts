@@ -1,6 +1,8 @@
+import type { ImageSection } from '../disk/image-file.ts';
 import { addressTag } from '../namespace.ts';
 import { ByteCache } from './byte-cache.ts';
-import { RecipientIndex, recipientKey, recipientText, type RecipientIndexOptions } from './recipient-index.ts';
+import { RecipientIndex, type RecipientIndexOptions } from './recipient-index.ts';
+import { recipientKey, recipientText } from './recipient-rows.ts';
 import type { RecipientRecord } from '../records.ts';
 import { SegmentLog } from '../segments/segment-log.ts';
 import type { SegmentLogOptions } from '../segments/segment-table.ts';
@@ -39,16 +41,22 @@ export class RecipientStore {
   }
 
   /** Opens the folder, indexing each record as it loads (the records themselves are not kept). */
-  static async open(log: SegmentLogOptions, options: RecipientStoreOptions = {}): Promise<RecipientStore> {
+  static async open(log: SegmentLogOptions, options: RecipientStoreOptions = {}, image?: { log: ImageSection; rows: ImageSection }): Promise<RecipientStore> {
     const store = new RecipientStore(options);
     const rows = {
       save: (lo: number, hi: number, live: readonly number[], pause?: () => Promise<void>) => store.index.serializeRange(lo, hi, live, pause),
       restore: (data: Buffer) => store.index.restoreRange(data),
       expect: (count: number) => store.index.expect(count),
     };
-    store.log = await SegmentLog.open<RecipientRecord>({ ...log, checkpoint: rows }, (record) => void store.index.add(record));
-    store.index.trim();
+    store.log = await SegmentLog.open<RecipientRecord>({ ...log, checkpoint: rows }, (record) => void store.index.add(record), image?.log);
+    if (store.log.fromImage) store.index.adopt(image!.rows);
+    else store.index.trim();
     return store;
+  }
+
+  /** The index into a start-up image (start-image.ts). */
+  image(out: ImageSection): void {
+    this.index.image(out);
   }
 
   /** The log behind it (a participant of the group commit). */

@@ -1,3 +1,5 @@
+import type { ImageSection } from '../disk/image-file.ts';
+
 /**
  * What the compact indexes (message-index.ts, recipient-index.ts) share: rows in typed arrays,
  * one slot per record in sequence order.
@@ -45,6 +47,38 @@ export function resized<A extends Column>(from: A, used: number, capacity: numbe
   const next = new (from.constructor as new (length: number) => A)(capacity);
   next.set(from.subarray(0, Math.min(used, capacity)));
   return next;
+}
+
+/**
+ * The live slots of the first `used` (those without `dead` in `bits`), newest first, that pass
+ * `match`; stops when `visit` returns false.
+ */
+export function newestFirst(
+  bits: ArrayLike<number>,
+  dead: number,
+  used: number,
+  match: (slot: number) => boolean,
+  visit: (slot: number) => boolean | undefined,
+): void {
+  for (let slot = used - 1; slot >= 0; slot--) {
+    if (bits[slot]! & dead) continue;
+    if (!match(slot)) continue;
+    if (visit(slot) === false) return;
+  }
+}
+
+/** `values` of the live slots of the first `used` (as newestFirst), oldest first, that pass `match`: at most `limit`. */
+export function oldestFirst(
+  values: ArrayLike<number>,
+  bits: ArrayLike<number>,
+  dead: number,
+  used: number,
+  limit: number,
+  match: (slot: number) => boolean = () => true,
+): number[] {
+  const out: number[] = [];
+  for (let slot = 0; slot < used && out.length < limit; slot++) if (!(bits[slot]! & dead) && match(slot)) out.push(values[slot]!);
+  return out;
 }
 
 /**
@@ -118,6 +152,13 @@ export class Interned {
     this.list.length = 0;
     this.ids.clear();
   }
+
+  /** Every value of `values` interned again, in order (the ids they had: a start-up image's). */
+  static of(values: readonly string[], first = 0): Interned {
+    const interned = new Interned(first);
+    for (const value of values) interned.id(value);
+    return interned;
+  }
 }
 
 /**
@@ -176,6 +217,20 @@ export class InternedColumn {
 
   clear(): void {
     this.names.clear();
+    this.generation++;
+    this.version++;
+  }
+
+  /** Its state for a start-up image (disk/image-file.ts): the first `used` slots' ids, and the values. */
+  image(out: ImageSection, used: number, room: number): readonly string[] {
+    out.put(this.ids, used, room);
+    return this.names.values();
+  }
+
+  /** What `image` saved, on a column that holds nothing yet. */
+  adopt(from: ImageSection, values: readonly string[]): void {
+    this.ids = from.take(Uint32Array);
+    this.names = Interned.of(values, 1);
     this.generation++;
     this.version++;
   }

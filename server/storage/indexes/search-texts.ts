@@ -1,3 +1,4 @@
+import type { ImageSection } from '../disk/image-file.ts';
 import type { MessageRecord } from '../records.ts';
 /** Bytes of a chunk (a text longer than that gets a chunk of its own size). */
 const CHUNK_BYTES = 1 << 20;
@@ -157,6 +158,30 @@ export class SearchTexts {
     this.last = null;
     this.liveBytes = 0;
     this.deadBytes = 0;
+  }
+
+  /** Its state for a start-up image (disk/image-file.ts): each chunk's bytes and starts as far as used. */
+  image(out: ImageSection): Record<string, unknown> {
+    const chunks: number[][] = [];
+    for (const chunk of this.chunks.values()) {
+      chunks.push([chunk.id, chunk.used, chunk.entries, chunk.live]);
+      out.put(chunk.bytes, chunk.used, chunk.bytes.length);
+      out.put(chunk.starts, chunk.entries, chunk.starts.length);
+    }
+    return { chunks, last: this.last?.id ?? -1, nextId: this.nextId, liveBytes: this.liveBytes, deadBytes: this.deadBytes };
+  }
+
+  /** What `image` saved, on texts that hold nothing yet. */
+  adopt(from: ImageSection, saved: Record<string, unknown>): void {
+    const { chunks, last, nextId, liveBytes, deadBytes } = saved as { chunks: number[][]; last: number; nextId: number; liveBytes: number; deadBytes: number };
+    for (const [id, used, entries, live] of chunks) {
+      const chunk: Chunk = { id: id!, bytes: from.bytes(), used: used!, starts: from.take(Uint32Array), entries: entries!, live: live! };
+      this.chunks.set(chunk.id, chunk);
+    }
+    this.last = this.chunks.get(last) ?? null;
+    this.nextId = nextId;
+    this.liveBytes = liveBytes;
+    this.deadBytes = deadBytes;
   }
 
   /**

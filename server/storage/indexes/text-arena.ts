@@ -1,3 +1,4 @@
+import type { ImageSection } from '../disk/image-file.ts';
 import { roomFor } from './rows.ts';
 
 const INITIAL_ARENA = 64 * 1024;
@@ -94,6 +95,19 @@ export class TextArena {
     const next = Buffer.allocUnsafeSlow(Math.max(this.used + extra, Math.ceil(this.arena.length * 1.25)));
     this.arena.copy(next, 0, 0, this.used);
     this.arena = next;
+  }
+
+  /** Its state for a start-up image (disk/image-file.ts): the bytes used, and how many are used and dead. */
+  image(out: ImageSection): [number, number] {
+    out.put(this.arena, this.used, this.arena.length);
+    return [this.used, this.dead];
+  }
+
+  /** What `image` saved, on an arena that holds nothing yet. */
+  adopt(from: ImageSection, [used, dead]: [number, number]): void {
+    this.arena = from.bytes();
+    this.used = used;
+    this.dead = dead;
   }
 
   /** Whether enough of the arena is dead to be worth a compaction. */

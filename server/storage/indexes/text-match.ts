@@ -1,3 +1,4 @@
+import type { ImageSection } from '../disk/image-file.ts';
 import type { MessageRecord } from '../records.ts';
 import type { MessageRow } from './message-rows.ts';
 import { InternedColumn, resized } from './rows.ts';
@@ -194,6 +195,19 @@ export class CaptureTexts {
   compacted(used: number): void {
     this.tidy(used, () => true);
     this.froms.reintern(used);
+  }
+
+  /** Its state for a start-up image (disk/image-file.ts): the first `used` slots, the Froms, the texts. */
+  image(out: ImageSection, used: number, room: number): Record<string, unknown> {
+    out.put(this.places, used, room);
+    return { froms: this.froms.image(out, used, room), texts: this.texts.image(out) };
+  }
+
+  /** What `image` saved, on texts that hold nothing yet. */
+  adopt(from: ImageSection, saved: Record<string, unknown>): void {
+    this.places = from.take(Float64Array);
+    this.froms.adopt(from, saved.froms as string[]);
+    this.texts.adopt(from, saved.texts as Record<string, unknown>);
   }
 
   resize(used: number, capacity: number): void {

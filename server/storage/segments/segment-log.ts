@@ -1,9 +1,11 @@
 import path from 'node:path';
 import type { Batch, Participant } from '../disk/flusher.ts';
+import type { ImageSection } from '../disk/image-file.ts';
 import { anyLost, writeBack } from '../disk/lost-files.ts';
 import { applyCheckpoint, ReadBuffers, type ReadCheckpoint, readCheckpoint, saveCheckpoint } from './segment-checkpoints.ts';
 import { Segment, segmentIndexesIn } from './segment-file.ts';
 import { compactSegment } from './segment-rewrite.ts';
+import { adoptSegments, type Identities, imageSegments, segmentIdentities } from './segment-image.ts';
 import { type SegmentLogOptions, SegmentTable } from './segment-table.ts';
 import { beginSegmentBatch } from './segment-write.ts';
 
@@ -32,8 +34,9 @@ export interface CheckpointUse {
 /** One collection's records on disk: append, replace, delete, read back by sequence number. */
 export class SegmentLog<T extends { seq: number }> implements Participant {
   private readonly table: SegmentTable;
-  /** How start-up loaded the segments (with checkpoints). */
+  /** How start-up loaded the segments (with checkpoints), and whether from a start-up image (the owner's rows too). */
   readonly checkpointUse: CheckpointUse = { restored: 0, missing: 0, old: 0, damaged: 0 };
+  fromImage = false;
 
   private constructor(private readonly options: SegmentLogOptions) {
     this.table = new SegmentTable(options);
@@ -44,11 +47,17 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
    * order. Damaged lines are set aside (Quarantine) and the segment rewritten without them;
    * a torn last line (a crash mid-append) is dropped.
    */
-  static async open<T extends { seq: number }>(options: SegmentLogOptions, onRecord: (record: T) => void): Promise<SegmentLog<T>> {
+  static async open<T extends { seq: number }>(options: SegmentLogOptions, onRecord: (record: T) => void, image?: ImageSection): Promise<SegmentLog<T>> {
     const log = new SegmentLog<T>(options);
     await options.fs.mkdir(options.dir);
     const names = await options.fs.readdir(options.dir);
     const indexes = segmentIndexesIn(names);
+    if (image && (await adoptSegments(log.table, indexes, image))) {
+      log.fromImage = true;
+      log.checkpointUse.restored = indexes.length;
+      await removeCheckpoints(options, names, indexes);
+      return log;
+    }
     // Checkpoints are read a few segments ahead (the reads overlap; at most that many are held
     // at once) and applied in order, since rows arrive in sequence order.
     const ahead: (Promise<ReadCheckpoint | null> | undefined)[] = [];
@@ -70,13 +79,18 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
       if (read) buffers.give(read.held);
       if (!applied) await log.table.load(index, onRecord);
     }
-    // Checkpoints of segment files no longer there (deleted while the server was down), and
-    // ones cut off by a stop in the middle of their write.
-    for (const name of names) {
-      const index = /^seg-(\d+)\.idx(\.tmp)?$/.exec(name);
-      if (index && (index[2] || !indexes.includes(Number(index[1])))) await options.fs.unlink(path.join(options.dir, name)).catch(() => undefined);
-    }
+    await removeCheckpoints(options, names, indexes);
     return log;
+  }
+
+  /** Each segment file's identity, for a start-up image (segment-image.ts); null when a write is under way. */
+  identities(): Promise<Identities | null> {
+    return segmentIdentities(this.table);
+  }
+
+  /** The segments into a start-up image; false (nothing put) when any changed since `identities`. */
+  image(identities: Identities, out: ImageSection): boolean {
+    return imageSegments(this.table, identities, out);
   }
 
   get dir(): string {
@@ -371,5 +385,16 @@ export class SegmentLog<T extends { seq: number }> implements Participant {
     const segment = this.table.segments.get(index);
     if (!this.options.checkpoint || !segment) return false;
     return saveCheckpoint(this.options, segment, exclusive, () => this.table.segments.get(index) === segment, pause);
+  }
+}
+
+/**
+ * Removes the checkpoints of segment files no longer there (deleted while the server was down),
+ * and ones cut off by a stop in the middle of their write.
+ */
+async function removeCheckpoints(options: SegmentLogOptions, names: readonly string[], indexes: readonly number[]): Promise<void> {
+  for (const name of names) {
+    const index = /^seg-(\d+)\.idx(\.tmp)?$/.exec(name);
+    if (index && (index[2] || !indexes.includes(Number(index[1])))) await options.fs.unlink(path.join(options.dir, name)).catch(() => undefined);
   }
 }

@@ -37,7 +37,7 @@ describe('the compact message index', () => {
     expect(index.text(slot)).toBe(searchText(record(1, { cc: ['Boss@Example.com'] }), true));
     expect(index.text(slot)).toContain('\u0001boss@example.com\u0001');
     expect(index.text(slot).startsWith('\u0001user1@example.com\u0001')).toBe(true);
-    expect(index.pendingDeliveries()).toEqual([[1, Date.parse('2030-01-01T01:00:00Z')]]);
+    expect(index.work.pendingDeliveries()).toEqual([[1, Date.parse('2030-01-01T01:00:00Z')]]);
     index.setStatus(1, 'bounced');
     index.setRead(1, true);
     expect([index.status(slot), index.read(slot)]).toEqual(['bounced', true]);
@@ -173,8 +173,8 @@ describe('a range of the index saved for a checkpoint', () => {
     expect(again.teamRecordCount('acme')).toBe(index.teamRecordCount('acme'));
     expect(again.teamRecordCount('globex')).toBe(1);
     expect([again.usesPack(again.slotOf(10), 1), again.usesPack(again.slotOf(10), 2), again.usesPack(again.slotOf(11), 1)]).toEqual([true, true, false]);
-    expect(again.pendingDeliveries()).toEqual([[11, Date.parse('2030-01-02T00:00:00Z')]]);
-    expect(again.unparsedCaptures()).toEqual([12]);
+    expect(again.work.pendingDeliveries()).toEqual([[11, Date.parse('2030-01-02T00:00:00Z')]]);
+    expect(again.work.unparsedCaptures()).toEqual([12]);
   });
 
   it('says what deleting a capture releases from the index alone when every part is in a pack (through a checkpoint too), and asks for the record otherwise', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RecipientIndex, recipientKey } from '../../../server/storage/indexes/recipient-index.ts';
+import { RecipientIndex } from '../../../server/storage/indexes/recipient-index.ts';
+import { recipientKey } from '../../../server/storage/indexes/recipient-rows.ts';
 import { decodeColumns } from '../../../server/storage/indexes/recipient-rows.ts';
 import type { RecipientRecord } from '../../../server/storage/records.ts';
 import { growth, LINEAR } from '../../support/scale.ts';
