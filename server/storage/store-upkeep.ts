@@ -83,7 +83,8 @@ export class Upkeep {
   /** Every segment's and the packs' checkpoint now, as a clean stop writes them; how many files. */
   async checkpointNow(): Promise<number> {
     await this.checkpointing;
-    return this.saveCheckpoints(0, Number.POSITIVE_INFINITY, nextTurn);
+    // With the pack being appended to as well (PackStore.saveCheckpoint): a clean stop's.
+    return this.saveCheckpoints(0, Number.POSITIVE_INFINITY, nextTurn, true);
   }
 
   /** Stops the timers and waits for the probe under way. */
@@ -126,7 +127,7 @@ export class Upkeep {
    * while, and of the packs, in the background; of everything at a clean stop. Never while the
    * disk refuses writes; a checkpoint that cannot be written only makes the next start slower.
    */
-  private saveCheckpoints(quietMs: number, limit: number, pause: () => Promise<void>): Promise<number> {
+  private saveCheckpoints(quietMs: number, limit: number, pause: () => Promise<void>, withActive = false): Promise<number> {
     const { messageLog, recipients, requestLog, packs } = this.files;
     this.checkpointing ??= (async () => {
       let written = 0;
@@ -140,7 +141,7 @@ export class Upkeep {
             if (await segmentLog.saveCheckpoint(segment, (task) => this.flusher.exclusive(task), pause)) written++;
           }
         }
-        if (await packs.saveCheckpoint()) written++;
+        if (await packs.saveCheckpoint(withActive)) written++;
       } catch {
         // The disk refused it: the files stay the record, read at the next start.
       } finally {

@@ -12,7 +12,7 @@ interface BadEntry {
 /**
  * Opens a pack at start-up and scans it: every entry's header and checksum. A damaged entry is
  * returned (reads of it fail clearly) and its bytes set aside; a torn tail (a crash mid-append)
- * is cut off. A sealed pack unchanged since its checkpoint (`saved`) is not scanned again:
+ * is cut off. A pack unchanged since its checkpoint (`saved`) is not scanned again:
  * `restored`, with the damaged entries the checkpoint names.
  */
 export async function scanPack(
@@ -34,8 +34,9 @@ export async function scanPack(
   const size = stat.size;
   pack.size = size;
   pack.sealed = !last;
-  // Scanned before, unchanged since: what the scan found is in the checkpoint.
-  if (!last && saved && sameFile(saved.file, stat)) return { restored: true, damaged: saved.damaged };
+  // Scanned before, unchanged since: what the scan found is in the checkpoint. (The last pack is
+  // in it only as a clean stop left it: a write after that changed its size and time.)
+  if (saved && sameFile(saved.file, stat)) return { restored: true, damaged: saved.damaged };
   const bad: BadEntry[] = [];
   let at = 0;
   let tornAt: number | null = null;
@@ -82,4 +83,17 @@ export async function scanPack(
     await quarantine.keep(pack.file, null, 0, `a torn tail of ${size - tornAt} bytes (a write cut short) was cut off`);
   }
   return { restored: false, damaged: bad.map((b) => b.offset) };
+}
+
+/**
+ * What the packs' checkpoint names of `pack`: its file as it is now and the entries its scan
+ * found damaged (`damaged`: the store's `no:offset` keys); null while a write to it is under way.
+ */
+export async function checkpointEntry(pack: Pack, damaged: ReadonlySet<string>): Promise<PackCheckpoint | null> {
+  if (!pack.handle || pack.size === 0 || pack.inflightBytes > 0 || pack.queuedBytes > 0) return null;
+  const stat = await pack.handle.stat();
+  if (stat.nlink === 0 || stat.size !== pack.size) return null;
+  const prefix = `${pack.no}:`;
+  const offsets = [...damaged].filter((key) => key.startsWith(prefix)).map((key) => Number(key.slice(prefix.length)));
+  return { no: pack.no, file: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }, damaged: offsets };
 }

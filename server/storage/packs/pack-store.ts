@@ -8,7 +8,7 @@ import type { Quarantine } from '../disk/quarantine.ts';
 import { DamagedContent } from '../errors.ts';
 import { PackBatch, type PackHost } from './pack-batch.ts';
 import { checkEntry, ENTRY_HEADER, entryHeader, Pack, packFileName, packNumbers } from './pack-file.ts';
-import { scanPack } from './pack-scan.ts';
+import { checkpointEntry, scanPack } from './pack-scan.ts';
 
 /**
  * Where a part of a capture (its HTML, text, sealed record body, raw message or an attachment)
@@ -54,6 +54,8 @@ export class PackStore implements Participant, PackHost {
   /** Packs sealed, dropped or written back in this process, and how many of those the checkpoint on disk includes. */
   private changes = 0;
   private checkpointed = -1;
+  /** The size at which the last checkpoint named the pack being appended to (-1: not named). */
+  private activeNamed = -1;
   /** Packs start-up took from the checkpoint, and packs it scanned. */
   readonly checkpointUse = { restored: 0, scanned: 0 };
 
@@ -72,7 +74,7 @@ export class PackStore implements Participant, PackHost {
     }
     const numbers = packNumbers(names);
     for (const no of numbers) await store.load(no, no === numbers.at(-1));
-    // Current when every sealed pack came from it (the last one is always scanned: it is appended to).
+    // Current when every sealed pack came from it (the last one, appended to, only after a clean stop).
     store.checkpointed = store.checkpointUse.restored >= numbers.length - 1 ? 0 : -1;
     store.checkpoint.clear();
     const last = numbers.at(-1);
@@ -162,21 +164,17 @@ export class PackStore implements Participant, PackHost {
   /**
    * Writes the packs' checkpoint (the sealed packs as scanned, and their damaged entries) when
    * packs were sealed or dropped since the last one; false when there was nothing to write.
+   * `withActive` (checkpointNow: a clean stop) writes it anyway, with the pack being appended to
+   * as it is now, so that the next start need not scan that one either while it is unchanged.
    */
-  async saveCheckpoint(): Promise<boolean> {
+  async saveCheckpoint(withActive = false): Promise<boolean> {
     const changes = this.changes;
-    if (changes === this.checkpointed) return false;
-    const { fs } = this.options;
-    const entries: PackCheckpoint[] = [];
-    for (const pack of this.packs.values()) {
-      if (!pack.sealed || pack === this.active || !pack.handle || pack.size === 0 || pack.inflightBytes > 0 || pack.queuedBytes > 0) continue;
-      const stat = await pack.handle.stat();
-      if (stat.nlink === 0 || stat.size !== pack.size) continue;
-      const damaged = [...this.damaged].filter((key) => key.startsWith(`${pack.no}:`)).map((key) => Number(key.slice(key.indexOf(':') + 1)));
-      entries.push({ no: pack.no, file: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino }, damaged });
-    }
-    await writeCheckpoint(fs, path.join(this.options.dir, CHECKPOINT), encodePacksCheckpoint(entries));
+    if (changes === this.checkpointed && (!withActive || this.activeNamed === this.active.size)) return false;
+    const named = [...this.packs.values()].filter((pack) => (pack.sealed && pack !== this.active) || (withActive && pack === this.active));
+    const entries = (await Promise.all(named.map((pack) => checkpointEntry(pack, this.damaged)))).filter((entry) => entry !== null);
+    await writeCheckpoint(this.options.fs, path.join(this.options.dir, CHECKPOINT), encodePacksCheckpoint(entries));
     this.checkpointed = changes;
+    this.activeNamed = entries.find((entry) => entry.no === this.active.no)?.file.size ?? -1;
     return true;
   }
 
