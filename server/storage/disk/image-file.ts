@@ -127,6 +127,10 @@ export async function openImage(
     const read = async () => {
       try {
         return await readSections(fs, handle, header, crc32(json, crc32(head)), 9 + json.length, size);
+      } catch {
+        // A header damaged where its checksum is not yet known (a room too large to make, a kind
+        // unknown, a read that fails): not an image to use.
+        return null;
       } finally {
         await close();
       }
