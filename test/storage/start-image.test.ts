@@ -8,7 +8,7 @@ import { IMAGE_FILE, saveStartImage } from '../../server/storage/start-image.ts'
 import type { RecipientStore } from '../../server/storage/indexes/recipient-store.ts';
 import { openStore } from '../../server/storage/open-store.ts';
 import { api, type TestServer } from '../support/app.ts';
-import { test as it } from '../support/fixtures.ts';
+import { type Apps, test as it } from '../support/fixtures.ts';
 import { answer, filled, inbox, send } from '../support/inbox-state.ts';
 
 /**
@@ -60,6 +60,15 @@ async function more(server: TestServer): Promise<unknown> {
     beta: await get('/v1/recipients/?flag=beta'),
     q: await get('/api/recipients?q=flo'),
   };
+}
+
+/** A store `fuller` filled, stopped cleanly: its folder, its image, and what it showed. */
+async function stoppedStore(apps: Apps): Promise<{ dataDir: string; file: string; before: unknown }> {
+  const first = await apps.start({ store: STORE });
+  await fuller(first);
+  const before = { inbox: await inbox(first), more: await more(first) };
+  await first.close();
+  return { dataDir: first.dataDir, file: path.join(first.dataDir, IMAGE_FILE), before };
 }
 
 const exists = async (file: string) => (await readFile(file).catch(() => null)) !== null;
@@ -122,12 +131,7 @@ describe('the start-up image', () => {
   });
 
   it('a damaged, cut short or half-written image is ignored and removed', async ({ apps }) => {
-    const first = await apps.start({ store: STORE });
-    await fuller(first);
-    const before = { inbox: await inbox(first), more: await more(first) };
-    const dataDir = first.dataDir;
-    await first.close();
-    const file = path.join(dataDir, IMAGE_FILE);
+    const { dataDir, file, before } = await stoppedStore(apps);
     const bytes = await readFile(file);
     for (const damage of ['flipped', 'cut', 'room', 'tmp'] as const) {
       if (damage === 'room') {
@@ -161,12 +165,7 @@ describe('the start-up image', () => {
   });
 
   it('an image this build cannot take in (another version wrote it) is ignored with a log line, and the start reads the checkpoints', async ({ apps }) => {
-    const first = await apps.start({ store: STORE });
-    await fuller(first);
-    const before = { inbox: await inbox(first), more: await more(first) };
-    const dataDir = first.dataDir;
-    await first.close();
-    const file = path.join(dataDir, IMAGE_FILE);
+    const { dataDir, file, before } = await stoppedStore(apps);
     const image = await openImage(nodeFs, file);
     const sections = (await image!.read())!;
     // The captures' values as another version might lay them out: the files all match, the rows do not read.
