@@ -17,7 +17,8 @@ import type { Fs } from './fs.ts';
  */
 
 const MAGIC = 0x47494850; // "PHIG"
-const FORMAT = 1;
+/** Bumped whenever what any section holds changes (an older image is then simply not read). */
+const FORMAT = 2;
 /** Array reads in flight at once (the thread pool's four threads, and as many queued). */
 const READS_AHEAD = 8;
 

@@ -61,13 +61,15 @@ export class Segment {
   /** When the file last changed (ms, wall clock): a checkpoint waits until it has been quiet a while. */
   changedAt = 0;
 
+  /** `tables`: its offsets and lengths as a start-up image saved them (segment-image.ts), taken as they are. */
   constructor(
     readonly index: number,
     readonly file: string,
     size: number,
+    tables?: { offsets: Float64Array; lengths: Uint32Array },
   ) {
-    this.offsets = new Float64Array(size);
-    this.lengths = new Uint32Array(size);
+    this.offsets = tables?.offsets ?? new Float64Array(size);
+    this.lengths = tables?.lengths ?? new Uint32Array(size);
   }
 
   /** The file changed: its checkpoint (if any) no longer describes it. */

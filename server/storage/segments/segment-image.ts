@@ -10,8 +10,8 @@ import type { SegmentTable } from './segment-table.ts';
  * the image names (size, modification time and inode), and the log holds exactly those files.
  */
 
-/** One segment: index, size, mtimeMs, ino, live, dead, maxSeq, hasLines (1/0), checkpoint current (1/0), live lines. */
-type SavedSegment = [number, number, number, number, number, number, number, number, number, number];
+/** One segment: index, size, mtimeMs, ino, live, dead, maxSeq, hasLines (1/0), checkpoint current (1/0). */
+type SavedSegment = [number, number, number, number, number, number, number, number, number];
 
 /** Each segment file's identity, and its change count when it was taken (imageSegments checks it is still that). */
 export type Identities = Map<number, { file: FileIdentity; changes: number }>;
@@ -39,30 +39,17 @@ export function imageSegments(table: SegmentTable, identities: Identities, out: 
   const files = [...table.segments.values()].filter((segment) => identities.has(segment.index)).sort((a, b) => a.index - b.index);
   if (files.length !== identities.size || table.segments.size !== files.length + emptyOnes(table)) return false;
   const saved: SavedSegment[] = [];
-  let lines = 0;
   for (const segment of files) {
     const { file, changes } = identities.get(segment.index)!;
     if (changes !== segment.changes || segment.pending.length > 0 || file.size !== segment.size) return false;
-    let n = 0;
-    for (let slot = 0; slot < segment.lengths.length; slot++) if (segment.lengths[slot]! > 0) n++;
     const current = segment.checkpointed === segment.changes ? 1 : 0;
-    saved.push([segment.index, file.size, file.mtimeMs, file.ino, segment.live, segment.dead, segment.maxSeq, segment.hasLines ? 1 : 0, current, n]);
-    lines += n;
+    saved.push([segment.index, file.size, file.mtimeMs, file.ino, segment.live, segment.dead, segment.maxSeq, segment.hasLines ? 1 : 0, current]);
   }
-  const slots = new Uint32Array(lines);
-  const offsets = new Float64Array(lines);
-  const lengths = new Uint32Array(lines);
-  let at = 0;
+  // Each segment's own tables, whole: start-up takes them as the segment's (no copy, nothing made per line).
   for (const segment of files) {
-    for (let slot = 0; slot < segment.lengths.length; slot++) {
-      if (segment.lengths[slot] === 0) continue;
-      [slots[at], offsets[at], lengths[at]] = [slot, segment.offsets[slot]!, segment.lengths[slot]!];
-      at++;
-    }
+    out.put(segment.offsets);
+    out.put(segment.lengths);
   }
-  out.put(slots);
-  out.put(offsets);
-  out.put(lengths);
   out.values = { segments: saved };
   return true;
 }
@@ -83,7 +70,9 @@ export async function adoptSegments(table: SegmentTable, indexes: readonly numbe
   const saved = from.values.segments as SavedSegment[];
   if (saved.length !== indexes.length || saved.some(([index], i) => index !== indexes[i])) return false;
   const { fs, segmentSize } = table.options;
-  const segments = saved.map(([index]) => new Segment(index, table.fileOf(index), segmentSize));
+  const tables = saved.map(() => ({ offsets: from.take(Float64Array), lengths: from.take(Uint32Array) }));
+  if (tables.some(({ offsets, lengths }) => offsets.length !== segmentSize || lengths.length !== segmentSize)) return false;
+  const segments = saved.map(([index], i) => new Segment(index, table.fileOf(index), segmentSize, tables[i]));
   const opened = await Promise.allSettled(
     segments.map(async (segment, i) => {
       const file = await openFile(fs, segment.file);
@@ -96,14 +85,8 @@ export async function adoptSegments(table: SegmentTable, indexes: readonly numbe
     await Promise.all(segments.map((segment) => segment.handle?.close().catch(() => undefined)));
     return false;
   }
-  const [slots, offsets, lengths] = [from.take(Uint32Array), from.take(Float64Array), from.take(Uint32Array)];
-  let at = 0;
   for (const [i, segment] of segments.entries()) {
-    const [, size, , , live, dead, maxSeq, hasLines, current, n] = saved[i]!;
-    for (const end = at + n; at < end; at++) {
-      segment.offsets[slots[at]!] = offsets[at]!;
-      segment.lengths[slots[at]!] = lengths[at]!;
-    }
+    const [, size, , , live, dead, maxSeq, hasLines, current] = saved[i]!;
     [segment.size, segment.live, segment.dead, segment.maxSeq] = [size, live, dead, maxSeq];
     segment.hasLines = hasLines === 1;
     segment.checkpointed = current === 1 ? 0 : -1;
