@@ -8,7 +8,7 @@ import type { MessageRecord } from './records.ts';
 import type { SegmentLog } from './segments/segment-log.ts';
 
 /**
- * The start-up image (docs/storage.md, "Start-up: the image"): at a clean stop, once everything
+ * The start-up image (docs/storage.md, "The start-up image (after a clean stop)"): at a clean stop, once everything
  * is written and checkpointed, the captures' and the recipients' indexes and their segment logs'
  * tables are written whole to one file; the next start reads it straight into the arrays they
  * keep, instead of reading some 500 checkpoints and copying, interning and hashing a million

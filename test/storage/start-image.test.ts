@@ -12,7 +12,7 @@ import { type Apps, test as it } from '../support/fixtures.ts';
 import { answer, filled, inbox, send } from '../support/inbox-state.ts';
 
 /**
- * docs/storage.md, "Start-up: the image": a clean stop writes the captures' and recipients'
+ * docs/storage.md, "The start-up image (after a clean stop)": a clean stop writes the captures' and recipients'
  * indexes whole (index.img), and the next start takes them from it, reading no checkpoint and no
  * segment file, and removes it. An image that does not describe the files as they are, that is
  * damaged, or that this build cannot take in is ignored: the start reads the checkpoints, and

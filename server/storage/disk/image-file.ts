@@ -3,7 +3,7 @@ import { writeCheckpoint } from './checkpoint.ts';
 import type { Fs } from './fs.ts';
 
 /**
- * The start-up image's file (docs/storage.md, "Start-up: the image"): what the indexes hold in
+ * The start-up image's file (docs/storage.md, "The start-up image (after a clean stop)"): what the indexes hold in
  * memory, written whole at a clean stop so that the next start reads it straight into the arrays
  * it keeps, with no row decoded, copied or hashed. A file of sections, each plain values (JSON)
  * and typed arrays:

@@ -20,7 +20,7 @@ export type Identities = Map<number, { file: FileIdentity; changes: number }>;
 export async function segmentIdentities(table: SegmentTable): Promise<Identities | null> {
   const out: Identities = new Map();
   for (const segment of table.segments.values()) {
-    if (segment.size === 0 && segment.pending.length === 0 && !segment.handle) continue;
+    if (fileless(segment)) continue;
     if (!segment.handle || !segment.writable || segment.needsRewrite || segment.cleared || segment.pending.length > 0) return null;
     const changes = segment.changes;
     const { size, mtimeMs, ino } = await segment.handle.stat();
@@ -37,7 +37,7 @@ export async function segmentIdentities(table: SegmentTable): Promise<Identities
 export function imageSegments(table: SegmentTable, identities: Identities, out: ImageSection): boolean {
   if (table.pendingBySeq.size > 0 || table.doomed.size > 0) return false;
   const files = [...table.segments.values()].filter((segment) => identities.has(segment.index)).sort((a, b) => a.index - b.index);
-  if (files.length !== identities.size || table.segments.size !== files.length + emptyOnes(table)) return false;
+  if (files.length !== identities.size || table.segments.size !== files.length + [...table.segments.values()].filter(fileless).length) return false;
   const saved: SavedSegment[] = [];
   for (const segment of files) {
     const { file, changes } = identities.get(segment.index)!;
@@ -54,11 +54,9 @@ export function imageSegments(table: SegmentTable, identities: Identities, out: 
   return true;
 }
 
-/** Segments the log knows of that have no file (none written yet): not in an image. */
-function emptyOnes(table: SegmentTable): number {
-  let n = 0;
-  for (const segment of table.segments.values()) if (segment.size === 0 && segment.pending.length === 0 && !segment.handle) n++;
-  return n;
+/** A segment the log knows of that has no file (nothing written to it yet, nothing waiting): not in an image. */
+function fileless(segment: Segment): boolean {
+  return segment.size === 0 && segment.pending.length === 0 && !segment.handle;
 }
 
 /**
